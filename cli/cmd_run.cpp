@@ -1,0 +1,102 @@
+#include <chrono>
+#include <cstdio>
+#include <iostream>
+
+#include "cli/commands.h"
+#include "cli/exit_codes.h"
+#include "cli/output.h"
+#include "cli/spec.h"
+#include "cli/target_choice.h"
+#include "runtime/driver.h"
+#include "runtime/error.h"
+#include "samples/runner.h"
+
+namespace tj::cli {
+namespace {
+
+std::string ms(double seconds) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.2f ms", seconds * 1e3);
+  return buf;
+}
+
+std::string shape(const samples::Config& c, unsigned dyn_smem) {
+  return "cluster " + std::to_string(c.cluster.x) + "x" + std::to_string(c.cluster.y) + "x" + std::to_string(c.cluster.z) +
+         ", " + std::to_string(c.grid_clusters.count()) + " clusters = " + std::to_string(c.num_ctas()) + " CTAs, " +
+         std::to_string(c.threads) + " threads, " + std::to_string(dyn_smem) + " B dynamic smem";
+}
+
+// Cold compile (NVRTC, no cache) and cache hit, both measured now.
+struct CompileTimes {
+  samples::Compiled compiled;
+  double cold_s = 0, hit_s = 0;
+};
+
+CompileTimes compile_both_ways(const Spec& spec, const codegen::Target& target) {
+  CompileTimes t;
+  rt::Cache cache = rt::Cache::from_env();
+  samples::Compiled first = samples::compile_sample(*spec.sample, spec.config, target, &cache);
+  if (first.result.from_cache) {
+    t.hit_s = first.result.seconds;
+    t.cold_s = samples::compile_sample(*spec.sample, spec.config, target, nullptr).result.seconds;
+  } else {
+    t.cold_s = first.result.seconds;
+    samples::Compiled again = samples::compile_sample(*spec.sample, spec.config, target, &cache);
+    t.hit_s = again.result.from_cache ? again.result.seconds : -1;
+  }
+  t.compiled = std::move(first);
+  return t;
+}
+
+}  // namespace
+
+int cmd_run(const RunArgs& args) {
+  Spec spec = load_spec(args.spec);
+  std::string why;
+  const bool have_driver = rt::driver_available(&why);
+
+  if (!have_driver) {
+    codegen::Target target = choose_target("");
+    samples::Compiled c = samples::compile_sample(*spec.sample, spec.config, target, nullptr);
+    ensure_output_dir(args.out_dir);
+    std::string path = write_output(args.out_dir, c.lowered.kernel.name + "." + target.arch + ".ptx", c.result.ptx);
+    std::cout << "kernel    " << spec.sample->name() << " (" << shape(spec.config, c.lowered.dynamic_smem) << ")\n"
+              << "compile   " << ms(c.result.seconds) << " for " << target.arch << " (NVRTC " << rt::nvrtc_version()
+              << "); PTX written to " << path << "\n"
+              << "launch    not run: no GPU here (" << why << "). Launching needs an sm_90a or sm_100a GPU.\n";
+    return kNoGpu;
+  }
+
+  rt::Context ctx;
+  const rt::DeviceInfo& dev = ctx.info();
+  std::optional<codegen::Target> target = codegen::Target::parse(ctx.arch());
+  if (!target)
+    throw rt::RuntimeError(rt::ErrorKind::NoDriver, "GPU " + dev.name + " is " + ctx.arch() +
+                                                        "; tilejit runs kernels on sm_90a (Hopper) or sm_100a (Blackwell)");
+  CompileTimes ct = compile_both_ways(spec, *target);
+  const samples::Compiled& c = ct.compiled;
+
+  std::cout << "kernel    " << spec.sample->name() << " (" << shape(spec.config, c.lowered.dynamic_smem) << ")\n"
+            << "device    " << dev.name << " (" << target->arch << ", " << dev.sm_count << " SMs)\n"
+            << "compile   cold " << ms(ct.cold_s) << " (NVRTC " << rt::nvrtc_version() << "), cache hit "
+            << (ct.hit_s >= 0 ? ms(ct.hit_s) : std::string("n/a (cache disabled)")) << "\n";
+
+  samples::RunOptions opts;
+  opts.iters = args.iters;
+  opts.verify = args.verify;
+  opts.seed = args.seed;
+  samples::RunReport r = samples::run_sample(*spec.sample, spec.config, c, ctx, opts);
+  std::cout << "occupancy " << r.max_active_clusters << " clusters of " << spec.config.cluster.count()
+            << " CTAs can be co-resident\n";
+  if (r.verified) std::cout << "verify    " << (r.check.ok ? "PASSED: " : "FAILED: ") << r.check.detail << "\n";
+  else std::cout << "verify    skipped (--no-verify)\n";
+  if (r.timing.iters > 0) {
+    char buf[200];
+    std::snprintf(buf, sizeof buf, "time      median %.4f ms (min %.4f, max %.4f) over %d launches; %.1f GB/s\n",
+                  r.timing.median_ms, r.timing.min_ms, r.timing.max_ms, r.timing.iters, r.gbytes_per_s());
+    std::cout << buf;
+  }
+  return r.verified && !r.check.ok ? kMismatch : kOk;
+}
+
+}  // namespace tj::cli

@@ -1,0 +1,30 @@
+// The tilejit subcommands. Each returns the process exit code; errors travel
+// as exceptions and main() maps them to codes (see exit_codes.h).
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace tj::cli {
+
+struct CompileArgs {
+  std::string spec;
+  std::string arch;                  // empty: TILEJIT_ARCH, the device's, or sm_90a
+  std::vector<std::string> emit;     // ir, cuda, ptx, cubin
+  std::string out_dir = "tilejit-out";
+};
+
+struct RunArgs {
+  std::string spec;
+  int iters = 20;
+  bool verify = true;
+  unsigned long long seed = 1;
+  std::string out_dir = "tilejit-out";  // where PTX goes when there is no GPU
+};
+
+int cmd_list();
+int cmd_info(const std::string& spec);  // spec may be empty
+int cmd_compile(const CompileArgs& args);
+int cmd_run(const RunArgs& args);
+
+}  // namespace tj::cli

@@ -1,0 +1,108 @@
+// tilejit: compile and launch DSL kernels described by JSON specs.
+#include <CLI/CLI.hpp>
+#include <iostream>
+
+#include "cli/commands.h"
+#include "cli/exit_codes.h"
+#include "cli/spec.h"
+#include "dsl/diagnostic.h"
+#include "dsl/ir/ir.h"
+#include "runtime/error.h"
+
+namespace {
+
+int exit_code(tj::rt::ErrorKind k) {
+  using tj::rt::ErrorKind;
+  switch (k) {
+    case ErrorKind::NoDriver: return tj::cli::kNoGpu;
+    case ErrorKind::Compile: return tj::cli::kCompile;
+    case ErrorKind::Launch:
+    case ErrorKind::Device: return tj::cli::kDevice;
+    case ErrorKind::Usage:
+    case ErrorKind::Io: return tj::cli::kBadInput;
+  }
+  return tj::cli::kDevice;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  using namespace tj::cli;
+  CLI::App app{"tilejit: a JIT kernel generator for Hopper and Blackwell, driven by a C++ DSL"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", "tilejit 0.1.0");
+
+  app.add_subcommand("list", "List the kernels (samples) a spec can name");
+
+  std::string info_spec;
+  CLI::App* info = app.add_subcommand("info", "Show the GPU, and for a spec the cluster occupancy it would get");
+  info->add_option("spec", info_spec, "A spec file (optional)");
+
+  CompileArgs ca;
+  std::string emit = "ir,cuda,ptx,cubin";
+  CLI::App* compile = app.add_subcommand("compile", "Verify, lower and compile a spec; write what --emit names");
+  compile->add_option("spec", ca.spec, "The spec file")->required();
+  compile->add_option("--arch", ca.arch, "Target architecture")->check(CLI::IsMember({"sm_90a", "sm_100a"}));
+  compile->add_option("--emit", emit, "Comma-separated: ir, cuda, ptx, cubin");
+  compile->add_option("-o,--out", ca.out_dir, "Output folder (created if missing)");
+
+  RunArgs ra;
+  CLI::App* run = app.add_subcommand("run", "Compile, launch, verify against the reference and time a spec");
+  run->add_option("spec", ra.spec, "The spec file")->required();
+  run->add_option("--iters", ra.iters, "Timed launches")->check(CLI::Range(0, 100000));
+  bool no_verify = false;
+  run->add_flag("--no-verify", no_verify, "Skip the check against the host reference");
+  run->add_option("--seed", ra.seed, "Seed for the random inputs");
+  run->add_option("-o,--out", ra.out_dir, "Where the PTX goes when no GPU is present");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    int code = app.exit(e);
+    return code == 0 ? kOk : kBadInput;
+  }
+
+  try {
+    if (app.got_subcommand("list")) return cmd_list();
+    if (app.got_subcommand("info")) return cmd_info(info_spec);
+    if (app.got_subcommand("compile")) {
+      ca.emit.clear();
+      std::string item;
+      for (char ch : emit + ",") {
+        if (ch != ',') { item += ch; continue; }
+        if (item.empty()) continue;
+        if (item != "ir" && item != "cuda" && item != "ptx" && item != "cubin") {
+          std::cerr << "error: --emit: unknown kind '" << item << "'; use ir, cuda, ptx, cubin\n";
+          return kBadInput;
+        }
+        ca.emit.push_back(item);
+        item.clear();
+      }
+      if (ca.emit.empty()) {
+        std::cerr << "error: --emit: name at least one of ir, cuda, ptx, cubin\n";
+        return kBadInput;
+      }
+      return cmd_compile(ca);
+    }
+    if (app.got_subcommand("run")) {
+      ra.verify = !no_verify;
+      return cmd_run(ra);
+    }
+  } catch (const SpecError& e) {
+    std::cerr << "error: " << e.what() << "\n";
+    return kBadInput;
+  } catch (const tj::UserError& e) {
+    std::cerr << e.what() << "\n";
+    return kBadInput;
+  } catch (const tj::rt::RuntimeError& e) {
+    std::cerr << "error: " << e.what() << "\n";
+    return exit_code(e.kind());
+  } catch (const tj::ir::InternalError& e) {
+    std::cerr << e.what() << "\n(this is a bug in tilejit; please report it with the spec)\n";
+    return kDevice;
+  } catch (const std::exception& e) {
+    std::cerr << "error: " << e.what() << "\n";
+    return kDevice;
+  }
+  return kBadInput;
+}

@@ -1,0 +1,233 @@
+#include "codegen/emit_cuda.h"
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+
+#include "codegen/prelude.h"
+#include "dsl/ir/printer.h"
+#include "dsl/ir/visitor.h"
+
+namespace tj::codegen {
+namespace {
+
+using namespace tj::ir;
+
+std::string scalar_cuda(Scalar s) {
+  switch (s) {
+    case Scalar::I32: return "int";
+    case Scalar::U32: return "unsigned";
+    case Scalar::I64: return "long long";
+    case Scalar::U64: return "unsigned long long";
+    case Scalar::F32: return "float";
+    case Scalar::BF16: return "tj::bf16";
+    case Scalar::Bool: return "bool";
+  }
+  return "?";
+}
+
+std::string int_literal(Scalar s, int64_t v) {
+  if (s == Scalar::I32 && v == INT32_MIN) return "(-2147483647 - 1)";
+  if (s == Scalar::I64 && v == INT64_MIN) return "(-9223372036854775807ll - 1)";
+  std::string digits = (s == Scalar::U32 || s == Scalar::U64) ? std::to_string(static_cast<uint64_t>(v)) : std::to_string(v);
+  switch (s) {
+    case Scalar::U32: return digits + "u";
+    case Scalar::I64: return digits + "ll";
+    case Scalar::U64: return digits + "ull";
+    default: return v < 0 ? "(" + digits + ")" : digits;
+  }
+}
+
+std::string float_literal(double v) {
+  if (std::isnan(v)) return "__int_as_float(0x7fc00000)";
+  if (std::isinf(v)) return v > 0 ? "__int_as_float(0x7f800000)" : "__int_as_float(0xff800000)";
+  // Shortest decimal that reads back as the same float; hex as the fallback.
+  const float f = static_cast<float>(v);
+  char buf[64];
+  for (int digits = 1; digits <= 9; ++digits) {
+    std::snprintf(buf, sizeof buf, "%.*g", digits, static_cast<double>(f));
+    if (std::strtof(buf, nullptr) == f) break;
+  }
+  std::string text = buf;
+  if (text.find_first_of(".en") == std::string::npos) text += ".0";
+  return std::string(f < 0 ? "(" : "") + text + "f" + (f < 0 ? ")" : "");
+}
+
+std::string sreg(SpecialRegKind r) {
+  switch (r) {
+    case SpecialRegKind::ThreadIdxX: return "(int)threadIdx.x";
+    case SpecialRegKind::ThreadIdxY: return "(int)threadIdx.y";
+    case SpecialRegKind::ThreadIdxZ: return "(int)threadIdx.z";
+    case SpecialRegKind::BlockDimX: return "(int)blockDim.x";
+    case SpecialRegKind::BlockDimY: return "(int)blockDim.y";
+    case SpecialRegKind::BlockDimZ: return "(int)blockDim.z";
+    case SpecialRegKind::BlockIdxX: return "(int)blockIdx.x";
+    case SpecialRegKind::BlockIdxY: return "(int)blockIdx.y";
+    case SpecialRegKind::BlockIdxZ: return "(int)blockIdx.z";
+    case SpecialRegKind::GridDimX: return "(int)gridDim.x";
+    case SpecialRegKind::GridDimY: return "(int)gridDim.y";
+    case SpecialRegKind::GridDimZ: return "(int)gridDim.z";
+    default: return "tj::" + std::string(sreg_name(r)) + "()";  // prelude wrapper of the same name
+  }
+}
+
+struct ExprEmitter {
+  std::string operator()(const IntImm& n) const { return int_literal(n.type.scalar, n.value); }
+  std::string operator()(const FloatImm& n) const { return float_literal(n.value); }
+  std::string operator()(const BoolImm& n) const { return n.value ? "true" : "false"; }
+  std::string operator()(const VarRef& n) const { return n.name; }
+  std::string operator()(const SharedRef& n) const { return n.name; }
+  std::string operator()(const SpecialReg& n) const { return sreg(n.reg); }
+  std::string operator()(const Unary& n) const { return "(" + std::string(op_spelling(n.op)) + e(n.a) + ")"; }
+  std::string operator()(const Binary& n) const {
+    if (n.op == BinOp::Min) return "tj::min_(" + e(n.a) + ", " + e(n.b) + ")";
+    if (n.op == BinOp::Max) return "tj::max_(" + e(n.a) + ", " + e(n.b) + ")";
+    return "(" + e(n.a) + " " + std::string(op_spelling(n.op)) + " " + e(n.b) + ")";
+  }
+  std::string operator()(const Cast& n) const {
+    Scalar from = n.a->type.scalar, to = n.type.scalar;
+    if (from == to) return e(n.a);
+    if (to == Scalar::BF16) return "tj::to_bf16(" + (from == Scalar::F32 ? e(n.a) : "(float)" + e(n.a)) + ")";
+    if (from == Scalar::BF16) {
+      std::string f = "tj::to_f32(" + e(n.a) + ")";
+      return to == Scalar::F32 ? f : "((" + scalar_cuda(to) + ")" + f + ")";
+    }
+    return "((" + scalar_cuda(to) + ")" + e(n.a) + ")";
+  }
+  std::string operator()(const Select& n) const { return "(" + e(n.cond) + " ? " + e(n.a) + " : " + e(n.b) + ")"; }
+  std::string operator()(const MapSharedRank& n) const {
+    return "tj::map_shared_rank(" + e(n.buffer) + ", " + e(n.rank) + ")";
+  }
+  std::string operator()(const Load& n) const {
+    if (n.ptr->type.space == Space::Cluster) return "tj::ld_cluster(" + e(n.ptr) + ", " + e(n.index) + ")";
+    return e(n.ptr) + "[" + e(n.index) + "]";
+  }
+  static std::string e(const Expr& x) { return dispatch(*x, ExprEmitter{}); }
+};
+
+std::string ex(const Expr& x) { return ExprEmitter::e(x); }
+
+// "// store at dsmem_ring.cpp:42: buf[i] = ..." — the first line of the IR text.
+std::string origin(const StmtNode& s) {
+  std::string text = ir::to_string(s);
+  size_t start = text.find_first_not_of(' ');
+  text = text.substr(start == std::string::npos ? 0 : start);
+  if (size_t nl = text.find('\n'); nl != std::string::npos) text.resize(nl);
+  if (size_t c = text.find("    // "); c != std::string::npos) text.resize(c);
+  if (text.size() > 100) text = text.substr(0, 97) + "...";
+  return "// " + std::string(kind_name(s.kind)) + " at " + s.loc.str() + ": " + text;
+}
+
+class StmtEmitter {
+ public:
+  explicit StmtEmitter(std::string& out) : out_(out) {}
+
+  void emit(const Stmt& s, int indent) {
+    indent_ = indent;
+    if (s->kind != StmtKind::Block) line(origin(*s));
+    dispatch(*s, [&](const auto& n) { this->node(n); });
+  }
+
+ private:
+  void line(const std::string& text) { out_ += std::string(static_cast<size_t>(indent_) * 2, ' ') + text + "\n"; }
+  void body(const Stmt& s) {
+    int saved = indent_;
+    emit(s, saved + 1);
+    indent_ = saved;
+  }
+
+  void node(const Block& n) {
+    int saved = indent_;
+    for (const Stmt& s : n.body) emit(s, saved);
+    indent_ = saved;
+  }
+  void node(const Declare& n) { line(cuda_type(n.init->type) + " " + n.name + " = " + ex(n.init) + ";"); }
+  void node(const Assign& n) { line(ex(n.var) + " = " + ex(n.value) + ";"); }
+  void node(const Store& n) {
+    if (n.ptr->type.space == Space::Cluster)
+      line("tj::st_cluster(" + ex(n.ptr) + ", " + ex(n.index) + ", " + ex(n.value) + ");");
+    else
+      line(ex(n.ptr) + "[" + ex(n.index) + "] = " + ex(n.value) + ";");
+  }
+  void node(const AtomicAdd& n) {
+    if (n.ptr->type.space == Space::Cluster)
+      line("tj::red_add_cluster(" + ex(n.ptr) + ", " + ex(n.index) + ", " + ex(n.value) + ");");
+    else
+      line("tj::red_add(&" + ex(n.ptr) + "[" + ex(n.index) + "], " + ex(n.value) + ");");
+  }
+  void node(const For& n) {
+    std::string t = cuda_type(n.begin->type);
+    line("for (" + t + " " + n.var + " = " + ex(n.begin) + "; " + n.var + " < " + ex(n.end) + "; " + n.var +
+         " += " + ex(n.step) + ") {");
+    body(n.body);
+    line("}");
+  }
+  void node(const If& n) {
+    line("if (" + ex(n.cond) + ") {");
+    body(n.then_body);
+    if (n.else_body) {
+      line("} else {");
+      body(n.else_body);
+    }
+    line("}");
+  }
+  void node(const SyncThreads&) { line("tj::sync_threads();"); }
+  void node(const ClusterBarrier& n) {
+    switch (n.op) {
+      case ClusterBarrierOp::Sync: line("tj::cluster_sync();"); break;
+      case ClusterBarrierOp::Wait: line("tj::cluster_wait_acquire();"); break;
+      case ClusterBarrierOp::Arrive:
+        line(n.order == MemoryOrder::Relaxed ? "tj::cluster_arrive_relaxed();" : "tj::cluster_arrive_release();");
+        break;
+    }
+  }
+
+  std::string& out_;
+  int indent_ = 0;
+};
+
+}  // namespace
+
+std::string cuda_type(const Type& t) {
+  std::string s = scalar_cuda(t.scalar);
+  switch (t.space) {
+    case Space::None: return s;
+    case Space::Global:
+    case Space::Shared: return s + "*";
+    case Space::Cluster: return "tj::cluster_ptr<" + s + ">";
+  }
+  return s;
+}
+
+std::string emit_cuda(const Kernel& k, const Target& target) {
+  std::string out;
+  out += "// Generated by tilejit for " + target.arch + " from kernel '" + k.name + "' (" + k.loc.str() + ").\n";
+  out += "// block " + k.block.str() + ", cluster " + k.cluster.str() + "\n";
+  out += "#include \"" + std::string(kPreludeName) + "\"\n\n";
+  out += "extern \"C\" __global__ void __launch_bounds__(" + std::to_string(k.block.count()) + ") " + k.name + "(";
+  for (size_t i = 0; i < k.params.size(); ++i)
+    out += std::string(i ? ", " : "") + cuda_type(k.params[i].type) + " " + k.params[i].name;
+  out += ") {\n";
+
+  uint64_t dyn_offset = 0;
+  bool has_dynamic = false;
+  for (const SharedBuffer& b : k.shared) has_dynamic |= b.dynamic;
+  if (has_dynamic) out += "  extern __shared__ __align__(16) unsigned char tj_dynamic_smem[];\n";
+  for (const SharedBuffer& b : k.shared) {
+    std::string t = scalar_cuda(b.elem);
+    out += "  // shared buffer at " + b.loc.str() + "\n";
+    if (b.dynamic) {
+      dyn_offset = (dyn_offset + kSharedAlign - 1) / kSharedAlign * kSharedAlign;
+      out += "  " + t + "* const " + b.name + " = reinterpret_cast<" + t + "*>(tj_dynamic_smem + " +
+             std::to_string(dyn_offset) + ");\n";
+      dyn_offset += b.bytes();
+    } else {
+      out += "  __shared__ __align__(16) " + t + " " + b.name + "[" + std::to_string(b.count) + "];\n";
+    }
+  }
+  StmtEmitter(out).emit(k.body, 1);
+  out += "}\n";
+  return out;
+}
+
+}  // namespace tj::codegen

@@ -1,0 +1,64 @@
+#include "codegen/lower.h"
+
+#include <cstdlib>
+#include <iostream>
+
+#include "codegen/emit_cuda.h"
+#include "codegen/passes/insert_exit_barrier.h"
+#include "codegen/passes/verify_cluster_shape.h"
+#include "codegen/passes/verify_dsmem.h"
+#include "codegen/passes/verify_shared_memory.h"
+#include "dsl/diagnostic.h"
+#include "dsl/ir/printer.h"
+
+namespace tj::codegen {
+namespace {
+
+std::function<void(const std::string&, const std::string&)> dumper(const LowerOptions& opts) {
+  if (opts.dump) return opts.dump;
+  const char* env = std::getenv("TILEJIT_DUMP_IR");
+  if (!env || !*env || std::string(env) == "0") return nullptr;
+  std::string which = env;
+  return [which](const std::string& pass, const std::string& ir) {
+    if (which == "1" || which == "all" || which == pass) std::cerr << "// ---- IR after " << pass << " ----\n" << ir;
+  };
+}
+
+}  // namespace
+
+const std::vector<std::string>& pass_names() {
+  static const std::vector<std::string> names = {"verify_cluster_shape", "verify_shared_memory", "verify_dsmem",
+                                                 "insert_exit_barrier", "emit_cuda"};
+  return names;
+}
+
+Lowered lower(const ir::Kernel& input, const Target& target, const LowerOptions& opts) {
+  auto dump = dumper(opts);
+  auto after = [&](const char* pass, const ir::Kernel& k) {
+    if (dump) dump(pass, ir::to_string(k));
+  };
+
+  // 1. Verification: collect every user error before giving up.
+  std::vector<Diagnostic> diags;
+  auto check = [&](const char* pass, std::vector<Diagnostic> found) {
+    diags.insert(diags.end(), found.begin(), found.end());
+    after(pass, input);
+  };
+  check("verify_cluster_shape", verify_cluster_shape(input, target));
+  check("verify_shared_memory", verify_shared_memory(input, target));
+  check("verify_dsmem", verify_dsmem(input, target));
+  if (!diags.empty()) throw UserError(std::move(diags));
+
+  // 2. Rewrites.
+  ir::Kernel k = insert_exit_barrier(input);
+  after("insert_exit_barrier", k);
+
+  // 3. Emission.
+  Lowered out;
+  out.cuda = emit_cuda(k, target);
+  out.dynamic_smem = static_cast<unsigned>(k.dynamic_shared_bytes());
+  out.kernel = std::move(k);
+  return out;
+}
+
+}  // namespace tj::codegen

@@ -1,0 +1,209 @@
+#include "dsl/builder.h"
+
+#include <array>
+#include <cctype>
+
+#include "dsl/cluster.h"
+#include "dsl/diagnostic.h"
+
+namespace tj::dsl {
+namespace {
+
+thread_local KernelBuilder* g_active = nullptr;
+
+ir::Loc L(const SrcLoc& l) { return ir::Loc::from(l); }
+
+bool is_identifier(const std::string& s) {
+  if (s.empty() || !(std::isalpha(static_cast<unsigned char>(s[0])) || s[0] == '_')) return false;
+  for (char c : s)
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_')) return false;
+  return true;
+}
+
+// Names the generated CUDA must not reuse: C++ keywords and CUDA built-ins.
+bool is_reserved(const std::string& s) {
+  static const std::set<std::string> reserved = {
+      "auto", "bool", "break", "case", "char", "class", "const", "continue", "default", "delete", "do", "double",
+      "else", "enum", "extern", "false", "float", "for", "goto", "if", "int", "long", "namespace", "new", "operator",
+      "private", "public", "register", "return", "short", "signed", "sizeof", "static", "struct", "switch",
+      "template", "this", "true", "typedef", "union", "unsigned", "void", "volatile", "while", "threadIdx",
+      "blockIdx", "blockDim", "gridDim", "warpSize", "asm", "inline", "using", "min", "max"};
+  return reserved.count(s) != 0 || s.rfind("tj_", 0) == 0 || s.rfind("__", 0) == 0 || s == "tj";
+}
+
+}  // namespace
+
+void append_stmt(ir::Stmt s) {
+  if (!g_active)
+    throw UserError(s->loc, "DSL statement outside a kernel",
+                    "create a tj::dsl::KernelBuilder first; statements are recorded into the active one");
+  g_active->append(std::move(s));
+}
+
+KernelBuilder::KernelBuilder(std::string name, SrcLoc loc) {
+  if (!is_identifier(name) || is_reserved(name))
+    throw UserError(L(loc), "kernel name '" + name + "' is not a usable C identifier",
+                    "use letters, digits and '_', not starting with a digit, 'tj_' or '__'");
+  kernel_.name = std::move(name);
+  kernel_.loc = L(loc);
+  kernel_.cluster_loc = L(loc);
+  names_.insert(kernel_.name);
+  blocks_.emplace_back();
+  previous_ = g_active;
+  g_active = this;
+}
+
+KernelBuilder::~KernelBuilder() {
+  if (g_active == this) g_active = previous_;
+}
+
+KernelBuilder& KernelBuilder::active(const SrcLoc& loc) {
+  if (!g_active)
+    throw UserError(L(loc), "DSL statement outside a kernel",
+                    "create a tj::dsl::KernelBuilder first; statements are recorded into the active one");
+  return *g_active;
+}
+
+void KernelBuilder::append(ir::Stmt s) {
+  if (built_) throw UserError(s->loc, "statement added to kernel '" + kernel_.name + "' after build()");
+  blocks_.back().push_back(std::move(s));
+}
+
+void KernelBuilder::push_block() { blocks_.emplace_back(); }
+
+std::vector<ir::Stmt> KernelBuilder::pop_block() {
+  if (blocks_.size() < 2) ir::internal_error("KernelBuilder::pop_block: no open block");
+  std::vector<ir::Stmt> out = std::move(blocks_.back());
+  blocks_.pop_back();
+  return out;
+}
+
+std::vector<ir::Stmt>& KernelBuilder::current_block() { return blocks_.back(); }
+
+std::string KernelBuilder::claim_name(std::string name, const SrcLoc& loc) {
+  if (!is_identifier(name) || is_reserved(name))
+    throw UserError(L(loc), "'" + name + "' is not a usable name in kernel '" + kernel_.name + "'",
+                    "use a C identifier that is not a keyword and does not start with 'tj_' or '__'");
+  if (!names_.insert(name).second)
+    throw UserError(L(loc), "'" + name + "' is declared twice in kernel '" + kernel_.name + "'",
+                    "give each parameter and shared buffer its own name");
+  return name;
+}
+
+std::string KernelBuilder::fresh_name(std::string hint, const SrcLoc& loc) {
+  if (!is_identifier(hint) || is_reserved(hint)) hint = "v";
+  std::string name = hint;
+  while (names_.count(name)) name = hint + std::to_string(counter_++);
+  names_.insert(name);
+  return name;
+}
+
+ir::Expr KernelBuilder::add_param(std::string name, ir::Type type, const SrcLoc& loc) {
+  name = claim_name(std::move(name), loc);
+  kernel_.params.push_back(ir::Param{name, type, L(loc)});
+  return ir::VarRef::make(name, type, L(loc));
+}
+
+ir::Expr KernelBuilder::add_shared(std::string name, ir::Scalar elem, uint64_t count, bool dynamic, const SrcLoc& loc) {
+  name = claim_name(std::move(name), loc);
+  if (count == 0)
+    throw UserError(L(loc), "shared buffer '" + name + "' has 0 elements", "give it at least one element");
+  if (elem == ir::Scalar::Bool)
+    throw UserError(L(loc), "shared buffer '" + name + "' of bool", "use u32 or i32 elements for flags");
+  kernel_.shared.push_back(ir::SharedBuffer{name, elem, count, dynamic, L(loc)});
+  return ir::SharedRef::make(name, elem, L(loc));
+}
+
+KernelBuilder& KernelBuilder::threads(unsigned x, unsigned y, unsigned z, SrcLoc loc) {
+  kernel_.block = ir::Dim3{x, y, z};
+  return *this;
+}
+
+KernelBuilder& KernelBuilder::cluster(unsigned x, unsigned y, unsigned z, SrcLoc loc) {
+  kernel_.cluster = ir::Dim3{x, y, z};
+  kernel_.cluster_loc = L(loc);
+  return *this;
+}
+
+KernelBuilder& KernelBuilder::allow_non_portable_cluster() {
+  kernel_.non_portable_cluster = true;
+  return *this;
+}
+
+ir::Kernel KernelBuilder::build() {
+  if (built_) ir::internal_error("KernelBuilder::build called twice for '" + kernel_.name + "'");
+  if (blocks_.size() != 1) ir::internal_error("KernelBuilder::build: an open block remains");
+  kernel_.body = ir::Block::make(std::move(blocks_.back()), kernel_.loc);
+  built_ = true;
+  if (g_active == this) g_active = previous_;
+  return kernel_;
+}
+
+// ---- control flow ----
+
+namespace {
+template <class T>
+void build_for(const Val<T>& begin, const Val<T>& end, const Val<T>& step, const std::function<void(Val<T>)>& body,
+               const SrcLoc& loc) {
+  KernelBuilder& b = KernelBuilder::active(loc);
+  if (auto s = ir::const_int(step.expr()); s && *s <= 0)
+    throw UserError(L(loc), "for_ step is " + std::to_string(*s) + ", the loop would never end",
+                    "use a positive step");
+  std::string name = b.fresh_name("i", loc);
+  b.push_block();
+  body(Val<T>(ir::VarRef::make(name, begin.expr()->type, L(loc))));
+  ir::Stmt inner = ir::Block::make(b.pop_block(), L(loc));
+  b.append(ir::For::make(name, begin.expr(), end.expr(), step.expr(), inner, L(loc)));
+}
+}  // namespace
+
+void for_(const i32& begin, const i32& end, const i32& step, const std::function<void(i32)>& body, SrcLoc loc) {
+  build_for<int32_t>(begin, end, step, body, loc);
+}
+void for_(const i32& begin, const i32& end, const std::function<void(i32)>& body, SrcLoc loc) {
+  build_for<int32_t>(begin, end, i32(1), body, loc);
+}
+void for_(const i64& begin, const i64& end, const i64& step, const std::function<void(i64)>& body, SrcLoc loc) {
+  build_for<int64_t>(begin, end, step, body, loc);
+}
+
+IfChain if_(const boolean& cond, const std::function<void()>& then, SrcLoc loc) {
+  KernelBuilder& b = KernelBuilder::active(loc);
+  b.push_block();
+  then();
+  ir::Stmt then_body = ir::Block::make(b.pop_block(), L(loc));
+  b.append(ir::If::make(cond.expr(), then_body, nullptr, L(loc)));
+  return IfChain(b, b.current_block().size() - 1);
+}
+
+void IfChain::else_(const std::function<void()>& body, SrcLoc loc) {
+  std::vector<ir::Stmt>& block = b_->current_block();
+  const ir::If* prev = index_ < block.size() ? block[index_]->as<ir::If>() : nullptr;
+  if (!prev || prev->else_body)
+    throw UserError(L(loc), "else_ must follow its if_ directly", "write if_(cond, then).else_(other)");
+  b_->push_block();
+  body();
+  ir::Stmt else_body = ir::Block::make(b_->pop_block(), L(loc));
+  std::vector<ir::Stmt>& again = b_->current_block();
+  again[index_] = ir::If::make(prev->cond, prev->then_body, else_body, prev->loc);
+}
+
+void sync_threads(SrcLoc loc) { KernelBuilder::active(loc).append(ir::SyncThreads::make(L(loc))); }
+
+// ---- cluster barrier ----
+
+void cluster_sync(SrcLoc loc) {
+  KernelBuilder::active(loc).append(ir::ClusterBarrier::make(ir::ClusterBarrierOp::Sync, ir::MemoryOrder::Default, L(loc)));
+}
+void cluster_arrive(ir::MemoryOrder order, SrcLoc loc) {
+  if (order != ir::MemoryOrder::Release && order != ir::MemoryOrder::Relaxed)
+    throw UserError(L(loc), "cluster_arrive takes release or relaxed ordering, not " + std::string(ir::order_name(order)),
+                    "use MemoryOrder::Release (publishes writes) or MemoryOrder::Relaxed");
+  KernelBuilder::active(loc).append(ir::ClusterBarrier::make(ir::ClusterBarrierOp::Arrive, order, L(loc)));
+}
+void cluster_arrive_relaxed(SrcLoc loc) { cluster_arrive(ir::MemoryOrder::Relaxed, loc); }
+void cluster_wait(SrcLoc loc) {
+  KernelBuilder::active(loc).append(ir::ClusterBarrier::make(ir::ClusterBarrierOp::Wait, ir::MemoryOrder::Acquire, L(loc)));
+}
+
+}  // namespace tj::dsl

@@ -1,0 +1,152 @@
+// KernelBuilder: the object a user's kernel is written against. While a
+// builder is alive it is the active one on this thread, and DSL statements
+// (stores, loops, barriers) are appended to it.
+#pragma once
+
+#include <functional>
+#include <set>
+#include <source_location>
+#include <string>
+#include <vector>
+
+#include "dsl/ir/kernel.h"
+#include "dsl/values.h"
+
+namespace tj::dsl {
+
+using SrcLoc = std::source_location;
+
+template <class T> struct param_handle { using type = Val<T>; };
+template <class T> struct param_handle<T*> { using type = Ptr<T>; };
+
+class KernelBuilder {
+ public:
+  // Starts a kernel named `name` (a C identifier) and makes it the active builder.
+  explicit KernelBuilder(std::string name, SrcLoc loc = SrcLoc::current());
+  ~KernelBuilder();
+  KernelBuilder(const KernelBuilder&) = delete;
+  KernelBuilder& operator=(const KernelBuilder&) = delete;
+
+  // A kernel parameter: param<float*>("out") is a global buffer, param<int32_t>("n") a scalar.
+  template <class T>
+  typename param_handle<T>::type param(std::string name, SrcLoc loc = SrcLoc::current()) {
+    if constexpr (std::is_pointer_v<T>) {
+      using E = std::remove_cv_t<std::remove_pointer_t<T>>;
+      return Ptr<E>(add_param(std::move(name), ir::Type::pointer(scalar_of<E>::value, ir::Space::Global), loc));
+    } else {
+      return Val<T>(add_param(std::move(name), ir::Type::of(scalar_of<T>::value), loc));
+    }
+  }
+
+  // A statically sized shared buffer of `count` elements (at most 48 KiB in all).
+  template <DslScalar T>
+  Ptr<T> shared(std::string name, uint64_t count, SrcLoc loc = SrcLoc::current()) {
+    return Ptr<T>(add_shared(std::move(name), scalar_of<T>::value, count, false, loc));
+  }
+  // A shared buffer placed in the launch's dynamic shared memory (up to 227 KiB in all).
+  template <DslScalar T>
+  Ptr<T> dynamic_shared(std::string name, uint64_t count, SrcLoc loc = SrcLoc::current()) {
+    return Ptr<T>(add_shared(std::move(name), scalar_of<T>::value, count, true, loc));
+  }
+
+  // Threads per CTA.
+  KernelBuilder& threads(unsigned x, unsigned y = 1, unsigned z = 1, SrcLoc loc = SrcLoc::current());
+  // CTAs per cluster; the grid is then given in clusters at launch.
+  KernelBuilder& cluster(unsigned x, unsigned y = 1, unsigned z = 1, SrcLoc loc = SrcLoc::current());
+  // Opt in to clusters of 9..16 CTAs (not portable across GPUs; Hopper allows 16).
+  KernelBuilder& allow_non_portable_cluster();
+
+  // Finishes the kernel. The builder stops being active; build() may be called once.
+  ir::Kernel build();
+
+  // ---- used by the DSL functions ----
+  static KernelBuilder& active(const SrcLoc& loc);
+  void append(ir::Stmt s);
+  void push_block();
+  std::vector<ir::Stmt> pop_block();
+  std::vector<ir::Stmt>& current_block();
+  std::string fresh_name(std::string hint, const SrcLoc& loc);
+
+ private:
+  ir::Expr add_param(std::string name, ir::Type type, const SrcLoc& loc);
+  ir::Expr add_shared(std::string name, ir::Scalar elem, uint64_t count, bool dynamic, const SrcLoc& loc);
+  std::string claim_name(std::string name, const SrcLoc& loc);
+
+  ir::Kernel kernel_;
+  std::vector<std::vector<ir::Stmt>> blocks_;
+  std::set<std::string> names_;
+  int counter_ = 0;
+  bool built_ = false;
+  KernelBuilder* previous_ = nullptr;
+};
+
+// ---- locals -----------------------------------------------------------------
+
+// A new local variable holding `init`. `name` is a hint for the generated code.
+template <DslScalar T>
+Var<T> var(const Val<T>& init, std::string name = {}, SrcLoc loc = SrcLoc::current()) {
+  KernelBuilder& b = KernelBuilder::active(loc);
+  std::string n = b.fresh_name(name.empty() ? "v" : name, loc);
+  b.append(ir::Declare::make(n, init.expr(), ir::Loc::from(loc)));
+  return Var<T>(ir::VarRef::make(n, init.expr()->type, ir::Loc::from(loc)));
+}
+
+// ---- control flow -------------------------------------------------------------
+
+// for (i = begin; i < end; i += step) body(i)
+void for_(const i32& begin, const i32& end, const i32& step, const std::function<void(i32)>& body,
+          SrcLoc loc = SrcLoc::current());
+void for_(const i32& begin, const i32& end, const std::function<void(i32)>& body, SrcLoc loc = SrcLoc::current());
+void for_(const i64& begin, const i64& end, const i64& step, const std::function<void(i64)>& body,
+          SrcLoc loc = SrcLoc::current());
+
+class IfChain {
+ public:
+  IfChain(KernelBuilder& b, size_t index) : b_(&b), index_(index) {}
+  // The statements to run when the condition is false.
+  void else_(const std::function<void()>& body, SrcLoc loc = SrcLoc::current());
+
+ private:
+  KernelBuilder* b_;
+  size_t index_;
+};
+// if (cond) then(); chain .else_(...) for the other branch.
+IfChain if_(const boolean& cond, const std::function<void()>& then, SrcLoc loc = SrcLoc::current());
+
+// ---- expressions ----------------------------------------------------------------
+
+// Converts to another scalar type (round to nearest for floats).
+template <DslScalar To, DslScalar From>
+Val<To> cast(const Val<From>& v) {
+  if constexpr (std::is_same_v<To, From>) return v;
+  else return Val<To>(ir::Cast::make(scalar_of<To>::value, v.expr()));
+}
+template <Arithmetic T>
+Val<T> min(const Val<T>& a, const Val<T>& b) { return Val<T>(ir::Binary::make(ir::BinOp::Min, a.expr(), b.expr())); }
+template <Arithmetic T>
+Val<T> max(const Val<T>& a, const Val<T>& b) { return Val<T>(ir::Binary::make(ir::BinOp::Max, a.expr(), b.expr())); }
+// cond ? a : b
+template <DslScalar T>
+Val<T> select(const boolean& cond, const Val<T>& a, const Val<T>& b) {
+  return Val<T>(ir::Select::make(cond.expr(), a.expr(), b.expr()));
+}
+
+// ---- special registers (all i32) ------------------------------------------------
+#define TJ_SREG(Enum, name, ptx, cluster) \
+  inline i32 name() { return i32(ir::SpecialReg::make(ir::SpecialRegKind::Enum)); }
+#include "dsl/ir/special_regs.def"
+
+// ---- memory -------------------------------------------------------------------
+
+// Atomically adds v to r (no result): red.add on global, shared or a peer's shared memory.
+template <DslScalar T>
+void atomic_add(const Ref<T>& r, const std::type_identity_t<Located<T>>& v) {
+  append_stmt(ir::AtomicAdd::make(r.ptr(), r.index(), v.expr, v.loc));
+}
+
+// ---- barriers -------------------------------------------------------------------
+
+// __syncthreads(): every thread of this CTA.
+void sync_threads(SrcLoc loc = SrcLoc::current());
+
+}  // namespace tj::dsl

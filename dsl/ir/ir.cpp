@@ -1,0 +1,283 @@
+#include "dsl/ir/ir.h"
+
+namespace tj::ir {
+
+void internal_error(const std::string& what) { throw InternalError("tilejit internal error: " + what); }
+
+std::string_view kind_name(ExprKind k) {
+  switch (k) {
+#define TJ_EXPR(Name) \
+  case ExprKind::Name: return #Name;
+#include "dsl/ir/node_kinds.def"
+  }
+  return "?";
+}
+
+std::string_view kind_name(StmtKind k) {
+  switch (k) {
+#define TJ_STMT(Name) \
+  case StmtKind::Name: return #Name;
+#include "dsl/ir/node_kinds.def"
+  }
+  return "?";
+}
+
+std::string_view op_spelling(BinOp op) {
+  switch (op) {
+#define TJ_BINOP(Enum, spelling, kind) \
+  case BinOp::Enum: return spelling;
+#include "dsl/ir/ops.def"
+  }
+  return "?";
+}
+
+std::string_view op_spelling(UnOp op) {
+  switch (op) {
+#define TJ_UNOP(Enum, spelling, kind) \
+  case UnOp::Enum: return spelling;
+#include "dsl/ir/ops.def"
+  }
+  return "?";
+}
+
+namespace {
+enum class OpClass { A, I, C, L };
+OpClass op_class(BinOp op) {
+  switch (op) {
+#define TJ_BINOP(Enum, spelling, kind) \
+  case BinOp::Enum: return OpClass::kind;
+#include "dsl/ir/ops.def"
+  }
+  return OpClass::A;
+}
+OpClass op_class(UnOp op) {
+  switch (op) {
+#define TJ_UNOP(Enum, spelling, kind) \
+  case UnOp::Enum: return OpClass::kind;
+#include "dsl/ir/ops.def"
+  }
+  return OpClass::A;
+}
+
+void require(bool ok, const std::string& what) {
+  if (!ok) internal_error(what);
+}
+void require_expr(const Expr& e, const char* node, const char* field) {
+  require(e != nullptr, std::string(node) + "::make: null " + field);
+}
+void require_value(const Expr& e, const char* node, const char* field) {
+  require_expr(e, node, field);
+  require(!e->type.is_pointer(), std::string(node) + "::make: " + field + " is a pointer, expected a value");
+}
+void require_index(const Expr& e, const char* node) {
+  require_value(e, node, "index");
+  require(is_integer(e->type.scalar), std::string(node) + "::make: index must be an integer, got " + e->type.str());
+}
+}  // namespace
+
+bool is_comparison(BinOp op) { return op_class(op) == OpClass::C; }
+
+std::string_view sreg_name(SpecialRegKind r) {
+  switch (r) {
+#define TJ_SREG(Enum, name, ptx, cluster) \
+  case SpecialRegKind::Enum: return #name;
+#include "dsl/ir/special_regs.def"
+  }
+  return "?";
+}
+std::string_view sreg_ptx(SpecialRegKind r) {
+  switch (r) {
+#define TJ_SREG(Enum, name, ptx, cluster) \
+  case SpecialRegKind::Enum: return ptx;
+#include "dsl/ir/special_regs.def"
+  }
+  return "?";
+}
+bool sreg_needs_cluster(SpecialRegKind r) {
+  switch (r) {
+#define TJ_SREG(Enum, name, ptx, cluster) \
+  case SpecialRegKind::Enum: return cluster;
+#include "dsl/ir/special_regs.def"
+  }
+  return false;
+}
+
+std::string_view order_name(MemoryOrder m) {
+  switch (m) {
+    case MemoryOrder::Default: return "default";
+    case MemoryOrder::Relaxed: return "relaxed";
+    case MemoryOrder::Release: return "release";
+    case MemoryOrder::Acquire: return "acquire";
+  }
+  return "?";
+}
+
+Expr IntImm::make(Scalar s, int64_t value) {
+  require(is_integer(s), "IntImm::make: not an integer type");
+  return std::make_shared<IntImm>(s, value);
+}
+
+Expr FloatImm::make(Scalar s, double value) {
+  require(s == Scalar::F32, "FloatImm::make: only f32 constants exist");
+  return std::make_shared<FloatImm>(s, value);
+}
+
+Expr BoolImm::make(bool value) { return std::make_shared<BoolImm>(value); }
+
+Expr VarRef::make(std::string name, Type t, Loc loc) {
+  require(!name.empty(), "VarRef::make: empty name");
+  return std::make_shared<VarRef>(std::move(name), t, std::move(loc));
+}
+
+Expr SharedRef::make(std::string name, Scalar elem, Loc loc) {
+  require(!name.empty(), "SharedRef::make: empty name");
+  return std::make_shared<SharedRef>(std::move(name), elem, std::move(loc));
+}
+
+Expr SpecialReg::make(SpecialRegKind reg, Loc loc) { return std::make_shared<SpecialReg>(reg, std::move(loc)); }
+
+Expr Unary::make(UnOp op, Expr a, Loc loc) {
+  require_value(a, "Unary", "operand");
+  Scalar s = a->type.scalar;
+  switch (op_class(op)) {
+    case OpClass::A: require(is_integer(s) || s == Scalar::F32, "Unary::make: arithmetic on " + a->type.str()); break;
+    case OpClass::I: require(is_integer(s), "Unary::make: bitwise op on " + a->type.str()); break;
+    case OpClass::L: require(s == Scalar::Bool, "Unary::make: logical op on " + a->type.str()); break;
+    case OpClass::C: break;
+  }
+  Type t = a->type;
+  return std::make_shared<Unary>(op, std::move(a), t, std::move(loc));
+}
+
+Expr Binary::make(BinOp op, Expr a, Expr b, Loc loc) {
+  require_value(a, "Binary", "lhs");
+  require_value(b, "Binary", "rhs");
+  require(a->type == b->type, "Binary::make: operand types differ: " + a->type.str() + " vs " + b->type.str());
+  Scalar s = a->type.scalar;
+  Type result = a->type;
+  switch (op_class(op)) {
+    case OpClass::A: require(is_integer(s) || s == Scalar::F32, "Binary::make: arithmetic on " + a->type.str()); break;
+    case OpClass::I: require(is_integer(s), "Binary::make: integer op on " + a->type.str()); break;
+    case OpClass::C:
+      require(s != Scalar::BF16, "Binary::make: comparison on bf16");
+      result = Type::of(Scalar::Bool);
+      break;
+    case OpClass::L: require(s == Scalar::Bool, "Binary::make: logical op on " + a->type.str()); break;
+  }
+  return std::make_shared<Binary>(op, std::move(a), std::move(b), result, std::move(loc));
+}
+
+Expr Cast::make(Scalar to, Expr a, Loc loc) {
+  require_value(a, "Cast", "operand");
+  return std::make_shared<Cast>(to, std::move(a), std::move(loc));
+}
+
+Expr Select::make(Expr cond, Expr a, Expr b, Loc loc) {
+  require_value(cond, "Select", "cond");
+  require(cond->type.scalar == Scalar::Bool, "Select::make: condition is not bool");
+  require_expr(a, "Select", "a");
+  require_expr(b, "Select", "b");
+  require(a->type == b->type, "Select::make: branch types differ");
+  return std::make_shared<Select>(std::move(cond), std::move(a), std::move(b), std::move(loc));
+}
+
+Expr MapSharedRank::make(Expr buffer, Expr rank, Loc loc) {
+  require_expr(buffer, "MapSharedRank", "buffer");
+  require(buffer->type.is_pointer(), "MapSharedRank::make: buffer is not a pointer");
+  require_value(rank, "MapSharedRank", "rank");
+  require(is_integer(rank->type.scalar), "MapSharedRank::make: rank must be an integer");
+  return std::make_shared<MapSharedRank>(std::move(buffer), std::move(rank), std::move(loc));
+}
+
+Expr Load::make(Expr ptr, Expr index, Loc loc) {
+  require_expr(ptr, "Load", "ptr");
+  require(ptr->type.is_pointer(), "Load::make: not a pointer");
+  require_index(index, "Load");
+  return std::make_shared<Load>(std::move(ptr), std::move(index), std::move(loc));
+}
+
+Stmt Block::make(std::vector<Stmt> body, Loc loc) {
+  for (const Stmt& s : body) require(s != nullptr, "Block::make: null statement");
+  return std::make_shared<Block>(std::move(body), std::move(loc));
+}
+
+Stmt Declare::make(std::string name, Expr init, Loc loc) {
+  require(!name.empty(), "Declare::make: empty name");
+  require_value(init, "Declare", "init");
+  return std::make_shared<Declare>(std::move(name), std::move(init), std::move(loc));
+}
+
+Stmt Assign::make(Expr var, Expr value, Loc loc) {
+  require_expr(var, "Assign", "var");
+  require(var->kind == ExprKind::VarRef, "Assign::make: target is not a variable");
+  require_value(value, "Assign", "value");
+  require(var->type == value->type, "Assign::make: type mismatch " + var->type.str() + " = " + value->type.str());
+  return std::make_shared<Assign>(std::move(var), std::move(value), std::move(loc));
+}
+
+Stmt Store::make(Expr ptr, Expr index, Expr value, Loc loc) {
+  require_expr(ptr, "Store", "ptr");
+  require(ptr->type.is_pointer(), "Store::make: not a pointer");
+  require_index(index, "Store");
+  require_value(value, "Store", "value");
+  require(value->type == ptr->type.element(), "Store::make: storing " + value->type.str() + " through " + ptr->type.str());
+  return std::make_shared<Store>(std::move(ptr), std::move(index), std::move(value), std::move(loc));
+}
+
+Stmt AtomicAdd::make(Expr ptr, Expr index, Expr value, Loc loc) {
+  require_expr(ptr, "AtomicAdd", "ptr");
+  require(ptr->type.is_pointer(), "AtomicAdd::make: not a pointer");
+  require_index(index, "AtomicAdd");
+  require_value(value, "AtomicAdd", "value");
+  Scalar s = value->type.scalar;
+  require(s == Scalar::I32 || s == Scalar::U32 || s == Scalar::U64 || s == Scalar::F32,
+          "AtomicAdd::make: no atomic add for " + value->type.str());
+  require(value->type == ptr->type.element(), "AtomicAdd::make: type mismatch");
+  return std::make_shared<AtomicAdd>(std::move(ptr), std::move(index), std::move(value), std::move(loc));
+}
+
+Stmt For::make(std::string var, Expr begin, Expr end, Expr step, Stmt body, Loc loc) {
+  require(!var.empty(), "For::make: empty loop variable");
+  require_value(begin, "For", "begin");
+  require_value(end, "For", "end");
+  require_value(step, "For", "step");
+  require(is_integer(begin->type.scalar), "For::make: loop bounds must be integers");
+  require(begin->type == end->type && begin->type == step->type, "For::make: bound types differ");
+  require(body != nullptr, "For::make: null body");
+  return std::make_shared<For>(std::move(var), std::move(begin), std::move(end), std::move(step), std::move(body),
+                               std::move(loc));
+}
+
+Stmt If::make(Expr cond, Stmt then_body, Stmt else_body, Loc loc) {
+  require_value(cond, "If", "cond");
+  require(cond->type.scalar == Scalar::Bool, "If::make: condition is not bool");
+  require(then_body != nullptr, "If::make: null then");
+  return std::make_shared<If>(std::move(cond), std::move(then_body), std::move(else_body), std::move(loc));
+}
+
+Stmt SyncThreads::make(Loc loc) { return std::make_shared<SyncThreads>(std::move(loc)); }
+
+Stmt ClusterBarrier::make(ClusterBarrierOp op, MemoryOrder order, Loc loc) {
+  switch (op) {
+    case ClusterBarrierOp::Arrive:
+      require(order == MemoryOrder::Default || order == MemoryOrder::Release || order == MemoryOrder::Relaxed,
+              "ClusterBarrier::make: arrive takes release or relaxed");
+      break;
+    case ClusterBarrierOp::Wait:
+      require(order == MemoryOrder::Default || order == MemoryOrder::Acquire, "ClusterBarrier::make: wait takes acquire");
+      break;
+    case ClusterBarrierOp::Sync:
+      require(order == MemoryOrder::Default, "ClusterBarrier::make: sync has a fixed order");
+      break;
+  }
+  return std::make_shared<ClusterBarrier>(op, order, std::move(loc));
+}
+
+std::optional<int64_t> const_int(const Expr& e) {
+  if (!e) return std::nullopt;
+  if (auto* i = e->as<IntImm>()) return i->value;
+  if (auto* c = e->as<Cast>(); c && is_integer(c->type.scalar)) return const_int(c->a);
+  return std::nullopt;
+}
+
+}  // namespace tj::ir

@@ -1,0 +1,273 @@
+// The tilejit IR: immutable expression and statement nodes.
+//
+// Nodes are built only through their static make(), which checks the node's
+// invariants (an IR the DSL could not have produced is an internal error), and
+// are shared as std::shared_ptr<const ...>: once built, never changed.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "dsl/ir/types.h"
+
+namespace tj::ir {
+
+enum class ExprKind : uint8_t {
+#define TJ_EXPR(Name) Name,
+#include "dsl/ir/node_kinds.def"
+};
+enum class StmtKind : uint8_t {
+#define TJ_STMT(Name) Name,
+#include "dsl/ir/node_kinds.def"
+};
+std::string_view kind_name(ExprKind);
+std::string_view kind_name(StmtKind);
+
+enum class BinOp : uint8_t {
+#define TJ_BINOP(Enum, spelling, kind) Enum,
+#include "dsl/ir/ops.def"
+};
+enum class UnOp : uint8_t {
+#define TJ_UNOP(Enum, spelling, kind) Enum,
+#include "dsl/ir/ops.def"
+};
+std::string_view op_spelling(BinOp);
+std::string_view op_spelling(UnOp);
+bool is_comparison(BinOp);
+
+enum class SpecialRegKind : uint8_t {
+#define TJ_SREG(Enum, name, ptx, cluster) Enum,
+#include "dsl/ir/special_regs.def"
+};
+std::string_view sreg_name(SpecialRegKind);  // the DSL name, e.g. "cluster_ctarank"
+std::string_view sreg_ptx(SpecialRegKind);   // e.g. "%cluster_ctarank"
+bool sreg_needs_cluster(SpecialRegKind);
+
+// Thrown when an IR invariant fails: a bug in tilejit, not in the user's kernel.
+struct InternalError : std::logic_error {
+  using std::logic_error::logic_error;
+};
+[[noreturn]] void internal_error(const std::string& what);
+
+struct ExprNode;
+struct StmtNode;
+using Expr = std::shared_ptr<const ExprNode>;
+using Stmt = std::shared_ptr<const StmtNode>;
+
+struct ExprNode {
+  const ExprKind kind;
+  const Type type;
+  const Loc loc;
+  virtual ~ExprNode() = default;
+
+  template <class T>
+  const T* as() const { return kind == T::static_kind ? static_cast<const T*>(this) : nullptr; }
+
+ protected:
+  ExprNode(ExprKind k, Type t, Loc l) : kind(k), type(t), loc(std::move(l)) {}
+};
+
+struct StmtNode {
+  const StmtKind kind;
+  const Loc loc;
+  virtual ~StmtNode() = default;
+
+  template <class T>
+  const T* as() const { return kind == T::static_kind ? static_cast<const T*>(this) : nullptr; }
+
+ protected:
+  StmtNode(StmtKind k, Loc l) : kind(k), loc(std::move(l)) {}
+};
+
+// ---- expressions ---------------------------------------------------------
+
+struct IntImm final : ExprNode {
+  static constexpr ExprKind static_kind = ExprKind::IntImm;
+  const int64_t value;
+  static Expr make(Scalar s, int64_t value);
+  IntImm(Scalar s, int64_t v) : ExprNode(static_kind, Type::of(s), {}), value(v) {}
+};
+
+struct FloatImm final : ExprNode {
+  static constexpr ExprKind static_kind = ExprKind::FloatImm;
+  const double value;
+  static Expr make(Scalar s, double value);
+  FloatImm(Scalar s, double v) : ExprNode(static_kind, Type::of(s), {}), value(v) {}
+};
+
+struct BoolImm final : ExprNode {
+  static constexpr ExprKind static_kind = ExprKind::BoolImm;
+  const bool value;
+  static Expr make(bool value);
+  explicit BoolImm(bool v) : ExprNode(static_kind, Type::of(Scalar::Bool), {}), value(v) {}
+};
+
+// A named value: kernel parameter, local variable or loop index. The name is
+// unique within the kernel (the builder makes it so).
+struct VarRef final : ExprNode {
+  static constexpr ExprKind static_kind = ExprKind::VarRef;
+  const std::string name;
+  static Expr make(std::string name, Type t, Loc loc = {});
+  VarRef(std::string n, Type t, Loc l) : ExprNode(static_kind, t, std::move(l)), name(std::move(n)) {}
+};
+
+// The start of a shared buffer declared on the kernel (pointer, Space::Shared).
+struct SharedRef final : ExprNode {
+  static constexpr ExprKind static_kind = ExprKind::SharedRef;
+  const std::string name;
+  static Expr make(std::string name, Scalar elem, Loc loc = {});
+  SharedRef(std::string n, Scalar e, Loc l)
+      : ExprNode(static_kind, Type::pointer(e, Space::Shared), std::move(l)), name(std::move(n)) {}
+};
+
+struct SpecialReg final : ExprNode {
+  static constexpr ExprKind static_kind = ExprKind::SpecialReg;
+  const SpecialRegKind reg;
+  static Expr make(SpecialRegKind reg, Loc loc = {});
+  SpecialReg(SpecialRegKind r, Loc l) : ExprNode(static_kind, Type::of(Scalar::I32), std::move(l)), reg(r) {}
+};
+
+struct Unary final : ExprNode {
+  static constexpr ExprKind static_kind = ExprKind::Unary;
+  const UnOp op;
+  const Expr a;
+  static Expr make(UnOp op, Expr a, Loc loc = {});
+  Unary(UnOp o, Expr x, Type t, Loc l) : ExprNode(static_kind, t, std::move(l)), op(o), a(std::move(x)) {}
+};
+
+struct Binary final : ExprNode {
+  static constexpr ExprKind static_kind = ExprKind::Binary;
+  const BinOp op;
+  const Expr a, b;
+  static Expr make(BinOp op, Expr a, Expr b, Loc loc = {});
+  Binary(BinOp o, Expr x, Expr y, Type t, Loc l)
+      : ExprNode(static_kind, t, std::move(l)), op(o), a(std::move(x)), b(std::move(y)) {}
+};
+
+struct Cast final : ExprNode {
+  static constexpr ExprKind static_kind = ExprKind::Cast;
+  const Expr a;
+  static Expr make(Scalar to, Expr a, Loc loc = {});
+  Cast(Scalar to, Expr x, Loc l) : ExprNode(static_kind, Type::of(to), std::move(l)), a(std::move(x)) {}
+};
+
+struct Select final : ExprNode {
+  static constexpr ExprKind static_kind = ExprKind::Select;
+  const Expr cond, a, b;
+  static Expr make(Expr cond, Expr a, Expr b, Loc loc = {});
+  Select(Expr c, Expr x, Expr y, Loc l)
+      : ExprNode(static_kind, x->type, std::move(l)), cond(std::move(c)), a(std::move(x)), b(std::move(y)) {}
+};
+
+// map_shared_rank(buffer, rank): the same buffer inside CTA `rank` of this
+// cluster. Its type is a Space::Cluster pointer. make() accepts any pointer:
+// that the buffer really is shared memory is a user-level rule, checked by the
+// verifier so the message can name the user's line.
+struct MapSharedRank final : ExprNode {
+  static constexpr ExprKind static_kind = ExprKind::MapSharedRank;
+  const Expr buffer, rank;
+  static Expr make(Expr buffer, Expr rank, Loc loc);
+  MapSharedRank(Expr buf, Expr r, Loc l)
+      : ExprNode(static_kind, Type::pointer(buf->type.scalar, Space::Cluster), std::move(l)),
+        buffer(std::move(buf)), rank(std::move(r)) {}
+};
+
+struct Load final : ExprNode {
+  static constexpr ExprKind static_kind = ExprKind::Load;
+  const Expr ptr, index;
+  static Expr make(Expr ptr, Expr index, Loc loc);
+  Load(Expr p, Expr i, Loc l)
+      : ExprNode(static_kind, p->type.element(), std::move(l)), ptr(std::move(p)), index(std::move(i)) {}
+};
+
+// ---- statements ----------------------------------------------------------
+
+struct Block final : StmtNode {
+  static constexpr StmtKind static_kind = StmtKind::Block;
+  const std::vector<Stmt> body;
+  static Stmt make(std::vector<Stmt> body, Loc loc = {});
+  Block(std::vector<Stmt> b, Loc l) : StmtNode(static_kind, std::move(l)), body(std::move(b)) {}
+};
+
+struct Declare final : StmtNode {
+  static constexpr StmtKind static_kind = StmtKind::Declare;
+  const std::string name;
+  const Expr init;
+  static Stmt make(std::string name, Expr init, Loc loc);
+  Declare(std::string n, Expr i, Loc l) : StmtNode(static_kind, std::move(l)), name(std::move(n)), init(std::move(i)) {}
+};
+
+struct Assign final : StmtNode {
+  static constexpr StmtKind static_kind = StmtKind::Assign;
+  const Expr var;  // a VarRef
+  const Expr value;
+  static Stmt make(Expr var, Expr value, Loc loc);
+  Assign(Expr v, Expr x, Loc l) : StmtNode(static_kind, std::move(l)), var(std::move(v)), value(std::move(x)) {}
+};
+
+struct Store final : StmtNode {
+  static constexpr StmtKind static_kind = StmtKind::Store;
+  const Expr ptr, index, value;
+  static Stmt make(Expr ptr, Expr index, Expr value, Loc loc);
+  Store(Expr p, Expr i, Expr v, Loc l)
+      : StmtNode(static_kind, std::move(l)), ptr(std::move(p)), index(std::move(i)), value(std::move(v)) {}
+};
+
+struct AtomicAdd final : StmtNode {
+  static constexpr StmtKind static_kind = StmtKind::AtomicAdd;
+  const Expr ptr, index, value;
+  static Stmt make(Expr ptr, Expr index, Expr value, Loc loc);
+  AtomicAdd(Expr p, Expr i, Expr v, Loc l)
+      : StmtNode(static_kind, std::move(l)), ptr(std::move(p)), index(std::move(i)), value(std::move(v)) {}
+};
+
+struct For final : StmtNode {
+  static constexpr StmtKind static_kind = StmtKind::For;
+  const std::string var;  // the loop index, of begin's type
+  const Expr begin, end, step;
+  const Stmt body;
+  static Stmt make(std::string var, Expr begin, Expr end, Expr step, Stmt body, Loc loc);
+  For(std::string v, Expr b, Expr e, Expr s, Stmt body_, Loc l)
+      : StmtNode(static_kind, std::move(l)), var(std::move(v)), begin(std::move(b)), end(std::move(e)),
+        step(std::move(s)), body(std::move(body_)) {}
+};
+
+struct If final : StmtNode {
+  static constexpr StmtKind static_kind = StmtKind::If;
+  const Expr cond;
+  const Stmt then_body;
+  const Stmt else_body;  // may be null
+  static Stmt make(Expr cond, Stmt then_body, Stmt else_body, Loc loc);
+  If(Expr c, Stmt t, Stmt e, Loc l)
+      : StmtNode(static_kind, std::move(l)), cond(std::move(c)), then_body(std::move(t)), else_body(std::move(e)) {}
+};
+
+struct SyncThreads final : StmtNode {
+  static constexpr StmtKind static_kind = StmtKind::SyncThreads;
+  static Stmt make(Loc loc);
+  explicit SyncThreads(Loc l) : StmtNode(static_kind, std::move(l)) {}
+};
+
+// The cluster barrier. Arrive orders this thread's earlier memory accesses
+// (release, or relaxed: none); wait makes peers' released accesses visible
+// (acquire). Sync is arrive.release followed by wait.acquire.
+enum class ClusterBarrierOp : uint8_t { Arrive, Wait, Sync };
+enum class MemoryOrder : uint8_t { Default, Relaxed, Release, Acquire };
+std::string_view order_name(MemoryOrder);
+
+struct ClusterBarrier final : StmtNode {
+  static constexpr StmtKind static_kind = StmtKind::ClusterBarrier;
+  const ClusterBarrierOp op;
+  const MemoryOrder order;
+  static Stmt make(ClusterBarrierOp op, MemoryOrder order, Loc loc);
+  ClusterBarrier(ClusterBarrierOp o, MemoryOrder m, Loc l) : StmtNode(static_kind, std::move(l)), op(o), order(m) {}
+};
+
+// The value of an integer constant expression, if it is one (after looking
+// through casts of constants).
+std::optional<int64_t> const_int(const Expr& e);
+
+}  // namespace tj::ir

@@ -1,0 +1,28 @@
+#include "dsl/ir/kernel.h"
+
+namespace tj::ir {
+
+std::string Dim3::str() const {
+  return "(" + std::to_string(x) + "," + std::to_string(y) + "," + std::to_string(z) + ")";
+}
+
+namespace {
+uint64_t round_up(uint64_t v, uint64_t a) { return (v + a - 1) / a * a; }
+uint64_t shared_bytes(const Kernel& k, bool dynamic) {
+  uint64_t total = 0;
+  for (const SharedBuffer& b : k.shared)
+    if (b.dynamic == dynamic) total = round_up(total, kSharedAlign) + b.bytes();
+  return round_up(total, kSharedAlign);
+}
+}  // namespace
+
+uint64_t Kernel::static_shared_bytes() const { return shared_bytes(*this, false); }
+uint64_t Kernel::dynamic_shared_bytes() const { return shared_bytes(*this, true); }
+
+const SharedBuffer* Kernel::find_shared(const std::string& name) const {
+  for (const SharedBuffer& b : shared)
+    if (b.name == name) return &b;
+  return nullptr;
+}
+
+}  // namespace tj::ir

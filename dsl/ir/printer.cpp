@@ -1,0 +1,110 @@
+#include "dsl/ir/printer.h"
+
+#include <cstdio>
+
+#include "dsl/ir/visitor.h"
+
+namespace tj::ir {
+namespace {
+
+std::string float_text(double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.9g", v);
+  return buf;
+}
+
+struct ExprText {
+  std::string operator()(const IntImm& n) const { return std::to_string(n.value) + suffix(n.type.scalar); }
+  std::string operator()(const FloatImm& n) const { return float_text(n.value) + "f"; }
+  std::string operator()(const BoolImm& n) const { return n.value ? "true" : "false"; }
+  std::string operator()(const VarRef& n) const { return n.name; }
+  std::string operator()(const SharedRef& n) const { return n.name; }
+  std::string operator()(const SpecialReg& n) const { return std::string(sreg_ptx(n.reg)); }
+  std::string operator()(const Unary& n) const { return std::string(op_spelling(n.op)) + to_string(n.a); }
+  std::string operator()(const Binary& n) const {
+    if (n.op == BinOp::Min || n.op == BinOp::Max)
+      return std::string(op_spelling(n.op)) + "(" + to_string(n.a) + ", " + to_string(n.b) + ")";
+    return "(" + to_string(n.a) + " " + std::string(op_spelling(n.op)) + " " + to_string(n.b) + ")";
+  }
+  std::string operator()(const Cast& n) const {
+    return std::string(scalar_name(n.type.scalar)) + "(" + to_string(n.a) + ")";
+  }
+  std::string operator()(const Select& n) const {
+    return "select(" + to_string(n.cond) + ", " + to_string(n.a) + ", " + to_string(n.b) + ")";
+  }
+  std::string operator()(const MapSharedRank& n) const {
+    return "map_shared_rank(" + to_string(n.buffer) + ", " + to_string(n.rank) + ")";
+  }
+  std::string operator()(const Load& n) const { return to_string(n.ptr) + "[" + to_string(n.index) + "]"; }
+
+  static std::string suffix(Scalar s) {
+    switch (s) {
+      case Scalar::U32: return "u";
+      case Scalar::I64: return "l";
+      case Scalar::U64: return "ul";
+      default: return "";
+    }
+  }
+};
+
+std::string pad(int indent) { return std::string(static_cast<size_t>(indent) * 2, ' '); }
+std::string at(const Loc& l) { return l.known() ? "    // " + l.str() : ""; }
+
+struct StmtText {
+  int indent;
+  std::string operator()(const Block& n) const {
+    std::string out;
+    for (const Stmt& s : n.body) out += to_string(s, indent);
+    return out;
+  }
+  std::string operator()(const Declare& n) const {
+    return pad(indent) + "let " + n.name + ": " + n.init->type.str() + " = " + to_string(n.init) + at(n.loc) + "\n";
+  }
+  std::string operator()(const Assign& n) const {
+    return pad(indent) + to_string(n.var) + " = " + to_string(n.value) + at(n.loc) + "\n";
+  }
+  std::string operator()(const Store& n) const {
+    return pad(indent) + to_string(n.ptr) + "[" + to_string(n.index) + "] = " + to_string(n.value) + at(n.loc) + "\n";
+  }
+  std::string operator()(const AtomicAdd& n) const {
+    return pad(indent) + "atomic_add(" + to_string(n.ptr) + "[" + to_string(n.index) + "], " + to_string(n.value) +
+           ")" + at(n.loc) + "\n";
+  }
+  std::string operator()(const For& n) const {
+    return pad(indent) + "for " + n.var + " in [" + to_string(n.begin) + ", " + to_string(n.end) + ") step " +
+           to_string(n.step) + " {" + at(n.loc) + "\n" + to_string(n.body, indent + 1) + pad(indent) + "}\n";
+  }
+  std::string operator()(const If& n) const {
+    std::string out = pad(indent) + "if " + to_string(n.cond) + " {" + at(n.loc) + "\n" + to_string(n.then_body, indent + 1);
+    if (n.else_body) out += pad(indent) + "} else {\n" + to_string(n.else_body, indent + 1);
+    return out + pad(indent) + "}\n";
+  }
+  std::string operator()(const SyncThreads& n) const { return pad(indent) + "sync_threads()" + at(n.loc) + "\n"; }
+  std::string operator()(const ClusterBarrier& n) const {
+    const char* op = n.op == ClusterBarrierOp::Arrive ? "cluster_arrive" : n.op == ClusterBarrierOp::Wait ? "cluster_wait" : "cluster_sync";
+    std::string ord = n.order == MemoryOrder::Default ? "" : "." + std::string(order_name(n.order));
+    return pad(indent) + op + ord + "()" + at(n.loc) + "\n";
+  }
+};
+
+}  // namespace
+
+std::string to_string(const Expr& e) { return e ? dispatch(*e, ExprText{}) : "<null>"; }
+std::string to_string(const Stmt& s, int indent) { return s ? to_string(*s, indent) : ""; }
+std::string to_string(const StmtNode& s, int indent) { return dispatch(s, StmtText{indent}); }
+
+std::string to_string(const Kernel& k) {
+  std::string out = "kernel " + k.name + "(";
+  for (size_t i = 0; i < k.params.size(); ++i)
+    out += (i ? ", " : "") + k.params[i].name + ": " + k.params[i].type.str();
+  out += ") block" + k.block.str() + " cluster" + k.cluster.str();
+  if (k.non_portable_cluster) out += " non_portable";
+  out += " {\n";
+  for (const SharedBuffer& b : k.shared)
+    out += "  " + std::string(b.dynamic ? "dynamic_shared " : "shared ") + b.name + ": " +
+           std::string(scalar_name(b.elem)) + "[" + std::to_string(b.count) + "]" + at(b.loc) + "\n";
+  out += to_string(k.body, 1);
+  return out + "}\n";
+}
+
+}  // namespace tj::ir

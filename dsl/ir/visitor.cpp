@@ -1,0 +1,38 @@
+#include "dsl/ir/visitor.h"
+
+namespace tj::ir {
+
+void Visitor::visit(const Expr& e) {
+  if (e) dispatch(*e, [&](const auto& n) { visit_node(n); });
+}
+void Visitor::visit(const Stmt& s) {
+  if (s) dispatch(*s, [&](const auto& n) { visit_node(n); });
+}
+
+// The children of each node kind, in evaluation order.
+void Visitor::visit_node(const IntImm&) {}
+void Visitor::visit_node(const FloatImm&) {}
+void Visitor::visit_node(const BoolImm&) {}
+void Visitor::visit_node(const VarRef&) {}
+void Visitor::visit_node(const SharedRef&) {}
+void Visitor::visit_node(const SpecialReg&) {}
+void Visitor::visit_node(const Unary& n) { visit(n.a); }
+void Visitor::visit_node(const Binary& n) { visit(n.a); visit(n.b); }
+void Visitor::visit_node(const Cast& n) { visit(n.a); }
+void Visitor::visit_node(const Select& n) { visit(n.cond); visit(n.a); visit(n.b); }
+void Visitor::visit_node(const MapSharedRank& n) { visit(n.buffer); visit(n.rank); }
+void Visitor::visit_node(const Load& n) { visit(n.ptr); visit(n.index); }
+
+void Visitor::visit_node(const Block& n) {
+  for (const Stmt& s : n.body) visit(s);
+}
+void Visitor::visit_node(const Declare& n) { visit(n.init); }
+void Visitor::visit_node(const Assign& n) { visit(n.var); visit(n.value); }
+void Visitor::visit_node(const Store& n) { visit(n.ptr); visit(n.index); visit(n.value); }
+void Visitor::visit_node(const AtomicAdd& n) { visit(n.ptr); visit(n.index); visit(n.value); }
+void Visitor::visit_node(const For& n) { visit(n.begin); visit(n.end); visit(n.step); visit(n.body); }
+void Visitor::visit_node(const If& n) { visit(n.cond); visit(n.then_body); visit(n.else_body); }
+void Visitor::visit_node(const SyncThreads&) {}
+void Visitor::visit_node(const ClusterBarrier&) {}
+
+}  // namespace tj::ir

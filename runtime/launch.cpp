@@ -1,0 +1,247 @@
+#include "runtime/launch.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <string>
+
+#include "runtime/driver.h"
+#include "runtime/module.h"
+
+namespace tj::rt {
+
+namespace {
+
+constexpr unsigned kMaxClusterCtas = 16;  // hardware limit (Hopper, Blackwell)
+constexpr unsigned kPortableClusterCtas = 8;
+
+std::string dims(const Dim3& d) {
+  return std::to_string(d.x) + "x" + std::to_string(d.y) + "x" + std::to_string(d.z);
+}
+
+uint64_t volume(const Dim3& d) { return uint64_t(d.x) * d.y * d.z; }
+
+RuntimeError launch_error(std::string_view kernel, const std::string& sentence) {
+  return RuntimeError(ErrorKind::Launch, "kernel '" + std::string(kernel) + "': " + sentence);
+}
+
+// A cuLaunchKernelEx config whose attribute array lives as long as it does.
+struct NativeConfig {
+  CUlaunchConfig config{};
+  CUlaunchAttribute cluster{};
+
+  explicit NativeConfig(const LaunchConfig& c) {
+    Dim3 grid = grid_in_blocks(c);
+    config.gridDimX = grid.x;
+    config.gridDimY = grid.y;
+    config.gridDimZ = grid.z;
+    config.blockDimX = c.block.x;
+    config.blockDimY = c.block.y;
+    config.blockDimZ = c.block.z;
+    config.sharedMemBytes = c.dynamic_smem;
+    config.hStream = c.stream;
+    // Always explicit, even 1x1x1, so the kernel sees the same cluster shape we checked.
+    cluster.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+    cluster.value.clusterDim.x = c.cluster.x;
+    cluster.value.clusterDim.y = c.cluster.y;
+    cluster.value.clusterDim.z = c.cluster.z;
+    config.attrs = &cluster;
+    config.numAttrs = 1;
+  }
+  NativeConfig(const NativeConfig&) = delete; // attrs points into this object
+};
+
+// Says which resource keeps a cluster of this config off the device, with the numbers.
+std::string explain_no_room(const Module& module, const LaunchConfig& c) {
+  const DeviceInfo& dev = module.device();
+  long smem = long(module.static_smem()) + c.dynamic_smem;
+  long threads = long(c.block.count());
+  long regs = long(module.num_regs()) * threads;
+  std::string why = "this device (" + dev.name + ", " + std::to_string(dev.sm_count) +
+                    " SMs) cannot co-schedule one cluster of " + std::to_string(c.cluster.count()) +
+                    " CTAs (" + dims(c.cluster) + "), each with " + std::to_string(smem) +
+                    " bytes of shared memory (" + std::to_string(module.static_smem()) +
+                    " static + " + std::to_string(c.dynamic_smem) + " dynamic; " +
+                    std::to_string(dev.max_smem_per_sm) + " per SM), " + std::to_string(threads) +
+                    " threads and " + std::to_string(regs) + " registers (" +
+                    std::to_string(dev.max_regs_per_sm) +
+                    " per SM): cuOccupancyMaxActiveClusters returned 0. ";
+  if (dev.max_regs_per_sm > 0 && regs > dev.max_regs_per_sm)
+    return why + "The registers per CTA exceed one SM; use fewer threads per CTA.";
+  if (dev.max_smem_per_sm > 0 && smem > dev.max_smem_per_sm)
+    return why + "The shared memory per CTA exceeds one SM; use less shared memory per CTA.";
+  if (c.cluster.count() > kPortableClusterCtas)
+    return why + "The cluster size is the limit: clusters over 8 CTAs need that many SMs of "
+                 "one GPC free at once; use a cluster of 8 or fewer, or less shared memory per CTA.";
+  return why + "Use a smaller cluster, less shared memory per CTA or fewer threads per CTA.";
+}
+
+void check_room(const Module& module, const LaunchConfig& config) {
+  if (max_active_clusters(module, config) == 0)
+    throw launch_error(module.kernel_name(), explain_no_room(module, config));
+}
+
+void launch_unchecked(const Module& module, const LaunchConfig& config, ArgPack& args) {
+  NativeConfig native(config);
+  check(driver().cuLaunchKernelEx(&native.config, module.function(), args.data(), nullptr),
+        "cuLaunchKernelEx", module.kernel_name());
+}
+
+void check_all(const Module& module, const LaunchConfig& config, const ArgPack& args) {
+  validate(config, module.kernel_name());
+  check_args(module, args);
+  prepare(module, config);
+  check_room(module, config);
+}
+
+// Destroys the events of a timing run, whatever happens to it.
+struct Events {
+  std::vector<CUevent> events;
+  ~Events() {
+    for (CUevent e : events) driver().cuEventDestroy(e);
+  }
+  CUevent make(std::string_view kernel) {
+    CUevent e = nullptr;
+    check(driver().cuEventCreate(&e, CU_EVENT_DEFAULT), "cuEventCreate", kernel);
+    events.push_back(e);
+    return e;
+  }
+};
+
+} // namespace
+
+Dim3 grid_in_blocks(const LaunchConfig& c) {
+  return {c.grid_clusters.x * c.cluster.x, c.grid_clusters.y * c.cluster.y,
+          c.grid_clusters.z * c.cluster.z};
+}
+
+void validate(const LaunchConfig& c, std::string_view kernel) {
+  for (auto [what, d] : {std::pair{"grid_clusters", c.grid_clusters}, std::pair{"cluster", c.cluster},
+                         std::pair{"block", c.block}})
+    if (d.x == 0 || d.y == 0 || d.z == 0)
+      throw launch_error(kernel, std::string(what) + " is " + dims(d) +
+                                     "; every launch dimension must be at least 1");
+  if (volume(c.cluster) > kMaxClusterCtas)
+    throw launch_error(kernel, "a cluster of " + std::to_string(volume(c.cluster)) + " CTAs (" +
+                                   dims(c.cluster) +
+                                   ") exceeds the hardware limit of 16 CTAs per cluster "
+                                   "(8 is the portable size); use a smaller cluster");
+  if (volume(c.block) > 1024 || c.block.z > 64)
+    throw launch_error(kernel, "a block of " + dims(c.block) + " threads exceeds the limit of 1024 "
+                                   "threads per CTA (and 64 in z)");
+  uint64_t gx = uint64_t(c.grid_clusters.x) * c.cluster.x;
+  uint64_t gy = uint64_t(c.grid_clusters.y) * c.cluster.y;
+  uint64_t gz = uint64_t(c.grid_clusters.z) * c.cluster.z;
+  if (gx > 0x7fffffffu || gy > 65535 || gz > 65535)
+    throw launch_error(kernel, "the grid of " + std::to_string(gx) + "x" + std::to_string(gy) + "x" +
+                                   std::to_string(gz) +
+                                   " CTAs exceeds the limits (2^31-1 in x, 65535 in y and z)");
+}
+
+ArgPack& ArgPack::push_bytes(const void* data, size_t bytes, size_t align) {
+  align = std::max<size_t>(align, 16);
+  void* block = ::operator new(std::max<size_t>(bytes, 1), std::align_val_t(align));
+  blocks_.emplace_back(block, Free{align});
+  if (bytes) std::memcpy(block, data, bytes);
+  pointers_.push_back(block);
+  sizes_.push_back(bytes);
+  return *this;
+}
+
+void check_args(const Module& module, const ArgPack& args) {
+  const Driver& d = driver();
+  for (size_t i = 0; i < 4096; ++i) { // a bound in case a driver never says "past the end"
+    size_t offset = 0, size = 0;
+    CUresult r = d.cuFuncGetParamInfo(module.function(), i, &offset, &size);
+    if (r == CUDA_ERROR_INVALID_VALUE) { // past the last parameter
+      if (i != args.size())
+        throw launch_error(module.kernel_name(), "takes " + std::to_string(i) +
+                                                     " parameter(s) but " +
+                                                     std::to_string(args.size()) +
+                                                     " argument(s) were pushed");
+      return;
+    }
+    check(r, "cuFuncGetParamInfo", module.kernel_name());
+    if (i >= args.size()) continue; // counted above, once the end is found
+    if (args.bytes_of(i) != size)
+      throw launch_error(module.kernel_name(),
+                         "argument " + std::to_string(i) + " is " + std::to_string(args.bytes_of(i)) +
+                             " bytes but the kernel's parameter " + std::to_string(i) + " is " +
+                             std::to_string(size) + " bytes");
+  }
+}
+
+void prepare(const Module& module, const LaunchConfig& c) {
+  const Driver& d = driver();
+  const std::string& kernel = module.kernel_name();
+  if (c.cluster.count() > kPortableClusterCtas)
+    check(d.cuFuncSetAttribute(module.function(),
+                               CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED, 1),
+          "cuFuncSetAttribute(NON_PORTABLE_CLUSTER_SIZE_ALLOWED)", kernel);
+  if (c.dynamic_smem > 0) {
+    long total = long(module.static_smem()) + c.dynamic_smem;
+    int limit = module.device().max_smem_per_block_optin;
+    if (limit > 0 && total > limit)
+      throw launch_error(kernel, "asks for " + std::to_string(c.dynamic_smem) +
+                                     " bytes of dynamic shared memory plus " +
+                                     std::to_string(module.static_smem()) + " static (" +
+                                     std::to_string(total) + " in all), but this device allows " +
+                                     std::to_string(limit) + " per CTA");
+    check(d.cuFuncSetAttribute(module.function(), CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                               int(c.dynamic_smem)),
+          "cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES)", kernel);
+  }
+}
+
+int max_active_clusters(const Module& module, const LaunchConfig& config) {
+  validate(config, module.kernel_name());
+  prepare(module, config);
+  NativeConfig native(config);
+  int clusters = 0;
+  check(driver().cuOccupancyMaxActiveClusters(&clusters, module.function(), &native.config),
+        "cuOccupancyMaxActiveClusters", module.kernel_name());
+  return clusters;
+}
+
+void launch(const Module& module, const LaunchConfig& config, ArgPack& args) {
+  check_all(module, config, args);
+  launch_unchecked(module, config, args);
+}
+
+void synchronize(const Module& module) {
+  check(driver().cuCtxSynchronize(), "cuCtxSynchronize", module.kernel_name());
+}
+
+Timing time_launches(const Module& module, const LaunchConfig& config, ArgPack& args, int iters,
+                     int warmup) {
+  const std::string& kernel = module.kernel_name();
+  if (iters < 1 || warmup < 0)
+    throw RuntimeError(ErrorKind::Usage, "kernel '" + kernel + "': timing needs iters >= 1 and "
+                                         "warmup >= 0, not " + std::to_string(iters) + " and " +
+                                         std::to_string(warmup));
+  check_all(module, config, args);
+  for (int i = 0; i < warmup; ++i) launch_unchecked(module, config, args);
+
+  const Driver& d = driver();
+  Events events;
+  std::vector<std::pair<CUevent, CUevent>> pairs;
+  for (int i = 0; i < iters; ++i) pairs.emplace_back(events.make(kernel), events.make(kernel));
+  for (auto [start, stop] : pairs) {
+    check(d.cuEventRecord(start, config.stream), "cuEventRecord", kernel);
+    launch_unchecked(module, config, args);
+    check(d.cuEventRecord(stop, config.stream), "cuEventRecord", kernel);
+  }
+  check(d.cuEventSynchronize(pairs.back().second), "cuEventSynchronize", kernel);
+
+  std::vector<double> ms;
+  for (auto [start, stop] : pairs) {
+    float elapsed = 0;
+    check(d.cuEventElapsedTime(&elapsed, start, stop), "cuEventElapsedTime", kernel);
+    ms.push_back(elapsed);
+  }
+  std::sort(ms.begin(), ms.end());
+  size_t n = ms.size();
+  double median = n % 2 ? ms[n / 2] : (ms[n / 2 - 1] + ms[n / 2]) / 2;
+  return {median, ms.front(), ms.back(), iters};
+}
+
+} // namespace tj::rt

@@ -1,0 +1,68 @@
+#include "samples/runner.h"
+
+#include "codegen/passes/verify_launch.h"
+#include "codegen/prelude.h"
+#include "dsl/diagnostic.h"
+
+namespace tj::samples {
+
+void check_sample_config(const Sample& s, const Config& c) {
+  std::vector<Diagnostic> diags;
+  for (const ConfigProblem& p : s.check_config(c)) diags.push_back({ir::Loc{"spec", 0, 0}, p.field + ": " + p.message, ""});
+  if (!diags.empty()) throw UserError(std::move(diags));
+}
+
+rt::CompileRequest compile_request(const codegen::Lowered& lowered, const codegen::Target& target) {
+  rt::CompileRequest req;
+  req.kernel_name = lowered.kernel.name;
+  req.source = lowered.cuda;
+  req.headers.push_back({codegen::kPreludeName, std::string(codegen::prelude_source())});
+  req.arch = target.arch;
+  return req;
+}
+
+Compiled compile_sample(const Sample& s, const Config& c, const codegen::Target& target, rt::Cache* cache) {
+  check_sample_config(s, c);
+  ir::Kernel k = s.build(c);
+  std::vector<Diagnostic> diags = codegen::verify_launch(k, c.grid_ctas());
+  if (!diags.empty()) throw UserError(std::move(diags));
+  Compiled out;
+  out.lowered = codegen::lower(k, target);
+  out.result = rt::compile(compile_request(out.lowered, target), cache);
+  return out;
+}
+
+rt::LaunchConfig launch_config(const Config& c, const Compiled& compiled) {
+  rt::LaunchConfig lc;
+  lc.grid_clusters = {c.grid_clusters.x, c.grid_clusters.y, c.grid_clusters.z};
+  lc.cluster = {c.cluster.x, c.cluster.y, c.cluster.z};
+  const ir::Dim3& b = compiled.lowered.kernel.block;
+  lc.block = {b.x, b.y, b.z};
+  lc.dynamic_smem = compiled.lowered.dynamic_smem;
+  return lc;
+}
+
+RunReport run_sample(const Sample& s, const Config& c, const Compiled& compiled, const rt::Context& ctx,
+                     const RunOptions& opts) {
+  ctx.make_current();
+  rt::Module module = rt::Module::load(ctx, compiled.result.cubin, compiled.lowered.kernel.name);
+  rt::LaunchConfig lc = launch_config(c, compiled);
+  rt::prepare(module, lc);
+
+  RunReport report;
+  report.max_active_clusters = rt::max_active_clusters(module, lc);
+  std::unique_ptr<Instance> inst = s.instantiate(c, opts.seed);
+  report.bytes_per_launch = inst->bytes_per_launch();
+  rt::ArgPack args = inst->args();
+  if (opts.verify) {
+    inst->poison();
+    rt::launch(module, lc, args);
+    rt::synchronize(module);
+    report.check = inst->verify();
+    report.verified = true;
+  }
+  if (opts.iters > 0) report.timing = rt::time_launches(module, lc, args, opts.iters);
+  return report;
+}
+
+}  // namespace tj::samples

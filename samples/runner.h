@@ -1,0 +1,55 @@
+// Driving a sample the whole way: DSL -> verify + lower -> NVRTC (cached) ->
+// module -> launch -> check -> time. Shared by the CLI, GPU tests and benches.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "codegen/lower.h"
+#include "codegen/target.h"
+#include "runtime/cache.h"
+#include "runtime/compiler.h"
+#include "runtime/device.h"
+#include "runtime/launch.h"
+#include "runtime/module.h"
+#include "samples/sample.h"
+
+namespace tj::samples {
+
+// The sample's own rules and the launch checks, as UserError diagnostics
+// whose location is the spec field ("spec: cluster") when no source line applies.
+void check_sample_config(const Sample& s, const Config& c);
+
+struct Compiled {
+  codegen::Lowered lowered;
+  rt::CompileResult result;
+};
+
+// The NVRTC request for lowered code: the source plus the embedded prelude.
+rt::CompileRequest compile_request(const codegen::Lowered& lowered, const codegen::Target& target);
+
+// Builds the sample's kernel, verifies and lowers it, compiles it through the cache.
+Compiled compile_sample(const Sample& s, const Config& c, const codegen::Target& target, rt::Cache* cache);
+
+rt::LaunchConfig launch_config(const Config& c, const Compiled& compiled);
+
+struct RunOptions {
+  int iters = 20;   // timed launches (0: no timing)
+  bool verify = true;
+  uint64_t seed = 1;
+};
+
+struct RunReport {
+  Check check;            // check.ok is meaningful only when verified
+  bool verified = false;
+  int max_active_clusters = 0;
+  rt::Timing timing;      // iters == 0 when not timed
+  double bytes_per_launch = 0;
+  double gbytes_per_s() const { return timing.median_ms > 0 ? bytes_per_launch / (timing.median_ms * 1e6) : 0; }
+};
+
+// Loads `compiled` on ctx's device, launches once and checks the result, then times.
+RunReport run_sample(const Sample& s, const Config& c, const Compiled& compiled, const rt::Context& ctx,
+                     const RunOptions& opts);
+
+}  // namespace tj::samples

@@ -1,0 +1,85 @@
+// A sample: a kernel generator written in the DSL, the host side that feeds
+// it, and the reference that checks it. The CLI, the GPU tests and the
+// benchmarks all drive samples through this one interface.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "dsl/ir/kernel.h"
+#include "runtime/launch.h"
+
+namespace tj::samples {
+
+// One integer parameter a sample takes from a spec's "params".
+struct ParamSpec {
+  std::string name;
+  int64_t default_value;
+  int64_t min, max;
+  std::string doc;
+};
+
+// What a spec asks for: the launch shape and the sample's parameters.
+struct Config {
+  ir::Dim3 cluster{1, 1, 1};
+  ir::Dim3 grid_clusters{1, 1, 1};  // the grid, counted in clusters
+  unsigned threads = 128;
+  bool non_portable = false;
+  std::map<std::string, int64_t> params;  // every ParamSpec has a value (defaults filled in)
+
+  int64_t param(const std::string& name) const;
+  ir::Dim3 grid_ctas() const;
+  unsigned num_ctas() const { return grid_ctas().count(); }
+};
+
+// A sample's rule on a config, broken: `field` is the spec key it concerns
+// ("cluster", "threads", "params.elems").
+struct ConfigProblem {
+  std::string field;
+  std::string message;
+};
+
+struct Check {
+  bool ok = false;
+  std::string detail;  // what was compared; on failure, the first mismatches
+};
+
+// Device buffers and arguments for launches of one compiled sample.
+class Instance {
+ public:
+  virtual ~Instance() = default;
+  // The kernel's arguments, in parameter order.
+  virtual rt::ArgPack args() = 0;
+  // Poisons the outputs so that a check can see unwritten elements.
+  virtual void poison() = 0;
+  // Downloads the outputs and compares them with the host reference.
+  virtual Check verify() = 0;
+  // Bytes one launch moves through the memory the sample measures (for bandwidth).
+  virtual double bytes_per_launch() const = 0;
+};
+
+class Sample {
+ public:
+  virtual ~Sample() = default;
+  virtual std::string name() const = 0;
+  virtual std::string summary() const = 0;
+  virtual std::vector<ParamSpec> params() const = 0;
+  // Rules beyond the DSL verifier's (e.g. a 1-D cluster); empty when fine.
+  virtual std::vector<ConfigProblem> check_config(const Config& c) const { return {}; }
+  // Builds the kernel with the DSL.
+  virtual ir::Kernel build(const Config& c) const = 0;
+  // Allocates and fills device buffers (needs a current CUDA context).
+  virtual std::unique_ptr<Instance> instantiate(const Config& c, uint64_t seed) const = 0;
+};
+
+// Every sample, in ladder order.
+const std::vector<const Sample*>& all_samples();
+const Sample* find_sample(const std::string& name);
+
+// A config with the sample's defaults: cluster 2, 2 clusters, 128 threads.
+Config default_config(const Sample& s);
+
+}  // namespace tj::samples
