@@ -22,6 +22,7 @@ std::string scalar_cuda(Scalar s) {
     case Scalar::F32: return "float";
     case Scalar::BF16: return "tj::bf16";
     case Scalar::Bool: return "bool";
+    case Scalar::U32x4: return "tj::u32x4";
   }
   return "?";
 }
@@ -102,6 +103,10 @@ struct ExprEmitter {
     if (n.ptr->type.space == Space::Cluster) return "tj::ld_cluster(" + e(n.ptr) + ", " + e(n.index) + ")";
     return e(n.ptr) + "[" + e(n.index) + "]";
   }
+  std::string operator()(const VectorPack& n) const {
+    return "tj::u32x4{" + e(n.lanes[0]) + ", " + e(n.lanes[1]) + ", " + e(n.lanes[2]) + ", " + e(n.lanes[3]) + "}";
+  }
+  std::string operator()(const VectorLane& n) const { return e(n.vec) + "." + "xyzw"[n.lane]; }
   static std::string e(const Expr& x) { return dispatch(*x, ExprEmitter{}); }
 };
 

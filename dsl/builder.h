@@ -131,6 +131,12 @@ Val<T> select(const boolean& cond, const Val<T>& a, const Val<T>& b) {
   return Val<T>(ir::Select::make(cond.expr(), a.expr(), b.expr()));
 }
 
+// Four u32 lanes as one u32x4 value, and one lane back.
+inline u32x4 pack_u32x4(const u32& x, const u32& y, const u32& z, const u32& w) {
+  return u32x4(ir::VectorPack::make({x.expr(), y.expr(), z.expr(), w.expr()}));
+}
+inline u32 lane(const u32x4& v, unsigned i) { return u32(ir::VectorLane::make(v.expr(), i)); }
+
 // ---- special registers (all i32) ------------------------------------------------
 #define TJ_SREG(Enum, name, ptx, cluster) \
   inline i32 name() { return i32(ir::SpecialReg::make(ir::SpecialRegKind::Enum)); }

@@ -14,6 +14,10 @@ namespace tj::dsl {
 
 // The DSL's bfloat16 element type (a tag: there is no host arithmetic on it).
 struct bf16 {};
+// Four u32 lanes moved as one 16-byte access (host layout: four uint32_t).
+struct u32x4_t {
+  uint32_t x, y, z, w;
+};
 
 template <class T> struct scalar_of;
 template <> struct scalar_of<int32_t> { static constexpr ir::Scalar value = ir::Scalar::I32; };
@@ -23,11 +27,15 @@ template <> struct scalar_of<uint64_t> { static constexpr ir::Scalar value = ir:
 template <> struct scalar_of<float> { static constexpr ir::Scalar value = ir::Scalar::F32; };
 template <> struct scalar_of<bf16> { static constexpr ir::Scalar value = ir::Scalar::BF16; };
 template <> struct scalar_of<bool> { static constexpr ir::Scalar value = ir::Scalar::Bool; };
+template <> struct scalar_of<u32x4_t> { static constexpr ir::Scalar value = ir::Scalar::U32x4; };
 
 template <class T>
 concept DslScalar = requires { scalar_of<T>::value; };
 template <class T>
-concept Arithmetic = DslScalar<T> && !std::is_same_v<T, bool> && !std::is_same_v<T, bf16>;
+concept Arithmetic = DslScalar<T> && !std::is_same_v<T, bool> && !std::is_same_v<T, bf16> && !std::is_same_v<T, u32x4_t>;
+// Types with host literals (not bf16, not vectors).
+template <class T>
+concept HasLiteral = DslScalar<T> && !std::is_same_v<T, bf16> && !std::is_same_v<T, u32x4_t>;
 template <class T>
 concept Integral = Arithmetic<T> && std::is_integral_v<T>;
 
@@ -36,7 +44,7 @@ class Val {
  public:
   explicit Val(ir::Expr e) : e_(std::move(e)) {}
   // A literal of T. Not for bf16: write cast<bf16>(1.0f).
-  Val(T literal) requires(!std::is_same_v<T, bf16>) : e_(make_literal(literal)) {}
+  Val(T literal) requires HasLiteral<T> : e_(make_literal(literal)) {}
 
   const ir::Expr& expr() const { return e_; }
 
@@ -61,7 +69,7 @@ class Val {
   TJ_INT(>>, Shr)
 #undef TJ_INT
 #define TJ_CMP(op, Op)                                                                    \
-  friend Val<bool> operator op(const Val& a, const Val& b) requires(!std::is_same_v<T, bf16>) { \
+  friend Val<bool> operator op(const Val& a, const Val& b) requires HasLiteral<T> { \
     return Val<bool>(ir::Binary::make(ir::BinOp::Op, a.e_, b.e_));                        \
   }
   TJ_CMP(<, Lt)
@@ -97,6 +105,7 @@ using u64 = Val<uint64_t>;
 using f32 = Val<float>;
 using bf16v = Val<bf16>;
 using boolean = Val<bool>;
+using u32x4 = Val<u32x4_t>;
 
 // An array index, remembering where in the user's code it was written (the
 // default argument is evaluated at the user's call site).
@@ -121,7 +130,7 @@ struct Located {
   ir::Loc loc;
   Located(const Val<T>& v, std::source_location l = std::source_location::current())
       : expr(v.expr()), loc(ir::Loc::from(l)) {}
-  Located(T literal, std::source_location l = std::source_location::current()) requires(!std::is_same_v<T, bf16>)
+  Located(T literal, std::source_location l = std::source_location::current()) requires HasLiteral<T>
       : expr(Val<T>(literal).expr()), loc(ir::Loc::from(l)) {}
 };
 

@@ -7,7 +7,7 @@
 
 namespace tj::samples {
 
-class DsmemRing final : public Sample {
+class DsmemRing : public Sample {
  public:
   std::string name() const override { return "dsmem_ring"; }
   std::string summary() const override {
@@ -17,6 +17,18 @@ class DsmemRing final : public Sample {
   std::vector<ConfigProblem> check_config(const Config& c) const override;
   ir::Kernel build(const Config& c) const override;
   std::unique_ptr<Instance> instantiate(const Config& c, uint64_t seed) const override;
+};
+
+// global_ring: the same exchange through global memory (each CTA writes its
+// neighbour's slot of a global buffer, with the same cluster barrier per
+// round): the reference dsmem_ring's bandwidth is compared with.
+class GlobalRing final : public DsmemRing {
+ public:
+  std::string name() const override { return "global_ring"; }
+  std::string summary() const override {
+    return "dsmem_ring's exchange through global memory instead of DSMEM (the bandwidth reference)";
+  }
+  ir::Kernel build(const Config& c) const override;
 };
 
 // The value CTA `sender` writes at index i in round `round` (host reference).

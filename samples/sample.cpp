@@ -18,8 +18,9 @@ ir::Dim3 Config::grid_ctas() const {
 
 const std::vector<const Sample*>& all_samples() {
   static const DsmemRing ring;
+  static const GlobalRing global_ring;
   static const ClusterReduce reduce;
-  static const std::vector<const Sample*> all = {&ring, &reduce};
+  static const std::vector<const Sample*> all = {&ring, &reduce, &global_ring};
   return all;
 }
 

@@ -13,6 +13,11 @@ typedef long long i64;
 
 #define TJ_DEVICE __device__ __forceinline__
 
+// Four u32 lanes moved as one 16-byte access.
+struct __align__(16) u32x4 {
+  u32 x, y, z, w;
+};
+
 // ---- bf16 -------------------------------------------------------------------
 struct bf16 {
   unsigned short bits;
@@ -110,6 +115,20 @@ TJ_DEVICE bf16 ld_cluster(cluster_ptr<bf16> p, i64 i) {
 }
 TJ_DEVICE void st_cluster(cluster_ptr<bf16> p, i64 i, bf16 v) {
   asm volatile("st.shared::cluster.b16 [%0], %1;" ::"r"(p.addr + (u32)(i * 2)), "h"(v.bits) : "memory");
+}
+
+TJ_DEVICE u32x4 ld_cluster(cluster_ptr<u32x4> p, i64 i) {
+  u32x4 v;
+  asm volatile("ld.shared::cluster.v4.u32 {%0, %1, %2, %3}, [%4];"
+               : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+               : "r"(p.addr + (u32)(i * 16))
+               : "memory");
+  return v;
+}
+TJ_DEVICE void st_cluster(cluster_ptr<u32x4> p, i64 i, u32x4 v) {
+  asm volatile("st.shared::cluster.v4.u32 [%0], {%1, %2, %3, %4};" ::"r"(p.addr + (u32)(i * 16)), "r"(v.x), "r"(v.y),
+               "r"(v.z), "r"(v.w)
+               : "memory");
 }
 
 #define TJ_CLUSTER_RED(T, PT, C)                                                                 \

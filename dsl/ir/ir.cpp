@@ -159,7 +159,7 @@ Expr Binary::make(BinOp op, Expr a, Expr b, Loc loc) {
     case OpClass::A: require(is_integer(s) || s == Scalar::F32, "Binary::make: arithmetic on " + a->type.str()); break;
     case OpClass::I: require(is_integer(s), "Binary::make: integer op on " + a->type.str()); break;
     case OpClass::C:
-      require(s != Scalar::BF16, "Binary::make: comparison on bf16");
+      require(s != Scalar::BF16 && !is_vector(s), "Binary::make: comparison on " + a->type.str());
       result = Type::of(Scalar::Bool);
       break;
     case OpClass::L: require(s == Scalar::Bool, "Binary::make: logical op on " + a->type.str()); break;
@@ -169,6 +169,7 @@ Expr Binary::make(BinOp op, Expr a, Expr b, Loc loc) {
 
 Expr Cast::make(Scalar to, Expr a, Loc loc) {
   require_value(a, "Cast", "operand");
+  require(!is_vector(to) && !is_vector(a->type.scalar), "Cast::make: vectors do not convert");
   return std::make_shared<Cast>(to, std::move(a), std::move(loc));
 }
 
@@ -194,6 +195,22 @@ Expr Load::make(Expr ptr, Expr index, Loc loc) {
   require(ptr->type.is_pointer(), "Load::make: not a pointer");
   require_index(index, "Load");
   return std::make_shared<Load>(std::move(ptr), std::move(index), std::move(loc));
+}
+
+Expr VectorPack::make(std::vector<Expr> lanes, Loc loc) {
+  require(lanes.size() == 4, "VectorPack::make: u32x4 takes 4 lanes");
+  for (const Expr& l : lanes) {
+    require_value(l, "VectorPack", "lane");
+    require(l->type.scalar == Scalar::U32, "VectorPack::make: lanes must be u32, got " + l->type.str());
+  }
+  return std::make_shared<VectorPack>(std::move(lanes), std::move(loc));
+}
+
+Expr VectorLane::make(Expr vec, unsigned lane, Loc loc) {
+  require_value(vec, "VectorLane", "vector");
+  require(vec->type.scalar == Scalar::U32x4, "VectorLane::make: not a u32x4");
+  require(lane < 4, "VectorLane::make: lane out of range");
+  return std::make_shared<VectorLane>(std::move(vec), lane, std::move(loc));
 }
 
 Stmt Block::make(std::vector<Stmt> body, Loc loc) {

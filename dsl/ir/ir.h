@@ -183,6 +183,24 @@ struct Load final : ExprNode {
       : ExprNode(static_kind, p->type.element(), std::move(l)), ptr(std::move(p)), index(std::move(i)) {}
 };
 
+// Four u32 values as one u32x4 (x, y, z, w), for 16-byte loads and stores.
+struct VectorPack final : ExprNode {
+  static constexpr ExprKind static_kind = ExprKind::VectorPack;
+  const std::vector<Expr> lanes;
+  static Expr make(std::vector<Expr> lanes, Loc loc = {});
+  VectorPack(std::vector<Expr> l, Loc loc)
+      : ExprNode(static_kind, Type::of(Scalar::U32x4), std::move(loc)), lanes(std::move(l)) {}
+};
+
+struct VectorLane final : ExprNode {
+  static constexpr ExprKind static_kind = ExprKind::VectorLane;
+  const Expr vec;
+  const unsigned lane;  // 0..3
+  static Expr make(Expr vec, unsigned lane, Loc loc = {});
+  VectorLane(Expr v, unsigned l, Loc loc)
+      : ExprNode(static_kind, Type::of(Scalar::U32), std::move(loc)), vec(std::move(v)), lane(l) {}
+};
+
 // ---- statements ----------------------------------------------------------
 
 struct Block final : StmtNode {

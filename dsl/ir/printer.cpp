@@ -36,6 +36,11 @@ struct ExprText {
     return "map_shared_rank(" + to_string(n.buffer) + ", " + to_string(n.rank) + ")";
   }
   std::string operator()(const Load& n) const { return to_string(n.ptr) + "[" + to_string(n.index) + "]"; }
+  std::string operator()(const VectorPack& n) const {
+    return "u32x4(" + to_string(n.lanes[0]) + ", " + to_string(n.lanes[1]) + ", " + to_string(n.lanes[2]) + ", " +
+           to_string(n.lanes[3]) + ")";
+  }
+  std::string operator()(const VectorLane& n) const { return to_string(n.vec) + "." + "xyzw"[n.lane]; }
 
   static std::string suffix(Scalar s) {
     switch (s) {

@@ -30,6 +30,8 @@ bool is_integer(Scalar s) {
 
 bool is_float(Scalar s) { return s == Scalar::F32 || s == Scalar::BF16; }
 
+bool is_vector(Scalar s) { return s == Scalar::U32x4; }
+
 std::string_view space_name(Space s) {
   switch (s) {
     case Space::None: return "";

@@ -16,7 +16,8 @@ namespace tj::ir {
   X(U64, "u64", 8)         \
   X(F32, "f32", 4)         \
   X(BF16, "bf16", 2)       \
-  X(Bool, "bool", 1)
+  X(Bool, "bool", 1)       \
+  X(U32x4, "u32x4", 16)
 
 enum class Scalar : uint8_t {
 #define TJ_X(e, s, n) e,
@@ -28,6 +29,7 @@ std::string_view scalar_name(Scalar);
 unsigned scalar_bytes(Scalar);
 bool is_integer(Scalar);
 bool is_float(Scalar);
+bool is_vector(Scalar);  // u32x4: four u32 lanes, moved as one 16-byte access
 
 // Where a pointer points. Cluster is a peer CTA's shared memory seen through
 // the cluster window (the result of map_shared_rank).

@@ -22,6 +22,10 @@ void Visitor::visit_node(const Cast& n) { visit(n.a); }
 void Visitor::visit_node(const Select& n) { visit(n.cond); visit(n.a); visit(n.b); }
 void Visitor::visit_node(const MapSharedRank& n) { visit(n.buffer); visit(n.rank); }
 void Visitor::visit_node(const Load& n) { visit(n.ptr); visit(n.index); }
+void Visitor::visit_node(const VectorPack& n) {
+  for (const Expr& l : n.lanes) visit(l);
+}
+void Visitor::visit_node(const VectorLane& n) { visit(n.vec); }
 
 void Visitor::visit_node(const Block& n) {
   for (const Stmt& s : n.body) visit(s);

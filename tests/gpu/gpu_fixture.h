@@ -1,0 +1,36 @@
+// Shared set-up for GPU tests: one context, compile through a private cache.
+#pragma once
+
+#include <catch2/catch.hpp>
+
+#include "runtime/device.h"
+#include "samples/runner.h"
+
+namespace tj::gpu_test {
+
+inline const rt::Context& context() {
+  static rt::Context ctx;
+  return ctx;
+}
+
+inline codegen::Target target() { return *codegen::Target::parse(context().arch()); }
+
+// Compiles and runs `name` with the given shape; returns the report.
+inline samples::RunReport run(const std::string& name, unsigned cluster, unsigned clusters, unsigned threads,
+                              std::map<std::string, int64_t> params, uint64_t seed, int iters = 0) {
+  const samples::Sample* s = samples::find_sample(name);
+  REQUIRE(s != nullptr);
+  samples::Config c = samples::default_config(*s);
+  c.cluster = {cluster, 1, 1};
+  c.grid_clusters = {clusters, 1, 1};
+  c.threads = threads;
+  c.non_portable = cluster > 8;
+  for (auto& [k, v] : params) c.params[k] = v;
+  samples::Compiled compiled = samples::compile_sample(*s, c, target(), nullptr);
+  samples::RunOptions opts;
+  opts.iters = iters;
+  opts.seed = seed;
+  return samples::run_sample(*s, c, compiled, context(), opts);
+}
+
+}  // namespace tj::gpu_test

@@ -1,0 +1,30 @@
+// The GPU test binary. Without a CUDA driver or an sm_90a/sm_100a GPU it says
+// so and exits 77, which CTest reports as "Skipped": never a silent pass.
+#define CATCH_CONFIG_RUNNER
+#include <catch2/catch.hpp>
+#include <cstdio>
+
+#include "codegen/target.h"
+#include "runtime/device.h"
+#include "runtime/driver.h"
+
+int main(int argc, char** argv) {
+  std::string why;
+  if (!tj::rt::driver_available(&why)) {
+    std::printf("SKIPPED: every [gpu] test: no CUDA driver (%s)\n", why.c_str());
+    return 77;
+  }
+  int count = 0;
+  if (tj::rt::driver().cuDeviceGetCount(&count) != CUDA_SUCCESS || count == 0) {
+    std::printf("SKIPPED: every [gpu] test: the driver sees no GPU\n");
+    return 77;
+  }
+  tj::rt::DeviceInfo info = tj::rt::query_device(tj::rt::default_device_ordinal());
+  std::string arch = tj::rt::arch_for(info.cc_major, info.cc_minor);
+  if (!tj::codegen::Target::parse(arch)) {
+    std::printf("SKIPPED: every [gpu] test: %s is %s; tilejit runs on sm_90a or sm_100a\n", info.name.c_str(), arch.c_str());
+    return 77;
+  }
+  std::printf("GPU tests on %s (%s, %d SMs)\n", info.name.c_str(), arch.c_str(), info.sm_count);
+  return Catch::Session().run(argc, argv);
+}
