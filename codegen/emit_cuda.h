@@ -10,7 +10,13 @@
 
 namespace tj::codegen {
 
-std::string emit_cuda(const ir::Kernel& k, const Target& target);
+struct EmitOptions {
+  // Non-zero: every mbarrier wait gives up after this many nanoseconds,
+  // printing the barrier, phase and CTA, and traps (TILEJIT_DEBUG_HANGS).
+  unsigned long long hang_guard_ns = 0;
+};
+
+std::string emit_cuda(const ir::Kernel& k, const Target& target, const EmitOptions& opts = {});
 
 // The C++ spelling of an IR type in generated code ("float", "tj::cluster_ptr<int>").
 std::string cuda_type(const ir::Type& t);

@@ -4,7 +4,10 @@
 #include <iostream>
 
 #include "codegen/emit_cuda.h"
+#include "codegen/passes/insert_barrier_init.h"
 #include "codegen/passes/insert_exit_barrier.h"
+#include "codegen/passes/verify_async.h"
+#include "codegen/passes/verify_transactions.h"
 #include "codegen/passes/verify_cluster_shape.h"
 #include "codegen/passes/verify_dsmem.h"
 #include "codegen/passes/verify_shared_memory.h"
@@ -24,11 +27,18 @@ std::function<void(const std::string&, const std::string&)> dumper(const LowerOp
   };
 }
 
+unsigned long long hang_guard_ns(const LowerOptions& opts) {
+  if (opts.debug_hangs) return *opts.debug_hangs ? kHangGuardNs : 0;
+  const char* env = std::getenv("TILEJIT_DEBUG_HANGS");
+  return env && *env && std::string(env) != "0" ? kHangGuardNs : 0;
+}
+
 }  // namespace
 
 const std::vector<std::string>& pass_names() {
   static const std::vector<std::string> names = {"verify_cluster_shape", "verify_shared_memory", "verify_dsmem",
-                                                 "insert_exit_barrier", "emit_cuda"};
+                                                 "verify_async",         "verify_transactions",  "insert_barrier_init",
+                                                 "insert_exit_barrier",  "emit_cuda"};
   return names;
 }
 
@@ -47,15 +57,21 @@ Lowered lower(const ir::Kernel& input, const Target& target, const LowerOptions&
   check("verify_cluster_shape", verify_cluster_shape(input, target));
   check("verify_shared_memory", verify_shared_memory(input, target));
   check("verify_dsmem", verify_dsmem(input, target));
+  check("verify_async", verify_async(input, target));
+  if (diags.empty()) check("verify_transactions", verify_transactions(input, target));  // needs well-formed copies
   if (!diags.empty()) throw UserError(std::move(diags));
 
   // 2. Rewrites.
-  ir::Kernel k = insert_exit_barrier(input);
+  ir::Kernel k = insert_barrier_init(input);
+  after("insert_barrier_init", k);
+  k = insert_exit_barrier(k);
   after("insert_exit_barrier", k);
 
   // 3. Emission.
   Lowered out;
-  out.cuda = emit_cuda(k, target);
+  EmitOptions emit;
+  emit.hang_guard_ns = hang_guard_ns(opts);
+  out.cuda = emit_cuda(k, target, emit);
   out.dynamic_smem = static_cast<unsigned>(k.dynamic_shared_bytes());
   out.kernel = std::move(k);
   return out;

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <functional>
+#include <optional>
 #include <string>
 
 #include "codegen/target.h"
@@ -10,7 +11,13 @@
 
 namespace tj::codegen {
 
+// How long a guarded mbarrier wait spins before it reports a hang and traps.
+inline constexpr unsigned long long kHangGuardNs = 2'000'000'000ull;
+
 struct LowerOptions {
+  // Bounded barrier waits that trap with the barrier's name instead of hanging.
+  // Unset: TILEJIT_DEBUG_HANGS=1 turns them on.
+  std::optional<bool> debug_hangs;
   // Called with (pass name, IR text) after every pass that runs; also enabled
   // by TILEJIT_DUMP_IR=1 (to stderr) or TILEJIT_DUMP_IR=<pass name>.
   std::function<void(const std::string& pass, const std::string& ir)> dump;

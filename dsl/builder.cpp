@@ -114,6 +114,27 @@ ir::Expr KernelBuilder::add_shared(std::string name, ir::Scalar elem, uint64_t c
   return ir::SharedRef::make(name, elem, L(loc));
 }
 
+Ptr<mbarrier_t> KernelBuilder::mbarriers(std::string name, unsigned count, unsigned arrivals, SrcLoc loc) {
+  if (arrivals == 0)
+    throw UserError(L(loc), "mbarrier '" + name + "' expects 0 arrivals per phase; its phases could never complete",
+                    "give the number of threads (or CTAs) that arrive each phase, at least 1");
+  if (arrivals >= (1u << 20))
+    throw UserError(L(loc), "mbarrier '" + name + "' expects " + std::to_string(arrivals) +
+                                " arrivals per phase; an mbarrier counts at most 2^20 - 1",
+                    "arrive once per warp or per CTA instead of once per thread");
+  ir::Expr e = add_shared(std::move(name), ir::Scalar::MBarrier, count, false, loc);
+  kernel_.shared.back().arrivals = arrivals;
+  return Ptr<mbarrier_t>(e);
+}
+
+TensorMap KernelBuilder::add_tensor_map(std::string name, ir::Scalar dtype, std::vector<unsigned> box,
+                                        ir::Swizzle swizzle, const SrcLoc& loc) {
+  ir::Expr ref = add_param(name, ir::Type::of(ir::Scalar::TensorMap), loc);
+  ir::TensorMapDecl d{kernel_.params.back().name, dtype, static_cast<unsigned>(box.size()), std::move(box), swizzle, L(loc)};
+  kernel_.tensor_maps.push_back(d);
+  return TensorMap{ref, d};
+}
+
 KernelBuilder& KernelBuilder::threads(unsigned x, unsigned y, unsigned z, SrcLoc loc) {
   kernel_.block = ir::Dim3{x, y, z};
   return *this;

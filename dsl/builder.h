@@ -16,6 +16,13 @@ namespace tj::dsl {
 
 using SrcLoc = std::source_location;
 
+// A TMA tensor map parameter and what the kernel knows of it.
+struct TensorMap {
+  ir::Expr ref;  // the parameter (type tensor_map)
+  ir::TensorMapDecl decl;
+  uint64_t box_bytes() const { return decl.box_bytes(); }
+};
+
 template <class T> struct param_handle { using type = Val<T>; };
 template <class T> struct param_handle<T*> { using type = Ptr<T>; };
 
@@ -49,6 +56,23 @@ class KernelBuilder {
     return Ptr<T>(add_shared(std::move(name), scalar_of<T>::value, count, true, loc));
   }
 
+  // `count` mbarriers in shared memory, each completing a phase after `arrivals`
+  // arrivals (plus the transaction bytes announced with expect_tx). They are
+  // initialized at kernel start, before any other statement.
+  Ptr<mbarrier_t> mbarriers(std::string name, unsigned count, unsigned arrivals, SrcLoc loc = SrcLoc::current());
+
+  // A TMA view of a global tensor of T: a kernel parameter the host fills with
+  // an encoded CUtensorMap. `box` is the tile one copy moves, innermost
+  // dimension first; `swizzle` the shared-memory layout of the box.
+  template <DslScalar T>
+  TensorMap tensor_map(std::string name, std::vector<unsigned> box, ir::Swizzle swizzle = ir::Swizzle::None,
+                       SrcLoc loc = SrcLoc::current()) {
+    return add_tensor_map(std::move(name), scalar_of<T>::value, std::move(box), swizzle, loc);
+  }
+
+  // The cluster shape set so far (for mask helpers).
+  const ir::Dim3& cluster_shape() const { return kernel_.cluster; }
+
   // Threads per CTA.
   KernelBuilder& threads(unsigned x, unsigned y = 1, unsigned z = 1, SrcLoc loc = SrcLoc::current());
   // CTAs per cluster; the grid is then given in clusters at launch.
@@ -69,6 +93,8 @@ class KernelBuilder {
 
  private:
   ir::Expr add_param(std::string name, ir::Type type, const SrcLoc& loc);
+  TensorMap add_tensor_map(std::string name, ir::Scalar dtype, std::vector<unsigned> box, ir::Swizzle swizzle,
+                           const SrcLoc& loc);
   ir::Expr add_shared(std::string name, ir::Scalar elem, uint64_t count, bool dynamic, const SrcLoc& loc);
   std::string claim_name(std::string name, const SrcLoc& loc);
 

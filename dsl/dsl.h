@@ -1,6 +1,7 @@
 // The tilejit DSL, all of it.
 #pragma once
 
+#include "dsl/async.h"
 #include "dsl/builder.h"
 #include "dsl/cluster.h"
 #include "dsl/diagnostic.h"

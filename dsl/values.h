@@ -28,14 +28,24 @@ template <> struct scalar_of<float> { static constexpr ir::Scalar value = ir::Sc
 template <> struct scalar_of<bf16> { static constexpr ir::Scalar value = ir::Scalar::BF16; };
 template <> struct scalar_of<bool> { static constexpr ir::Scalar value = ir::Scalar::Bool; };
 template <> struct scalar_of<u32x4_t> { static constexpr ir::Scalar value = ir::Scalar::U32x4; };
+template <> struct scalar_of<uint8_t> { static constexpr ir::Scalar value = ir::Scalar::U8; };
+// An mbarrier in shared memory (declare with KernelBuilder::mbarriers).
+struct mbarrier_t {};
+template <> struct scalar_of<mbarrier_t> { static constexpr ir::Scalar value = ir::Scalar::MBarrier; };
+// A TMA tensor map parameter (declare with KernelBuilder::tensor_map).
+struct tensor_map_t {};
+template <> struct scalar_of<tensor_map_t> { static constexpr ir::Scalar value = ir::Scalar::TensorMap; };
 
 template <class T>
 concept DslScalar = requires { scalar_of<T>::value; };
 template <class T>
-concept Arithmetic = DslScalar<T> && !std::is_same_v<T, bool> && !std::is_same_v<T, bf16> && !std::is_same_v<T, u32x4_t>;
-// Types with host literals (not bf16, not vectors).
+concept StorageOnly = std::is_same_v<T, bf16> || std::is_same_v<T, u32x4_t> || std::is_same_v<T, uint8_t> ||
+                      std::is_same_v<T, mbarrier_t> || std::is_same_v<T, tensor_map_t>;
 template <class T>
-concept HasLiteral = DslScalar<T> && !std::is_same_v<T, bf16> && !std::is_same_v<T, u32x4_t>;
+concept Arithmetic = DslScalar<T> && !std::is_same_v<T, bool> && !StorageOnly<T>;
+// Types with host literals (no storage-only types).
+template <class T>
+concept HasLiteral = DslScalar<T> && !StorageOnly<T>;
 template <class T>
 concept Integral = Arithmetic<T> && std::is_integral_v<T>;
 

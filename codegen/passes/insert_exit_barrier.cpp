@@ -8,6 +8,11 @@ namespace {
 struct UsesDsmem : ir::Visitor {
   bool found = false;
   void visit_node(const ir::MapSharedRank&) override { found = true; }
+  // A multicast load writes peers' shared memory and signals their barriers.
+  void visit_node(const ir::TmaLoad& n) override {
+    found |= n.mask != nullptr;
+    ir::Visitor::visit_node(n);
+  }
 };
 
 bool uses_dsmem(const ir::Stmt& s) {

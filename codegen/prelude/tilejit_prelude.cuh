@@ -18,6 +18,14 @@ struct __align__(16) u32x4 {
   u32 x, y, z, w;
 };
 
+// An mbarrier object in shared memory, and a TMA tensor map passed by value
+// as a __grid_constant__ kernel parameter (CUtensorMap's size and alignment).
+typedef unsigned long long mbarrier;
+struct __align__(64) tensor_map {
+  unsigned long long opaque[16];
+};
+typedef unsigned char u8;
+
 // ---- bf16 -------------------------------------------------------------------
 struct bf16 {
   unsigned short bits;
@@ -160,5 +168,144 @@ TJ_DEVICE void cluster_sync() {
   cluster_arrive_release();
   cluster_wait_acquire();
 }
+
+// ---- mbarriers --------------------------------------------------------------------
+TJ_DEVICE void mbar_init(mbarrier* bar, u32 arrivals) {
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(smem_addr(bar)), "r"(arrivals) : "memory");
+}
+// Makes the inits visible to the cluster (and to the async proxy) before use.
+TJ_DEVICE void fence_mbarrier_init() { asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory"); }
+// Orders this thread's shared-memory writes before later async-proxy (TMA) reads.
+TJ_DEVICE void fence_proxy_async() { asm volatile("fence.proxy.async.shared::cta;" ::: "memory"); }
+
+TJ_DEVICE void mbar_arrive(mbarrier* bar) {
+  asm volatile("{ .reg .b64 st; mbarrier.arrive.shared::cta.b64 st, [%0]; }" ::"r"(smem_addr(bar)) : "memory");
+}
+TJ_DEVICE void mbar_arrive_expect_tx(mbarrier* bar, u32 tx) {
+  asm volatile("{ .reg .b64 st; mbarrier.arrive.expect_tx.shared::cta.b64 st, [%0], %1; }" ::"r"(smem_addr(bar)), "r"(tx)
+               : "memory");
+}
+// A peer's barrier (from map_shared_rank). The destination must be the sink `_`.
+TJ_DEVICE void mbar_arrive(cluster_ptr<mbarrier> bar, i64 i) {
+  asm volatile("mbarrier.arrive.release.cluster.shared::cluster.b64 _, [%0];" ::"r"(bar.addr + (u32)(i * 8)) : "memory");
+}
+TJ_DEVICE void mbar_arrive_expect_tx(cluster_ptr<mbarrier> bar, i64 i, u32 tx) {
+  asm volatile("mbarrier.arrive.expect_tx.release.cluster.shared::cluster.b64 _, [%0], %1;" ::"r"(bar.addr + (u32)(i * 8)),
+               "r"(tx)
+               : "memory");
+}
+
+// One bounded try of the phase with `parity`; acquire at cluster scope so a
+// peer's released writes (remote arrivals, multicast data) are visible.
+TJ_DEVICE bool mbar_try_wait(mbarrier* bar, u32 parity) {
+  u32 done;
+  asm volatile(
+      "{ .reg .pred p; mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 p, [%1], %2; selp.u32 %0, 1, 0, p; }"
+      : "=r"(done)
+      : "r"(smem_addr(bar)), "r"(parity)
+      : "memory");
+  return done != 0;
+}
+TJ_DEVICE void mbar_wait(mbarrier* bar, u32 parity) {
+  while (!mbar_try_wait(bar, parity)) {
+  }
+}
+TJ_DEVICE u64 global_timer_ns() {
+  u64 t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  return t;
+}
+// TILEJIT_DEBUG_HANGS: a wait that gives up after `limit_ns`, names the barrier
+// and traps instead of hanging the GPU.
+TJ_DEVICE void mbar_wait_guarded(mbarrier* bar, u32 parity, const char* name, i32 index, u64 limit_ns) {
+  u64 start = global_timer_ns();
+  while (!mbar_try_wait(bar, parity)) {
+    if (global_timer_ns() - start > limit_ns) {
+      printf("tilejit: hang guard: barrier %s[%d] never completed phase parity %u in CTA (%d,%d,%d), cluster rank %d, thread %d\n",
+             name, index, parity, (int)blockIdx.x, (int)blockIdx.y, (int)blockIdx.z, cluster_ctarank(), (int)threadIdx.x);
+      asm volatile("trap;");
+    }
+  }
+}
+
+// ---- TMA (cp.async.bulk.tensor) -----------------------------------------------------
+// One wrapper per rank and direction; the coordinate lists come from this table.
+#define TJ_C1 "{%2}"
+#define TJ_C2 "{%2, %3}"
+#define TJ_C3 "{%2, %3, %4}"
+#define TJ_C4 "{%2, %3, %4, %5}"
+#define TJ_C5 "{%2, %3, %4, %5, %6}"
+#define TJ_P1 i32 c0
+#define TJ_P2 i32 c0, i32 c1
+#define TJ_P3 i32 c0, i32 c1, i32 c2
+#define TJ_P4 i32 c0, i32 c1, i32 c2, i32 c3
+#define TJ_P5 i32 c0, i32 c1, i32 c2, i32 c3, i32 c4
+#define TJ_A1 "r"(c0)
+#define TJ_A2 "r"(c0), "r"(c1)
+#define TJ_A3 "r"(c0), "r"(c1), "r"(c2)
+#define TJ_A4 "r"(c0), "r"(c1), "r"(c2), "r"(c3)
+#define TJ_A5 "r"(c0), "r"(c1), "r"(c2), "r"(c3), "r"(c4)
+#define TJ_BAR1 "%3"
+#define TJ_BAR2 "%4"
+#define TJ_BAR3 "%5"
+#define TJ_BAR4 "%6"
+#define TJ_BAR5 "%7"
+#define TJ_MASK1 "%4"
+#define TJ_MASK2 "%5"
+#define TJ_MASK3 "%6"
+#define TJ_MASK4 "%7"
+#define TJ_MASK5 "%8"
+#define TJ_TMA(N)                                                                                             \
+  TJ_DEVICE void tma_load_##N##d(void* dst, const tensor_map* map, TJ_P##N, mbarrier* bar) {                   \
+    asm volatile("cp.async.bulk.tensor." #N "d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, " \
+                 TJ_C##N "], [" TJ_BAR##N "];" ::"r"(smem_addr(dst)), "l"(map), TJ_A##N, "r"(smem_addr(bar))    \
+                 : "memory");                                                                                 \
+  }                                                                                                           \
+  TJ_DEVICE void tma_load_##N##d_multicast(void* dst, const tensor_map* map, TJ_P##N, mbarrier* bar, u32 mask) { \
+    asm volatile("cp.async.bulk.tensor." #N "d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"      \
+                 ".multicast::cluster [%0], [%1, " TJ_C##N "], [" TJ_BAR##N "], " TJ_MASK##N ";"             \
+                 ::"r"(smem_addr(dst)), "l"(map), TJ_A##N, "r"(smem_addr(bar)), "h"((unsigned short)mask)    \
+                 : "memory");                                                                                 \
+  }                                                                                                           \
+  TJ_DEVICE void tma_store_##N##d(const tensor_map* map, TJ_P##N, const void* src) {                          \
+    asm volatile("cp.async.bulk.tensor." #N "d.global.shared::cta.tile.bulk_group [%0, " TJ_C##N "], [%1];"  \
+                 ::"l"(map), "r"(smem_addr(src)), TJ_A##N                                                     \
+                 : "memory");                                                                                 \
+  }
+TJ_TMA(1)
+TJ_TMA(2)
+TJ_TMA(3)
+TJ_TMA(4)
+TJ_TMA(5)
+#undef TJ_TMA
+
+TJ_DEVICE void bulk_commit() { asm volatile("cp.async.bulk.commit_group;" ::: "memory"); }
+template <int N>
+TJ_DEVICE void bulk_wait() {
+  asm volatile("cp.async.bulk.wait_group %0;" ::"n"(N) : "memory");
+}
+template <int N>
+TJ_DEVICE void bulk_wait_read() {
+  asm volatile("cp.async.bulk.wait_group.read %0;" ::"n"(N) : "memory");
+}
+
+// ---- DSMEM bulk copy and st.async --------------------------------------------------
+TJ_DEVICE void bulk_copy_to_peer(u32 dst_cluster_addr, const void* src, u32 bytes, cluster_ptr<mbarrier> bar, i64 bi) {
+  asm volatile("cp.async.bulk.shared::cluster.shared::cta.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];"
+               ::"r"(dst_cluster_addr), "r"(smem_addr(src)), "r"(bytes), "r"(bar.addr + (u32)(bi * 8))
+               : "memory");
+}
+template <class T>
+TJ_DEVICE u32 cluster_addr(cluster_ptr<T> p, i64 i) { return p.addr + (u32)(i * sizeof(T)); }
+
+#define TJ_ST_ASYNC(T, PT, C)                                                                               \
+  TJ_DEVICE void st_async(cluster_ptr<T> p, i64 i, T v, cluster_ptr<mbarrier> bar, i64 bi) {                 \
+    asm volatile("st.async.shared::cluster.mbarrier::complete_tx::bytes." PT " [%0], %1, [%2];"             \
+                 ::"r"(p.addr + (u32)(i * sizeof(T))), C(v), "r"(bar.addr + (u32)(bi * 8))                  \
+                 : "memory");                                                                               \
+  }
+TJ_ST_ASYNC(u32, "b32", "r")
+TJ_ST_ASYNC(float, "f32", "f")
+#undef TJ_ST_ASYNC
 
 }  // namespace tj

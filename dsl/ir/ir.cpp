@@ -290,6 +290,109 @@ Stmt ClusterBarrier::make(ClusterBarrierOp op, MemoryOrder order, Loc loc) {
   return std::make_shared<ClusterBarrier>(op, order, std::move(loc));
 }
 
+namespace {
+void require_ptr(const Expr& p, const char* node, const char* field, Scalar elem, std::initializer_list<Space> spaces) {
+  require_expr(p, node, field);
+  require(p->type.is_pointer(), std::string(node) + "::make: " + field + " is not a pointer");
+  bool ok = false;
+  for (Space s : spaces) ok |= p->type.space == s;
+  require(ok, std::string(node) + "::make: " + field + " is in the wrong memory: " + p->type.str());
+  if (elem != Scalar::Bool)  // Bool: any element type
+    require(p->type.scalar == elem, std::string(node) + "::make: " + field + " has elements " + p->type.str());
+}
+void require_coords(const std::vector<Expr>& coords, const char* node) {
+  require(!coords.empty() && coords.size() <= 5, std::string(node) + "::make: 1 to 5 coordinates");
+  for (const Expr& c : coords) {
+    require_value(c, node, "coordinate");
+    require(c->type.scalar == Scalar::I32, std::string(node) + "::make: coordinates are i32");
+  }
+}
+void require_tmap(const Expr& t, const char* node) {
+  require_expr(t, node, "tmap");
+  require(t->kind == ExprKind::VarRef && t->type.scalar == Scalar::TensorMap,
+          std::string(node) + "::make: tmap is not a tensor_map parameter");
+}
+}  // namespace
+
+Stmt MbarrierInit::make(Expr bar, Expr index, unsigned arrivals, Loc loc) {
+  require_ptr(bar, "MbarrierInit", "bar", Scalar::MBarrier, {Space::Shared});
+  require_index(index, "MbarrierInit");
+  return std::make_shared<MbarrierInit>(std::move(bar), std::move(index), arrivals, std::move(loc));
+}
+
+Stmt Fence::make(FenceKind f, Loc loc) { return std::make_shared<Fence>(f, std::move(loc)); }
+
+Stmt MbarrierArrive::make(Expr bar, Expr index, Expr tx, Loc loc) {
+  require_ptr(bar, "MbarrierArrive", "bar", Scalar::MBarrier, {Space::Shared, Space::Cluster});
+  require_index(index, "MbarrierArrive");
+  if (tx) {
+    require_value(tx, "MbarrierArrive", "tx");
+    require(tx->type.scalar == Scalar::U32, "MbarrierArrive::make: tx bytes are u32");
+  }
+  return std::make_shared<MbarrierArrive>(std::move(bar), std::move(index), std::move(tx), std::move(loc));
+}
+
+Stmt MbarrierWait::make(Expr bar, Expr index, Loc loc) {
+  // Space::Cluster is let through: waiting on a peer's barrier is a user error
+  // the verifier reports with the user's line.
+  require_ptr(bar, "MbarrierWait", "bar", Scalar::MBarrier, {Space::Shared, Space::Cluster});
+  require_index(index, "MbarrierWait");
+  return std::make_shared<MbarrierWait>(std::move(bar), std::move(index), std::move(loc));
+}
+
+Stmt TmaLoad::make(Expr tmap, std::vector<Expr> coords, Expr dst, Expr dst_index, Expr bar, Expr bar_index, Expr mask,
+                   Loc loc) {
+  require_tmap(tmap, "TmaLoad");
+  require_coords(coords, "TmaLoad");
+  require_ptr(dst, "TmaLoad", "dst", Scalar::Bool, {Space::Shared, Space::Global, Space::Cluster});
+  require_index(dst_index, "TmaLoad");
+  require_ptr(bar, "TmaLoad", "bar", Scalar::MBarrier, {Space::Shared, Space::Global, Space::Cluster});
+  require_index(bar_index, "TmaLoad");
+  if (mask) {
+    require_value(mask, "TmaLoad", "mask");
+    require(mask->type.scalar == Scalar::U32, "TmaLoad::make: mask is u32");
+  }
+  return std::make_shared<TmaLoad>(std::move(tmap), std::move(coords), std::move(dst), std::move(dst_index),
+                                   std::move(bar), std::move(bar_index), std::move(mask), std::move(loc));
+}
+
+Stmt TmaStore::make(Expr tmap, std::vector<Expr> coords, Expr src, Expr src_index, Loc loc) {
+  require_tmap(tmap, "TmaStore");
+  require_coords(coords, "TmaStore");
+  require_ptr(src, "TmaStore", "src", Scalar::Bool, {Space::Shared, Space::Global, Space::Cluster});
+  require_index(src_index, "TmaStore");
+  return std::make_shared<TmaStore>(std::move(tmap), std::move(coords), std::move(src), std::move(src_index),
+                                    std::move(loc));
+}
+
+Stmt BulkGroup::make(BulkGroupOp op, unsigned pending, Loc loc) {
+  require(op != BulkGroupOp::Commit || pending == 0, "BulkGroup::make: commit takes no count");
+  return std::make_shared<BulkGroup>(op, pending, std::move(loc));
+}
+
+Stmt BulkCopy::make(Expr dst, Expr dst_index, Expr src, Expr src_index, uint32_t bytes, Expr bar, Expr bar_index,
+                    Loc loc) {
+  require_ptr(dst, "BulkCopy", "dst", Scalar::Bool, {Space::Cluster, Space::Shared, Space::Global});
+  require_index(dst_index, "BulkCopy");
+  require_ptr(src, "BulkCopy", "src", Scalar::Bool, {Space::Shared, Space::Cluster, Space::Global});
+  require_index(src_index, "BulkCopy");
+  require_ptr(bar, "BulkCopy", "bar", Scalar::MBarrier, {Space::Cluster, Space::Shared});
+  require_index(bar_index, "BulkCopy");
+  return std::make_shared<BulkCopy>(std::move(dst), std::move(dst_index), std::move(src), std::move(src_index), bytes,
+                                    std::move(bar), std::move(bar_index), std::move(loc));
+}
+
+Stmt StAsync::make(Expr dst, Expr dst_index, Expr value, Expr bar, Expr bar_index, Loc loc) {
+  require_ptr(dst, "StAsync", "dst", Scalar::Bool, {Space::Cluster, Space::Shared, Space::Global});
+  require_index(dst_index, "StAsync");
+  require_value(value, "StAsync", "value");
+  require(value->type == dst->type.element(), "StAsync::make: value type differs from the destination's");
+  require_ptr(bar, "StAsync", "bar", Scalar::MBarrier, {Space::Cluster, Space::Shared});
+  require_index(bar_index, "StAsync");
+  return std::make_shared<StAsync>(std::move(dst), std::move(dst_index), std::move(value), std::move(bar),
+                                   std::move(bar_index), std::move(loc));
+}
+
 std::optional<int64_t> const_int(const Expr& e) {
   if (!e) return std::nullopt;
   if (auto* i = e->as<IntImm>()) return i->value;

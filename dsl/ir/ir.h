@@ -284,6 +284,111 @@ struct ClusterBarrier final : StmtNode {
   ClusterBarrier(ClusterBarrierOp o, MemoryOrder m, Loc l) : StmtNode(static_kind, std::move(l)), op(o), order(m) {}
 };
 
+// ---- asynchronous copies and mbarriers -------------------------------------------
+// A barrier or buffer element is named by a pointer expression and an index.
+
+struct MbarrierInit final : StmtNode {
+  static constexpr StmtKind static_kind = StmtKind::MbarrierInit;
+  const Expr bar, index;  // a shared mbarrier
+  const unsigned arrivals;
+  static Stmt make(Expr bar, Expr index, unsigned arrivals, Loc loc);
+  MbarrierInit(Expr b, Expr i, unsigned a, Loc l)
+      : StmtNode(static_kind, std::move(l)), bar(std::move(b)), index(std::move(i)), arrivals(a) {}
+};
+
+enum class FenceKind : uint8_t {
+  MbarrierInit,      // fence.mbarrier_init.release.cluster: inits visible to the cluster
+  ProxyAsyncShared,  // fence.proxy.async.shared::cta: thread writes visible to TMA
+};
+struct Fence final : StmtNode {
+  static constexpr StmtKind static_kind = StmtKind::Fence;
+  const FenceKind fence;
+  static Stmt make(FenceKind f, Loc loc);
+  Fence(FenceKind f, Loc l) : StmtNode(static_kind, std::move(l)), fence(f) {}
+};
+
+// Arrive on a barrier, ours (Space::Shared) or a peer's (Space::Cluster), after
+// announcing `tx` more bytes for the phase (expect_tx) when tx is set.
+struct MbarrierArrive final : StmtNode {
+  static constexpr StmtKind static_kind = StmtKind::MbarrierArrive;
+  const Expr bar, index;
+  const Expr tx;  // may be null
+  static Stmt make(Expr bar, Expr index, Expr tx, Loc loc);
+  MbarrierArrive(Expr b, Expr i, Expr t, Loc l)
+      : StmtNode(static_kind, std::move(l)), bar(std::move(b)), index(std::move(i)), tx(std::move(t)) {}
+};
+
+// Wait until the barrier's current phase completes. Codegen keeps each
+// thread's phase bit per barrier, so users never handle parity.
+struct MbarrierWait final : StmtNode {
+  static constexpr StmtKind static_kind = StmtKind::MbarrierWait;
+  const Expr bar, index;
+  static Stmt make(Expr bar, Expr index, Loc loc);
+  MbarrierWait(Expr b, Expr i, Loc l) : StmtNode(static_kind, std::move(l)), bar(std::move(b)), index(std::move(i)) {}
+};
+
+// One TMA box of `tmap` at `coords` (innermost first) into dst[dst_index...],
+// completing on bar[bar_index]; with a mask, delivered to every CTA of the
+// cluster whose bit is set (same shared offsets, each CTA's own barrier).
+struct TmaLoad final : StmtNode {
+  static constexpr StmtKind static_kind = StmtKind::TmaLoad;
+  const Expr tmap;  // a VarRef of type tensor_map
+  const std::vector<Expr> coords;
+  const Expr dst, dst_index, bar, bar_index;
+  const Expr mask;  // u32, may be null (unicast)
+  static Stmt make(Expr tmap, std::vector<Expr> coords, Expr dst, Expr dst_index, Expr bar, Expr bar_index, Expr mask,
+                   Loc loc);
+  TmaLoad(Expr t, std::vector<Expr> c, Expr d, Expr di, Expr b, Expr bi, Expr m, Loc l)
+      : StmtNode(static_kind, std::move(l)), tmap(std::move(t)), coords(std::move(c)), dst(std::move(d)),
+        dst_index(std::move(di)), bar(std::move(b)), bar_index(std::move(bi)), mask(std::move(m)) {}
+};
+
+struct TmaStore final : StmtNode {
+  static constexpr StmtKind static_kind = StmtKind::TmaStore;
+  const Expr tmap;
+  const std::vector<Expr> coords;
+  const Expr src, src_index;
+  static Stmt make(Expr tmap, std::vector<Expr> coords, Expr src, Expr src_index, Loc loc);
+  TmaStore(Expr t, std::vector<Expr> c, Expr s, Expr si, Loc l)
+      : StmtNode(static_kind, std::move(l)), tmap(std::move(t)), coords(std::move(c)), src(std::move(s)),
+        src_index(std::move(si)) {}
+};
+
+// Bulk async-groups of this thread: commit the stores issued so far; wait
+// until at most `pending` groups are outstanding (Wait: complete; WaitRead:
+// their shared-memory sources may be reused).
+enum class BulkGroupOp : uint8_t { Commit, Wait, WaitRead };
+struct BulkGroup final : StmtNode {
+  static constexpr StmtKind static_kind = StmtKind::BulkGroup;
+  const BulkGroupOp op;
+  const unsigned pending;
+  static Stmt make(BulkGroupOp op, unsigned pending, Loc loc);
+  BulkGroup(BulkGroupOp o, unsigned p, Loc l) : StmtNode(static_kind, std::move(l)), op(o), pending(p) {}
+};
+
+// `bytes` from our shared memory into a peer's (dst, Space::Cluster),
+// completing on the peer's barrier `bar` (Space::Cluster).
+struct BulkCopy final : StmtNode {
+  static constexpr StmtKind static_kind = StmtKind::BulkCopy;
+  const Expr dst, dst_index, src, src_index;
+  const uint32_t bytes;
+  const Expr bar, bar_index;
+  static Stmt make(Expr dst, Expr dst_index, Expr src, Expr src_index, uint32_t bytes, Expr bar, Expr bar_index, Loc loc);
+  BulkCopy(Expr d, Expr di, Expr s, Expr si, uint32_t n, Expr b, Expr bi, Loc l)
+      : StmtNode(static_kind, std::move(l)), dst(std::move(d)), dst_index(std::move(di)), src(std::move(s)),
+        src_index(std::move(si)), bytes(n), bar(std::move(b)), bar_index(std::move(bi)) {}
+};
+
+// One value stored into a peer's shared memory, completing on its barrier.
+struct StAsync final : StmtNode {
+  static constexpr StmtKind static_kind = StmtKind::StAsync;
+  const Expr dst, dst_index, value, bar, bar_index;
+  static Stmt make(Expr dst, Expr dst_index, Expr value, Expr bar, Expr bar_index, Loc loc);
+  StAsync(Expr d, Expr di, Expr v, Expr b, Expr bi, Loc l)
+      : StmtNode(static_kind, std::move(l)), dst(std::move(d)), dst_index(std::move(di)), value(std::move(v)),
+        bar(std::move(b)), bar_index(std::move(bi)) {}
+};
+
 // The value of an integer constant expression, if it is one (after looking
 // through casts of constants).
 std::optional<int64_t> const_int(const Expr& e);

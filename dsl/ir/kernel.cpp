@@ -19,6 +19,38 @@ uint64_t shared_bytes(const Kernel& k, bool dynamic) {
 uint64_t Kernel::static_shared_bytes() const { return shared_bytes(*this, false); }
 uint64_t Kernel::dynamic_shared_bytes() const { return shared_bytes(*this, true); }
 
+std::string_view swizzle_name(Swizzle s) {
+  switch (s) {
+    case Swizzle::None: return "none";
+    case Swizzle::B32: return "32B";
+    case Swizzle::B64: return "64B";
+    case Swizzle::B128: return "128B";
+  }
+  return "?";
+}
+
+unsigned swizzle_span(Swizzle s) {
+  switch (s) {
+    case Swizzle::None: return 0;
+    case Swizzle::B32: return 32;
+    case Swizzle::B64: return 64;
+    case Swizzle::B128: return 128;
+  }
+  return 0;
+}
+
+uint64_t TensorMapDecl::box_bytes() const {
+  uint64_t n = scalar_bytes(dtype);
+  for (unsigned b : box) n *= b;
+  return n;
+}
+
+const TensorMapDecl* Kernel::find_tensor_map(const std::string& name) const {
+  for (const TensorMapDecl& t : tensor_maps)
+    if (t.name == name) return &t;
+  return nullptr;
+}
+
 const SharedBuffer* Kernel::find_shared(const std::string& name) const {
   for (const SharedBuffer& b : shared)
     if (b.name == name) return &b;

@@ -17,8 +17,27 @@ struct Dim3 {
 
 struct Param {
   std::string name;
-  Type type;  // a scalar, or a Space::Global pointer
+  Type type;  // a scalar, a Space::Global pointer, or a tensor_map
   Loc loc;
+};
+
+// Shared-memory swizzle of a TMA box: the inner box row may span at most 32,
+// 64 or 128 bytes, and 16-byte chunks are permuted within it.
+enum class Swizzle : uint8_t { None, B32, B64, B128 };
+std::string_view swizzle_name(Swizzle);
+unsigned swizzle_span(Swizzle);  // bytes; 0 for None
+
+// A TMA view of a global tensor, declared on the kernel: what the kernel code
+// relies on (element type, rank, box, swizzle) is fixed at build time; the
+// global address, shape and strides are encoded by the host at launch.
+struct TensorMapDecl {
+  std::string name;  // also the kernel parameter's name
+  Scalar dtype;
+  unsigned rank;             // 1..5
+  std::vector<unsigned> box; // elements per dimension, innermost first
+  Swizzle swizzle = Swizzle::None;
+  Loc loc;
+  uint64_t box_bytes() const;
 };
 
 struct SharedBuffer {
@@ -27,6 +46,7 @@ struct SharedBuffer {
   uint64_t count;  // elements
   bool dynamic;    // lives in the launch's dynamic shared memory
   Loc loc;
+  unsigned arrivals = 0;  // mbarrier buffers: arrivals that complete each phase
   uint64_t bytes() const { return count * scalar_bytes(elem); }
 };
 
@@ -39,6 +59,7 @@ struct Kernel {
   Loc loc;
   std::vector<Param> params;
   std::vector<SharedBuffer> shared;
+  std::vector<TensorMapDecl> tensor_maps;
   Stmt body;
   Dim3 block{128, 1, 1};
   Dim3 cluster{1, 1, 1};
@@ -48,6 +69,7 @@ struct Kernel {
   uint64_t static_shared_bytes() const;
   uint64_t dynamic_shared_bytes() const;
   const SharedBuffer* find_shared(const std::string& name) const;
+  const TensorMapDecl* find_tensor_map(const std::string& name) const;
 };
 
 }  // namespace tj::ir

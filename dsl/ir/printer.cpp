@@ -90,6 +90,45 @@ struct StmtText {
     std::string ord = n.order == MemoryOrder::Default ? "" : "." + std::string(order_name(n.order));
     return pad(indent) + op + ord + "()" + at(n.loc) + "\n";
   }
+  std::string line(const std::string& text, const Loc& loc) const { return pad(indent) + text + at(loc) + "\n"; }
+  static std::string slot(const Expr& p, const Expr& i) { return to_string(p) + "[" + to_string(i) + "]"; }
+  static std::string coords(const std::vector<Expr>& cs) {
+    std::string out = "{";
+    for (size_t i = 0; i < cs.size(); ++i) out += (i ? ", " : "") + to_string(cs[i]);
+    return out + "}";
+  }
+  std::string operator()(const MbarrierInit& n) const {
+    return line("mbarrier_init(" + slot(n.bar, n.index) + ", " + std::to_string(n.arrivals) + ")", n.loc);
+  }
+  std::string operator()(const Fence& n) const {
+    return line(n.fence == FenceKind::MbarrierInit ? "fence_mbarrier_init()" : "fence_proxy_async()", n.loc);
+  }
+  std::string operator()(const MbarrierArrive& n) const {
+    if (n.tx) return line("arrive_expect_tx(" + slot(n.bar, n.index) + ", " + to_string(n.tx) + ")", n.loc);
+    return line("arrive(" + slot(n.bar, n.index) + ")", n.loc);
+  }
+  std::string operator()(const MbarrierWait& n) const { return line("wait(" + slot(n.bar, n.index) + ")", n.loc); }
+  std::string operator()(const TmaLoad& n) const {
+    std::string m = n.mask ? ", mask " + to_string(n.mask) : "";
+    return line("tma_load(" + slot(n.dst, n.dst_index) + ", " + to_string(n.tmap) + coords(n.coords) + ", " +
+                    slot(n.bar, n.bar_index) + m + ")",
+                n.loc);
+  }
+  std::string operator()(const TmaStore& n) const {
+    return line("tma_store(" + to_string(n.tmap) + coords(n.coords) + ", " + slot(n.src, n.src_index) + ")", n.loc);
+  }
+  std::string operator()(const BulkGroup& n) const {
+    if (n.op == BulkGroupOp::Commit) return line("bulk_commit()", n.loc);
+    return line(std::string(n.op == BulkGroupOp::Wait ? "bulk_wait(" : "bulk_wait_read(") + std::to_string(n.pending) + ")", n.loc);
+  }
+  std::string operator()(const BulkCopy& n) const {
+    return line("bulk_copy(" + slot(n.dst, n.dst_index) + ", " + slot(n.src, n.src_index) + ", " + std::to_string(n.bytes) +
+                    " bytes, " + slot(n.bar, n.bar_index) + ")",
+                n.loc);
+  }
+  std::string operator()(const StAsync& n) const {
+    return line("st_async(" + slot(n.dst, n.dst_index) + ", " + to_string(n.value) + ", " + slot(n.bar, n.bar_index) + ")", n.loc);
+  }
 };
 
 }  // namespace
@@ -105,9 +144,17 @@ std::string to_string(const Kernel& k) {
   out += ") block" + k.block.str() + " cluster" + k.cluster.str();
   if (k.non_portable_cluster) out += " non_portable";
   out += " {\n";
-  for (const SharedBuffer& b : k.shared)
+  for (const TensorMapDecl& t : k.tensor_maps) {
+    std::string box;
+    for (size_t i = 0; i < t.box.size(); ++i) box += (i ? "x" : "") + std::to_string(t.box[i]);
+    out += "  tensor_map " + t.name + ": " + std::string(scalar_name(t.dtype)) + " rank " + std::to_string(t.rank) +
+           " box " + box + " swizzle " + std::string(swizzle_name(t.swizzle)) + at(t.loc) + "\n";
+  }
+  for (const SharedBuffer& b : k.shared) {
+    std::string arrivals = b.elem == Scalar::MBarrier ? " arrivals " + std::to_string(b.arrivals) : "";
     out += "  " + std::string(b.dynamic ? "dynamic_shared " : "shared ") + b.name + ": " +
-           std::string(scalar_name(b.elem)) + "[" + std::to_string(b.count) + "]" + at(b.loc) + "\n";
+           std::string(scalar_name(b.elem)) + "[" + std::to_string(b.count) + "]" + arrivals + at(b.loc) + "\n";
+  }
   out += to_string(k.body, 1);
   return out + "}\n";
 }

@@ -32,6 +32,8 @@ bool is_float(Scalar s) { return s == Scalar::F32 || s == Scalar::BF16; }
 
 bool is_vector(Scalar s) { return s == Scalar::U32x4; }
 
+bool is_opaque(Scalar s) { return s == Scalar::MBarrier || s == Scalar::TensorMap; }
+
 std::string_view space_name(Space s) {
   switch (s) {
     case Space::None: return "";

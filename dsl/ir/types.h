@@ -17,7 +17,10 @@ namespace tj::ir {
   X(F32, "f32", 4)         \
   X(BF16, "bf16", 2)       \
   X(Bool, "bool", 1)       \
-  X(U32x4, "u32x4", 16)
+  X(U32x4, "u32x4", 16)    \
+  X(U8, "u8", 1)           \
+  X(MBarrier, "mbarrier", 8) \
+  X(TensorMap, "tensor_map", 128)
 
 enum class Scalar : uint8_t {
 #define TJ_X(e, s, n) e,
@@ -30,6 +33,9 @@ unsigned scalar_bytes(Scalar);
 bool is_integer(Scalar);
 bool is_float(Scalar);
 bool is_vector(Scalar);  // u32x4: four u32 lanes, moved as one 16-byte access
+// Opaque objects: an mbarrier (8 bytes of shared memory) and a TMA tensor map
+// (a 128-byte kernel parameter). No arithmetic, loads or stores.
+bool is_opaque(Scalar);
 
 // Where a pointer points. Cluster is a peer CTA's shared memory seen through
 // the cluster window (the result of map_shared_rank).

@@ -38,5 +38,22 @@ void Visitor::visit_node(const For& n) { visit(n.begin); visit(n.end); visit(n.s
 void Visitor::visit_node(const If& n) { visit(n.cond); visit(n.then_body); visit(n.else_body); }
 void Visitor::visit_node(const SyncThreads&) {}
 void Visitor::visit_node(const ClusterBarrier&) {}
+void Visitor::visit_node(const MbarrierInit& n) { visit(n.bar); visit(n.index); }
+void Visitor::visit_node(const Fence&) {}
+void Visitor::visit_node(const MbarrierArrive& n) { visit(n.bar); visit(n.index); visit(n.tx); }
+void Visitor::visit_node(const MbarrierWait& n) { visit(n.bar); visit(n.index); }
+void Visitor::visit_node(const TmaLoad& n) {
+  visit(n.tmap);
+  for (const Expr& c : n.coords) visit(c);
+  visit(n.dst); visit(n.dst_index); visit(n.bar); visit(n.bar_index); visit(n.mask);
+}
+void Visitor::visit_node(const TmaStore& n) {
+  visit(n.tmap);
+  for (const Expr& c : n.coords) visit(c);
+  visit(n.src); visit(n.src_index);
+}
+void Visitor::visit_node(const BulkGroup&) {}
+void Visitor::visit_node(const BulkCopy& n) { visit(n.dst); visit(n.dst_index); visit(n.src); visit(n.src_index); visit(n.bar); visit(n.bar_index); }
+void Visitor::visit_node(const StAsync& n) { visit(n.dst); visit(n.dst_index); visit(n.value); visit(n.bar); visit(n.bar_index); }
 
 }  // namespace tj::ir

@@ -1,0 +1,113 @@
+#include "codegen/eval.h"
+
+#include "dsl/ir/visitor.h"
+
+namespace tj::codegen {
+namespace {
+
+using namespace tj::ir;
+
+// Wraps to the width and signedness of `s`, as the GPU would.
+int64_t wrap(Scalar s, int64_t v) {
+  switch (s) {
+    case Scalar::I32: return static_cast<int32_t>(v);
+    case Scalar::U32: return static_cast<uint32_t>(v);
+    case Scalar::Bool: return v != 0;
+    default: return v;
+  }
+}
+
+std::optional<int64_t> sreg(SpecialRegKind r, const EvalEnv& env) {
+  const Dim3& c = env.cluster;
+  switch (r) {
+    case SpecialRegKind::ClusterNumCtas: return c.count();
+    case SpecialRegKind::ClusterDimX: return c.x;
+    case SpecialRegKind::ClusterDimY: return c.y;
+    case SpecialRegKind::ClusterDimZ: return c.z;
+    case SpecialRegKind::BlockDimX: return env.block.x;
+    case SpecialRegKind::BlockDimY: return env.block.y;
+    case SpecialRegKind::BlockDimZ: return env.block.z;
+    case SpecialRegKind::ClusterCtaRank: if (env.rank) return *env.rank; return std::nullopt;
+    case SpecialRegKind::ClusterCtaIdX: if (env.rank) return *env.rank % c.x; return std::nullopt;
+    case SpecialRegKind::ClusterCtaIdY: if (env.rank) return *env.rank / c.x % c.y; return std::nullopt;
+    case SpecialRegKind::ClusterCtaIdZ: if (env.rank) return *env.rank / (c.x * c.y); return std::nullopt;
+    case SpecialRegKind::ThreadIdxX: if (env.thread) return env.thread->x; return std::nullopt;
+    case SpecialRegKind::ThreadIdxY: if (env.thread) return env.thread->y; return std::nullopt;
+    case SpecialRegKind::ThreadIdxZ: if (env.thread) return env.thread->z; return std::nullopt;
+    default: return std::nullopt;
+  }
+}
+
+struct Evaluator {
+  const EvalEnv& env;
+  using R = std::optional<int64_t>;
+
+  R operator()(const IntImm& n) const { return n.value; }
+  R operator()(const BoolImm& n) const { return n.value ? 1 : 0; }
+  R operator()(const SpecialReg& n) const { return sreg(n.reg, env); }
+  R operator()(const Cast& n) const {
+    if (!is_integer(n.type.scalar) && n.type.scalar != Scalar::Bool) return std::nullopt;
+    R a = eval_int(n.a, env);
+    return a ? R(wrap(n.type.scalar, *a)) : std::nullopt;
+  }
+  R operator()(const Unary& n) const {
+    R a = eval_int(n.a, env);
+    if (!a) return std::nullopt;
+    switch (n.op) {
+      case UnOp::Neg: return wrap(n.type.scalar, -*a);
+      case UnOp::BitNot: return wrap(n.type.scalar, ~*a);
+      case UnOp::Not: return *a == 0;
+    }
+    return std::nullopt;
+  }
+  R operator()(const Binary& n) const {
+    if (n.a->type.scalar == Scalar::F32) return std::nullopt;
+    R a = eval_int(n.a, env), b = eval_int(n.b, env);
+    // Short circuits that hold whatever the unknown side is.
+    if (n.op == BinOp::And && ((a && *a == 0) || (b && *b == 0))) return 0;
+    if (n.op == BinOp::Or && ((a && *a != 0) || (b && *b != 0))) return 1;
+    if (!a || !b) return std::nullopt;
+    const Scalar s = n.a->type.scalar;
+    const bool is_unsigned = s == Scalar::U32 || s == Scalar::U64;
+    const uint64_t ua = static_cast<uint64_t>(*a), ub = static_cast<uint64_t>(*b);
+    switch (n.op) {
+      case BinOp::Add: return wrap(s, *a + *b);
+      case BinOp::Sub: return wrap(s, *a - *b);
+      case BinOp::Mul: return wrap(s, *a * *b);
+      case BinOp::Div: if (*b == 0) return std::nullopt; return wrap(s, is_unsigned ? int64_t(ua / ub) : *a / *b);
+      case BinOp::Mod: if (*b == 0) return std::nullopt; return wrap(s, is_unsigned ? int64_t(ua % ub) : *a % *b);
+      case BinOp::Min: return std::min(*a, *b);
+      case BinOp::Max: return std::max(*a, *b);
+      case BinOp::BitAnd: return wrap(s, *a & *b);
+      case BinOp::BitOr: return wrap(s, *a | *b);
+      case BinOp::BitXor: return wrap(s, *a ^ *b);
+      case BinOp::Shl: if (*b < 0 || *b >= 64) return std::nullopt; return wrap(s, int64_t(ua << *b));
+      case BinOp::Shr: if (*b < 0 || *b >= 64) return std::nullopt; return wrap(s, is_unsigned ? int64_t(ua >> *b) : (*a >> *b));
+      case BinOp::Lt: return *a < *b;
+      case BinOp::Le: return *a <= *b;
+      case BinOp::Gt: return *a > *b;
+      case BinOp::Ge: return *a >= *b;
+      case BinOp::Eq: return *a == *b;
+      case BinOp::Ne: return *a != *b;
+      case BinOp::And: return (*a != 0) && (*b != 0);
+      case BinOp::Or: return (*a != 0) || (*b != 0);
+    }
+    return std::nullopt;
+  }
+  R operator()(const Select& n) const {
+    R c = eval_int(n.cond, env);
+    if (!c) return std::nullopt;
+    return eval_int(*c ? n.a : n.b, env);
+  }
+  template <class N>
+  R operator()(const N&) const { return std::nullopt; }
+};
+
+}  // namespace
+
+std::optional<int64_t> eval_int(const ir::Expr& e, const EvalEnv& env) {
+  if (!e) return std::nullopt;
+  return dispatch(*e, Evaluator{env});
+}
+
+}  // namespace tj::codegen

@@ -1,0 +1,24 @@
+// Evaluating integer expressions where some special registers are known: the
+// cluster shape always, the CTA's rank and the thread index when the caller
+// fixes them. Used by checks that reason per CTA (multicast masks,
+// transaction bytes) without running anything.
+#pragma once
+
+#include <optional>
+
+#include "dsl/ir/kernel.h"
+
+namespace tj::codegen {
+
+struct EvalEnv {
+  ir::Dim3 cluster{1, 1, 1};
+  ir::Dim3 block{1, 1, 1};
+  std::optional<unsigned> rank;                  // %cluster_ctarank
+  std::optional<ir::Dim3> thread;                // %tid
+};
+
+// The value of `e` (bools as 0/1), or nullopt when it depends on anything the
+// environment does not fix (parameters, loads, loop indices, other registers).
+std::optional<int64_t> eval_int(const ir::Expr& e, const EvalEnv& env);
+
+}  // namespace tj::codegen

@@ -1,0 +1,211 @@
+#include "codegen/passes/verify_async.h"
+
+#include <cstdio>
+#include <set>
+
+#include "codegen/eval.h"
+#include "dsl/ir/printer.h"
+#include "dsl/ir/visitor.h"
+
+namespace tj::codegen {
+namespace {
+
+using namespace tj::ir;
+
+std::string name_of(const Expr& p) {
+  if (auto* s = p->as<SharedRef>()) return "'" + s->name + "'";
+  if (auto* v = p->as<VarRef>()) return "'" + v->name + "'";
+  if (auto* m = p->as<MapSharedRank>()) return name_of(m->buffer) + " of a peer CTA";
+  return "'" + to_string(p) + "'";
+}
+
+std::string hex(uint64_t v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(v));
+  return buf;
+}
+
+void check_tensor_map(const TensorMapDecl& t, std::vector<Diagnostic>& out) {
+  const std::string what = "tensor map '" + t.name + "'";
+  if (t.rank < 1 || t.rank > 5) {
+    out.push_back({t.loc, what + " has rank " + std::to_string(t.rank) + "; TMA takes 1 to 5 dimensions", "give 1 to 5 box dimensions"});
+    return;
+  }
+  if (t.dtype == Scalar::Bool || is_opaque(t.dtype)) {
+    out.push_back({t.loc, what + " has element type " + std::string(scalar_name(t.dtype)) + ", which TMA cannot copy",
+                   "use u8, bf16, i32, u32, f32, i64 or u64 elements"});
+    return;
+  }
+  for (unsigned i = 0; i < t.rank; ++i)
+    if (t.box[i] == 0 || t.box[i] > 256)
+      out.push_back({t.loc, what + " box dimension " + std::to_string(i) + " is " + std::to_string(t.box[i]) +
+                                "; TMA boxes have 1 to 256 elements per dimension",
+                     "split the tile into several boxes of at most 256"});
+  const uint64_t inner = uint64_t(t.box[0]) * scalar_bytes(t.dtype);
+  if (inner % 16 != 0)
+    out.push_back({t.loc, what + " inner box is " + std::to_string(inner) + " bytes (" + std::to_string(t.box[0]) + " x " +
+                              std::string(scalar_name(t.dtype)) + "); TMA needs a multiple of 16 bytes",
+                   "make box[0] a multiple of " + std::to_string(16 / std::max(1u, scalar_bytes(t.dtype))) + " elements"});
+  if (unsigned span = swizzle_span(t.swizzle); span && inner > span)
+    out.push_back({t.loc, what + " inner box is " + std::to_string(inner) + " bytes, wider than its " +
+                              std::string(swizzle_name(t.swizzle)) + " swizzle span",
+                   "use box[0] <= " + std::to_string(span / scalar_bytes(t.dtype)) + " elements, or a wider swizzle"});
+}
+
+class AsyncChecker : public Visitor {
+ public:
+  AsyncChecker(const Kernel& k, std::vector<Diagnostic>& out) : k_(k), out_(out) {}
+
+  void visit_node(const Load& n) override {
+    if (is_opaque(n.type.scalar))
+      err(n.loc, "buffer " + name_of(n.ptr) + " holds " + std::string(scalar_name(n.type.scalar)) +
+                     " objects, which cannot be read as values",
+          "use arrive()/wait() on barriers; tensor maps are only passed to tma_load/tma_store");
+    Visitor::visit_node(n);
+  }
+  void visit_node(const Store& n) override {
+    if (is_opaque(n.value->type.scalar))
+      err(n.loc, "buffer " + name_of(n.ptr) + " holds " + std::string(scalar_name(n.value->type.scalar)) +
+                     " objects, which cannot be written as values",
+          "barriers are initialized for you at kernel start");
+    Visitor::visit_node(n);
+  }
+  void visit_node(const MbarrierWait& n) override {
+    if (n.bar->type.space != Space::Shared)
+      err(n.loc, "wait() on " + name_of(n.bar) + ": a thread can only wait on its own CTA's barriers",
+          "wait on the local barrier; have the peer arrive on yours with map_shared_rank");
+    barrier_elements(n.bar, n.loc);
+    Visitor::visit_node(n);
+  }
+  void visit_node(const MbarrierArrive& n) override {
+    barrier_elements(n.bar, n.loc);
+    Visitor::visit_node(n);
+  }
+  void visit_node(const TmaLoad& n) override {
+    const TensorMapDecl* t = tensor_map(n.tmap, n.coords.size(), n.loc);
+    if (n.dst->type.space != Space::Shared)
+      err(n.loc, "tma_load into " + name_of(n.dst) + " (" + n.dst->type.str() + "): TMA loads land in this CTA's shared memory",
+          "load into a shared buffer; multicast reaches the peers");
+    if (n.bar->type.space != Space::Shared)
+      err(n.loc, "tma_load completes on " + name_of(n.bar) + ", which is not this CTA's barrier",
+          "pass a barrier of this CTA; with multicast each receiving CTA's barrier at the same offset is signalled");
+    if (t && n.dst->type.space == Space::Shared) fits(n.dst, n.dst_index, t->box_bytes(), "tma_load", n.loc);
+    if (n.mask) check_mask(n);
+    Visitor::visit_node(n);
+  }
+  void visit_node(const TmaStore& n) override {
+    const TensorMapDecl* t = tensor_map(n.tmap, n.coords.size(), n.loc);
+    if (n.src->type.space != Space::Shared)
+      err(n.loc, "tma_store from " + name_of(n.src) + " (" + n.src->type.str() + "): TMA stores read this CTA's shared memory",
+          "stage the tile in a shared buffer first");
+    else if (t) fits(n.src, n.src_index, t->box_bytes(), "tma_store", n.loc);
+    Visitor::visit_node(n);
+  }
+  void visit_node(const BulkCopy& n) override {
+    if (n.bytes == 0 || n.bytes % 16 != 0)
+      err(n.loc, "bulk_copy_to_peer moves " + std::to_string(n.bytes) + " bytes; bulk copies move a non-zero multiple of 16",
+          "round the size up to a multiple of 16 bytes");
+    if (n.dst->type.space != Space::Cluster)
+      err(n.loc, "bulk_copy_to_peer into " + name_of(n.dst) + ", which is not a peer's shared memory",
+          "map the destination with map_shared_rank(buffer, rank)");
+    if (n.src->type.space != Space::Shared)
+      err(n.loc, "bulk_copy_to_peer from " + name_of(n.src) + ", which is not this CTA's shared memory", "copy from a shared buffer");
+    if (n.bar->type.space != Space::Cluster)
+      err(n.loc, "bulk_copy_to_peer completes on " + name_of(n.bar) + ", which is not mapped to the peer",
+          "pass map_shared_rank(barrier, rank)[i], the barrier in the CTA that receives the bytes");
+    Visitor::visit_node(n);
+  }
+  void visit_node(const StAsync& n) override {
+    if (n.dst->type.space != Space::Cluster || n.bar->type.space != Space::Cluster)
+      err(n.loc, "st_async writes a peer's shared memory and signals its barrier; both must come from map_shared_rank",
+          "map the destination and the barrier with map_shared_rank(..., rank)");
+    Visitor::visit_node(n);
+  }
+
+ private:
+  void err(const Loc& loc, std::string msg, std::string fix) { out_.push_back({loc, std::move(msg), std::move(fix)}); }
+
+  void barrier_elements(const Expr& bar, const Loc& loc) {
+    const Expr& base = bar->as<MapSharedRank>() ? bar->as<MapSharedRank>()->buffer : bar;
+    if (auto* s = base->as<SharedRef>())
+      if (const SharedBuffer* b = k_.find_shared(s->name); b && b->count > 32 && !reported_.count(b->name)) {
+        reported_.insert(b->name);
+        err(b->loc, "mbarrier array '" + b->name + "' has " + std::to_string(b->count) +
+                        " barriers; tilejit tracks the phases of at most 32 per array",
+            "split it into several arrays of at most 32");
+      }
+  }
+
+  const TensorMapDecl* tensor_map(const Expr& ref, size_t ncoords, const Loc& loc) {
+    const VarRef* v = ref->as<VarRef>();
+    const TensorMapDecl* t = v ? k_.find_tensor_map(v->name) : nullptr;
+    if (!t) internal_error("tensor map parameter without a declaration");
+    if (t->rank != ncoords) {
+      err(loc, "tensor map '" + t->name + "' has rank " + std::to_string(t->rank) + " but " + std::to_string(ncoords) +
+                   " coordinates were given",
+          "give one coordinate per dimension, innermost first");
+      return nullptr;
+    }
+    return t;
+  }
+
+  // The copy's box fits the buffer from a constant index on.
+  void fits(const Expr& buf, const Expr& index, uint64_t bytes, const char* op, const Loc& loc) {
+    auto* s = buf->as<SharedRef>();
+    const SharedBuffer* b = s ? k_.find_shared(s->name) : nullptr;
+    std::optional<int64_t> i = const_int(index);
+    if (!b || !i || *i < 0) return;
+    const uint64_t offset = uint64_t(*i) * scalar_bytes(b->elem);
+    if (offset + bytes > b->bytes())
+      err(loc, std::string(op) + " moves a " + std::to_string(bytes) + "-byte box at byte " + std::to_string(offset) + " of '" +
+                   b->name + "', which has " + std::to_string(b->bytes()) + " bytes",
+          "make the buffer at least " + std::to_string(offset + bytes) + " bytes");
+  }
+
+  void check_mask(const TmaLoad& n) {
+    const unsigned size = k_.cluster.count();
+    const uint64_t inside = size >= 64 ? ~0ull : (1ull << size) - 1;
+    for (unsigned r = 0; r < size; ++r) {
+      EvalEnv env{k_.cluster, k_.block, r, std::nullopt};
+      std::optional<int64_t> m = eval_int(n.mask, env);
+      if (!m) return;  // depends on run-time values: nothing to prove here
+      const uint64_t mask = static_cast<uint64_t>(*m) & 0xffffffffull;
+      if (mask == 0) {
+        err(n.loc, "multicast mask is empty in CTA rank " + std::to_string(r) + ": the box would go nowhere",
+            "include at least one CTA, e.g. mask_all() or mask_rank(cluster_ctarank())");
+        return;
+      }
+      if (mask & ~inside) {
+        err(n.loc, "multicast mask " + hex(mask) + " in CTA rank " + std::to_string(r) + " names CTAs outside the cluster of " +
+                       std::to_string(size) + " (valid bits " + hex(inside) + ")",
+            "mask with mask_all() or keep bits below " + std::to_string(size));
+        return;
+      }
+    }
+  }
+
+  const Kernel& k_;
+  std::vector<Diagnostic>& out_;
+  std::set<std::string> reported_;
+};
+
+}  // namespace
+
+std::vector<Diagnostic> verify_async(const Kernel& k, const Target& target) {
+  std::vector<Diagnostic> out;
+  for (const TensorMapDecl& t : k.tensor_maps) check_tensor_map(t, out);
+  bool uses_multicast = false;
+  struct FindMulticast : Visitor {
+    bool* found;
+    void visit_node(const TmaLoad& n) override { *found |= n.mask != nullptr; }
+  } find;
+  find.found = &uses_multicast;
+  find.visit(k.body);
+  if (uses_multicast && !target.has(Feature::TmaMulticast))
+    out.push_back({k.loc, "kernel '" + k.name + "' uses TMA multicast, which " + target.arch + " lacks", "compile for sm_90a or sm_100a"});
+  AsyncChecker checker(k, out);
+  checker.visit(k.body);
+  return out;
+}
+
+}  // namespace tj::codegen

@@ -1,0 +1,77 @@
+#include "dsl/async.h"
+
+#include "dsl/cluster.h"
+
+namespace tj::dsl {
+namespace {
+
+ir::Loc L(const SrcLoc& l) { return ir::Loc::from(l); }
+void add(ir::Stmt s, const SrcLoc& loc) { KernelBuilder::active(loc).append(std::move(s)); }
+
+std::vector<ir::Expr> exprs(const std::vector<i32>& coords) {
+  std::vector<ir::Expr> out;
+  for (const i32& c : coords) out.push_back(c.expr());
+  return out;
+}
+
+}  // namespace
+
+void arrive(const BarrierRef& bar, SrcLoc loc) {
+  add(ir::MbarrierArrive::make(bar.ptr(), bar.index(), nullptr, L(loc)), loc);
+}
+
+void arrive_expect_tx(const BarrierRef& bar, const u32& bytes, SrcLoc loc) {
+  add(ir::MbarrierArrive::make(bar.ptr(), bar.index(), bytes.expr(), L(loc)), loc);
+}
+
+void wait(const BarrierRef& bar, SrcLoc loc) { add(ir::MbarrierWait::make(bar.ptr(), bar.index(), L(loc)), loc); }
+
+void tma_load(const Slot& dst, const TensorMap& map, const std::vector<i32>& coords, const BarrierRef& bar, SrcLoc loc) {
+  add(ir::TmaLoad::make(map.ref, exprs(coords), dst.ptr, dst.index, bar.ptr(), bar.index(), nullptr, L(loc)), loc);
+}
+
+void tma_load_multicast(const Slot& dst, const TensorMap& map, const std::vector<i32>& coords, const BarrierRef& bar,
+                        const u32& cta_mask, SrcLoc loc) {
+  add(ir::TmaLoad::make(map.ref, exprs(coords), dst.ptr, dst.index, bar.ptr(), bar.index(), cta_mask.expr(), L(loc)),
+      loc);
+}
+
+void tma_store(const TensorMap& map, const std::vector<i32>& coords, const Slot& src, SrcLoc loc) {
+  add(ir::TmaStore::make(map.ref, exprs(coords), src.ptr, src.index, L(loc)), loc);
+}
+
+void bulk_commit(SrcLoc loc) { add(ir::BulkGroup::make(ir::BulkGroupOp::Commit, 0, L(loc)), loc); }
+void bulk_wait(unsigned pending, SrcLoc loc) { add(ir::BulkGroup::make(ir::BulkGroupOp::Wait, pending, L(loc)), loc); }
+void bulk_wait_read(unsigned pending, SrcLoc loc) {
+  add(ir::BulkGroup::make(ir::BulkGroupOp::WaitRead, pending, L(loc)), loc);
+}
+void fence_proxy_async(SrcLoc loc) { add(ir::Fence::make(ir::FenceKind::ProxyAsyncShared, L(loc)), loc); }
+
+void bulk_copy_to_peer(const Slot& dst, const Slot& src, uint32_t bytes, const BarrierRef& bar, SrcLoc loc) {
+  add(ir::BulkCopy::make(dst.ptr, dst.index, src.ptr, src.index, bytes, bar.ptr(), bar.index(), L(loc)), loc);
+}
+
+void st_async(const Ref<uint32_t>& dst, const u32& value, const BarrierRef& bar, SrcLoc loc) {
+  add(ir::StAsync::make(dst.ptr(), dst.index(), value.expr(), bar.ptr(), bar.index(), L(loc)), loc);
+}
+void st_async(const Ref<float>& dst, const f32& value, const BarrierRef& bar, SrcLoc loc) {
+  add(ir::StAsync::make(dst.ptr(), dst.index(), value.expr(), bar.ptr(), bar.index(), L(loc)), loc);
+}
+
+u32 mask_all() { return (u32(1u) << cast<uint32_t>(cluster_nctarank())) - 1u; }
+
+u32 mask_rank(const i32& rank) { return u32(1u) << cast<uint32_t>(rank); }
+
+u32 mask_row() {
+  u32 width = cast<uint32_t>(cluster_dim_x());
+  return ((u32(1u) << width) - 1u) << (cast<uint32_t>(cluster_ctaid_y()) * width);
+}
+
+u32 mask_col() {
+  const ir::Dim3& c = KernelBuilder::active(SrcLoc::current()).cluster_shape();
+  uint32_t pattern = 0;  // ranks x, x + X, x + 2X, ... for x = 0
+  for (unsigned y = 0; y < c.y; ++y) pattern |= 1u << (y * c.x);
+  return u32(pattern) << cast<uint32_t>(cluster_ctaid_x());
+}
+
+}  // namespace tj::dsl
