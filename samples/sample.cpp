@@ -3,6 +3,8 @@
 #include "dsl/ir/ir.h"
 #include "samples/cluster_reduce.h"
 #include "samples/dsmem_ring.h"
+#include "samples/tma_copy.h"
+#include "samples/tma_multicast.h"
 
 namespace tj::samples {
 
@@ -20,7 +22,9 @@ const std::vector<const Sample*>& all_samples() {
   static const DsmemRing ring;
   static const GlobalRing global_ring;
   static const ClusterReduce reduce;
-  static const std::vector<const Sample*> all = {&ring, &reduce, &global_ring};
+  static const TmaMulticast multicast;
+  static const TmaCopy copy;
+  static const std::vector<const Sample*> all = {&ring, &reduce, &multicast, &copy, &global_ring};
   return all;
 }
 
