@@ -20,7 +20,8 @@ std::vector<ParamSpec> TmaMulticast::params() const {
           {"box_rows", 64, 1, 256, "box rows"},
           {"box_depth", 2, 1, 256, "box depth (rank 3)"},
           {"swizzle", 128, 0, 128, "shared-memory swizzle span in bytes: 0, 32, 64 or 128"},
-          {"mask", 0, 0, 2, "receivers: 0 = every CTA, 1 = only the last rank, 2 = the even ranks"}};
+          {"mask", 0, 0, 2, "receivers: 0 = every CTA, 1 = only the last rank, 2 = the even ranks"},
+          {"multicast", 1, 0, 1, "1: rank 0 loads once for all receivers; 0: every receiver loads its own copy (the reference)"}};
 }
 
 uint32_t multicast_mask(const Config& c) {
@@ -65,9 +66,13 @@ ir::Kernel build_multicast(const Config& c) {
   u32 mask = u32(multicast_mask(c));
   boolean receives = ((mask >> cast<uint32_t>(rank)) & 1u) == 1u;
 
-  // Receivers announce the box's bytes; rank 0 loads it once for all of them.
+  // Receivers announce the box's bytes; rank 0 loads it once for all of them
+  // (or, without multicast, every receiver loads its own copy).
   if_(tid == 0 && receives, [&] { arrive_expect_tx(full[0], u32(static_cast<uint32_t>(t.box_bytes()))); });
-  if_(tid == 0 && rank == 0, [&] { tma_load_multicast(tile[0], src, tile_coords(t, cluster_id_x()), full[0], mask); });
+  if (c.param("multicast"))
+    if_(tid == 0 && rank == 0, [&] { tma_load_multicast(tile[0], src, tile_coords(t, cluster_id_x()), full[0], mask); });
+  else
+    if_(tid == 0 && receives, [&] { tma_load(tile[0], src, tile_coords(t, cluster_id_x()), full[0]); });
   if_(receives, [&] {
     wait(full[0]);
     for_(tid, i32(nvec), block_dim_x(), [&](i32 j) { out[block_idx_x() * nvec + j] = tile[j]; });

@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Multicast traffic with Nsight Compute: bytes moved from L2 to the SMs by the
+# tma_multicast kernel at cluster sizes 1, 2, 4, with multicast (rank 0 loads
+# each box once for its cluster) and without (every CTA loads its own copy).
+# Usage: bench/multicast_traffic.sh TILEJIT_BINARY SPEC_DIR OUT_DIR
+set -uo pipefail
+tj=$1; specs=$2; out=$3
+metrics=l1tex__m_xbar2l1tex_read_bytes.sum,lts__t_sectors_srcunit_tex_op_read.sum,lts__t_sectors_op_read.sum
+printf "%-8s %-10s %-10s %-22s %-22s %-22s\n" cluster multicast clusters xbar2l1tex_read_bytes lts_tex_read_sectors lts_read_sectors
+for c in 1 2 4; do
+  for m in 1 0; do
+    n=$((132 / c))
+    spec=$out/mc_${c}_${m}.json
+    sed -e "s/\"cluster\": 4/\"cluster\": $c/" -e "s/\"clusters\": 33/\"clusters\": $n/" \
+        -e "s/\"multicast\": 0/\"multicast\": $m/" "$specs/tma_multicast_unicast.json" > "$spec"
+    ncu --clock-control none --target-processes all -k tma_multicast -c 1 --metrics $metrics --csv \
+        "$tj" run "$spec" --iters 0 > "$out/ncu_${c}_${m}.csv" 2>"$out/ncu_${c}_${m}.err"
+    vals=()
+    for metric in ${metrics//,/ }; do
+      v=$(grep "\"$metric\"" "$out/ncu_${c}_${m}.csv" | tail -1 | awk -F'","' '{print $NF}' | tr -d '"')
+      vals+=("${v:-n/a}")
+    done
+    printf "%-8s %-10s %-10s %-22s %-22s %-22s\n" $c $m $n "${vals[0]}" "${vals[1]}" "${vals[2]}"
+  done
+done
