@@ -1,5 +1,6 @@
 // tilejit: compile and launch DSL kernels described by JSON specs.
 #include <CLI/CLI.hpp>
+#include <cstdlib>
 #include <iostream>
 
 #include "cli/commands.h"
@@ -45,6 +46,9 @@ int main(int argc, char** argv) {
   compile->add_option("--arch", ca.arch, "Target architecture")->check(CLI::IsMember({"sm_90a", "sm_100a"}));
   compile->add_option("--emit", emit, "Comma-separated: ir, cuda, ptx, cubin");
   compile->add_option("-o,--out", ca.out_dir, "Output folder (created if missing)");
+  bool debug_hangs = false;
+  compile->add_flag("--debug-hangs", debug_hangs,
+                    "Bounded mbarrier waits that trap naming the barrier, phase and CTA (= TILEJIT_DEBUG_HANGS=1)");
 
   RunArgs ra;
   CLI::App* run = app.add_subcommand("run", "Compile, launch, verify against the reference and time a spec");
@@ -54,6 +58,7 @@ int main(int argc, char** argv) {
   run->add_flag("--no-verify", no_verify, "Skip the check against the host reference");
   run->add_option("--seed", ra.seed, "Seed for the random inputs");
   run->add_option("-o,--out", ra.out_dir, "Where the PTX goes when no GPU is present");
+  run->add_flag("--debug-hangs", debug_hangs, "Bounded mbarrier waits that trap naming the barrier (= TILEJIT_DEBUG_HANGS=1)");
 
   try {
     app.parse(argc, argv);
@@ -61,6 +66,10 @@ int main(int argc, char** argv) {
     int code = app.exit(e);
     return code == 0 ? kOk : kBadInput;
   }
+
+  // The lowering reads the same switch from the environment, and the cache key
+  // covers the generated code, so guarded and plain builds never mix.
+  if (debug_hangs) setenv("TILEJIT_DEBUG_HANGS", "1", 1);
 
   try {
     if (app.got_subcommand("list")) return cmd_list();

@@ -282,21 +282,21 @@ std::string emit_cuda(const Kernel& k, const Target& target, const EmitOptions& 
   }
   out += ") {\n";
 
-  uint64_t dyn_offset = 0;
   bool has_dynamic = false;
   for (const SharedBuffer& b : k.shared) has_dynamic |= b.dynamic;
-  if (has_dynamic) out += "  extern __shared__ __align__(16) unsigned char tj_dynamic_smem[];\n";
-  for (const SharedBuffer& b : k.shared) {
+  if (has_dynamic)
+    out += "  extern __shared__ __align__(" + std::to_string(kDynamicSharedBaseAlign) + ") unsigned char tj_dynamic_smem[];\n";
+  const std::vector<uint64_t> offsets = k.dynamic_offsets();
+  for (size_t i = 0; i < k.shared.size(); ++i) {
+    const SharedBuffer& b = k.shared[i];
     std::string t = scalar_cuda(b.elem);
     out += "  // shared buffer at " + b.loc.str() + "\n";
-    if (b.dynamic) {
-      dyn_offset = (dyn_offset + kSharedAlign - 1) / kSharedAlign * kSharedAlign;
+    if (b.dynamic)
       out += "  " + t + "* const " + b.name + " = reinterpret_cast<" + t + "*>(tj_dynamic_smem + " +
-             std::to_string(dyn_offset) + ");\n";
-      dyn_offset += b.bytes();
-    } else {
-      out += "  __shared__ __align__(16) " + t + " " + b.name + "[" + std::to_string(b.count) + "];\n";
-    }
+             std::to_string(offsets[i]) + ");\n";
+    else
+      out += "  __shared__ __align__(" + std::to_string(std::max<uint64_t>(kSharedAlign, b.align)) + ") " + t + " " +
+             b.name + "[" + std::to_string(b.count) + "];\n";
   }
   for (const SharedBuffer& b : k.shared)
     if (b.elem == Scalar::MBarrier) out += "  unsigned " + phase_var(b.name) + " = 0u;  // bit i: phase parity of " + b.name + "[i]\n";

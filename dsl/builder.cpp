@@ -114,6 +114,14 @@ ir::Expr KernelBuilder::add_shared(std::string name, ir::Scalar elem, uint64_t c
   return ir::SharedRef::make(name, elem, L(loc));
 }
 
+void KernelBuilder::set_align(unsigned align, const SrcLoc& loc) {
+  ir::SharedBuffer& b = kernel_.shared.back();
+  if (align < 16 || align > 1024 || (align & (align - 1)) != 0)
+    throw UserError(L(loc), "shared buffer '" + b.name + "' asks for alignment " + std::to_string(align),
+                    "use a power of two from 16 to 1024");
+  b.align = align;
+}
+
 Ptr<mbarrier_t> KernelBuilder::mbarriers(std::string name, unsigned count, unsigned arrivals, SrcLoc loc) {
   if (arrivals == 0)
     throw UserError(L(loc), "mbarrier '" + name + "' expects 0 arrivals per phase; its phases could never complete",

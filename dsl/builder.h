@@ -51,9 +51,13 @@ class KernelBuilder {
     return Ptr<T>(add_shared(std::move(name), scalar_of<T>::value, count, false, loc));
   }
   // A shared buffer placed in the launch's dynamic shared memory (up to 227 KiB in all).
+  // `align`: its byte alignment, a power of two from 16 to 1024 (TMA boxes with a
+  // 128-byte swizzle need 1024).
   template <DslScalar T>
-  Ptr<T> dynamic_shared(std::string name, uint64_t count, SrcLoc loc = SrcLoc::current()) {
-    return Ptr<T>(add_shared(std::move(name), scalar_of<T>::value, count, true, loc));
+  Ptr<T> dynamic_shared(std::string name, uint64_t count, unsigned align = 16, SrcLoc loc = SrcLoc::current()) {
+    Ptr<T> p(add_shared(std::move(name), scalar_of<T>::value, count, true, loc));
+    set_align(align, loc);
+    return p;
   }
 
   // `count` mbarriers in shared memory, each completing a phase after `arrivals`
@@ -97,6 +101,7 @@ class KernelBuilder {
                            const SrcLoc& loc);
   ir::Expr add_shared(std::string name, ir::Scalar elem, uint64_t count, bool dynamic, const SrcLoc& loc);
   std::string claim_name(std::string name, const SrcLoc& loc);
+  void set_align(unsigned align, const SrcLoc& loc);
 
   ir::Kernel kernel_;
   std::vector<std::vector<ir::Stmt>> blocks_;

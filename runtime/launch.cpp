@@ -75,8 +75,17 @@ std::string explain_no_room(const Module& module, const LaunchConfig& c) {
   return why + "Use a smaller cluster, less shared memory per CTA or fewer threads per CTA.";
 }
 
+// cuOccupancyMaxActiveClusters, once validate() and prepare() have run.
+int active_clusters(const Module& module, const LaunchConfig& config) {
+  NativeConfig native(config);
+  int clusters = 0;
+  check(driver().cuOccupancyMaxActiveClusters(&clusters, module.function(), &native.config),
+        "cuOccupancyMaxActiveClusters", module.kernel_name());
+  return clusters;
+}
+
 void check_room(const Module& module, const LaunchConfig& config) {
-  if (max_active_clusters(module, config) == 0)
+  if (active_clusters(module, config) == 0)
     throw launch_error(module.kernel_name(), explain_no_room(module, config));
 }
 
@@ -194,12 +203,8 @@ void prepare(const Module& module, const LaunchConfig& c) {
 
 int max_active_clusters(const Module& module, const LaunchConfig& config) {
   validate(config, module.kernel_name());
-  prepare(module, config);
-  NativeConfig native(config);
-  int clusters = 0;
-  check(driver().cuOccupancyMaxActiveClusters(&clusters, module.function(), &native.config),
-        "cuOccupancyMaxActiveClusters", module.kernel_name());
-  return clusters;
+  prepare(module, config); // clusters over 8 count as 0 until allowed
+  return active_clusters(module, config);
 }
 
 void launch(const Module& module, const LaunchConfig& config, ArgPack& args) {

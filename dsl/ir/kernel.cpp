@@ -1,5 +1,7 @@
 #include "dsl/ir/kernel.h"
 
+#include <algorithm>
+
 namespace tj::ir {
 
 std::string Dim3::str() const {
@@ -11,10 +13,25 @@ uint64_t round_up(uint64_t v, uint64_t a) { return (v + a - 1) / a * a; }
 uint64_t shared_bytes(const Kernel& k, bool dynamic) {
   uint64_t total = 0;
   for (const SharedBuffer& b : k.shared)
-    if (b.dynamic == dynamic) total = round_up(total, kSharedAlign) + b.bytes();
+    if (b.dynamic == dynamic) total = round_up(total, std::max<uint64_t>(kSharedAlign, b.align)) + b.bytes();
   return round_up(total, kSharedAlign);
 }
 }  // namespace
+
+std::vector<uint64_t> Kernel::dynamic_offsets() const {
+  std::vector<uint64_t> out;
+  uint64_t total = 0;
+  for (const SharedBuffer& b : shared) {
+    if (!b.dynamic) {
+      out.push_back(0);
+      continue;
+    }
+    total = round_up(total, std::max<uint64_t>(kSharedAlign, b.align));
+    out.push_back(total);
+    total += b.bytes();
+  }
+  return out;
+}
 
 uint64_t Kernel::static_shared_bytes() const { return shared_bytes(*this, false); }
 uint64_t Kernel::dynamic_shared_bytes() const { return shared_bytes(*this, true); }

@@ -47,12 +47,15 @@ struct SharedBuffer {
   bool dynamic;    // lives in the launch's dynamic shared memory
   Loc loc;
   unsigned arrivals = 0;  // mbarrier buffers: arrivals that complete each phase
+  unsigned align = 16;    // bytes; 1024 for TMA boxes with a 128-byte swizzle
   uint64_t bytes() const { return count * scalar_bytes(elem); }
 };
 
-// Shared buffers are 16-byte aligned, so the byte layout is fixed by the IR:
-// the runtime's dynamic shared size and the emitter's offsets agree.
+// Shared buffers are at least 16-byte aligned; the byte layout is fixed by the
+// IR, so the runtime's dynamic shared size and the emitter's offsets agree.
 constexpr uint64_t kSharedAlign = 16;
+// The dynamic shared memory window itself is aligned to this.
+constexpr uint64_t kDynamicSharedBaseAlign = 1024;
 
 struct Kernel {
   std::string name;
@@ -70,6 +73,8 @@ struct Kernel {
   uint64_t dynamic_shared_bytes() const;
   const SharedBuffer* find_shared(const std::string& name) const;
   const TensorMapDecl* find_tensor_map(const std::string& name) const;
+  // Byte offset of each dynamic buffer in the dynamic window (static buffers: 0).
+  std::vector<uint64_t> dynamic_offsets() const;
 };
 
 }  // namespace tj::ir

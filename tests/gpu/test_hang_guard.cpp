@@ -20,7 +20,7 @@ ir::Kernel stuck_kernel() {
   KernelBuilder k("stuck");
   k.threads(32);
   auto skip = k.param<int32_t>("skip");
-  auto bar = k.mbarriers("stuck", 2, 1);
+  auto bar = k.mbarriers("gate", 2, 1);
   if_(thread_idx_x() == 0 && skip == 0, [&] { arrive(bar[1]); });
   if_(thread_idx_x() == 0, [&] { wait(bar[1]); });
   return k.build();
@@ -62,6 +62,6 @@ TEST_CASE("a deadlocked barrier is reported by name, not hung [gpu]", "[gpu][han
   int status = pclose(child);
   INFO(output);
   CHECK(status == 0);
-  CHECK(output.find("tilejit: hang guard: barrier stuck[1] never completed phase parity 0 in CTA (0,0,0)") != std::string::npos);
+  CHECK(output.find("tilejit: hang guard: barrier gate[1] never completed phase parity 0 in CTA (0,0,0)") != std::string::npos);
   CHECK(output.find("All tests passed") != std::string::npos);
 }
