@@ -166,6 +166,13 @@ Spec parse_spec(const std::string& text, const std::string& file) {
       c.params[key] = r.integer(kv.second, path, ps->min, ps->max);
     }
   }
+  // The sample's own rules, reported against the spec's keys.
+  std::vector<samples::ConfigProblem> problems = spec.sample->check_config(c);
+  if (!problems.empty()) {
+    std::string msg = problems[0].message;
+    for (size_t i = 1; i < problems.size(); ++i) msg += "; and $." + problems[i].field + ": " + problems[i].message;
+    r.fail("$." + problems[0].field, msg);
+  }
   return spec;
 }
 

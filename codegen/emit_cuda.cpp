@@ -34,12 +34,14 @@ std::string int_literal(Scalar s, int64_t v) {
   if (s == Scalar::I32 && v == INT32_MIN) return "(-2147483647 - 1)";
   if (s == Scalar::I64 && v == INT64_MIN) return "(-9223372036854775807ll - 1)";
   std::string digits = (s == Scalar::U32 || s == Scalar::U64) ? std::to_string(static_cast<uint64_t>(v)) : std::to_string(v);
+  std::string text;
   switch (s) {
     case Scalar::U32: return digits + "u";
-    case Scalar::I64: return digits + "ll";
     case Scalar::U64: return digits + "ull";
-    default: return v < 0 ? "(" + digits + ")" : digits;
+    case Scalar::I64: text = digits + "ll"; break;
+    default: text = digits; break;
   }
+  return v < 0 ? "(" + text + ")" : text;  // never "--7" after a unary minus
 }
 
 std::string float_literal(double v) {
@@ -54,7 +56,8 @@ std::string float_literal(double v) {
   }
   std::string text = buf;
   if (text.find_first_of(".en") == std::string::npos) text += ".0";
-  return std::string(f < 0 ? "(" : "") + text + "f" + (f < 0 ? ")" : "");
+  const bool negative = std::signbit(f);  // -0.0f too
+  return std::string(negative ? "(" : "") + text + "f" + (negative ? ")" : "");
 }
 
 std::string sreg(SpecialRegKind r) {

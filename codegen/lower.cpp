@@ -72,6 +72,7 @@ Lowered lower(const ir::Kernel& input, const Target& target, const LowerOptions&
   EmitOptions emit;
   emit.hang_guard_ns = hang_guard_ns(opts);
   out.cuda = emit_cuda(k, target, emit);
+  if (dump) dump("emit_cuda", out.cuda);
   out.dynamic_smem = static_cast<unsigned>(k.dynamic_shared_bytes());
   out.kernel = std::move(k);
   return out;

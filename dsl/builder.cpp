@@ -23,11 +23,18 @@ bool is_identifier(const std::string& s) {
 // Names the generated CUDA must not reuse: C++ keywords and CUDA built-ins.
 bool is_reserved(const std::string& s) {
   static const std::set<std::string> reserved = {
-      "auto", "bool", "break", "case", "char", "class", "const", "continue", "default", "delete", "do", "double",
-      "else", "enum", "extern", "false", "float", "for", "goto", "if", "int", "long", "namespace", "new", "operator",
-      "private", "public", "register", "return", "short", "signed", "sizeof", "static", "struct", "switch",
-      "template", "this", "true", "typedef", "union", "unsigned", "void", "volatile", "while", "threadIdx",
-      "blockIdx", "blockDim", "gridDim", "warpSize", "asm", "inline", "using", "min", "max"};
+      // C++20 keywords and alternative tokens
+      "alignas", "alignof", "and", "and_eq", "asm", "auto", "bitand", "bitor", "bool", "break", "case", "catch",
+      "char", "char8_t", "char16_t", "char32_t", "class", "compl", "concept", "const", "consteval", "constexpr",
+      "constinit", "const_cast", "continue", "co_await", "co_return", "co_yield", "decltype", "default", "delete",
+      "do", "double", "dynamic_cast", "else", "enum", "explicit", "export", "extern", "false", "float", "for",
+      "friend", "goto", "if", "inline", "int", "long", "mutable", "namespace", "new", "noexcept", "not", "not_eq",
+      "nullptr", "operator", "or", "or_eq", "private", "protected", "public", "register", "reinterpret_cast",
+      "requires", "return", "short", "signed", "sizeof", "static", "static_assert", "static_cast", "struct",
+      "switch", "template", "this", "thread_local", "throw", "true", "try", "typedef", "typeid", "typename",
+      "union", "unsigned", "using", "virtual", "void", "volatile", "wchar_t", "while", "xor", "xor_eq",
+      // CUDA built-ins and names the generated code uses
+      "threadIdx", "blockIdx", "blockDim", "gridDim", "warpSize", "min", "max", "printf", "main"};
   return reserved.count(s) != 0 || s.rfind("tj_", 0) == 0 || s.rfind("__", 0) == 0 || s == "tj";
 }
 
@@ -47,6 +54,7 @@ KernelBuilder::KernelBuilder(std::string name, SrcLoc loc) {
   kernel_.name = std::move(name);
   kernel_.loc = L(loc);
   kernel_.cluster_loc = L(loc);
+  kernel_.block_loc = L(loc);
   names_.insert(kernel_.name);
   blocks_.emplace_back();
   previous_ = g_active;
@@ -145,6 +153,7 @@ TensorMap KernelBuilder::add_tensor_map(std::string name, ir::Scalar dtype, std:
 
 KernelBuilder& KernelBuilder::threads(unsigned x, unsigned y, unsigned z, SrcLoc loc) {
   kernel_.block = ir::Dim3{x, y, z};
+  kernel_.block_loc = L(loc);
   return *this;
 }
 
@@ -202,12 +211,13 @@ IfChain if_(const boolean& cond, const std::function<void()>& then, SrcLoc loc) 
   then();
   ir::Stmt then_body = ir::Block::make(b.pop_block(), L(loc));
   b.append(ir::If::make(cond.expr(), then_body, nullptr, L(loc)));
-  return IfChain(b, b.current_block().size() - 1);
+  return IfChain(b, b.depth(), b.current_block().size() - 1, b.current_block().back());
 }
 
 void IfChain::else_(const std::function<void()>& body, SrcLoc loc) {
   std::vector<ir::Stmt>& block = b_->current_block();
-  const ir::If* prev = index_ < block.size() ? block[index_]->as<ir::If>() : nullptr;
+  const bool same = b_->depth() == depth_ && index_ < block.size() && block[index_] == node_;
+  const ir::If* prev = same ? block[index_]->as<ir::If>() : nullptr;
   if (!prev || prev->else_body)
     throw UserError(L(loc), "else_ must follow its if_ directly", "write if_(cond, then).else_(other)");
   b_->push_block();
@@ -215,6 +225,7 @@ void IfChain::else_(const std::function<void()>& body, SrcLoc loc) {
   ir::Stmt else_body = ir::Block::make(b_->pop_block(), L(loc));
   std::vector<ir::Stmt>& again = b_->current_block();
   again[index_] = ir::If::make(prev->cond, prev->then_body, else_body, prev->loc);
+  node_ = again[index_];
 }
 
 void sync_threads(SrcLoc loc) { KernelBuilder::active(loc).append(ir::SyncThreads::make(L(loc))); }

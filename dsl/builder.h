@@ -93,6 +93,7 @@ class KernelBuilder {
   void push_block();
   std::vector<ir::Stmt> pop_block();
   std::vector<ir::Stmt>& current_block();
+  size_t depth() const { return blocks_.size(); }
   std::string fresh_name(std::string hint, const SrcLoc& loc);
 
  private:
@@ -133,13 +134,14 @@ void for_(const i64& begin, const i64& end, const i64& step, const std::function
 
 class IfChain {
  public:
-  IfChain(KernelBuilder& b, size_t index) : b_(&b), index_(index) {}
+  IfChain(KernelBuilder& b, size_t depth, size_t index, ir::Stmt node) : b_(&b), depth_(depth), index_(index), node_(std::move(node)) {}
   // The statements to run when the condition is false.
   void else_(const std::function<void()>& body, SrcLoc loc = SrcLoc::current());
 
  private:
   KernelBuilder* b_;
-  size_t index_;
+  size_t depth_, index_;
+  ir::Stmt node_;  // the If this chain belongs to
 };
 // if (cond) then(); chain .else_(...) for the other branch.
 IfChain if_(const boolean& cond, const std::function<void()>& then, SrcLoc loc = SrcLoc::current());

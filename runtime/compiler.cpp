@@ -30,8 +30,10 @@ struct ProgramDeleter {
 };
 using Program = std::unique_ptr<_nvrtcProgram, ProgramDeleter>;
 
+// A fixed, absolute name: NVRTC would otherwise prefix the working directory
+// in the PTX's .file line, and the output (and the cache) would depend on it.
 std::string program_name(const CompileRequest& request) {
-  return files::safe_file_name(request.kernel_name) + ".cu";
+  return "/tilejit/" + files::safe_file_name(request.kernel_name) + ".cu";
 }
 
 // NVRTC's sizes count a trailing NUL; the strings we keep do not.

@@ -8,7 +8,7 @@ namespace tj::samples {
 
 void check_sample_config(const Sample& s, const Config& c) {
   std::vector<Diagnostic> diags;
-  for (const ConfigProblem& p : s.check_config(c)) diags.push_back({ir::Loc{"spec", 0, 0}, p.field + ": " + p.message, ""});
+  for (const ConfigProblem& p : s.check_config(c)) diags.push_back({ir::Loc{"config", 0, 0}, p.field + ": " + p.message, ""});
   if (!diags.empty()) throw UserError(std::move(diags));
 }
 

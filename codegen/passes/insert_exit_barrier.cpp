@@ -27,8 +27,12 @@ bool uses_dsmem(const ir::Stmt& s) {
 bool ends_with_cluster_wait(const ir::Stmt& s) {
   if (const ir::ClusterBarrier* b = s->as<ir::ClusterBarrier>()) return b->op != ir::ClusterBarrierOp::Arrive;
   if (const ir::Block* b = s->as<ir::Block>()) return !b->body.empty() && ends_with_cluster_wait(b->body.back());
-  // A loop whose body ends with a wait: the last iteration that ran ended with one.
-  if (const ir::For* f = s->as<ir::For>()) return ends_with_cluster_wait(f->body);
+  // A loop whose body ends with a wait, and that surely runs: its last iteration
+  // ended with one. A loop that may run zero times guarantees nothing.
+  if (const ir::For* f = s->as<ir::For>()) {
+    auto b = ir::const_int(f->begin), e = ir::const_int(f->end);
+    return b && e && *b < *e && ends_with_cluster_wait(f->body);
+  }
   return false;
 }
 

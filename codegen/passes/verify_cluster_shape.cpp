@@ -6,9 +6,9 @@ std::vector<Diagnostic> verify_cluster_shape(const ir::Kernel& k, const Target& 
   std::vector<Diagnostic> out;
   const ir::Dim3& b = k.block;
   if (b.x == 0 || b.y == 0 || b.z == 0)
-    out.push_back({k.loc, "kernel '" + k.name + "' has a zero block dimension " + b.str(), "give threads(x, y, z) values of at least 1"});
+    out.push_back({k.block_loc, "kernel '" + k.name + "' has a zero block dimension " + b.str(), "give threads(x, y, z) values of at least 1"});
   else if (uint64_t(b.x) * b.y * b.z > t.max_threads_per_cta)
-    out.push_back({k.loc,
+    out.push_back({k.block_loc,
                    "kernel '" + k.name + "' asks for " + std::to_string(uint64_t(b.x) * b.y * b.z) +
                        " threads per CTA; " + t.arch + " allows at most " + std::to_string(t.max_threads_per_cta),
                    "use fewer threads per CTA and loop over the work"});

@@ -1,5 +1,7 @@
 #include "codegen/passes/verify_dsmem.h"
 
+#include <set>
+
 #include "dsl/ir/printer.h"
 #include "dsl/ir/visitor.h"
 
@@ -16,6 +18,7 @@ class DsmemChecker : public ir::Visitor {
   DsmemChecker(const ir::Kernel& k, const Target& t, std::vector<Diagnostic>& out) : k_(k), t_(t), out_(out) {}
 
   void visit_node(const ir::MapSharedRank& n) override {
+    if (!seen_.insert(&n).second) return;  // one node can be reached from several uses
     if (!t_.has(Feature::DistributedShared)) {
       out_.push_back({n.loc, "map_shared_rank needs distributed shared memory, which " + t_.arch + " lacks",
                       "compile for sm_90a or sm_100a"});
@@ -28,7 +31,7 @@ class DsmemChecker : public ir::Visitor {
                       "pass a buffer declared with shared<T>() or dynamic_shared<T>()"});
     }
     const unsigned size = k_.cluster.count();
-    if (auto r = ir::const_int(n.rank); r && (*r < 0 || *r >= int64_t(size))) {
+    if (auto r = ir::const_int(n.rank); size > 0 && r && (*r < 0 || *r >= int64_t(size))) {
       out_.push_back({n.loc,
                       "map_shared_rank names CTA rank " + std::to_string(*r) + ", outside the cluster of " +
                           std::to_string(size) + " CTA" + (size == 1 ? "" : "s") + " (ranks 0.." +
@@ -42,6 +45,7 @@ class DsmemChecker : public ir::Visitor {
   const ir::Kernel& k_;
   const Target& t_;
   std::vector<Diagnostic>& out_;
+  std::set<const ir::MapSharedRank*> seen_;
 };
 
 }  // namespace

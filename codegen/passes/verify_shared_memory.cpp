@@ -27,8 +27,10 @@ std::vector<Diagnostic> verify_shared_memory(const ir::Kernel& k, const Target& 
     return out;
   }
   if (stat > t.max_static_shared) {
-    for (const ir::SharedBuffer& b : k.shared) {
-      if (b.dynamic) continue;
+    const ir::SharedBuffer* big = nullptr;
+    for (const ir::SharedBuffer& b : k.shared)
+      if (!b.dynamic && (!big || b.bytes() > big->bytes())) big = &b;
+    for (const ir::SharedBuffer& b : {*big}) {
       out.push_back({b.loc,
                      "static shared buffers of kernel '" + k.name + "' take " + kib(stat) +
                          ", over the 48 KiB static limit ('" + b.name + "' is " + kib(b.bytes()) + ")",

@@ -67,6 +67,7 @@ struct Kernel {
   Dim3 block{128, 1, 1};
   Dim3 cluster{1, 1, 1};
   Loc cluster_loc;            // where the cluster shape was set
+  Loc block_loc;              // where the threads per CTA were set
   bool non_portable_cluster = false;  // user opted in to clusters of 9..16 CTAs
 
   uint64_t static_shared_bytes() const;

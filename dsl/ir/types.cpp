@@ -57,7 +57,7 @@ Loc Loc::from(const std::source_location& l) {
 }
 
 std::string Loc::str() const {
-  if (!known()) return "<unknown>";
+  if (!known()) return file.empty() ? "<unknown>" : file;
   return file + ":" + std::to_string(line);
 }
 

@@ -1,0 +1,39 @@
+# Writes the CLI cases' inputs that git cannot hold or that are too big to commit
+# (the @GEN@ placeholder of cases.txt). Run as the fixture of every cli: test.
+#
+#   cmake -DGEN=<folder> -P make_inputs.cmake
+cmake_minimum_required(VERSION 3.24)
+if(NOT DEFINED GEN OR GEN STREQUAL "")
+  message(FATAL_ERROR "make_inputs.cmake: -DGEN=... is required")
+endif()
+
+# An earlier run may have left a mode-000 file; chmod it back so it can be removed.
+if(EXISTS "${GEN}/unreadable.json")
+  file(CHMOD "${GEN}/unreadable.json" PERMISSIONS OWNER_READ OWNER_WRITE)
+endif()
+file(REMOVE_RECURSE "${GEN}")
+file(MAKE_DIRECTORY "${GEN}")
+
+# 10000 levels of nesting, arrays and objects: the parser must refuse them before recursing.
+string(REPEAT "[" 10000 open)
+string(REPEAT "]" 10000 close)
+file(WRITE "${GEN}/deep_10000_arrays.json" "{\"kernel\": \"dsmem_ring\", \"params\": {\"elems\": ${open}1${close}}}\n")
+string(REPEAT "{\"a\": " 10000 open)
+string(REPEAT "}" 10000 close)
+file(WRITE "${GEN}/deep_10000_objects.json" "${open}1${close}\n")
+
+# A 2 MiB spec: a valid object whose description is 2 MiB long (over the 1 MiB limit).
+string(REPEAT "x" 1024 kib)
+string(REPEAT "${kib}" 2048 two_mib)
+file(WRITE "${GEN}/big_2mib.json" "{\"kernel\": \"dsmem_ring\", \"description\": \"${two_mib}\"}\n")
+
+# Mode 000. Its content is a bad spec too, so even where the read succeeds (root) the case
+# cannot pass by accident; run_case.cmake skips it visibly as root.
+file(WRITE "${GEN}/unreadable.json" "{\"kernel\": \"dsmem_ring\", \"cluster\": 0}\n")
+file(CHMOD "${GEN}/unreadable.json" PERMISSIONS)
+
+# A symbolic link to itself: open() fails with ELOOP, for root as well.
+file(CREATE_LINK "loop.json" "${GEN}/loop.json" SYMBOLIC)
+
+# A regular file, so that "${GEN}/regular_file/x" is a path under a regular file.
+file(WRITE "${GEN}/regular_file" "not a folder\n")
