@@ -5,8 +5,16 @@
 # Usage: bench/multicast_traffic.sh TILEJIT_BINARY SPEC_DIR OUT_DIR
 set -uo pipefail
 tj=$1; specs=$2; out=$3
-metrics=l1tex__m_xbar2l1tex_read_bytes.sum,lts__t_sectors_srcunit_tex_op_read.sum,lts__t_sectors_op_read.sum
-printf "%-8s %-10s %-10s %-22s %-22s %-22s\n" cluster multicast clusters xbar2l1tex_read_bytes lts_tex_read_sectors lts_read_sectors
+# Candidate L2 -> SM traffic metrics; those this ncu does not know are dropped.
+wanted="lts__t_sectors_srcunit_tex_op_read.sum lts__t_sectors_srcnode_gpc_op_read.sum lts__t_requests_srcnode_gpc_op_read.sum lts__t_sectors_op_read.sum l1tex__m_xbar2l1tex_read_bytes.sum"
+ncu --query-metrics --chip gh100 > "$out/known_metrics.txt" 2>&1
+metrics=""
+for m in $wanted; do grep -q "^${m%.sum} " "$out/known_metrics.txt" && metrics="$metrics,$m"; done
+metrics=${metrics#,}
+[ -n "$metrics" ] || metrics=l1tex__m_xbar2l1tex_read_bytes.sum,lts__t_sectors_srcunit_tex_op_read.sum,lts__t_sectors_op_read.sum
+echo "metrics: $metrics"
+grep -iE "multicast|srcnode|tma" "$out/known_metrics.txt" | head -20
+echo "cluster multicast clusters ${metrics//,/ }"
 for c in 1 2 4; do
   for m in 1 0; do
     n=$((132 / c))
@@ -20,6 +28,6 @@ for c in 1 2 4; do
       v=$(grep "\"$metric\"" "$out/ncu_${c}_${m}.csv" | tail -1 | awk -F'","' '{print $NF}' | tr -d '"')
       vals+=("${v:-n/a}")
     done
-    printf "%-8s %-10s %-10s %-22s %-22s %-22s\n" $c $m $n "${vals[0]}" "${vals[1]}" "${vals[2]}"
+    echo "$c $m $n ${vals[*]}"
   done
 done

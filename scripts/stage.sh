@@ -6,5 +6,7 @@ cd "$(dirname "$0")/.."
 scripts/setup.sh
 rm -rf .stage
 cmake --install "${BUILD_DIR:-build}" --prefix .stage >/dev/null
-mkdir -p .stage/specs && cp samples/specs/*.json .stage/specs/
+mkdir -p .stage/specs .stage/sanitizer && cp samples/specs/*.json .stage/specs/ && cp tests/sanitizer/*.json .stage/sanitizer/
+cp bench/multicast_traffic.sh .stage/bin/
+strip .stage/bin/tilejit* 2>/dev/null || true
 du -sh .stage
