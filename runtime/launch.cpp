@@ -157,20 +157,12 @@ ArgPack& ArgPack::push_bytes(const void* data, size_t bytes, size_t align) {
 }
 
 void check_args(const Module& module, const ArgPack& args) {
-  const Driver& d = driver();
-  for (size_t i = 0; i < 4096; ++i) { // a bound in case a driver never says "past the end"
-    size_t offset = 0, size = 0;
-    CUresult r = d.cuFuncGetParamInfo(module.function(), i, &offset, &size);
-    if (r == CUDA_ERROR_INVALID_VALUE) { // past the last parameter
-      if (i != args.size())
-        throw launch_error(module.kernel_name(), "takes " + std::to_string(i) +
-                                                     " parameter(s) but " +
-                                                     std::to_string(args.size()) +
-                                                     " argument(s) were pushed");
-      return;
-    }
-    check(r, "cuFuncGetParamInfo", module.kernel_name());
-    if (i >= args.size()) continue; // counted above, once the end is found
+  const std::vector<size_t>& sizes = module.param_sizes();
+  if (sizes.size() != args.size())
+    throw launch_error(module.kernel_name(), "takes " + std::to_string(sizes.size()) + " parameter(s) but " +
+                                                 std::to_string(args.size()) + " argument(s) were pushed");
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    const size_t size = sizes[i];
     if (args.bytes_of(i) != size)
       throw launch_error(module.kernel_name(),
                          "argument " + std::to_string(i) + " is " + std::to_string(args.bytes_of(i)) +

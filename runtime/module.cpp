@@ -75,4 +75,19 @@ int Module::max_threads_per_block() const {
                    "cuFuncGetAttribute(MAX_THREADS_PER_BLOCK)");
 }
 
+const std::vector<size_t>& Module::param_sizes() const {
+  if (!param_sizes_) {
+    std::vector<size_t> sizes;
+    for (size_t i = 0; i < 4096; ++i) {  // a bound in case a driver never says "past the end"
+      size_t offset = 0, size = 0;
+      CUresult r = driver().cuFuncGetParamInfo(function_, i, &offset, &size);
+      if (r == CUDA_ERROR_INVALID_VALUE) break;  // past the last parameter
+      check(r, "cuFuncGetParamInfo", kernel_name_);
+      sizes.push_back(size);
+    }
+    param_sizes_ = std::move(sizes);
+  }
+  return *param_sizes_;
+}
+
 } // namespace tj::rt

@@ -1,7 +1,9 @@
 // A loaded cubin and the one kernel tilejit launches from it.
 #pragma once
 
+#include <optional>
 #include <string>
+#include <vector>
 
 #include <cuda.h>
 
@@ -30,6 +32,10 @@ public:
   int num_regs() const;
   int static_smem() const;
   int max_threads_per_block() const;
+  // The byte size of each kernel parameter. The driver has no count query, so
+  // this probes cuFuncGetParamInfo past the last parameter (an API error a
+  // sanitizer reports) once per module, not once per launch.
+  const std::vector<size_t>& param_sizes() const;
 
 private:
   Module() = default;
@@ -39,6 +45,7 @@ private:
   CUfunction function_ = nullptr;
   std::string kernel_name_;
   DeviceInfo device_;
+  mutable std::optional<std::vector<size_t>> param_sizes_;
 };
 
 } // namespace tj::rt
