@@ -9,7 +9,7 @@
 set -uo pipefail
 tj=$1; specs=$2; out=$3
 # Candidate L2 -> SM traffic metrics; those this ncu does not know are dropped.
-wanted="l1tex__m_l1tex2xbar_read_requests_mem_global_op_tma_ld_dest_multicast.sum lts__t_sectors_srcunit_tex_op_read.sum lts__t_sectors_srcnode_gpc_op_read.sum lts__t_requests_srcnode_gpc_op_read.sum lts__t_sectors_op_read.sum l1tex__m_xbar2l1tex_read_bytes.sum"
+wanted="l1tex__m_l1tex2xbar_read_requests_mem_global_op_tma_ld.sum l1tex__m_l1tex2xbar_read_requests_mem_global_op_tma_ld_dest_multicast.sum lts__t_sectors_srcunit_tex_op_read.sum lts__t_sectors_srcnode_gpc_op_read.sum lts__t_requests_srcnode_gpc_op_read.sum lts__t_sectors_op_read.sum l1tex__m_xbar2l1tex_read_bytes.sum"
 ncu --query-metrics --chip gh100 > "$out/known_metrics.txt" 2>&1
 metrics=""
 for m in $wanted; do grep -q "^${m%.sum} " "$out/known_metrics.txt" && metrics="$metrics,$m"; done

@@ -5,6 +5,7 @@
 
 #include "codegen/emit_cuda.h"
 #include "codegen/passes/insert_barrier_init.h"
+#include "codegen/passes/insert_entry_barrier.h"
 #include "codegen/passes/insert_exit_barrier.h"
 #include "codegen/passes/verify_async.h"
 #include "codegen/passes/verify_transactions.h"
@@ -38,7 +39,7 @@ unsigned long long hang_guard_ns(const LowerOptions& opts) {
 const std::vector<std::string>& pass_names() {
   static const std::vector<std::string> names = {"verify_cluster_shape", "verify_shared_memory", "verify_dsmem",
                                                  "verify_async",         "verify_transactions",  "insert_barrier_init",
-                                                 "insert_exit_barrier",  "emit_cuda"};
+                                                 "insert_entry_barrier", "insert_exit_barrier",  "emit_cuda"};
   return names;
 }
 
@@ -64,6 +65,8 @@ Lowered lower(const ir::Kernel& input, const Target& target, const LowerOptions&
   // 2. Rewrites.
   ir::Kernel k = insert_barrier_init(input);
   after("insert_barrier_init", k);
+  k = insert_entry_barrier(k);
+  after("insert_entry_barrier", k);
   k = insert_exit_barrier(k);
   after("insert_exit_barrier", k);
 

@@ -1,25 +1,11 @@
 #include "codegen/passes/insert_exit_barrier.h"
 
-#include "dsl/ir/visitor.h"
+#include "codegen/passes/dsmem_use.h"
 
 namespace tj::codegen {
 namespace {
 
-struct UsesDsmem : ir::Visitor {
-  bool found = false;
-  void visit_node(const ir::MapSharedRank&) override { found = true; }
-  // A multicast load writes peers' shared memory and signals their barriers.
-  void visit_node(const ir::TmaLoad& n) override {
-    found |= n.mask != nullptr;
-    ir::Visitor::visit_node(n);
-  }
-};
-
-bool uses_dsmem(const ir::Stmt& s) {
-  UsesDsmem u;
-  u.visit(s);
-  return u.found;
-}
+bool uses_dsmem(const ir::Stmt& s) { return reaches_peer_shared(s); }
 
 // Whether every path through `s` that runs at all finishes with a cluster wait
 // (sync, or the wait half): after it, no peer accesses our shared memory
