@@ -110,4 +110,24 @@ std::optional<int64_t> eval_int(const ir::Expr& e, const EvalEnv& env) {
   return dispatch(*e, Evaluator{env});
 }
 
+std::optional<uint64_t> threads_running(const ir::Kernel& k, const std::vector<ir::Expr>& guards, unsigned rank) {
+  uint64_t count = 0;
+  for (unsigned z = 0; z < k.block.z; ++z)
+    for (unsigned y = 0; y < k.block.y; ++y)
+      for (unsigned x = 0; x < k.block.x; ++x) {
+        EvalEnv env{k.cluster, k.block, rank, ir::Dim3{x, y, z}};
+        bool runs = true;
+        for (const ir::Expr& g : guards) {
+          std::optional<int64_t> v = eval_int(g, env);
+          if (!v) return std::nullopt;
+          if (*v == 0) {
+            runs = false;
+            break;
+          }
+        }
+        count += runs;
+      }
+  return count;
+}
+
 }  // namespace tj::codegen

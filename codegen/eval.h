@@ -5,6 +5,7 @@
 #pragma once
 
 #include <optional>
+#include <vector>
 
 #include "dsl/ir/kernel.h"
 
@@ -20,5 +21,9 @@ struct EvalEnv {
 // The value of `e` (bools as 0/1), or nullopt when it depends on anything the
 // environment does not fix (parameters, loads, loop indices, other registers).
 std::optional<int64_t> eval_int(const ir::Expr& e, const EvalEnv& env);
+
+// How many threads of CTA `rank` get past every one of `guards` (the
+// conditions of the enclosing ifs); nullopt when that cannot be known.
+std::optional<uint64_t> threads_running(const ir::Kernel& k, const std::vector<ir::Expr>& guards, unsigned rank);
 
 }  // namespace tj::codegen

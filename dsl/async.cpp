@@ -64,14 +64,16 @@ u32 mask_rank(const i32& rank) { return u32(1u) << cast<uint32_t>(rank); }
 
 u32 mask_row() {
   u32 width = cast<uint32_t>(cluster_dim_x());
-  return ((u32(1u) << width) - 1u) << (cast<uint32_t>(cluster_ctaid_y()) * width);
+  u32 plane = cast<uint32_t>(cluster_ctaid_z()) * width * cast<uint32_t>(cluster_dim_y());
+  return ((u32(1u) << width) - 1u) << (cast<uint32_t>(cluster_ctaid_y()) * width + plane);
 }
 
 u32 mask_col() {
   const ir::Dim3& c = KernelBuilder::active(SrcLoc::current()).cluster_shape();
   uint32_t pattern = 0;  // ranks x, x + X, x + 2X, ... for x = 0
   for (unsigned y = 0; y < c.y; ++y) pattern |= 1u << (y * c.x);
-  return u32(pattern) << cast<uint32_t>(cluster_ctaid_x());
+  u32 plane = cast<uint32_t>(cluster_ctaid_z()) * (c.x * c.y);
+  return u32(pattern) << (cast<uint32_t>(cluster_ctaid_x()) + plane);
 }
 
 }  // namespace tj::dsl

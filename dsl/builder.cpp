@@ -122,12 +122,10 @@ ir::Expr KernelBuilder::add_shared(std::string name, ir::Scalar elem, uint64_t c
   return ir::SharedRef::make(name, elem, L(loc));
 }
 
-void KernelBuilder::set_align(unsigned align, const SrcLoc& loc) {
-  ir::SharedBuffer& b = kernel_.shared.back();
+void KernelBuilder::check_align(const std::string& name, unsigned align, const SrcLoc& loc) {
   if (align < 16 || align > 1024 || (align & (align - 1)) != 0)
-    throw UserError(L(loc), "shared buffer '" + b.name + "' asks for alignment " + std::to_string(align),
+    throw UserError(L(loc), "shared buffer '" + name + "' asks for alignment " + std::to_string(align),
                     "use a power of two from 16 to 1024");
-  b.align = align;
 }
 
 Ptr<mbarrier_t> KernelBuilder::mbarriers(std::string name, unsigned count, unsigned arrivals, SrcLoc loc) {

@@ -55,8 +55,9 @@ class KernelBuilder {
   // 128-byte swizzle need 1024).
   template <DslScalar T>
   Ptr<T> dynamic_shared(std::string name, uint64_t count, unsigned align = 16, SrcLoc loc = SrcLoc::current()) {
+    check_align(name, align, loc);
     Ptr<T> p(add_shared(std::move(name), scalar_of<T>::value, count, true, loc));
-    set_align(align, loc);
+    kernel_.shared.back().align = align;
     return p;
   }
 
@@ -102,7 +103,7 @@ class KernelBuilder {
                            const SrcLoc& loc);
   ir::Expr add_shared(std::string name, ir::Scalar elem, uint64_t count, bool dynamic, const SrcLoc& loc);
   std::string claim_name(std::string name, const SrcLoc& loc);
-  void set_align(unsigned align, const SrcLoc& loc);
+  static void check_align(const std::string& name, unsigned align, const SrcLoc& loc);
 
   ir::Kernel kernel_;
   std::vector<std::vector<ir::Stmt>> blocks_;

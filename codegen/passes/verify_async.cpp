@@ -56,6 +56,16 @@ class AsyncChecker : public Visitor {
  public:
   AsyncChecker(const Kernel& k, std::vector<Diagnostic>& out) : k_(k), out_(out) {}
 
+  // Conditions of the enclosing ifs: a mask matters only in ranks that issue the load.
+  void visit_node(const If& n) override {
+    visit(n.cond);
+    guards_.push_back(n.cond);
+    visit(n.then_body);
+    guards_.back() = Unary::make(UnOp::Not, n.cond);
+    visit(n.else_body);
+    guards_.pop_back();
+  }
+
   void visit_node(const Load& n) override {
     if (is_opaque(n.type.scalar))
       err(n.loc, "buffer " + name_of(n.ptr) + " holds " + std::string(scalar_name(n.type.scalar)) +
@@ -166,6 +176,8 @@ class AsyncChecker : public Visitor {
     const unsigned size = k_.cluster.count();
     const uint64_t inside = size >= 64 ? ~0ull : (1ull << size) - 1;
     for (unsigned r = 0; r < size; ++r) {
+      std::optional<uint64_t> issuers = threads_running(k_, guards_, r);
+      if (issuers && *issuers == 0) continue;  // this rank never issues the load
       EvalEnv env{k_.cluster, k_.block, r, std::nullopt};
       std::optional<int64_t> m = eval_int(n.mask, env);
       if (!m) return;  // depends on run-time values: nothing to prove here
@@ -187,6 +199,7 @@ class AsyncChecker : public Visitor {
   const Kernel& k_;
   std::vector<Diagnostic>& out_;
   std::set<std::string> reported_;
+  std::vector<Expr> guards_;
 };
 
 }  // namespace

@@ -54,25 +54,28 @@ class Collector {
       regions_.emplace_back();
       walk(f->body, guards, regions_.size() - 1);
     } else if (const MbarrierArrive* a = s->as<MbarrierArrive>()) {
-      if (a->tx) add(a->bar, Event{Event::Expect, a->tx, nullptr, nullptr, guards, a->loc}, region);
+      if (a->tx) add(a->bar, a->index, Event{Event::Expect, a->tx, nullptr, nullptr, guards, a->loc}, region);
     } else if (const TmaLoad* t = s->as<TmaLoad>()) {
       const TensorMapDecl* d = k_.find_tensor_map(t->tmap->as<VarRef>()->name);
       if (d && d->rank == t->coords.size())
-        add(t->bar, Event{Event::TmaBox, IntImm::make(Scalar::I64, int64_t(d->box_bytes())), nullptr, t->mask, guards, t->loc}, region);
+        add(t->bar, t->bar_index, Event{Event::TmaBox, IntImm::make(Scalar::I64, int64_t(d->box_bytes())), nullptr, t->mask, guards, t->loc}, region);
     } else if (const BulkCopy* c = s->as<BulkCopy>()) {
-      add(c->bar, Event{Event::PeerCopy, IntImm::make(Scalar::I64, c->bytes), nullptr, nullptr, guards, c->loc}, region);
+      add(c->bar, c->bar_index, Event{Event::PeerCopy, IntImm::make(Scalar::I64, c->bytes), nullptr, nullptr, guards, c->loc}, region);
     } else if (const StAsync* st = s->as<StAsync>()) {
-      add(st->bar, Event{Event::PeerCopy, IntImm::make(Scalar::I64, scalar_bytes(st->value->type.scalar)), nullptr, nullptr,
+      add(st->bar, st->bar_index, Event{Event::PeerCopy, IntImm::make(Scalar::I64, scalar_bytes(st->value->type.scalar)), nullptr, nullptr,
                          guards, st->loc},
           region);
     }
   }
 
  private:
-  void add(const Expr& bar, Event e, size_t region) {
+  void add(const Expr& bar, const Expr& index, Event e, size_t region) {
     Expr rank;
     std::string name = barrier_name(bar, &rank);
     if (name.empty()) return;
+    // Each barrier of an array has its own phases: a constant index names one;
+    // a run-time index (a pipeline stage) stands for any of them.
+    if (std::optional<int64_t> i = const_int(index)) name += "[" + std::to_string(*i) + "]";
     e.target_rank = rank;
     regions_[region].by_barrier[name].push_back(std::move(e));
   }
@@ -85,27 +88,6 @@ struct Totals {
   const Event* first_copy = nullptr;
   bool known = true;
 };
-
-// How many threads of CTA `rank` run an event under `guards`; nullopt if unknowable.
-std::optional<uint64_t> threads_running(const Kernel& k, const std::vector<Expr>& guards, unsigned rank) {
-  uint64_t count = 0;
-  for (unsigned z = 0; z < k.block.z; ++z)
-    for (unsigned y = 0; y < k.block.y; ++y)
-      for (unsigned x = 0; x < k.block.x; ++x) {
-        EvalEnv env{k.cluster, k.block, rank, Dim3{x, y, z}};
-        bool runs = true;
-        for (const Expr& g : guards) {
-          std::optional<int64_t> v = eval_int(g, env);
-          if (!v) return std::nullopt;
-          if (*v == 0) {
-            runs = false;
-            break;
-          }
-        }
-        count += runs;
-      }
-  return count;
-}
 
 Totals account(const Kernel& k, const std::vector<Event>& events) {
   const unsigned n = k.cluster.count();

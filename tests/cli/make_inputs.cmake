@@ -30,7 +30,7 @@ file(WRITE "${GEN}/big_2mib.json" "{\"kernel\": \"dsmem_ring\", \"description\":
 # Mode 000. Its content is a bad spec too, so even where the read succeeds (root) the case
 # cannot pass by accident; run_case.cmake skips it visibly as root.
 file(WRITE "${GEN}/unreadable.json" "{\"kernel\": \"dsmem_ring\", \"cluster\": 0}\n")
-file(CHMOD "${GEN}/unreadable.json" PERMISSIONS)
+execute_process(COMMAND chmod 000 "${GEN}/unreadable.json" COMMAND_ERROR_IS_FATAL ANY)
 
 # A symbolic link to itself: open() fails with ELOOP, for root as well.
 file(CREATE_LINK "loop.json" "${GEN}/loop.json" SYMBOLIC)

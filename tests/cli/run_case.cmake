@@ -60,12 +60,16 @@ foreach(i 1 3 4 6)
   string(REPLACE "@GEN@" "${GEN}" field${i} "${field${i}}")
   string(REPLACE "@OUT@" "${OUT}" field${i} "${field${i}}")
 endforeach()
-# Conditions: "nonroot" (skipped, visibly, when running as root: a mode-000 file is readable
-# by root) and "env:NAME=VALUE" (set for the command), separated by spaces.
+# Conditions, separated by spaces: "nonroot" (skipped, visibly, when running as root: root
+# reads a mode-000 file), "env:NAME=VALUE" (set for the command), "knownbug" (a bug in code
+# this test may not fix, described in cases.txt: a failure reports the test skipped).
 separate_arguments(conditions UNIX_COMMAND "${field6}")
 set(env_args "")
+set(known_bug FALSE)
 foreach(cond IN LISTS conditions)
-  if(cond STREQUAL "nonroot")
+  if(cond STREQUAL "knownbug")
+    set(known_bug TRUE)
+  elseif(cond STREQUAL "nonroot")
     execute_process(COMMAND id -u OUTPUT_VARIABLE uid OUTPUT_STRIP_TRAILING_WHITESPACE)
     if(uid STREQUAL "0")
       message(STATUS "SKIPPED: case '${CASE}' needs a non-root user (root reads a mode-000 file)")
@@ -81,14 +85,20 @@ endforeach()
 set(cmdline "${field1}")
 separate_arguments(args UNIX_COMMAND "${cmdline}")
 # Through `cmake -E env` only when needed: run directly, a signal shows in rc as its name.
-set(launcher "")
+# Each argument is quoted on its own, so that "" on a case's line is an empty argument.
+set(command "")
 if(env_args)
-  set(launcher ${CMAKE_COMMAND} -E env ${env_args} --)
+  list(APPEND command ${CMAKE_COMMAND} -E env ${env_args} --)
 endif()
-execute_process(
-  COMMAND ${launcher} "${TILEJIT}" ${args}
-  WORKING_DIRECTORY "${WORK}/cwd"
-  RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+set(quoted "")
+foreach(word IN LISTS command TILEJIT args)
+  string(REPLACE "\\" "\\\\" word "${word}")
+  string(REPLACE "\"" "\\\"" word "${word}")
+  string(REPLACE "$" "\\$" word "${word}")
+  string(APPEND quoted " \"${word}\"")
+endforeach()
+cmake_language(EVAL CODE "execute_process(COMMAND ${quoted}
+  WORKING_DIRECTORY \"${WORK}/cwd\" RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)")
 set(report "tilejit ${cmdline}\nexit: ${rc}\n--- stdout ---\n${out}--- stderr ---\n${err}--------------")
 
 if(expected_rc STREQUAL "3" AND rc STREQUAL "0")
@@ -185,7 +195,15 @@ else()
   endif()
 endif()
 
+if(NOT failures STREQUAL "" AND known_bug)
+  message(STATUS "SKIPPED: case '${CASE}' shows a known bug (see its comment in cases.txt):\n${failures}\n${report}")
+  return()
+endif()
 if(NOT failures STREQUAL "")
   message(FATAL_ERROR "case '${CASE}' failed:\n${failures}\n${report}")
+endif()
+if(known_bug)
+  message(STATUS "case '${CASE}' passed: its known bug looks fixed; drop \"knownbug\" from its line\n${report}")
+  return()
 endif()
 message(STATUS "case '${CASE}' passed\n${report}")

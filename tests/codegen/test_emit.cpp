@@ -108,12 +108,21 @@ TEST_CASE("emit_cuda: exact CUDA for a DSMEM kernel, sm_90a and sm_100a", "[code
   // The target names itself in the header; the code is the same (no #ifdef, no arch branches).
   CHECK(codegen::emit_cuda(kern, Target::sm100a()) == replace_first(want, "for sm_90a", "for sm_100a"));
 
-  // lower() emits the same text (a cluster wait follows the DSMEM store: nothing is appended),
-  // and the dynamic size covers both dynamic buffers: 40 B, aligned to 48, + 16 B.
+  // lower() emits the same text but for the entry barrier (no CTA may write a peer
+  // before the whole cluster has started); a cluster wait follows the DSMEM store,
+  // so nothing is appended. The dynamic size covers both dynamic buffers: 40 B,
+  // aligned to 48, + 16 B.
   codegen::Lowered l = codegen::lower(kern, Target::sm90a());
-  CHECK(l.cuda == want);
+  const std::string entry = "  // ClusterBarrier at " + at(l_kernel) + ": cluster_arrive.relaxed()\n"
+                            "  tj::cluster_arrive_relaxed();\n"
+                            "  // ClusterBarrier at " + at(l_kernel) + ": cluster_wait.acquire()\n"
+                            "  tj::cluster_wait_acquire();\n";
+  const std::string first_store = "  // Store at " + at(l_store);
+  CHECK(l.cuda == replace_first(want, first_store, entry + first_store));
   CHECK(l.dynamic_smem == 64);
-  CHECK(ir::to_string(l.kernel) == ir::to_string(kern));
+  const auto& body = l.kernel.body->as<ir::Block>()->body;
+  REQUIRE(body.size() == kern.body->as<ir::Block>()->body.size() + 2);
+  CHECK(body[0]->as<ir::ClusterBarrier>() != nullptr);
 }
 
 TEST_CASE("emit_cuda: literals of every type", "[codegen][emit]") {

@@ -80,7 +80,26 @@ class CaptureStderr {
   int saved_ = -1;
 };
 
-ir::Kernel lowered_kernel(const ir::Kernel& k) { return codegen::lower(k, Target::sm90a()).kernel; }
+// The entry barrier insert_entry_barrier puts first in every DSMEM kernel of a
+// cluster > 1 (its own tests are below); the exit-barrier tests look past it.
+ir::Kernel strip_entry(const ir::Kernel& k) {
+  const auto& body = k.body->as<ir::Block>()->body;
+  if (body.size() < 2) return k;
+  const ir::ClusterBarrier* a = body[0]->as<ir::ClusterBarrier>();
+  const ir::ClusterBarrier* w = body[1]->as<ir::ClusterBarrier>();
+  if (!a || !w || a->op != ir::ClusterBarrierOp::Arrive || a->order != ir::MemoryOrder::Relaxed ||
+      w->op != ir::ClusterBarrierOp::Wait)
+    return k;
+  ir::Kernel out = k;
+  out.body = ir::Block::make(std::vector<ir::Stmt>(body.begin() + 2, body.end()), k.body->loc);
+  return out;
+}
+std::string strip_entry_text(std::string text) {
+  const std::string entry = "  cluster_arrive.relaxed()\n  cluster_wait.acquire()\n";
+  if (size_t at = text.find(entry); at != std::string::npos) text.erase(at, entry.size());
+  return text;
+}
+ir::Kernel lowered_kernel(const ir::Kernel& k) { return strip_entry(codegen::lower(k, Target::sm90a()).kernel); }
 
 }  // namespace
 
@@ -92,14 +111,15 @@ TEST_CASE("insert_exit_barrier appends cluster_sync when a DSMEM store is the la
   map_shared_rank(buf, 1)[0] = 7;
   ir::Kernel kern = k.build();
   codegen::Lowered l = codegen::lower(kern, Target::sm90a());
-  CHECK(without_locs(ir::to_string(l.kernel)) ==
+  CHECK(without_locs(ir::to_string(strip_entry(l.kernel))) ==
         "kernel no_wait() block(128,1,1) cluster(2,1,1) {\n"
         "  shared buf: i32[4]\n"
         "  map_shared_rank(buf, 1)[0] = 7\n"
         "  cluster_sync()\n"
         "}\n");
   // The barrier the pass adds is attributed to the kernel's line, and is emitted.
-  const auto& body = l.kernel.body->as<ir::Block>()->body;
+  ir::Kernel stripped = strip_entry(l.kernel);
+  const auto& body = stripped.body->as<ir::Block>()->body;
   REQUIRE(body.size() == 2);
   CHECK(body[1]->loc.line == l_kernel);
   const std::string tail = "  // ClusterBarrier at test_lower.cpp:" + std::to_string(l_kernel) +
@@ -314,7 +334,7 @@ TEST_CASE("LowerOptions::dump sees the IR after each pass, in pipeline order", "
   }
   CHECK(saw_exit_barrier);
   CHECK(before != after);
-  CHECK(without_locs(after) ==
+  CHECK(strip_entry_text(without_locs(after)) ==
         "kernel dumped() block(128,1,1) cluster(2,1,1) {\n"
         "  shared buf: i32[4]\n"
         "  map_shared_rank(buf, 1)[0] = 7\n"
@@ -390,4 +410,48 @@ TEST_CASE("the embedded prelude is codegen/prelude/tilejit_prelude.cuh byte for 
   CHECK(embedded.size() == file.str().size());
   CHECK(embedded == file.str());
   CHECK(embedded.rfind("// tilejit device prelude", 0) == 0);
+}
+
+TEST_CASE("insert_entry_barrier waits for the whole cluster before the first access to a peer", "[codegen][entry_barrier]") {
+  {
+    const unsigned l_kernel = __LINE__ + 1;
+    KernelBuilder k("early_write");
+    k.cluster(2);
+    auto buf = k.shared<int32_t>("buf", 4);
+    map_shared_rank(buf, 1)[0] = 7;
+    cluster_sync();
+    codegen::Lowered l = codegen::lower(k.build(), Target::sm90a());
+    CHECK(without_locs(ir::to_string(l.kernel)) ==
+          "kernel early_write() block(128,1,1) cluster(2,1,1) {\n"
+          "  shared buf: i32[4]\n"
+          "  cluster_arrive.relaxed()\n"
+          "  cluster_wait.acquire()\n"
+          "  map_shared_rank(buf, 1)[0] = 7\n"
+          "  cluster_sync()\n"
+          "}\n");
+    CHECK(l.kernel.body->as<ir::Block>()->body[0]->loc.line == l_kernel);
+    CHECK(l.cuda.find("tj::cluster_arrive_relaxed();\n  // ClusterBarrier at test_lower.cpp:" + std::to_string(l_kernel) +
+                      ": cluster_wait.acquire()\n  tj::cluster_wait_acquire();") != std::string::npos);
+  }
+  {
+    // A cluster barrier before the first use already guarantees every CTA has started.
+    KernelBuilder k("synced_first");
+    k.cluster(2);
+    auto buf = k.shared<int32_t>("buf", 4);
+    cluster_sync();
+    map_shared_rank(buf, 1)[0] = 7;
+    cluster_sync();
+    ir::Kernel kern = k.build();
+    CHECK(ir::to_string(codegen::lower(kern, Target::sm90a()).kernel) == ir::to_string(kern));
+  }
+  {
+    // No peer access, or a cluster of one: nothing to wait for.
+    KernelBuilder k("alone");
+    k.cluster(1);
+    auto buf = k.shared<int32_t>("buf", 4);
+    map_shared_rank(buf, 0)[0] = 7;
+    cluster_sync();
+    ir::Kernel kern = k.build();
+    CHECK(ir::to_string(codegen::lower(kern, Target::sm90a()).kernel) == ir::to_string(kern));
+  }
 }

@@ -1,0 +1,40 @@
+# Shared by the cache robustness tests: sourced, never run. Each test gets TILEJIT (the
+# binary), SPEC (a dsmem_ring spec) and WORK (a scratch folder, emptied here) as arguments.
+set -euo pipefail
+TILEJIT=$1 SPEC=$2 WORK=$3
+rm -rf "$WORK"
+mkdir -p "$WORK"
+unset TILEJIT_ARCH TILEJIT_DUMP_DIR TILEJIT_DUMP_IR TILEJIT_DEBUG_HANGS XDG_CACHE_HOME
+
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+# compile NAME [env...]: one `tilejit compile` of SPEC to PTX; stdout, stderr and the exit
+# code land in $WORK/NAME.{out,err,rc}. Never fails by itself.
+compile() {
+  local name=$1; shift
+  local rc=0
+  env "$@" "$TILEJIT" compile "$SPEC" --arch sm_90a --emit ptx -o "$WORK/out-$name" \
+    >"$WORK/$name.out" 2>"$WORK/$name.err" || rc=$?
+  echo "$rc" >"$WORK/$name.rc"
+}
+
+# expect_ok NAME: exit 0, the PTX written, no crash on stderr.
+expect_ok() {
+  local name=$1
+  [ "$(cat "$WORK/$name.rc")" = 0 ] || fail "$name: exit $(cat "$WORK/$name.rc"), expected 0: $(cat "$WORK/$name.err")"
+  [ -s "$WORK/out-$name/dsmem_ring.ptx" ] || fail "$name: no PTX written: $(cat "$WORK/$name.out")"
+  if grep -qE "terminate called|Sanitizer|runtime error:" "$WORK/$name.err"; then
+    fail "$name: crash on stderr: $(cat "$WORK/$name.err")"
+  fi
+}
+
+# warnings NAME: how many "tilejit: warning:" lines the run printed.
+warnings() { grep -c "^tilejit: warning:" "$WORK/$1.err" || true; }
+
+# hit NAME / miss NAME: whether the compile came from the cache.
+is_hit() { grep -q "(cache hit)" "$WORK/$1.out"; }
+
+# The published entries: <cache>/<2 hex>/<64 hex>.
+entries() { find "$1" -mindepth 2 -maxdepth 2 -type d -regextype posix-extended -regex '.*/[0-9a-f]{2}/[0-9a-f]{64}'; }
+# Anything a writer leaves behind while publishing (temp dirs and temp files).
+leftovers() { find "$1" -name '*.tmp-*' -o -name '.tmp-*'; }
