@@ -19,6 +19,7 @@ using namespace tj;
 struct Shape {
   int64_t box_cols, box_rows, stages;
   unsigned ctas_per_sm;
+  int64_t warp_specialized = 0;
 };
 
 double median(std::vector<double> v) {
@@ -66,7 +67,8 @@ int main() {
     std::printf("device %s (%d SMs); %lld x %lld f32 = %.2f GiB copied per launch\n", ctx.info().name.c_str(), sms,
                 (long long)rows, (long long)cols, rows * cols * 4.0 / (1 << 30));
 
-    std::vector<Shape> shapes = {{64, 64, 4, 1}, {64, 64, 6, 1}, {128, 32, 4, 2}, {256, 32, 3, 1}, {256, 16, 4, 2}, {64, 128, 4, 1}};
+    std::vector<Shape> shapes = {{64, 64, 4, 1},    {64, 64, 6, 1},   {128, 32, 4, 2},    {256, 32, 3, 1},
+                                 {256, 16, 4, 2},   {64, 64, 4, 1, 1}, {256, 32, 3, 1, 1}, {128, 32, 4, 2, 1}};
     struct Run {
       Shape shape;
       samples::Config cfg;
@@ -85,9 +87,9 @@ int main() {
       r.cfg = samples::default_config(*s);
       r.cfg.cluster = {1, 1, 1};
       r.cfg.grid_clusters = {sms * shapes[i].ctas_per_sm, 1, 1};
-      r.cfg.threads = 32;
+      r.cfg.threads = shapes[i].warp_specialized ? 64 : 32;
       r.cfg.params = {{"cols", cols}, {"rows", rows}, {"box_cols", shapes[i].box_cols}, {"box_rows", shapes[i].box_rows},
-                      {"stages", shapes[i].stages}};
+                      {"stages", shapes[i].stages}, {"warp_specialized", shapes[i].warp_specialized}};
       r.compiled = samples::compile_sample(*s, r.cfg, *target, nullptr);
       r.module = std::make_unique<rt::Module>(rt::Module::load(ctx, r.compiled.result.cubin, "tma_copy"));
       r.lc = samples::launch_config(r.cfg, r.compiled);
@@ -108,7 +110,7 @@ int main() {
       for (Run& r : runs) r.ms.push_back(rt::time_launches(*r.module, r.lc, r.args, iters).median_ms);
     }
     const double ref_tbps = 2.0 * bytes / (median(ref) * 1e-3) / 1e12;
-    std::printf("\n%-26s %-8s %-10s %-10s %s\n", "tma_copy shape", "CTAs", "ms", "TB/s", "vs memcpy");
+    std::printf("\n%-36s %-8s %-10s %-10s %s\n", "tma_copy shape", "CTAs", "ms", "TB/s", "vs memcpy");
     double best = 0;
     bool ok = true;
     for (Run& r : runs) {
@@ -116,12 +118,12 @@ int main() {
       best = std::max(best, tbps);
       ok &= r.check.ok;
       char name[64];
-      std::snprintf(name, sizeof name, "box %lldx%lld, %lld stages", (long long)r.shape.box_cols, (long long)r.shape.box_rows,
-                    (long long)r.shape.stages);
-      std::printf("%-26s %-8u %-10.3f %-10.2f %.1f%%%s\n", name, r.cfg.num_ctas(), ms, tbps, 100 * tbps / ref_tbps,
+      std::snprintf(name, sizeof name, "box %lldx%lld, %lld stages%s", (long long)r.shape.box_cols, (long long)r.shape.box_rows,
+                    (long long)r.shape.stages, r.shape.warp_specialized ? ", pipeline" : "");
+      std::printf("%-36s %-8u %-10.3f %-10.2f %.1f%%%s\n", name, r.cfg.num_ctas(), ms, tbps, 100 * tbps / ref_tbps,
                   r.check.ok ? "" : "  CHECK FAILED");
     }
-    std::printf("%-26s %-8s %-10.3f %-10.2f 100%%\n", "cuMemcpyDtoD (reference)", "-", median(ref), ref_tbps);
+    std::printf("%-36s %-8s %-10.3f %-10.2f 100%%\n", "cuMemcpyDtoD (reference)", "-", median(ref), ref_tbps);
     std::printf("\nbest tma_copy / memcpy: %.1f%%; all copies checked: %s\n", 100 * best / ref_tbps, ok ? "PASSED" : "FAILED");
     return ok ? 0 : 1;
   } catch (const std::exception& e) {

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <set>
 
 #include "codegen/prelude.h"
 #include "dsl/ir/printer.h"
@@ -301,8 +302,16 @@ std::string emit_cuda(const Kernel& k, const Target& target, const EmitOptions& 
       out += "  __shared__ __align__(" + std::to_string(std::max<uint64_t>(kSharedAlign, b.align)) + ") " + t + " " +
              b.name + "[" + std::to_string(b.count) + "];\n";
   }
+  // Phase bits only for the barriers this kernel waits on.
+  struct Waited : Visitor {
+    std::set<std::string> names;
+    void visit_node(const MbarrierWait& n) override {
+      if (const SharedRef* s = n.bar->as<SharedRef>()) names.insert(s->name);
+    }
+  } waited;
+  waited.visit(k.body);
   for (const SharedBuffer& b : k.shared)
-    if (b.elem == Scalar::MBarrier) out += "  unsigned " + phase_var(b.name) + " = 0u;  // bit i: phase parity of " + b.name + "[i]\n";
+    if (b.elem == Scalar::MBarrier && waited.names.count(b.name)) out += "  unsigned " + phase_var(b.name) + " = 0u;  // bit i: phase parity of " + b.name + "[i]\n";
   StmtEmitter(out, opts).emit(k.body, 1);
   out += "}\n";
   return out;

@@ -5,4 +5,5 @@
 #include "dsl/builder.h"
 #include "dsl/cluster.h"
 #include "dsl/diagnostic.h"
+#include "dsl/pipeline.h"
 #include "dsl/values.h"

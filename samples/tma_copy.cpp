@@ -17,7 +17,10 @@ std::vector<ParamSpec> TmaCopy::params() const {
           {"rows", 4096, 1, 1 << 20, "matrix rows"},
           {"box_cols", 64, 4, 256, "tile columns"},
           {"box_rows", 64, 1, 256, "tile rows"},
-          {"stages", 4, 2, 16, "shared-memory stages (TMA loads in flight per CTA)"}};
+          {"stages", 4, 2, 16, "shared-memory stages (TMA loads in flight per CTA)"},
+          {"warp_specialized", 0, 0, 1,
+           "1: a producer thread (warp 0) and a consumer thread (warp 1) hand stages over through a Pipeline "
+           "(full/empty barriers); 0: one thread does both"}};
 }
 
 std::vector<ConfigProblem> TmaCopy::check_config(const Config& c) const {
@@ -27,6 +30,9 @@ std::vector<ConfigProblem> TmaCopy::check_config(const Config& c) const {
     out.push_back({"params.stages", std::to_string(c.param("stages")) + " stages of " + std::to_string(s.box_bytes()) +
                                         " bytes do not fit in 200 KiB of shared memory"});
   if (c.cluster.count() != 1) out.push_back({"cluster", "tma_copy runs without clusters: use cluster 1"});
+  if (c.param("warp_specialized") && c.threads < 64)
+    out.push_back({"threads", "the warp-specialized tma_copy needs at least 64 threads (a producer and a consumer warp), got " +
+                                  std::to_string(c.threads)});
   return out;
 }
 
@@ -42,9 +48,36 @@ ir::Kernel TmaCopy::build(const Config& c) const {
   TensorMap src = k.tensor_map<float>("src", t.box);
   TensorMap dst = k.tensor_map<float>("dst", t.box);
   auto stage = k.dynamic_shared<float>("stage", uint64_t(stages) * box_elems, 128);
-  auto full = k.mbarriers("full", unsigned(stages), 1);
 
   i32 cta = block_idx_x(), grid = grid_dim_x();
+  if (c.param("warp_specialized")) {
+    // Producer (thread 0) and consumer (thread 32, another warp) hand stages over
+    // through the pipeline's full and empty barriers.
+    Pipeline pipe(k, "pipe", unsigned(stages), 1);
+    i32 count = (i32(ntiles) - cta + grid - 1) / grid;
+    if_(thread_idx_x() == 0, [&] {
+      for_(0, count, [&](i32 it) {
+        pipe.acquire(it);
+        arrive_expect_tx(pipe.full(it), u32(box_bytes));
+        tma_load(stage[pipe.slot(it) * box_elems], src, tile_coords(t, cta + it * grid), pipe.full(it));
+      });
+    });
+    if_(thread_idx_x() == 32, [&] {
+      for_(0, count, [&](i32 it) {
+        pipe.wait_full(it);
+        tma_store(dst, tile_coords(t, cta + it * grid), stage[pipe.slot(it) * box_elems]);
+        bulk_commit();
+        // Release the previous stage once its store has read it; this one stays in flight.
+        if_(it >= 1, [&] {
+          bulk_wait_read(1);
+          pipe.release(it - 1);
+        });
+      });
+      bulk_wait(0);
+    });
+    return k.build();
+  }
+  auto full = k.mbarriers("full", unsigned(stages), 1);
   // Starts the load of this CTA's `it`-th tile into its stage, if that tile exists.
   auto load = [&](const i32& it) {
     i32 tile = cta + it * grid;

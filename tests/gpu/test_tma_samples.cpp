@@ -66,14 +66,19 @@ TEST_CASE("boxes hanging over the tensor's edges are zero-filled [gpu]", "[gpu][
 
 TEST_CASE("pipelined TMA copy [gpu]", "[gpu][tma]") {
   const int64_t stages = GENERATE(2, 3, 4);
+  const int64_t ws = GENERATE(0, 1);  // one thread, or a producer and a consumer warp through a Pipeline
+  const unsigned threads = ws ? 64 : 32;
+  CAPTURE(stages, ws);
   SECTION("tiles cover the matrix exactly") {
-    auto r = run("tma_copy", 1, 132, 32, {{"cols", 2048}, {"rows", 1024}, {"box_cols", 64}, {"box_rows", 32}, {"stages", stages}},
+    auto r = run("tma_copy", 1, 132, threads,
+                 {{"cols", 2048}, {"rows", 1024}, {"box_cols", 64}, {"box_rows", 32}, {"stages", stages}, {"warp_specialized", ws}},
                  stages);
     INFO(r.check.detail);
     CHECK(r.check.ok);
   }
   SECTION("ragged edges, fewer CTAs than tiles") {
-    auto r = run("tma_copy", 1, 7, 32, {{"cols", 1000}, {"rows", 333}, {"box_cols", 128}, {"box_rows", 16}, {"stages", stages}},
+    auto r = run("tma_copy", 1, 7, threads,
+                 {{"cols", 1000}, {"rows", 333}, {"box_cols", 128}, {"box_rows", 16}, {"stages", stages}, {"warp_specialized", ws}},
                  stages + 10);
     INFO(r.check.detail);
     CHECK(r.check.ok);
