@@ -3,6 +3,8 @@
 // lowering; plus the DSL's own errors for mbarriers and aligned dynamic buffers.
 #include <catch2/catch.hpp>
 
+#include "tests/codegen/codegen_test_support.h"
+
 #include <functional>
 #include <optional>
 
@@ -14,20 +16,12 @@
 using namespace tj;
 using namespace tj::dsl;
 using tj::codegen::Target;
+using namespace tj::test;
 
 namespace {
 
 constexpr const char* kFile = "test_async_verifier.cpp";
 
-// The diagnostics lower() throws for `k` (empty when it lowers).
-std::vector<Diagnostic> lower_errors(const ir::Kernel& k, const Target& t = Target::sm90a()) {
-  try {
-    codegen::lower(k, t);
-  } catch (const UserError& e) {
-    return e.diagnostics();
-  }
-  return {};
-}
 
 std::string at(unsigned line) { return std::string(kFile) + ":" + std::to_string(line); }
 

@@ -2,6 +2,8 @@
 // for every expression and statement kind; the generated code compiles with NVRTC.
 #include <catch2/catch.hpp>
 
+#include "tests/codegen/codegen_test_support.h"
+
 #include <cmath>
 #include <filesystem>
 #include <limits>
@@ -20,30 +22,12 @@
 using namespace tj;
 using namespace tj::dsl;
 using tj::codegen::Target;
+using namespace tj::test;
 
 namespace {
 
 std::string at(unsigned line) { return "test_emit.cpp:" + std::to_string(line); }
 
-// The statements of generated code: lines inside the kernel that are not comments, trimmed.
-std::vector<std::string> code_lines(const std::string& cuda) {
-  std::vector<std::string> out;
-  size_t start = cuda.find(") {\n");
-  REQUIRE(start != std::string::npos);
-  std::string rest = cuda.substr(start + 4);
-  size_t pos = 0;
-  while (pos < rest.size()) {
-    size_t nl = rest.find('\n', pos);
-    std::string line = rest.substr(pos, nl - pos);
-    pos = nl == std::string::npos ? rest.size() : nl + 1;
-    size_t first = line.find_first_not_of(' ');
-    if (first == std::string::npos) continue;
-    line = line.substr(first);
-    if (line.rfind("//", 0) == 0) continue;
-    out.push_back(line);
-  }
-  return out;
-}
 
 std::string replace_first(std::string s, const std::string& from, const std::string& to) {
   size_t p = s.find(from);

@@ -2,6 +2,8 @@
 // UserError carrying every diagnostic the verification passes found.
 #include <catch2/catch.hpp>
 
+#include "tests/codegen/codegen_test_support.h"
+
 #include "codegen/lower.h"
 #include "codegen/passes/verify_launch.h"
 #include "dsl/dsl.h"
@@ -9,20 +11,12 @@
 using namespace tj;
 using namespace tj::dsl;
 using tj::codegen::Target;
+using namespace tj::test;
 
 namespace {
 
 constexpr const char* kFile = "test_verifier.cpp";
 
-// The diagnostics lower() throws for `k` (empty when it lowers).
-std::vector<Diagnostic> lower_errors(const ir::Kernel& k, const Target& t = Target::sm90a()) {
-  try {
-    codegen::lower(k, t);
-  } catch (const UserError& e) {
-    return e.diagnostics();
-  }
-  return {};
-}
 
 // The full text lower() throws, or "lowered".
 std::string lower_what(const ir::Kernel& k, const Target& t = Target::sm90a()) {

@@ -1,0 +1,45 @@
+// Helpers shared by the codegen tests.
+#pragma once
+
+#include <catch2/catch.hpp>
+
+#include <string>
+#include <vector>
+
+#include "codegen/lower.h"
+#include "dsl/diagnostic.h"
+
+namespace tj::test {
+
+// The diagnostics lower() throws for `k` (empty when it lowers).
+inline std::vector<Diagnostic> lower_errors(const ir::Kernel& k,
+                                            const codegen::Target& t = codegen::Target::sm90a()) {
+  try {
+    codegen::lower(k, t);
+  } catch (const UserError& e) {
+    return e.diagnostics();
+  }
+  return {};
+}
+
+// The statements of generated code: lines inside the kernel that are not comments, trimmed.
+inline std::vector<std::string> code_lines(const std::string& cuda) {
+  std::vector<std::string> out;
+  size_t start = cuda.find(") {\n");
+  REQUIRE(start != std::string::npos);
+  std::string rest = cuda.substr(start + 4);
+  size_t pos = 0;
+  while (pos < rest.size()) {
+    size_t nl = rest.find('\n', pos);
+    std::string line = rest.substr(pos, nl - pos);
+    pos = nl == std::string::npos ? rest.size() : nl + 1;
+    size_t first = line.find_first_not_of(' ');
+    if (first == std::string::npos) continue;
+    line = line.substr(first);
+    if (line.rfind("//", 0) == 0) continue;
+    out.push_back(line);
+  }
+  return out;
+}
+
+}  // namespace tj::test
