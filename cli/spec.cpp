@@ -1,6 +1,7 @@
 #include "cli/spec.h"
 
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -34,6 +35,13 @@ class Reader {
   [[noreturn]] void fail(const std::string& path, const std::string& msg) const { throw SpecError(file_, path, msg); }
 
   int64_t integer(const llvm::json::Value& v, const std::string& path, int64_t lo, int64_t hi) const {
+    // getAsInteger() converts a double of 2^63 to int64 (undefined behaviour): numbers
+    // outside int64 are refused here, before it is called.
+    if (std::optional<double> d = v.getAsNumber(); d && !(*d > -9223372036854775808.0 && *d < 9223372036854775808.0)) {
+      char text[64];
+      std::snprintf(text, sizeof text, "%.17g", *d);
+      fail(path, std::string(text) + " is out of range [" + std::to_string(lo) + ", " + std::to_string(hi) + "]");
+    }
     std::optional<int64_t> i = v.getAsInteger();
     if (!i) {
       if (v.kind() == llvm::json::Value::Number)

@@ -26,7 +26,8 @@ std::vector<ParamSpec> TmaMulticast::params() const {
 
 uint32_t multicast_mask(const Config& c) {
   const unsigned n = c.cluster.count();
-  const uint32_t all = n >= 32 ? ~0u : (1u << n) - 1;
+  if (n == 0 || n > 32) return 0;  // check_config refuses these; no shift past the width
+  const uint32_t all = n == 32 ? ~0u : (1u << n) - 1;
   switch (c.param("mask")) {
     case 1: return 1u << (n - 1);
     case 2: return 0x55555555u & all;
@@ -42,6 +43,9 @@ uint64_t swizzled_offset(uint64_t o, unsigned span) {
 std::vector<ConfigProblem> TmaMulticast::check_config(const Config& c) const {
   std::vector<ConfigProblem> out = check_tma_shape(c);
   if (c.cluster.y != 1 || c.cluster.z != 1) out.push_back({"cluster", "tma_multicast takes a 1-D cluster [n, 1, 1]"});
+  else if (c.cluster.x > 16)
+    out.push_back({"cluster", "tma_multicast takes at most 16 CTAs per cluster (a multicast mask has 16 bits), got " +
+                                  std::to_string(c.cluster.x)});
   if (c.grid_clusters.y != 1 || c.grid_clusters.z != 1)
     out.push_back({"clusters", "tma_multicast takes a 1-D grid of clusters"});
   return out;
