@@ -18,6 +18,11 @@ int cmd_compile(const CompileArgs& args) {
 
   ensure_output_dir(args.out_dir);
   const std::string& name = c.lowered.kernel.name;
+  // Refuse before writing anything, so that a bad target leaves no partial output.
+  for (const std::string& kind : args.emit) {
+    const char* ext = kind == "ir" ? ".ir" : kind == "cuda" ? ".cu" : kind == "ptx" ? ".ptx" : ".cubin";
+    check_writable(args.out_dir, name + ext);
+  }
   for (const std::string& kind : args.emit) {
     std::string path;
     if (kind == "ir") path = write_output(args.out_dir, name + ".ir", ir::to_string(c.lowered.kernel));

@@ -1,5 +1,6 @@
 // tilejit: compile and launch DSL kernels described by JSON specs.
 #include <CLI/CLI.hpp>
+#include <cerrno>
 #include <cstdlib>
 #include <iostream>
 
@@ -56,7 +57,8 @@ int main(int argc, char** argv) {
   run->add_option("--iters", ra.iters, "Timed launches")->check(CLI::Range(0, 100000));
   bool no_verify = false;
   run->add_flag("--no-verify", no_verify, "Skip the check against the host reference");
-  run->add_option("--seed", ra.seed, "Seed for the random inputs");
+  std::string seed_text;
+  run->add_option("--seed", seed_text, "Seed for the random inputs (0 to 2^64 - 1)");
   run->add_option("-o,--out", ra.out_dir, "Where the PTX goes when no GPU is present");
   run->add_flag("--debug-hangs", debug_hangs, "Bounded mbarrier waits that trap naming the barrier (= TILEJIT_DEBUG_HANGS=1)");
 
@@ -95,6 +97,17 @@ int main(int argc, char** argv) {
     }
     if (app.got_subcommand("run")) {
       ra.verify = !no_verify;
+      if (!seed_text.empty()) {
+        // Digits only: CLI11 would wrap -1 to 2^64 - 1 and accept overflow silently.
+        errno = 0;
+        char* end = nullptr;
+        const unsigned long long v = std::strtoull(seed_text.c_str(), &end, 10);
+        if (seed_text.find_first_not_of("0123456789") != std::string::npos || *end != '\0' || errno == ERANGE) {
+          std::cerr << "error: --seed: '" << seed_text << "' is not a whole number from 0 to 18446744073709551615\n";
+          return kBadInput;
+        }
+        ra.seed = v;
+      }
       return cmd_run(ra);
     }
   } catch (const SpecError& e) {
