@@ -3,11 +3,17 @@
 # Safe to run again: installs only what is missing, rebuilds only what changed.
 #   BUILD_DIR (default: build)  CMAKE_BUILD_TYPE (default: RelWithDebInfo)
 #   TILEJIT_CMAKE_ARGS: extra arguments for cmake's configure step
+#     (with -DTILEJIT_FUZZ=ON it also installs clang 19 and its libFuzzer/sanitizer runtimes)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 BUILD_DIR=${BUILD_DIR:-build}
 PACKAGES=(cmake ninja-build g++ llvm-19-dev llvm-19-tools libzstd-dev libcli11-dev catch2)
+# clang 19, not Debian's default 14: the DSL needs std::source_location, which clang 14
+# cannot compile with GCC 12's libstdc++.
+case " ${TILEJIT_CMAKE_ARGS:-} " in
+  *" -DTILEJIT_FUZZ=ON "*) PACKAGES+=(clang-19 libclang-rt-19-dev) ;;
+esac
 
 missing=()
 for p in "${PACKAGES[@]}"; do

@@ -61,8 +61,9 @@ foreach(i 1 3 4 6)
   string(REPLACE "@OUT@" "${OUT}" field${i} "${field${i}}")
 endforeach()
 # Conditions, separated by spaces: "nonroot" (skipped, visibly, when running as root: root
-# reads a mode-000 file), "env:NAME=VALUE" (set for the command), "knownbug" (a bug in code
-# this test may not fix, described in cases.txt: a failure reports the test skipped).
+# reads a mode-000 file), "env:NAME=VALUE" (set for the command), "mkdir:PATH" (a folder
+# made before the run), "knownbug" (a bug in code this test may not fix, described in
+# cases.txt: a failure reports the test skipped).
 separate_arguments(conditions UNIX_COMMAND "${field6}")
 set(env_args "")
 set(known_bug FALSE)
@@ -77,6 +78,8 @@ foreach(cond IN LISTS conditions)
     endif()
   elseif(cond MATCHES "^env:(.+)$")
     list(APPEND env_args "${CMAKE_MATCH_1}")
+  elseif(cond MATCHES "^mkdir:(.+)$")
+    file(MAKE_DIRECTORY "${CMAKE_MATCH_1}")
   else()
     message(FATAL_ERROR "case '${CASE}': unknown condition '${cond}'")
   endif()

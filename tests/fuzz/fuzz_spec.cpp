@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <exception>
 #include <string>
+#include <vector>
 
 #include "cli/spec.h"
 #include "codegen/lower.h"
@@ -25,6 +26,13 @@ namespace {
   std::abort();  // libFuzzer saves the input as crash-<sha1>
 }
 
+// TILEJIT_FUZZ_REPORT=1: one line per input saying how far it got (to see what a corpus
+// reaches: `tilejit_fuzz_spec corpus/*`).
+bool report_outcomes = false;
+void outcome(const char* what) {
+  if (report_outcomes) std::fprintf(stderr, "fuzz_spec: outcome: %s\n", what);
+}
+
 void build_and_lower(const std::string& text) {
   tj::cli::Spec spec = tj::cli::parse_spec(text, "fuzz.json");
   tj::ir::Kernel kernel = spec.sample->build(spec.config);
@@ -32,6 +40,7 @@ void build_and_lower(const std::string& text) {
   if (!diags.empty()) throw tj::UserError(std::move(diags));
   tj::codegen::Lowered lowered = tj::codegen::lower(kernel, tj::codegen::Target::sm90a());
   if (lowered.cuda.empty()) finding("lower() returned no CUDA", spec.sample->name().c_str());
+  outcome("lowered");
 }
 
 }  // namespace
@@ -41,6 +50,8 @@ extern "C" int LLVMFuzzerInitialize(int*, char***) {
   unsetenv("TILEJIT_DUMP_IR");
   unsetenv("TILEJIT_DEBUG_HANGS");
   unsetenv("TILEJIT_ARCH");
+  const char* report = std::getenv("TILEJIT_FUZZ_REPORT");
+  report_outcomes = report && std::string(report) == "1";
   return 0;
 }
 
@@ -49,8 +60,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   try {
     build_and_lower(text);
   } catch (const tj::cli::SpecError&) {  // expected: the spec is bad
-  } catch (const tj::UserError&) {       // expected: the kernel or launch is impossible
+    outcome("SpecError");
+  } catch (const tj::UserError&) {  // expected: the kernel or launch is impossible
+    outcome("UserError");
   } catch (const tj::rt::RuntimeError&) {  // expected: a runtime check refused it
+    outcome("RuntimeError");
   } catch (const tj::ir::InternalError& e) {
     finding("ir::InternalError", e.what());
   } catch (const std::exception& e) {
