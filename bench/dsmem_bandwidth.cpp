@@ -48,7 +48,8 @@ samples::Config make_config(const samples::Sample& s, unsigned cluster, int64_t 
 void setup(Variant& v, const rt::Context& ctx, const codegen::Target& t, int max_clusters) {
   v.config.grid_clusters = {1, 1, 1};
   v.compiled = samples::compile_sample(*v.sample, v.config, t, nullptr);
-  v.module = std::make_unique<rt::Module>(rt::Module::load(ctx, v.compiled.result.cubin, v.compiled.lowered.kernel.name));
+  v.module = std::make_unique<rt::Module>(rt::Module::load(ctx, v.compiled.result.cubin, v.compiled.lowered.kernel.name,
+                                                             v.compiled.lowered.kernel.params.size()));
   v.lc = samples::launch_config(v.config, v.compiled);
   rt::prepare(*v.module, v.lc);
   int active = rt::max_active_clusters(*v.module, v.lc);

@@ -91,7 +91,7 @@ int main() {
       r.cfg.params = {{"cols", cols}, {"rows", rows}, {"box_cols", shapes[i].box_cols}, {"box_rows", shapes[i].box_rows},
                       {"stages", shapes[i].stages}, {"warp_specialized", shapes[i].warp_specialized}};
       r.compiled = samples::compile_sample(*s, r.cfg, *target, nullptr);
-      r.module = std::make_unique<rt::Module>(rt::Module::load(ctx, r.compiled.result.cubin, "tma_copy"));
+      r.module = std::make_unique<rt::Module>(rt::Module::load(ctx, r.compiled.result.cubin, "tma_copy", r.compiled.lowered.kernel.params.size()));
       r.lc = samples::launch_config(r.cfg, r.compiled);
       rt::prepare(*r.module, r.lc);
       r.inst = s->instantiate(r.cfg, 100 + i);

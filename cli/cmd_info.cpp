@@ -35,7 +35,7 @@ int cmd_info(const std::string& spec_file) {
     return kNoGpu;
   }
   samples::Compiled c = samples::compile_sample(*spec->sample, spec->config, *target, nullptr);
-  rt::Module module = rt::Module::load(ctx, c.result.cubin, c.lowered.kernel.name);
+  rt::Module module = rt::Module::load(ctx, c.result.cubin, c.lowered.kernel.name, c.lowered.kernel.params.size());
   std::cout << "kernel    " << c.lowered.kernel.name << ": " << module.num_regs() << " registers/thread, "
             << c.lowered.kernel.static_shared_bytes() << " B static + " << c.lowered.dynamic_smem
             << " B dynamic smem per CTA\n"

@@ -42,7 +42,8 @@ Module::~Module() {
 Module::Module(Module&& other) noexcept
     : module_(std::exchange(other.module_, nullptr)),
       function_(std::exchange(other.function_, nullptr)),
-      kernel_name_(std::move(other.kernel_name_)), device_(std::move(other.device_)) {}
+      kernel_name_(std::move(other.kernel_name_)), device_(std::move(other.device_)),
+      param_sizes_(std::move(other.param_sizes_)), param_count_(other.param_count_) {}
 
 Module& Module::operator=(Module&& other) noexcept {
   if (this != &other) {
@@ -51,6 +52,8 @@ Module& Module::operator=(Module&& other) noexcept {
     function_ = std::exchange(other.function_, nullptr);
     kernel_name_ = std::move(other.kernel_name_);
     device_ = std::move(other.device_);
+    param_sizes_ = std::move(other.param_sizes_);
+    param_count_ = other.param_count_;
   }
   return *this;
 }
@@ -75,13 +78,20 @@ int Module::max_threads_per_block() const {
                    "cuFuncGetAttribute(MAX_THREADS_PER_BLOCK)");
 }
 
+Module Module::load(const Context& ctx, const std::string& cubin, const std::string& kernel_name, size_t param_count) {
+  Module m = load(ctx, cubin, kernel_name);
+  m.param_count_ = param_count;
+  return m;
+}
+
 const std::vector<size_t>& Module::param_sizes() const {
   if (!param_sizes_) {
     std::vector<size_t> sizes;
-    for (size_t i = 0; i < 4096; ++i) {  // a bound in case a driver never says "past the end"
+    const size_t limit = param_count_ ? *param_count_ : 4096;  // a bound in case a driver never says "past the end"
+    for (size_t i = 0; i < limit; ++i) {
       size_t offset = 0, size = 0;
       CUresult r = driver().cuFuncGetParamInfo(function_, i, &offset, &size);
-      if (r == CUDA_ERROR_INVALID_VALUE) break;  // past the last parameter
+      if (r == CUDA_ERROR_INVALID_VALUE && !param_count_) break;  // past the last parameter
       check(r, "cuFuncGetParamInfo", kernel_name_);
       sizes.push_back(size);
     }

@@ -18,6 +18,10 @@ public:
   // Loads `cubin` into ctx (made current) and finds `kernel_name` (the symbol name:
   // extern "C" or mangled). Throws RuntimeError(Launch) naming the kernel on failure.
   static Module load(const Context& ctx, const std::string& cubin, const std::string& kernel_name);
+  // The same, for a kernel whose parameter count the caller knows (tilejit's
+  // code generator does): the sizes are then read without probing past the end.
+  static Module load(const Context& ctx, const std::string& cubin, const std::string& kernel_name,
+                     size_t param_count);
 
   ~Module();
   Module(Module&& other) noexcept;
@@ -46,6 +50,7 @@ private:
   std::string kernel_name_;
   DeviceInfo device_;
   mutable std::optional<std::vector<size_t>> param_sizes_;
+  std::optional<size_t> param_count_;
 };
 
 } // namespace tj::rt

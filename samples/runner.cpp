@@ -45,7 +45,7 @@ rt::LaunchConfig launch_config(const Config& c, const Compiled& compiled) {
 RunReport run_sample(const Sample& s, const Config& c, const Compiled& compiled, const rt::Context& ctx,
                      const RunOptions& opts) {
   ctx.make_current();
-  rt::Module module = rt::Module::load(ctx, compiled.result.cubin, compiled.lowered.kernel.name);
+  rt::Module module = rt::Module::load(ctx, compiled.result.cubin, compiled.lowered.kernel.name, compiled.lowered.kernel.params.size());
   rt::LaunchConfig lc = launch_config(c, compiled);
   rt::prepare(module, lc);
 
