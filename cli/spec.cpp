@@ -1,6 +1,9 @@
 #include "cli/spec.h"
 
+#include <cctype>
 #include <cerrno>
+#include <set>
+#include <vector>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -70,21 +73,44 @@ class Reader {
   std::string file_;
 };
 
-// Rejects pathological nesting before the recursive parser sees it.
-void check_depth(const std::string& text, const std::string& file) {
-  int depth = 0;
-  bool in_string = false, escaped = false;
-  for (char c : text) {
-    if (in_string) {
-      if (escaped) escaped = false;
-      else if (c == '\\') escaped = true;
-      else if (c == '"') in_string = false;
-      continue;
+// Before the parser sees the text: rejects pathological nesting, and duplicate
+// keys (llvm::json keeps the last one silently), naming the key's JSON path.
+void prescan(const std::string& text, const std::string& file) {
+  struct Frame {
+    bool object;
+    std::string path;
+    std::set<std::string> keys;
+    std::string last_key;
+    size_t index = 0;
+  };
+  std::vector<Frame> stack;
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (c == '"') {
+      size_t j = i + 1;
+      while (j < text.size() && text[j] != '"') j += text[j] == '\\' ? 2 : 1;
+      std::string str = text.substr(i + 1, std::min(j, text.size()) - i - 1);
+      i = j;
+      size_t k = j + 1;
+      while (k < text.size() && std::isspace(static_cast<unsigned char>(text[k]))) ++k;
+      if (k < text.size() && text[k] == ':' && !stack.empty() && stack.back().object) {
+        Frame& f = stack.back();
+        if (!f.keys.insert(str).second) throw SpecError(file, f.path + "." + str, "duplicate key");
+        f.last_key = str;
+      }
+    } else if (c == '{' || c == '[') {
+      if (stack.size() >= size_t(kMaxDepth))
+        throw SpecError(file, "$", "nested deeper than " + std::to_string(kMaxDepth) + " levels");
+      std::string path = "$";
+      if (!stack.empty())
+        path = stack.back().object ? stack.back().path + "." + stack.back().last_key
+                                   : stack.back().path + "[" + std::to_string(stack.back().index) + "]";
+      stack.push_back(Frame{c == '{', path, {}, {}, 0});
+    } else if (c == ',' && !stack.empty() && !stack.back().object) {
+      ++stack.back().index;
+    } else if ((c == '}' || c == ']') && !stack.empty()) {
+      stack.pop_back();
     }
-    if (c == '"') in_string = true;
-    else if (c == '[' || c == '{') {
-      if (++depth > kMaxDepth) throw SpecError(file, "$", "nested deeper than " + std::to_string(kMaxDepth) + " levels");
-    } else if (c == ']' || c == '}') --depth;
   }
 }
 
@@ -95,7 +121,7 @@ SpecError::SpecError(const std::string& file, const std::string& json_path, cons
 
 Spec parse_spec(const std::string& text, const std::string& file) {
   if (text.size() > kMaxSpecBytes) throw SpecError(file, "$", "spec is larger than 1 MiB");
-  check_depth(text, file);
+  prescan(text, file);
   llvm::Expected<llvm::json::Value> parsed = llvm::json::parse(text);
   if (!parsed) throw SpecError(file, "$", "not valid JSON: " + llvm::toString(parsed.takeError()));
   const llvm::json::Object* root = parsed->getAsObject();

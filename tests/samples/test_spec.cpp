@@ -244,3 +244,13 @@ TEST_CASE("load_spec: missing files and directories", "[samples][spec][errors]")
   const std::string dir = std::string(TILEJIT_SOURCE_DIR) + "/samples/specs";
   CHECK(load_error(dir) == dir + ": $: is a directory, not a spec file");
 }
+
+TEST_CASE("duplicate keys are refused at their JSON path", "[samples][spec]") {
+  CHECK_THROWS_WITH(parse_spec(R"({"kernel": "dsmem_ring", "kernel": "cluster_reduce"})", "d.json"),
+                    "d.json: $.kernel: duplicate key");
+  CHECK_THROWS_WITH(parse_spec(R"({"kernel": "dsmem_ring", "params": {"elems": 4, "elems": 8}})", "d.json"),
+                    "d.json: $.params.elems: duplicate key");
+  // The same key in different objects, or a key-like text inside a string, is fine.
+  CHECK(parse_spec(R"({"kernel": "dsmem_ring", "description": "\"kernel\": x", "params": {"elems": 8}})", "d.json")
+            .config.param("elems") == 8);
+}
