@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -22,6 +23,14 @@ struct ParamSpec {
   std::string doc;
 };
 
+// One real-valued parameter (e.g. a GEMM's alpha and beta).
+struct RealParamSpec {
+  std::string name;
+  double default_value;
+  double min, max;
+  std::string doc;
+};
+
 // What a spec asks for: the launch shape and the sample's parameters.
 struct Config {
   ir::Dim3 cluster{1, 1, 1};
@@ -29,8 +38,10 @@ struct Config {
   unsigned threads = 128;
   bool non_portable = false;
   std::map<std::string, int64_t> params;  // every ParamSpec has a value (defaults filled in)
+  std::map<std::string, double> reals;    // every RealParamSpec has a value
 
   int64_t param(const std::string& name) const;
+  double real(const std::string& name) const;
   ir::Dim3 grid_ctas() const;
   unsigned num_ctas() const { return grid_ctas().count(); }
 };
@@ -59,6 +70,8 @@ class Instance {
   virtual Check verify() = 0;
   // Bytes one launch moves through the memory the sample measures (for bandwidth).
   virtual double bytes_per_launch() const = 0;
+  // Floating-point operations of one launch (0: not a compute kernel).
+  virtual double flops_per_launch() const { return 0; }
 };
 
 class Sample {
@@ -67,12 +80,20 @@ class Sample {
   virtual std::string name() const = 0;
   virtual std::string summary() const = 0;
   virtual std::vector<ParamSpec> params() const = 0;
+  virtual std::vector<RealParamSpec> real_params() const { return {}; }
   // Rules beyond the DSL verifier's (e.g. a 1-D cluster); empty when fine.
   virtual std::vector<ConfigProblem> check_config(const Config& c) const { return {}; }
   // Builds the kernel with the DSL.
   virtual ir::Kernel build(const Config& c) const = 0;
   // Allocates and fills device buffers (needs a current CUDA context).
   virtual std::unique_ptr<Instance> instantiate(const Config& c, uint64_t seed) const = 0;
+  // Persistent kernels size their own grid from the device: given how many clusters of
+  // the compiled kernel can be co-resident, the grid (in clusters) to launch. nullopt:
+  // the spec's grid.
+  virtual std::optional<ir::Dim3> persistent_grid(const Config& c, int max_active_clusters) const {
+    (void)c, (void)max_active_clusters;
+    return std::nullopt;
+  }
 };
 
 // Every sample, in ladder order.

@@ -1,0 +1,68 @@
+// gemm: D = alpha * A * B + beta * C on the tensor cores, written with the DSL's
+// tiles. A is M x K row-major; B is N x K row-major ("tn": K contiguous, what the
+// MMA reads natively) or K x N row-major ("nn": N contiguous, read transposed);
+// C and D are M x N row-major. bf16 or f16 in, f32 accumulate, bf16/f16/f32 out.
+//
+// The kernel is persistent and warp-specialized: one producer warpgroup streams
+// A and B tiles through a `stages`-deep pipeline with TMA (multicast across the
+// cluster: A along a cluster row, B along a cluster column), and one or two
+// consumer warpgroups run wgmma on them into register accumulators, then write
+// the tile through shared memory with TMA stores. Tiles are handed out by a
+// static persistent schedule with grouped rasterization.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "dsl/ir/types.h"
+#include "samples/sample.h"
+
+namespace tj::samples {
+
+enum class GemmLayout : uint8_t { TN, NN };
+
+// The problem.
+struct GemmShape {
+  int64_t m = 0, n = 0, k = 0;
+  ir::Scalar in = ir::Scalar::BF16;   // BF16 or F16
+  ir::Scalar out = ir::Scalar::BF16;  // BF16, F16 or F32
+  GemmLayout layout = GemmLayout::TN;
+  double alpha = 1.0, beta = 0.0;
+  double flops() const { return 2.0 * double(m) * double(n) * double(k); }
+};
+
+// How the kernel tiles it. The cluster is (cluster_n CTAs along N) x (cluster_m along M).
+struct GemmTiling {
+  unsigned bm = 128, bn = 256, bk = 64;
+  unsigned stages = 4;
+  unsigned consumers = 2;  // consumer warpgroups; each owns bm / consumers rows
+  unsigned cluster_n = 1, cluster_m = 1;
+  unsigned group = 8;      // rasterization: cluster rows of tiles walked together
+  unsigned threads() const { return 128 * (consumers + 1); }
+};
+
+GemmShape gemm_shape(const Config& c);
+GemmTiling gemm_tiling(const Config& c);
+
+// The kernel's parameters, in order: tensor maps "A", "B", "D", "C" (C shares D's
+// box and swizzle), then i32 "m", "n", "k", f32 "alpha", "beta".
+class Gemm final : public Sample {
+ public:
+  std::string name() const override { return "gemm"; }
+  std::string summary() const override {
+    return "D = alpha*A*B + beta*C with wgmma, TMA multicast, a warp-specialized pipeline and a persistent schedule";
+  }
+  std::vector<ParamSpec> params() const override;
+  std::vector<RealParamSpec> real_params() const override;
+  std::vector<ConfigProblem> check_config(const Config& c) const override;
+  ir::Kernel build(const Config& c) const override;
+  std::unique_ptr<Instance> instantiate(const Config& c, uint64_t seed) const override;
+  std::optional<ir::Dim3> persistent_grid(const Config& c, int max_active_clusters) const override;
+};
+
+// Device buffers, tensor maps and the cuBLAS-checked reference for one GEMM
+// (samples/gemm_host.cpp). `kernel` is the built kernel: the tensor maps are
+// encoded with its declared boxes and swizzles.
+std::unique_ptr<Instance> make_gemm_instance(const GemmShape& shape, const ir::Kernel& kernel, uint64_t seed);
+
+}  // namespace tj::samples
