@@ -7,6 +7,8 @@
 #include "codegen/passes/insert_barrier_init.h"
 #include "codegen/passes/insert_entry_barrier.h"
 #include "codegen/passes/insert_exit_barrier.h"
+#include "codegen/passes/lower_schedules.h"
+#include "codegen/passes/verify_tiles.h"
 #include "codegen/passes/verify_async.h"
 #include "codegen/passes/verify_transactions.h"
 #include "codegen/passes/verify_cluster_shape.h"
@@ -37,17 +39,22 @@ unsigned long long hang_guard_ns(const LowerOptions& opts) {
 }  // namespace
 
 const std::vector<std::string>& pass_names() {
-  static const std::vector<std::string> names = {"verify_cluster_shape", "verify_shared_memory", "verify_dsmem",
-                                                 "verify_async",         "verify_transactions",  "insert_barrier_init",
-                                                 "insert_entry_barrier", "insert_exit_barrier",  "emit_cuda"};
+  static const std::vector<std::string> names = {"lower_schedules",     "verify_cluster_shape", "verify_shared_memory",
+                                                 "verify_dsmem",        "verify_async",         "verify_tiles",
+                                                 "verify_transactions", "insert_barrier_init",  "insert_entry_barrier",
+                                                 "insert_exit_barrier", "emit_cuda"};
   return names;
 }
 
-Lowered lower(const ir::Kernel& input, const Target& target, const LowerOptions& opts) {
+Lowered lower(const ir::Kernel& user, const Target& target, const LowerOptions& opts) {
   auto dump = dumper(opts);
   auto after = [&](const char* pass, const ir::Kernel& k) {
     if (dump) dump(pass, ir::to_string(k));
   };
+
+  // 0. Schedules become plain loops, so that every check sees what will run.
+  const ir::Kernel input = lower_schedules(user, target);
+  after("lower_schedules", input);
 
   // 1. Verification: collect every user error before giving up.
   std::vector<Diagnostic> diags;
@@ -59,6 +66,7 @@ Lowered lower(const ir::Kernel& input, const Target& target, const LowerOptions&
   check("verify_shared_memory", verify_shared_memory(input, target));
   check("verify_dsmem", verify_dsmem(input, target));
   check("verify_async", verify_async(input, target));
+  check("verify_tiles", verify_tiles(input, target));
   if (diags.empty()) check("verify_transactions", verify_transactions(input, target));  // needs well-formed copies
   if (!diags.empty()) throw UserError(std::move(diags));
 

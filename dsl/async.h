@@ -19,6 +19,7 @@ struct Slot {
   ir::Expr ptr, index;
   template <DslScalar T>
   Slot(const Ref<T>& r) : ptr(r.ptr()), index(r.index()) {}
+  Slot(ir::Expr p, ir::Expr i) : ptr(std::move(p)), index(std::move(i)) {}
 };
 
 // Arrive on a barrier: this CTA's (bar[i]) or a peer's (map_shared_rank(bar, r)[i]).

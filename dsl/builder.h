@@ -23,6 +23,24 @@ struct TensorMap {
   uint64_t box_bytes() const { return decl.box_bytes(); }
 };
 
+// A tile buffer (KernelBuilder::shared_tile) and its layout.
+struct SharedTile {
+  ir::Expr ref;  // the shared buffer
+  ir::TileLayout layout;
+  std::string name;
+};
+// A TMA view bound to a tile's layout (KernelBuilder::tile_map).
+struct TileMap {
+  TensorMap map;
+  ir::TileLayout layout;  // the tile it was made for
+  unsigned box_rows;
+};
+// An MMA accumulator (KernelBuilder::accumulator).
+struct Accumulator {
+  std::string name;
+  unsigned m, n;
+};
+
 template <class T> struct param_handle { using type = Val<T>; };
 template <class T> struct param_handle<T*> { using type = Ptr<T>; };
 
@@ -75,6 +93,40 @@ class KernelBuilder {
     return add_tensor_map(std::move(name), scalar_of<T>::value, std::move(box), swizzle, loc);
   }
 
+  // ---- tiles (dsl/tile.h has the operations on them) ----
+
+  // `stages` shared-memory tiles of rows x cols T (cols contiguous), stored in
+  // panels of the swizzle's span, 1024-byte aligned: what TMA boxes of
+  // {span / sizeof(T), rows} write and what the MMA reads. For an MMA operand,
+  // `major` says whether cols is K (A as M x K, B as N x K) or M/N (B as K x N).
+  template <DslScalar T>
+  SharedTile shared_tile(std::string name, unsigned rows, unsigned cols, unsigned stages = 1,
+                         ir::Major major = ir::Major::K, ir::Swizzle swizzle = ir::Swizzle::B128,
+                         SrcLoc loc = SrcLoc::current()) {
+    return add_tile(std::move(name), scalar_of<T>::value, rows, cols, stages, major, swizzle, loc);
+  }
+  // The same with the element type as a value (bf16, f16 or f32), for generators.
+  SharedTile shared_tile(ir::Scalar elem, std::string name, unsigned rows, unsigned cols, unsigned stages = 1,
+                         ir::Major major = ir::Major::K, ir::Swizzle swizzle = ir::Swizzle::B128,
+                         SrcLoc loc = SrcLoc::current()) {
+    return add_tile(std::move(name), elem, rows, cols, stages, major, swizzle, loc);
+  }
+  // A TMA view of a global matrix, shaped for `tile`: its box is one panel of
+  // box_rows rows ({span / sizeof(T), box_rows}, the tile's swizzle), so the box
+  // and the tile's layout are one fact. box_rows divides the tile's rows (a
+  // cluster's CTAs may each load a slice and multicast it).
+  TileMap tile_map(std::string name, const SharedTile& tile, unsigned box_rows, SrcLoc loc = SrcLoc::current());
+  // An m x n f32 MMA accumulator, one per warpgroup of the role that uses it
+  // (registers on sm_90a: m * n / 128 per thread).
+  Accumulator accumulator(std::string name, unsigned m, unsigned n, SrcLoc loc = SrcLoc::current());
+  // A warpgroup role: the next `warpgroups` warpgroups of the CTA run body(w),
+  // w being the warpgroup's index within the role. max_regs (24..256, a multiple
+  // of 8) sets their per-thread register count with setmaxnreg; 0 leaves it.
+  void role(std::string name, unsigned warpgroups, unsigned max_regs, const std::function<void(i32)>& body,
+            SrcLoc loc = SrcLoc::current());
+  // The role being built, if any (its warpgroups meet at role_sync()).
+  const ir::Role* current_role() const { return roles_.empty() ? nullptr : &roles_.back(); }
+
   // The cluster shape set so far (for mask helpers).
   const ir::Dim3& cluster_shape() const { return kernel_.cluster; }
 
@@ -101,6 +153,8 @@ class KernelBuilder {
   ir::Expr add_param(std::string name, ir::Type type, const SrcLoc& loc);
   TensorMap add_tensor_map(std::string name, ir::Scalar dtype, std::vector<unsigned> box, ir::Swizzle swizzle,
                            const SrcLoc& loc);
+  SharedTile add_tile(std::string name, ir::Scalar elem, unsigned rows, unsigned cols, unsigned stages, ir::Major major,
+                      ir::Swizzle swizzle, const SrcLoc& loc);
   ir::Expr add_shared(std::string name, ir::Scalar elem, uint64_t count, bool dynamic, const SrcLoc& loc);
   std::string claim_name(std::string name, const SrcLoc& loc);
   static void check_align(const std::string& name, unsigned align, const SrcLoc& loc);
@@ -110,6 +164,8 @@ class KernelBuilder {
   std::set<std::string> names_;
   int counter_ = 0;
   bool built_ = false;
+  std::vector<ir::Role> roles_;  // the roles being built (outermost first); bodies empty
+  unsigned next_warpgroup_ = 0, role_count_ = 0;
   KernelBuilder* previous_ = nullptr;
 };
 

@@ -6,4 +6,5 @@
 #include "dsl/cluster.h"
 #include "dsl/diagnostic.h"
 #include "dsl/pipeline.h"
+#include "dsl/tile.h"
 #include "dsl/values.h"

@@ -14,6 +14,8 @@ namespace tj::dsl {
 
 // The DSL's bfloat16 element type (a tag: there is no host arithmetic on it).
 struct bf16 {};
+// The DSL's IEEE half element type (a tag, like bf16).
+struct f16 {};
 // Four u32 lanes moved as one 16-byte access (host layout: four uint32_t).
 struct u32x4_t {
   uint32_t x, y, z, w;
@@ -26,6 +28,7 @@ template <> struct scalar_of<int64_t> { static constexpr ir::Scalar value = ir::
 template <> struct scalar_of<uint64_t> { static constexpr ir::Scalar value = ir::Scalar::U64; };
 template <> struct scalar_of<float> { static constexpr ir::Scalar value = ir::Scalar::F32; };
 template <> struct scalar_of<bf16> { static constexpr ir::Scalar value = ir::Scalar::BF16; };
+template <> struct scalar_of<f16> { static constexpr ir::Scalar value = ir::Scalar::F16; };
 template <> struct scalar_of<bool> { static constexpr ir::Scalar value = ir::Scalar::Bool; };
 template <> struct scalar_of<u32x4_t> { static constexpr ir::Scalar value = ir::Scalar::U32x4; };
 template <> struct scalar_of<uint8_t> { static constexpr ir::Scalar value = ir::Scalar::U8; };
@@ -39,7 +42,7 @@ template <> struct scalar_of<tensor_map_t> { static constexpr ir::Scalar value =
 template <class T>
 concept DslScalar = requires { scalar_of<T>::value; };
 template <class T>
-concept StorageOnly = std::is_same_v<T, bf16> || std::is_same_v<T, u32x4_t> || std::is_same_v<T, uint8_t> ||
+concept StorageOnly = std::is_same_v<T, bf16> || std::is_same_v<T, f16> || std::is_same_v<T, u32x4_t> || std::is_same_v<T, uint8_t> ||
                       std::is_same_v<T, mbarrier_t> || std::is_same_v<T, tensor_map_t>;
 template <class T>
 concept Arithmetic = DslScalar<T> && !std::is_same_v<T, bool> && !StorageOnly<T>;

@@ -3,6 +3,7 @@
 #include "dsl/ir/ir.h"
 #include "samples/cluster_reduce.h"
 #include "samples/dsmem_ring.h"
+#include "samples/gemm.h"
 #include "samples/tma_copy.h"
 #include "samples/tma_multicast.h"
 
@@ -30,7 +31,8 @@ const std::vector<const Sample*>& all_samples() {
   static const ClusterReduce reduce;
   static const TmaMulticast multicast;
   static const TmaCopy copy;
-  static const std::vector<const Sample*> all = {&ring, &reduce, &multicast, &copy, &global_ring};
+  static const Gemm gemm;
+  static const std::vector<const Sample*> all = {&ring, &reduce, &multicast, &copy, &gemm, &global_ring};
   return all;
 }
 

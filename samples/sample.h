@@ -21,6 +21,7 @@ struct ParamSpec {
   int64_t default_value;
   int64_t min, max;
   std::string doc;
+  std::vector<std::string> choices;  // when set, the spec may name a value by its string (index = value)
 };
 
 // One real-valued parameter (e.g. a GEMM's alpha and beta).

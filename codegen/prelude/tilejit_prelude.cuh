@@ -41,6 +41,21 @@ TJ_DEVICE bf16 to_bf16(float f) {
   return v;
 }
 
+// ---- f16 --------------------------------------------------------------------
+struct f16 {
+  unsigned short bits;
+};
+TJ_DEVICE float to_f32(f16 v) {
+  float f;
+  asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(v.bits));
+  return f;
+}
+TJ_DEVICE f16 to_f16(float f) {
+  f16 v;
+  asm("cvt.rn.f16.f32 %0, %1;" : "=h"(v.bits) : "f"(f));
+  return v;
+}
+
 template <class T>
 TJ_DEVICE T min_(T a, T b) { return b < a ? b : a; }
 template <class T>
@@ -307,5 +322,81 @@ TJ_DEVICE u32 cluster_addr(cluster_ptr<T> p, i64 i) { return p.addr + (u32)(i * 
 TJ_ST_ASYNC(u32, "b32", "r")
 TJ_ST_ASYNC(float, "f32", "f")
 #undef TJ_ST_ASYNC
+
+// ---- warpgroups ----------------------------------------------------------------------
+// The warps of a role or a warpgroup meet (id 1..15; 0 is sync_threads).
+TJ_DEVICE void named_barrier_sync(u32 id, u32 threads) { asm volatile("bar.sync %0, %1;" ::"r"(id), "r"(threads) : "memory"); }
+// Per-thread register count of the calling warpgroup (all its threads execute it).
+template <u32 N>
+TJ_DEVICE void setmaxnreg_inc() { asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;" ::"n"(N)); }
+template <u32 N>
+TJ_DEVICE void setmaxnreg_dec() { asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;" ::"n"(N)); }
+
+// ---- wgmma (sm_90a) ------------------------------------------------------------------
+// The m64nNk16 instructions themselves are generated per shape into the kernel's
+// source (codegen/prelude/wgmma_wrappers.cpp): only the shapes a kernel uses.
+TJ_DEVICE void wgmma_fence() { asm volatile("wgmma.fence.sync.aligned;" ::: "memory"); }
+TJ_DEVICE void wgmma_commit() { asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory"); }
+template <int N>
+TJ_DEVICE void wgmma_wait() { asm volatile("wgmma.wait_group.sync.aligned %0;" ::"n"(N) : "memory"); }
+// Pins the accumulator's registers at this point: the compiler may not move
+// their reads or writes across it (an MMA writes them asynchronously).
+template <int N>
+TJ_DEVICE void acc_fence(float* acc) {
+#pragma unroll
+  for (int i = 0; i < N; ++i) asm volatile("" : "+f"(acc[i])::"memory");
+}
+// A shared-memory matrix descriptor: start address, leading and stride byte
+// offsets, swizzle (1: 128B, 2: 64B, 3: 32B).
+TJ_DEVICE u64 wgmma_desc(const void* smem, u32 lbo_bytes, u32 sbo_bytes, u32 swizzle) {
+  return (u64)((smem_addr(smem) & 0x3FFFF) >> 4) | ((u64)((lbo_bytes >> 4) & 0x3FFF) << 16) |
+         ((u64)((sbo_bytes >> 4) & 0x3FFF) << 32) | ((u64)swizzle << 62);
+}
+
+// ---- epilogue: accumulator -> shared tile ------------------------------------------
+TJ_DEVICE void store_pair(float* p, float a, float b) {
+  asm volatile("st.shared.v2.f32 [%0], {%1, %2};" ::"r"(smem_addr(p)), "f"(a), "f"(b) : "memory");
+}
+TJ_DEVICE void store_pair(bf16* p, float a, float b) {
+  u32 v;
+  asm("cvt.rn.bf16x2.f32 %0, %2, %1;" : "=r"(v) : "f"(a), "f"(b));
+  asm volatile("st.shared.b32 [%0], %1;" ::"r"(smem_addr(p)), "r"(v) : "memory");
+}
+TJ_DEVICE void store_pair(f16* p, float a, float b) {
+  u32 v;
+  asm("cvt.rn.f16x2.f32 %0, %2, %1;" : "=r"(v) : "f"(a), "f"(b));
+  asm volatile("st.shared.b32 [%0], %1;" ::"r"(smem_addr(p)), "r"(v) : "memory");
+}
+TJ_DEVICE void load_pair(const float* p, float& a, float& b) { a = p[0], b = p[1]; }
+TJ_DEVICE void load_pair(const bf16* p, float& a, float& b) { a = to_f32(p[0]), b = to_f32(p[1]); }
+TJ_DEVICE void load_pair(const f16* p, float& a, float& b) { a = to_f32(p[0]), b = to_f32(p[1]); }
+
+// One warpgroup's m64 x N block of a wgmma accumulator (N / 2 floats per
+// thread: thread t holds rows 16 (t/32) + (t%32)/4 and + 8, columns 8j + 2(t%4)
+// and + 1) written to a shared tile stored in 128-byte-swizzled panels of
+// PANEL_COLS elements, PANEL_BYTES apart. dst and c point at the block's first
+// row (1024-byte aligned). dst = alpha * acc + beta * c (c may be null).
+template <int N, class T, int PANEL_COLS, int PANEL_BYTES>
+TJ_DEVICE void acc_store_m64(const float* acc, T* dst, float alpha, float beta, const T* c) {
+  const int t = (int)threadIdx.x % 128, lane = t % 32;
+  const int r0 = (t / 32) * 16 + lane / 4;
+  const bool with_c = c != nullptr && beta != 0.0f;
+#pragma unroll
+  for (int j = 0; j < N / 8; ++j) {
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      const int row = r0 + 8 * h, col = 8 * j + 2 * (lane % 4);
+      u32 off = (u32)(col / PANEL_COLS) * PANEL_BYTES + (u32)row * (PANEL_COLS * sizeof(T)) + (u32)(col % PANEL_COLS) * sizeof(T);
+      off ^= ((off >> 7) & 7u) << 4;  // the 128-byte swizzle TMA reads with
+      float a = alpha * acc[4 * j + 2 * h], b = alpha * acc[4 * j + 2 * h + 1];
+      if (with_c) {
+        float ca, cb;
+        load_pair(reinterpret_cast<const T*>(reinterpret_cast<const unsigned char*>(c) + off), ca, cb);
+        a += beta * ca, b += beta * cb;
+      }
+      store_pair(reinterpret_cast<T*>(reinterpret_cast<unsigned char*>(dst) + off), a, b);
+    }
+  }
+}
 
 }  // namespace tj

@@ -400,4 +400,72 @@ std::optional<int64_t> const_int(const Expr& e) {
   return std::nullopt;
 }
 
+
+namespace {
+void require_tile(const TileOperand& t, const char* node) {
+  require(t.tile && t.tile->type.space == Space::Shared, std::string(node) + "::make: a tile operand must be a shared buffer");
+  require_index(t.stage, node);
+  require_index(t.row, node);
+}
+}  // namespace
+
+Stmt Role::make(std::string name, unsigned first, unsigned count, unsigned max_regs, unsigned id, Stmt body, Loc loc) {
+  require(count >= 1, "Role::make: a role needs at least one warpgroup");
+  require(body != nullptr, "Role::make: null body");
+  return std::make_shared<Role>(std::move(name), first, count, max_regs, id, std::move(body), std::move(loc));
+}
+
+Expr Role::condition() const {
+  Expr wg = Binary::make(BinOp::Div, SpecialReg::make(SpecialRegKind::ThreadIdxX), IntImm::make(Scalar::I32, 128));
+  return Binary::make(BinOp::And, Binary::make(BinOp::Ge, wg, IntImm::make(Scalar::I32, first)),
+                      Binary::make(BinOp::Lt, wg, IntImm::make(Scalar::I32, first + count)));
+}
+
+Stmt NamedBarrier::make(Expr id, unsigned threads, Loc loc) {
+  require_index(id, "NamedBarrier");
+  if (std::optional<int64_t> c = const_int(id)) require(*c >= 1 && *c < 16, "NamedBarrier::make: id must be 1..15 (0 is sync_threads)");
+  require(threads % 32 == 0 && threads > 0, "NamedBarrier::make: threads must be a positive multiple of 32");
+  return std::make_shared<NamedBarrier>(std::move(id), threads, std::move(loc));
+}
+
+Stmt Mma::make(std::string acc, TileOperand a, TileOperand b, Expr accumulate, Loc loc) {
+  require_tile(a, "Mma");
+  require_tile(b, "Mma");
+  require_value(accumulate, "Mma", "accumulate");
+  require(accumulate->type.scalar == Scalar::Bool, "Mma::make: accumulate must be a bool");
+  return std::make_shared<Mma>(std::move(acc), std::move(a), std::move(b), std::move(accumulate), std::move(loc));
+}
+
+Stmt MmaWait::make(unsigned pending, Loc loc) {
+  require(pending <= 7, "MmaWait::make: at most 7 pending groups");
+  return std::make_shared<MmaWait>(pending, std::move(loc));
+}
+
+Stmt AccStore::make(std::string acc, TileOperand dst, Expr alpha, Expr beta, std::optional<TileOperand> c, Loc loc) {
+  require_tile(dst, "AccStore");
+  if (c) require_tile(*c, "AccStore");
+  require_value(alpha, "AccStore", "alpha");
+  require_value(beta, "AccStore", "beta");
+  require(alpha->type.scalar == Scalar::F32 && beta->type.scalar == Scalar::F32, "AccStore::make: alpha and beta must be f32");
+  return std::make_shared<AccStore>(std::move(acc), std::move(dst), std::move(alpha), std::move(beta), std::move(c), std::move(loc));
+}
+
+std::string_view schedule_name(ScheduleKind k) {
+  switch (k) {
+    case ScheduleKind::StaticPersistent: return "static_persistent";
+  }
+  return "?";
+}
+
+Stmt ForEachTile::make(TileSchedule schedule, Expr tiles_m, Expr tiles_n, std::string var_m, std::string var_n, Stmt body,
+                       Loc loc) {
+  require_value(tiles_m, "ForEachTile", "tiles_m");
+  require_value(tiles_n, "ForEachTile", "tiles_n");
+  require(tiles_m->type.scalar == Scalar::I32 && tiles_n->type.scalar == Scalar::I32, "ForEachTile::make: tile counts must be i32");
+  require(schedule.group >= 1, "ForEachTile::make: group must be at least 1");
+  require(body != nullptr, "ForEachTile::make: null body");
+  return std::make_shared<ForEachTile>(schedule, std::move(tiles_m), std::move(tiles_n), std::move(var_m), std::move(var_n),
+                                       std::move(body), std::move(loc));
+}
+
 }  // namespace tj::ir

@@ -389,6 +389,108 @@ struct StAsync final : StmtNode {
         bar(std::move(b)), bar_index(std::move(bi)) {}
 };
 
+
+// ---- tiles, MMA, warpgroup roles, tile schedules ----------------------------------
+
+// A warpgroup role: the warpgroups [first, first + count) of the CTA run `body`,
+// all 128 threads of each warpgroup together (MMAs and setmaxnreg need that).
+// max_regs: the per-thread register count the role runs with (setmaxnreg); 0
+// leaves the allocation the kernel was launched with.
+struct Role final : StmtNode {
+  static constexpr StmtKind static_kind = StmtKind::Role;
+  const std::string name;
+  const unsigned first, count, max_regs;
+  const unsigned id;  // the role's index in the kernel (its named barrier is id + 1)
+  const Stmt body;
+  static Stmt make(std::string name, unsigned first, unsigned count, unsigned max_regs, unsigned id, Stmt body, Loc loc);
+  Role(std::string n, unsigned f, unsigned c, unsigned r, unsigned i, Stmt b, Loc l)
+      : StmtNode(static_kind, std::move(l)), name(std::move(n)), first(f), count(c), max_regs(r), id(i), body(std::move(b)) {}
+  // The condition "this thread belongs to the role" (thread_idx_x / 128 in range).
+  Expr condition() const;
+};
+
+// bar.sync id, threads: the warps of one role (ids 1..7) or one warpgroup
+// (ids 8..15) meet; id 0 is sync_threads.
+struct NamedBarrier final : StmtNode {
+  static constexpr StmtKind static_kind = StmtKind::NamedBarrier;
+  const Expr id;  // i32, 1..15
+  const unsigned threads;
+  static Stmt make(Expr id, unsigned threads, Loc loc);
+  NamedBarrier(Expr i, unsigned t, Loc l) : StmtNode(static_kind, std::move(l)), id(std::move(i)), threads(t) {}
+};
+
+// Part of a tile buffer: stage `stage`, starting at row `row`.
+struct TileOperand {
+  Expr tile;   // a SharedRef of a buffer with a tile layout
+  Expr stage;  // i32
+  Expr row;    // i32
+};
+
+// acc (+)= a x b over the tiles' K extent, issued asynchronously by the
+// warpgroup: a holds acc.m rows of M (from a.row), b holds acc.n of N. With
+// `accumulate` false the accumulator is overwritten.
+struct Mma final : StmtNode {
+  static constexpr StmtKind static_kind = StmtKind::Mma;
+  const std::string acc;
+  const TileOperand a, b;
+  const Expr accumulate;  // bool
+  static Stmt make(std::string acc, TileOperand a, TileOperand b, Expr accumulate, Loc loc);
+  Mma(std::string c, TileOperand x, TileOperand y, Expr acc_, Loc l)
+      : StmtNode(static_kind, std::move(l)), acc(std::move(c)), a(std::move(x)), b(std::move(y)), accumulate(std::move(acc_)) {}
+};
+
+// Wait until at most `pending` of this warpgroup's MMA groups are in flight:
+// their shared-memory operands may then be overwritten, and with 0 the
+// accumulator may be read.
+struct MmaWait final : StmtNode {
+  static constexpr StmtKind static_kind = StmtKind::MmaWait;
+  const unsigned pending;
+  static Stmt make(unsigned pending, Loc loc);
+  MmaWait(unsigned p, Loc l) : StmtNode(static_kind, std::move(l)), pending(p) {}
+};
+
+// The epilogue's first step: dst (acc.m rows from dst.row, acc.n columns) =
+// alpha * acc + beta * c, converted to dst's element type; c (may be absent:
+// beta is then ignored) has dst's layout and type and may be dst itself.
+struct AccStore final : StmtNode {
+  static constexpr StmtKind static_kind = StmtKind::AccStore;
+  const std::string acc;
+  const TileOperand dst;
+  const Expr alpha, beta;  // f32
+  const std::optional<TileOperand> c;
+  static Stmt make(std::string acc, TileOperand dst, Expr alpha, Expr beta, std::optional<TileOperand> c, Loc loc);
+  AccStore(std::string a, TileOperand d, Expr al, Expr be, std::optional<TileOperand> c_, Loc l)
+      : StmtNode(static_kind, std::move(l)), acc(std::move(a)), dst(std::move(d)), alpha(std::move(al)), beta(std::move(be)),
+        c(std::move(c_)) {}
+};
+
+// How output tiles are handed to CTAs. StaticPersistent: each cluster walks the
+// cluster tiles t = cluster id, + number of clusters, ...; `group` cluster rows
+// of tiles are walked together (grouped rasterization) so that tiles sharing
+// operands run close in time.
+enum class ScheduleKind : uint8_t { StaticPersistent };
+struct TileSchedule {
+  ScheduleKind kind = ScheduleKind::StaticPersistent;
+  unsigned group = 8;
+};
+std::string_view schedule_name(ScheduleKind);
+
+// for each (tile_m, tile_n) of a tiles_m x tiles_n grid that the schedule gives
+// this CTA: body. Each CTA of a cluster gets its own tile of the cluster's
+// cluster_dim_y x cluster_dim_x block (y along M, x along N).
+struct ForEachTile final : StmtNode {
+  static constexpr StmtKind static_kind = StmtKind::ForEachTile;
+  const TileSchedule schedule;
+  const Expr tiles_m, tiles_n;  // i32
+  const std::string var_m, var_n;
+  const Stmt body;
+  static Stmt make(TileSchedule schedule, Expr tiles_m, Expr tiles_n, std::string var_m, std::string var_n, Stmt body,
+                   Loc loc);
+  ForEachTile(TileSchedule s, Expr tm, Expr tn, std::string vm, std::string vn, Stmt b, Loc l)
+      : StmtNode(static_kind, std::move(l)), schedule(s), tiles_m(std::move(tm)), tiles_n(std::move(tn)), var_m(std::move(vm)),
+        var_n(std::move(vn)), body(std::move(b)) {}
+};
+
 // The value of an integer constant expression, if it is one (after looking
 // through casts of constants).
 std::optional<int64_t> const_int(const Expr& e);

@@ -68,6 +68,19 @@ const TensorMapDecl* Kernel::find_tensor_map(const std::string& name) const {
   return nullptr;
 }
 
+const AccumulatorDecl* Kernel::find_accumulator(const std::string& name) const {
+  for (const AccumulatorDecl& a : accumulators)
+    if (a.name == name) return &a;
+  return nullptr;
+}
+
+std::string_view major_name(Major m) { return m == Major::K ? "K-major" : "MN-major"; }
+
+unsigned TileLayout::panel_cols() const {
+  const unsigned span = swizzle_span(swizzle);
+  return span ? span / scalar_bytes(elem) : cols;
+}
+
 const SharedBuffer* Kernel::find_shared(const std::string& name) const {
   for (const SharedBuffer& b : shared)
     if (b.name == name) return &b;

@@ -1,6 +1,7 @@
 // A whole kernel: its signature, shared buffers, body and launch shape.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -40,6 +41,38 @@ struct TensorMapDecl {
   uint64_t box_bytes() const;
 };
 
+// Which logical dimension of an MMA operand tile is contiguous in memory:
+// K (A as M x K, B as N x K) or MN (A as K x M, B as K x N, read transposed).
+enum class Major : uint8_t { K, MN };
+std::string_view major_name(Major);
+
+// A shared buffer's tile layout: `stages` tiles of rows x cols elements, the
+// cols contiguous. A tile is stored as panels of rows x panel_cols elements,
+// one after another, where a panel row is the swizzle span (128 bytes for
+// Swizzle::B128): exactly what a TMA box of {panel_cols, rows} with that
+// swizzle writes. For an MMA operand, `major` says whether cols is K or M/N.
+struct TileLayout {
+  unsigned rows = 0, cols = 0;
+  Swizzle swizzle = Swizzle::B128;
+  Major major = Major::K;
+  unsigned stages = 1;
+  Scalar elem = Scalar::BF16;
+  unsigned panel_cols() const;        // swizzle span / element bytes (cols when unswizzled)
+  uint64_t panel_elems() const { return uint64_t(rows) * panel_cols(); }
+  uint64_t stage_elems() const { return uint64_t(rows) * cols; }
+  unsigned panels() const { return cols / panel_cols(); }
+  bool operator==(const TileLayout&) const = default;
+};
+
+// An MMA accumulator: an m x n f32 fragment owned by each warpgroup of the role
+// that uses it. The Target decides where it lives (registers on sm_90a).
+struct AccumulatorDecl {
+  std::string name;
+  unsigned m = 0, n = 0;
+  Loc loc;
+  unsigned registers_per_thread() const { return m * n / 128; }  // f32 values per thread of a warpgroup
+};
+
 struct SharedBuffer {
   std::string name;
   Scalar elem;
@@ -48,6 +81,7 @@ struct SharedBuffer {
   Loc loc;
   unsigned arrivals = 0;  // mbarrier buffers: arrivals that complete each phase
   unsigned align = 16;    // bytes; 1024 for TMA boxes with a 128-byte swizzle
+  std::optional<TileLayout> tile;  // a tile buffer (shared_tile): its layout
   uint64_t bytes() const { return count * scalar_bytes(elem); }
 };
 
@@ -63,6 +97,7 @@ struct Kernel {
   std::vector<Param> params;
   std::vector<SharedBuffer> shared;
   std::vector<TensorMapDecl> tensor_maps;
+  std::vector<AccumulatorDecl> accumulators;
   Stmt body;
   Dim3 block{128, 1, 1};
   Dim3 cluster{1, 1, 1};
@@ -74,6 +109,7 @@ struct Kernel {
   uint64_t dynamic_shared_bytes() const;
   const SharedBuffer* find_shared(const std::string& name) const;
   const TensorMapDecl* find_tensor_map(const std::string& name) const;
+  const AccumulatorDecl* find_accumulator(const std::string& name) const;
   // Byte offset of each dynamic buffer in the dynamic window (static buffers: 0).
   std::vector<uint64_t> dynamic_offsets() const;
 };

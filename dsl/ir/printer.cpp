@@ -129,6 +129,31 @@ struct StmtText {
   std::string operator()(const StAsync& n) const {
     return line("st_async(" + slot(n.dst, n.dst_index) + ", " + to_string(n.value) + ", " + slot(n.bar, n.bar_index) + ")", n.loc);
   }
+  std::string operator()(const Role& n) const {
+    std::string regs = n.max_regs ? ", " + std::to_string(n.max_regs) + " registers" : "";
+    return pad(indent) + "role " + n.name + " (warpgroups " + std::to_string(n.first) + ".." +
+           std::to_string(n.first + n.count - 1) + regs + ") {" + at(n.loc) + "\n" + to_string(n.body, indent + 1) +
+           pad(indent) + "}\n";
+  }
+  std::string operator()(const NamedBarrier& n) const {
+    return line("named_barrier(" + to_string(n.id) + ", " + std::to_string(n.threads) + " threads)", n.loc);
+  }
+  static std::string tile(const TileOperand& t) {
+    return to_string(t.tile) + ".stage(" + to_string(t.stage) + ").rows(" + to_string(t.row) + ")";
+  }
+  std::string operator()(const Mma& n) const {
+    return line("mma(" + n.acc + ", " + tile(n.a) + ", " + tile(n.b) + ", accumulate " + to_string(n.accumulate) + ")", n.loc);
+  }
+  std::string operator()(const MmaWait& n) const { return line("mma_wait(" + std::to_string(n.pending) + ")", n.loc); }
+  std::string operator()(const AccStore& n) const {
+    std::string c = n.c ? " + " + to_string(n.beta) + " * " + tile(*n.c) : "";
+    return line("store_accumulator(" + tile(n.dst) + " = " + to_string(n.alpha) + " * " + n.acc + c + ")", n.loc);
+  }
+  std::string operator()(const ForEachTile& n) const {
+    return pad(indent) + "for_each_tile " + std::string(schedule_name(n.schedule.kind)) + "(group " +
+           std::to_string(n.schedule.group) + ") (" + n.var_m + ", " + n.var_n + ") in [" + to_string(n.tiles_m) + " x " +
+           to_string(n.tiles_n) + "] {" + at(n.loc) + "\n" + to_string(n.body, indent + 1) + pad(indent) + "}\n";
+  }
 };
 
 }  // namespace
@@ -152,8 +177,15 @@ std::string to_string(const Kernel& k) {
   }
   for (const SharedBuffer& b : k.shared) {
     std::string arrivals = b.elem == Scalar::MBarrier ? " arrivals " + std::to_string(b.arrivals) : "";
+    std::string tile;
+    if (b.tile)
+      tile = " tile " + std::to_string(b.tile->stages) + " x " + std::to_string(b.tile->rows) + "x" + std::to_string(b.tile->cols) +
+             " " + std::string(major_name(b.tile->major)) + " swizzle " + std::string(swizzle_name(b.tile->swizzle));
     out += "  " + std::string(b.dynamic ? "dynamic_shared " : "shared ") + b.name + ": " +
-           std::string(scalar_name(b.elem)) + "[" + std::to_string(b.count) + "]" + arrivals + at(b.loc) + "\n";
+           std::string(scalar_name(b.elem)) + "[" + std::to_string(b.count) + "]" + arrivals + tile + at(b.loc) + "\n";
+  }
+  for (const AccumulatorDecl& a : k.accumulators) {
+    out += "  accumulator " + a.name + ": f32 " + std::to_string(a.m) + "x" + std::to_string(a.n) + " per warpgroup" + at(a.loc) + "\n";
   }
   out += to_string(k.body, 1);
   return out + "}\n";

@@ -28,7 +28,7 @@ bool is_integer(Scalar s) {
   return s == Scalar::I32 || s == Scalar::U32 || s == Scalar::I64 || s == Scalar::U64;
 }
 
-bool is_float(Scalar s) { return s == Scalar::F32 || s == Scalar::BF16; }
+bool is_float(Scalar s) { return s == Scalar::F32 || s == Scalar::BF16 || s == Scalar::F16; }
 
 bool is_vector(Scalar s) { return s == Scalar::U32x4; }
 

@@ -56,4 +56,17 @@ void Visitor::visit_node(const BulkGroup&) {}
 void Visitor::visit_node(const BulkCopy& n) { visit(n.dst); visit(n.dst_index); visit(n.src); visit(n.src_index); visit(n.bar); visit(n.bar_index); }
 void Visitor::visit_node(const StAsync& n) { visit(n.dst); visit(n.dst_index); visit(n.value); visit(n.bar); visit(n.bar_index); }
 
+void Visitor::visit_node(const Role& n) { visit(n.body); }
+void Visitor::visit_node(const NamedBarrier& n) { visit(n.id); }
+void Visitor::visit_tile(const TileOperand& t) { visit(t.tile); visit(t.stage); visit(t.row); }
+void Visitor::visit_node(const Mma& n) { visit_tile(n.a); visit_tile(n.b); visit(n.accumulate); }
+void Visitor::visit_node(const MmaWait&) {}
+void Visitor::visit_node(const AccStore& n) {
+  visit_tile(n.dst);
+  visit(n.alpha);
+  visit(n.beta);
+  if (n.c) visit_tile(*n.c);
+}
+void Visitor::visit_node(const ForEachTile& n) { visit(n.tiles_m); visit(n.tiles_n); visit(n.body); }
+
 }  // namespace tj::ir

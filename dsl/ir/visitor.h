@@ -37,6 +37,9 @@ class Visitor {
 #define TJ_EXPR(Name) virtual void visit_node(const Name& n);
 #define TJ_STMT(Name) virtual void visit_node(const Name& n);
 #include "dsl/ir/node_kinds.def"
+
+ protected:
+  void visit_tile(const TileOperand& t);
 };
 
 }  // namespace tj::ir

@@ -1,0 +1,155 @@
+#include "codegen/emit_tiles.h"
+
+#include <algorithm>
+#include <set>
+
+#include "codegen/prelude/wgmma_wrappers.h"
+#include "dsl/ir/visitor.h"
+
+namespace tj::codegen {
+namespace {
+
+using namespace tj::ir;
+
+const TileLayout& layout_of(const TileOperand& t, const Kernel& k) {
+  const SharedRef* r = t.tile->as<SharedRef>();
+  const SharedBuffer* b = r ? k.find_shared(r->name) : nullptr;
+  if (!b || !b->tile) internal_error("emit: a tile operand is not a tile buffer (the verifier should have said so)");
+  return *b->tile;
+}
+const AccumulatorDecl& acc_of(const std::string& name, const Kernel& k) {
+  const AccumulatorDecl* a = k.find_accumulator(name);
+  if (!a) internal_error("emit: unknown accumulator '" + name + "'");
+  return *a;
+}
+std::string u(uint64_t v) { return std::to_string(v) + "u"; }
+unsigned panel_bytes_of(const TileLayout& t) { return unsigned(t.panel_elems() * scalar_bytes(t.elem)); }
+unsigned row_bytes(const TileLayout& t) { return t.panel_cols() * scalar_bytes(t.elem); }
+
+// The element offset of a tile operand's first row.
+std::string operand_offset(const TileOperand& t, const TileLayout& l, const ExprText& ex) {
+  return "(" + ex(t.stage) + ") * " + std::to_string(l.stage_elems()) + " + (" + ex(t.row) + ") * " +
+         std::to_string(l.panel_cols());
+}
+
+WgmmaShape shape_of(const Mma& m, const Kernel& k) {
+  return WgmmaShape{acc_of(m.acc, k).n, layout_of(m.a, k).elem, layout_of(m.b, k).major == Major::MN};
+}
+
+std::string cuda_elem(Scalar s) {
+  switch (s) {
+    case Scalar::BF16: return "tj::bf16";
+    case Scalar::F16: return "tj::f16";
+    case Scalar::F32: return "float";
+    default: internal_error("emit: tile element type " + std::string(scalar_name(s)) + " in an epilogue");
+  }
+}
+
+}  // namespace
+
+unsigned launch_registers_per_thread(const Kernel& k) {
+  const unsigned threads = std::max(1u, k.block.count());
+  return std::min(255u, 65536u / threads / 8 * 8);
+}
+
+std::string emit_wgmma_wrappers(const Kernel& k) {
+  struct Shapes : Visitor {
+    const Kernel* k;
+    std::set<WgmmaShape> found;
+    void visit_node(const Mma& n) override { found.insert(shape_of(n, *k)); }
+  } v;
+  v.k = &k;
+  v.visit(k.body);
+  if (v.found.empty()) return {};
+  std::string out = "namespace tj {\n";
+  for (const WgmmaShape& s : v.found) out += wgmma_wrapper(s);
+  return out + "}  // namespace tj\n\n";
+}
+
+std::string emit_accumulators(const Kernel& k) {
+  std::string out;
+  for (const AccumulatorDecl& a : k.accumulators)
+    out += "  // accumulator at " + a.loc.str() + ": " + std::to_string(a.m) + "x" + std::to_string(a.n) +
+           " f32 per warpgroup, in registers\n  float " + a.name + "[" + std::to_string(a.registers_per_thread()) + "] = {};\n";
+  return out;
+}
+
+std::vector<std::string> emit_mma(const Mma& n, const Kernel& k, const ExprText& ex) {
+  const AccumulatorDecl& acc = acc_of(n.acc, k);
+  const TileLayout &a = layout_of(n.a, k), &b = layout_of(n.b, k);
+  const WgmmaShape shape = shape_of(n, k);
+  const unsigned ksteps = (a.major == Major::K ? a.cols : a.rows) / 16;
+  const unsigned esz = scalar_bytes(a.elem);
+  // K-major, 128-byte swizzle: 8-row groups 1024 bytes apart (stride offset);
+  // the leading offset is unused. N-major B: the 64-element panels along N are
+  // a panel apart (leading offset), 8-row groups along K 1024 bytes apart.
+  const unsigned a_lbo = 16, a_sbo = 8 * row_bytes(a);
+  const unsigned b_lbo = b.major == Major::MN ? panel_bytes_of(b) : 16, b_sbo = 8 * row_bytes(b);
+  std::vector<std::string> out;
+  out.push_back("{");
+  out.push_back("  tj::acc_fence<" + std::to_string(acc.registers_per_thread()) + ">(" + n.acc + ");");
+  out.push_back("  tj::wgmma_fence();");
+  out.push_back("  const tj::u64 tj_desc_a = tj::wgmma_desc(&" + ex(n.a.tile) + "[" + operand_offset(n.a, a, ex) + "], " +
+                u(a_lbo) + ", " + u(a_sbo) + ", 1u);");
+  out.push_back("  const tj::u64 tj_desc_b = tj::wgmma_desc(&" + ex(n.b.tile) + "[" + operand_offset(n.b, b, ex) + "], " +
+                u(b_lbo) + ", " + u(b_sbo) + ", 1u);");
+  out.push_back("  const tj::u32 tj_scale_d = (" + ex(n.accumulate) + ") ? 1u : 0u;");
+  for (unsigned blk = 0; blk < acc.m / 64; ++blk) {
+    for (unsigned j = 0; j < ksteps; ++j) {
+      // K step j of A (K-major): panel (16 j) / panel_cols, then 16 j % panel_cols elements in.
+      const uint64_t a_off = uint64_t(16 * j / a.panel_cols()) * panel_bytes_of(a) + uint64_t(16 * j % a.panel_cols()) * esz +
+                             uint64_t(blk) * 64 * row_bytes(a);
+      const uint64_t b_off = b.major == Major::MN
+                                 ? uint64_t(16 * j) * row_bytes(b)
+                                 : uint64_t(16 * j / b.panel_cols()) * panel_bytes_of(b) + uint64_t(16 * j % b.panel_cols()) * esz;
+      out.push_back("  tj::" + wgmma_wrapper_name(shape) + "(&" + n.acc + "[" + std::to_string(blk * acc.n / 2) +
+                    "], tj_desc_a + " + std::to_string(a_off >> 4) + "ull, tj_desc_b + " + std::to_string(b_off >> 4) +
+                    "ull, " + (j == 0 ? "tj_scale_d" : "1u") + ");");
+    }
+  }
+  out.push_back("  tj::wgmma_commit();");
+  out.push_back("  tj::acc_fence<" + std::to_string(acc.registers_per_thread()) + ">(" + n.acc + ");");
+  out.push_back("}");
+  return out;
+}
+
+std::vector<std::string> emit_mma_wait(const MmaWait& n, const Kernel& k) {
+  std::vector<std::string> out = {"tj::wgmma_wait<" + std::to_string(n.pending) + ">();"};
+  // The MMAs write the accumulators asynchronously: keep their reads after the wait.
+  for (const AccumulatorDecl& a : k.accumulators)
+    out.push_back("tj::acc_fence<" + std::to_string(a.registers_per_thread()) + ">(" + a.name + ");");
+  return out;
+}
+
+std::vector<std::string> emit_acc_store(const AccStore& n, const Kernel& k, const ExprText& ex) {
+  const AccumulatorDecl& acc = acc_of(n.acc, k);
+  const TileLayout& d = layout_of(n.dst, k);
+  const std::string t = cuda_elem(d.elem);
+  std::vector<std::string> out;
+  for (unsigned blk = 0; blk < acc.m / 64; ++blk) {
+    const std::string rows = " + " + std::to_string(blk * 64 * d.panel_cols());
+    std::string c = "nullptr";
+    if (n.c) c = "&" + ex(n.c->tile) + "[" + operand_offset(*n.c, layout_of(*n.c, k), ex) + rows + "]";
+    out.push_back("tj::acc_store_m64<" + std::to_string(acc.n) + ", " + t + ", " + std::to_string(d.panel_cols()) + ", " +
+                  std::to_string(panel_bytes_of(d)) + ">(&" + n.acc + "[" + std::to_string(blk * acc.n / 2) + "], &" +
+                  ex(n.dst.tile) + "[" + operand_offset(n.dst, d, ex) + rows + "], " + ex(n.alpha) + ", " + ex(n.beta) + ", " +
+                  c + ");");
+  }
+  return out;
+}
+
+std::string role_condition(const Role& r) {
+  return "(int)threadIdx.x / 128 >= " + std::to_string(r.first) + " && (int)threadIdx.x / 128 < " +
+         std::to_string(r.first + r.count);
+}
+
+std::vector<std::string> role_prologue(const Role& r, const Kernel& k) {
+  if (!r.max_regs) return {};
+  const unsigned launched = launch_registers_per_thread(k);
+  if (r.max_regs == launched) return {};
+  const char* dir = r.max_regs > launched ? "inc" : "dec";
+  return {"tj::setmaxnreg_" + std::string(dir) + "<" + std::to_string(r.max_regs) + ">();  // " + std::to_string(launched) +
+          " registers per thread at launch"};
+}
+
+}  // namespace tj::codegen

@@ -1,0 +1,210 @@
+#include "codegen/passes/verify_tiles.h"
+
+#include <map>
+#include <set>
+
+#include "codegen/emit_tiles.h"
+#include "dsl/ir/visitor.h"
+
+namespace tj::codegen {
+namespace {
+
+using namespace tj::ir;
+
+std::string n2(unsigned a, unsigned b) { return std::to_string(a) + "x" + std::to_string(b); }
+
+class Checker : public Visitor {
+ public:
+  Checker(const Kernel& k, const Target& t, std::vector<Diagnostic>& out) : k_(k), t_(t), out_(out) {}
+
+  void visit_node(const Role& n) override {
+    const unsigned wgs = k_.block.x / 128;
+    if (k_.block.y != 1 || k_.block.z != 1 || k_.block.x % 128 != 0)
+      error(n.loc, "warpgroup role '" + n.name + "' needs whole warpgroups, but the CTA has " + k_.block.str() + " threads",
+            "give the kernel a 1-D block of a multiple of 128 threads (k.threads(" + std::to_string(128 * (n.first + n.count)) + "))");
+    else if (n.first + n.count > wgs)
+      error(n.loc, "warpgroup role '" + n.name + "' uses warpgroups " + std::to_string(n.first) + ".." +
+                       std::to_string(n.first + n.count - 1) + ", but the CTA's " + std::to_string(k_.block.x) +
+                       " threads make " + std::to_string(wgs) + " warpgroups",
+            "launch " + std::to_string(128 * (n.first + n.count)) + " threads (k.threads(...))");
+    roles_.push_back(&n);
+    const Role* saved = role_;
+    role_ = &n;
+    Visitor::visit_node(n);
+    role_ = saved;
+  }
+
+  void visit_node(const Mma& n) override {
+    if (!t_.has(Feature::Wgmma)) {
+      error(n.loc, "mma needs Hopper's wgmma, which " + t_.arch + " does not have",
+            "compile for sm_90a (--arch sm_90a); the tcgen05 lowering of tile MMAs for sm_100a is not written yet");
+      return;
+    }
+    const AccumulatorDecl* acc = accumulator(n.acc, n.loc);
+    const TileLayout* a = tile(n.a, "mma operand A", n.loc);
+    const TileLayout* b = tile(n.b, "mma operand B", n.loc);
+    if (role_ && acc) role_accs_[role_].insert(acc);
+    if (!acc || !a || !b) return;
+    const std::string an = name(n.a), bn = name(n.b);
+    for (auto [l, nm] : {std::pair{a, an}, std::pair{b, bn}}) {
+      if (l->swizzle != Swizzle::B128)
+        error(n.loc, "mma reads tile '" + nm + "' with a " + std::string(swizzle_name(l->swizzle)) +
+                         " swizzle; the wgmma lowering reads 128-byte-swizzled tiles",
+              "declare '" + nm + "' with Swizzle::B128 (the default of shared_tile)");
+      if (l->elem != Scalar::BF16 && l->elem != Scalar::F16)
+        error(n.loc, "mma operand '" + nm + "' holds " + std::string(scalar_name(l->elem)) + "; wgmma takes bf16 or f16 here",
+              "declare the tile as shared_tile<bf16> or shared_tile<f16>");
+    }
+    if (a->elem != b->elem)
+      error(n.loc, "mma operands '" + an + "' (" + std::string(scalar_name(a->elem)) + ") and '" + bn + "' (" +
+                       std::string(scalar_name(b->elem)) + ") differ in element type",
+            "give A and B the same element type");
+    if (a->major != Major::K)
+      error(n.loc, "mma operand A '" + an + "' is M-major; this lowering reads A K-major (rows M, columns K)",
+            "declare A as shared_tile<T>(name, M, K, stages) with Major::K");
+    const unsigned ka = a->major == Major::K ? a->cols : a->rows, kb = b->major == Major::K ? b->cols : b->rows;
+    if (ka != kb || ka % 16 != 0)
+      error(n.loc, "mma operands have K extents " + std::to_string(ka) + " ('" + an + "') and " + std::to_string(kb) + " ('" + bn + "')",
+            "give both tiles the same K extent, a multiple of 16");
+    check_rows(n.a, *a, acc->m, "mma operand A", n.loc);
+    const unsigned bn_extent = b->major == Major::K ? b->rows : b->cols;
+    if (b->major == Major::K) check_rows(n.b, *b, acc->n, "mma operand B", n.loc);
+    else if (bn_extent != acc->n)
+      error(n.loc, "mma operand B '" + bn + "' is N-major with " + std::to_string(bn_extent) + " columns of N; accumulator '" +
+                       acc->name + "' has " + std::to_string(acc->n),
+            "make the tile's columns equal the accumulator's N");
+    Visitor::visit_node(n);
+  }
+
+  void visit_node(const AccStore& n) override {
+    const AccumulatorDecl* acc = accumulator(n.acc, n.loc);
+    const TileLayout* d = tile(n.dst, "store_accumulator destination", n.loc);
+    if (role_ && acc) role_accs_[role_].insert(acc);
+    if (!acc || !d) return;
+    if (d->swizzle != Swizzle::B128)
+      error(n.loc, "store_accumulator writes tile '" + name(n.dst) + "' with a " + std::string(swizzle_name(d->swizzle)) +
+                       " swizzle; the epilogue writes 128-byte-swizzled tiles",
+            "declare the tile with Swizzle::B128");
+    if (d->elem != Scalar::BF16 && d->elem != Scalar::F16 && d->elem != Scalar::F32)
+      error(n.loc, "store_accumulator into tile '" + name(n.dst) + "' of " + std::string(scalar_name(d->elem)),
+            "the epilogue writes bf16, f16 or f32 tiles");
+    if (d->cols != acc->n)
+      error(n.loc, "store_accumulator writes accumulator '" + acc->name + "' (" + n2(acc->m, acc->n) + ") into tile '" +
+                       name(n.dst) + "' of " + std::to_string(d->cols) + " columns",
+            "give the tile " + std::to_string(acc->n) + " columns");
+    check_rows(n.dst, *d, acc->m, "store_accumulator destination", n.loc);
+    if (n.c) {
+      const TileLayout* c = tile(*n.c, "store_accumulator source C", n.loc);
+      if (c && !(*c == *d))
+        error(n.loc, "store_accumulator reads C from tile '" + name(*n.c) + "', whose layout differs from the destination's",
+              "load C into a tile declared like the destination (or into the destination itself)");
+    }
+    Visitor::visit_node(n);
+  }
+
+  void visit_node(const TmaLoad& n) override {
+    check_box(n.dst, n.tmap, n.loc, "tma_load");
+    Visitor::visit_node(n);
+  }
+  void visit_node(const TmaStore& n) override {
+    check_box(n.src, n.tmap, n.loc, "tma_store");
+    Visitor::visit_node(n);
+  }
+
+  void finish() {
+    uint64_t total = 0;
+    const unsigned launched = launch_registers_per_thread(k_);
+    unsigned in_roles = 0;
+    for (const Role* r : roles_) {
+      const unsigned regs = r->max_regs ? r->max_regs : launched;
+      total += uint64_t(regs) * 128 * r->count;
+      in_roles += 128 * r->count;
+      unsigned need = 0;
+      std::string names;
+      for (const AccumulatorDecl* a : role_accs_[r]) {
+        need += a->registers_per_thread();
+        names += (names.empty() ? "'" : ", '") + a->name + "' (" + n2(a->m, a->n) + ")";
+      }
+      if (need && need + kMmaRoleOverheadRegisters > regs)
+        error(r->loc, "role '" + r->name + "' holds accumulator " + names + ": " + std::to_string(need) +
+                          " registers per thread, plus about " + std::to_string(kMmaRoleOverheadRegisters) +
+                          " for addresses and loop state, but it runs with " + std::to_string(regs),
+              need + kMmaRoleOverheadRegisters <= 256
+                  ? "raise the role's max_regs to " + std::to_string((need + kMmaRoleOverheadRegisters + 7) / 8 * 8) +
+                        " (and lower another role's), or use a smaller accumulator"
+                  : "a thread has at most 255 registers: split the accumulator across more warpgroups or use a smaller tile");
+    }
+    if (k_.block.x > in_roles) total += uint64_t(launched) * (k_.block.x - in_roles);
+    if (!roles_.empty() && total > 65536)
+      error(roles_.front()->loc, "the roles ask for " + std::to_string(total) + " registers per CTA; an SM has 65536",
+            "lower the roles' max_regs so that the sum of 128 x warpgroups x max_regs stays within 65536");
+  }
+
+ private:
+  void error(const Loc& loc, std::string msg, std::string fix) { out_.push_back({loc, std::move(msg), std::move(fix)}); }
+
+  const AccumulatorDecl* accumulator(const std::string& name, const Loc& loc) {
+    const AccumulatorDecl* a = k_.find_accumulator(name);
+    if (!a) error(loc, "unknown accumulator '" + name + "'", "declare it with k.accumulator(name, m, n)");
+    return a;
+  }
+  static std::string name(const TileOperand& t) {
+    const SharedRef* r = t.tile->as<SharedRef>();
+    return r ? r->name : "?";
+  }
+  const TileLayout* tile(const TileOperand& t, const std::string& what, const Loc& loc) {
+    const SharedRef* r = t.tile->as<SharedRef>();
+    const SharedBuffer* b = r ? k_.find_shared(r->name) : nullptr;
+    if (!b || !b->tile) {
+      error(loc, what + " '" + name(t) + "' is not a tile", "declare it with k.shared_tile<T>(name, rows, cols, stages)");
+      return nullptr;
+    }
+    if (std::optional<int64_t> s = const_int(t.stage); s && (*s < 0 || *s >= int64_t(b->tile->stages)))
+      error(loc, what + " '" + name(t) + "' stage " + std::to_string(*s) + " of " + std::to_string(b->tile->stages),
+            "use a stage from 0 to " + std::to_string(b->tile->stages - 1));
+    return &*b->tile;
+  }
+  void check_rows(const TileOperand& t, const TileLayout& l, unsigned need, const std::string& what, const Loc& loc) {
+    std::optional<int64_t> row = const_int(t.row);
+    const int64_t first = row.value_or(0);
+    if (row && *row % 8 != 0)
+      error(loc, what + " '" + name(t) + "' starts at row " + std::to_string(*row) + "; tiles are read in 8-row groups",
+            "start at a multiple of 8 rows");
+    if (first + int64_t(need) > int64_t(l.rows))
+      error(loc, what + " '" + name(t) + "' needs rows " + std::to_string(first) + ".." + std::to_string(first + need - 1) +
+                     " but the tile has " + std::to_string(l.rows),
+            "declare the tile with at least " + std::to_string(first + need) + " rows, or use a smaller accumulator");
+  }
+  void check_box(const Expr& buf, const Expr& tmap, const Loc& loc, const char* op) {
+    const SharedRef* r = buf->as<SharedRef>();
+    const SharedBuffer* b = r ? k_.find_shared(r->name) : nullptr;
+    const VarRef* m = tmap->as<VarRef>();
+    const TensorMapDecl* d = m ? k_.find_tensor_map(m->name) : nullptr;
+    if (!b || !b->tile || !d || d->rank != 2) return;
+    const TileLayout& l = *b->tile;
+    if (d->swizzle != l.swizzle || d->box[0] != l.panel_cols() || l.rows % d->box[1] != 0)
+      error(loc, std::string(op) + " moves boxes of " + n2(d->box[0], d->box[1]) + " with a " + std::string(swizzle_name(d->swizzle)) +
+                     " swizzle ('" + d->name + "') into tile '" + b->name + "', stored as " + std::to_string(l.rows) + "x" +
+                     std::to_string(l.panel_cols()) + " panels with a " + std::string(swizzle_name(l.swizzle)) + " swizzle",
+            "make the tensor map with k.tile_map(name, tile, box_rows): its box is then one panel of the tile");
+  }
+
+  const Kernel& k_;
+  const Target& t_;
+  std::vector<Diagnostic>& out_;
+  const Role* role_ = nullptr;
+  std::vector<const Role*> roles_;
+  std::map<const Role*, std::set<const AccumulatorDecl*>> role_accs_;
+};
+
+}  // namespace
+
+std::vector<Diagnostic> verify_tiles(const Kernel& k, const Target& target) {
+  std::vector<Diagnostic> out;
+  Checker c(k, target, out);
+  c.visit(k.body);
+  c.finish();
+  return out;
+}
+
+}  // namespace tj::codegen

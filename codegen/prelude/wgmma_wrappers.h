@@ -1,0 +1,27 @@
+// The wgmma.mma_async instructions a kernel uses, as device functions written
+// into its source. One m64nNk16 shape has N / 2 accumulator operands, so the
+// wrappers are generated from the shape (a table of N, input type and B's
+// major-ness) instead of all 64 variants sitting in the prelude.
+#pragma once
+
+#include <string>
+
+#include "dsl/ir/types.h"
+
+namespace tj::codegen {
+
+struct WgmmaShape {
+  unsigned n = 0;                     // 8..256, a multiple of 8
+  ir::Scalar in = ir::Scalar::BF16;   // BF16 or F16 (A and B alike), f32 accumulate
+  bool b_mn_major = false;            // B read transposed (N contiguous)
+  bool operator<(const WgmmaShape& o) const {
+    return n != o.n ? n < o.n : in != o.in ? in < o.in : b_mn_major < o.b_mn_major;
+  }
+};
+
+// tj::wgmma_m64n256k16_f32_bf16_kk: "kk" when B is K-major, "kn" when N-major.
+std::string wgmma_wrapper_name(const WgmmaShape& s);
+// The device function (inside namespace tj): (float* d, u64 desc_a, u64 desc_b, u32 scale_d).
+std::string wgmma_wrapper(const WgmmaShape& s);
+
+}  // namespace tj::codegen

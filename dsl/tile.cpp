@@ -1,0 +1,179 @@
+#include "dsl/tile.h"
+
+#include "dsl/diagnostic.h"
+
+namespace tj::dsl {
+namespace {
+
+ir::Loc L(const SrcLoc& l) { return ir::Loc::from(l); }
+
+// Named barrier ids: 0 is sync_threads, 1..7 a role's warpgroups together,
+// 8..15 one warpgroup of the CTA.
+constexpr unsigned kRoleBarrierBase = 1, kWarpgroupBarrierBase = 8, kMaxWarpgroups = 8;
+
+const ir::Role& role_here(const char* what, const SrcLoc& loc) {
+  const ir::Role* r = KernelBuilder::active(loc).current_role();
+  if (!r)
+    throw UserError(L(loc), std::string(what) + " outside a warpgroup role",
+                    "call it inside k.role(name, warpgroups, max_regs, body): it needs whole warpgroups");
+  return *r;
+}
+
+}  // namespace
+
+SharedTile KernelBuilder::add_tile(std::string name, ir::Scalar elem, unsigned rows, unsigned cols, unsigned stages,
+                                   ir::Major major, ir::Swizzle swizzle, const SrcLoc& loc) {
+  ir::TileLayout t{rows, cols, swizzle, major, stages, elem};
+  const unsigned span = ir::swizzle_span(swizzle);
+  if (rows == 0 || cols == 0 || stages == 0)
+    throw UserError(L(loc), "tile '" + name + "' is " + std::to_string(stages) + " x " + std::to_string(rows) + "x" +
+                                std::to_string(cols) + ": every extent must be at least 1",
+                    "give rows, cols and stages of at least 1");
+  if (span && (uint64_t(cols) * ir::scalar_bytes(elem)) % span != 0)
+    throw UserError(L(loc), "tile '" + name + "' has rows of " + std::to_string(cols * ir::scalar_bytes(elem)) +
+                                " bytes, not a multiple of its " + std::string(ir::swizzle_name(swizzle)) + " swizzle span",
+                    "make cols a multiple of " + std::to_string(span / ir::scalar_bytes(elem)) + " elements");
+  if (span && rows % 8 != 0)
+    throw UserError(L(loc), "tile '" + name + "' has " + std::to_string(rows) + " rows; a swizzled tile needs a multiple of 8",
+                    "the swizzle pattern repeats every 8 rows: use a multiple of 8 rows");
+  ir::Expr ref = add_shared(std::move(name), elem, t.stage_elems() * stages, true, loc);
+  kernel_.shared.back().align = 1024;  // the swizzle pattern is anchored at 1024-byte boundaries
+  kernel_.shared.back().tile = t;
+  return SharedTile{ref, t, kernel_.shared.back().name};
+}
+
+TileMap KernelBuilder::tile_map(std::string name, const SharedTile& tile, unsigned box_rows, SrcLoc loc) {
+  if (box_rows == 0 || tile.layout.rows % box_rows != 0)
+    throw UserError(L(loc), "tile map '" + name + "' loads boxes of " + std::to_string(box_rows) + " rows into tile '" +
+                                tile.name + "' of " + std::to_string(tile.layout.rows) + " rows",
+                    "use a box_rows that divides the tile's rows");
+  if (ir::swizzle_span(tile.layout.swizzle) && box_rows % 8 != 0)
+    throw UserError(L(loc), "tile map '" + name + "' has boxes of " + std::to_string(box_rows) +
+                                " rows; slices of a swizzled tile must start on 8-row boundaries",
+                    "use a multiple of 8 rows");
+  TensorMap m = add_tensor_map(std::move(name), tile.layout.elem, {tile.layout.panel_cols(), box_rows}, tile.layout.swizzle, loc);
+  return TileMap{m, tile.layout, box_rows};
+}
+
+Accumulator KernelBuilder::accumulator(std::string name, unsigned m, unsigned n, SrcLoc loc) {
+  name = claim_name(std::move(name), loc);
+  if (m == 0 || m % 64 != 0 || n == 0 || n % 8 != 0 || n > 256)
+    throw UserError(L(loc), "accumulator '" + name + "' is " + std::to_string(m) + " x " + std::to_string(n),
+                    "a warpgroup's accumulator is a multiple of 64 rows by 8..256 columns (a multiple of 8)");
+  kernel_.accumulators.push_back(ir::AccumulatorDecl{name, m, n, L(loc)});
+  return Accumulator{name, m, n};
+}
+
+void KernelBuilder::role(std::string name, unsigned warpgroups, unsigned max_regs, const std::function<void(i32)>& body,
+                         SrcLoc loc) {
+  if (!roles_.empty())
+    throw UserError(L(loc), "role '" + name + "' inside role '" + roles_.back().name + "'", "roles do not nest: declare them one after another");
+  if (depth() != 1)
+    throw UserError(L(loc), "role '" + name + "' inside a loop or condition", "declare roles at the top of the kernel body");
+  if (warpgroups == 0)
+    throw UserError(L(loc), "role '" + name + "' has no warpgroups", "give it at least one warpgroup (128 threads)");
+  if (max_regs != 0 && (max_regs < 24 || max_regs > 256 || max_regs % 8 != 0))
+    throw UserError(L(loc), "role '" + name + "' asks for " + std::to_string(max_regs) + " registers per thread",
+                    "setmaxnreg takes a multiple of 8 from 24 to 256 (or 0 to keep the launch's allocation)");
+  if (next_warpgroup_ + warpgroups > kMaxWarpgroups || role_count_ + 1 >= kWarpgroupBarrierBase)
+    throw UserError(L(loc), "role '" + name + "' would use warpgroups " + std::to_string(next_warpgroup_) + ".." +
+                                std::to_string(next_warpgroup_ + warpgroups - 1) + "; a CTA has at most 8 (1024 threads)",
+                    "use fewer warpgroups");
+  const unsigned first = next_warpgroup_;
+  roles_.emplace_back(name, first, warpgroups, max_regs, role_count_, nullptr, L(loc));
+  next_warpgroup_ += warpgroups;
+  ++role_count_;
+  push_block();
+  i32 wg = var(thread_idx_x() / 128 - int32_t(first), "wg", loc);
+  body(wg);
+  ir::Stmt inner = ir::Block::make(pop_block(), L(loc));
+  roles_.pop_back();
+  append(ir::Role::make(std::move(name), first, warpgroups, max_regs, role_count_ - 1, inner, L(loc)));
+}
+
+// ---- tile copies ----
+
+uint32_t tile_load_bytes(const TileMap& map) {
+  return static_cast<uint32_t>(map.map.box_bytes() * map.layout.panels());
+}
+
+void tma_load_tile(const TileView& dst, const TileMap& map, const i32& row0, const i32& col0, const BarrierRef& bar,
+                   const i32& part, std::optional<u32> mask, SrcLoc loc) {
+  const ir::TileLayout& t = dst.tile().layout;
+  if (!(t == map.layout))
+    throw UserError(L(loc), "tile map '" + map.map.decl.name + "' was made for another tile layout than tile '" +
+                                dst.tile().name + "'",
+                    "load a tile through the tile_map made for it");
+  const int32_t pc = int32_t(t.panel_cols()), br = int32_t(map.box_rows);
+  i32 slice = part * br;
+  for (unsigned p = 0; p < t.panels(); ++p) {
+    i32 offset = dst.stage() * int32_t(t.stage_elems()) + int32_t(p * t.panel_elems()) + (dst.row() + slice) * pc;
+    std::vector<i32> coords = {col0 + int32_t(p) * pc, row0 + dst.row() + slice};
+    Slot slot(dst.tile().ref, offset.expr());
+    if (mask) tma_load_multicast(slot, map.map, coords, bar, *mask, loc);
+    else tma_load(slot, map.map, coords, bar, loc);
+  }
+}
+
+void tma_store_tile(const TileMap& map, const i32& row0, const i32& col0, const TileView& src, SrcLoc loc) {
+  const ir::TileLayout& t = src.tile().layout;
+  if (!(t == map.layout))
+    throw UserError(L(loc), "tile map '" + map.map.decl.name + "' was made for another tile layout than tile '" +
+                                src.tile().name + "'",
+                    "store a tile through the tile_map made for it");
+  const int32_t pc = int32_t(t.panel_cols());
+  for (unsigned p = 0; p < t.panels(); ++p) {
+    i32 offset = src.stage() * int32_t(t.stage_elems()) + int32_t(p * t.panel_elems()) + src.row() * pc;
+    tma_store(map.map, {col0 + int32_t(p) * pc, row0 + src.row()}, Slot(src.tile().ref, offset.expr()), loc);
+  }
+}
+
+// ---- MMA and epilogue ----
+
+void mma(const Accumulator& acc, const TileView& a, const TileView& b, const boolean& accumulate, SrcLoc loc) {
+  role_here("mma", loc);
+  append_stmt(ir::Mma::make(acc.name, a.operand(), b.operand(), accumulate.expr(), L(loc)));
+}
+
+void mma_wait(unsigned pending, SrcLoc loc) {
+  role_here("mma_wait", loc);
+  if (pending > 7) throw UserError(L(loc), "mma_wait(" + std::to_string(pending) + ")", "wait for at most 7 pending groups");
+  append_stmt(ir::MmaWait::make(pending, L(loc)));
+}
+
+void store_accumulator(const TileView& dst, const Accumulator& acc, const f32& alpha, SrcLoc loc) {
+  role_here("store_accumulator", loc);
+  append_stmt(ir::AccStore::make(acc.name, dst.operand(), alpha.expr(), f32(0.0f).expr(), std::nullopt, L(loc)));
+}
+
+void store_accumulator(const TileView& dst, const Accumulator& acc, const f32& alpha, const f32& beta, const TileView& c,
+                       SrcLoc loc) {
+  role_here("store_accumulator", loc);
+  append_stmt(ir::AccStore::make(acc.name, dst.operand(), alpha.expr(), beta.expr(), c.operand(), L(loc)));
+}
+
+void role_sync(SrcLoc loc) {
+  const ir::Role& r = role_here("role_sync", loc);
+  append_stmt(ir::NamedBarrier::make(ir::IntImm::make(ir::Scalar::I32, kRoleBarrierBase + r.id), 128 * r.count, L(loc)));
+}
+
+void warpgroup_sync(const i32& warpgroup_in_role, SrcLoc loc) {
+  const ir::Role& r = role_here("warpgroup_sync", loc);
+  i32 id = warpgroup_in_role + int32_t(kWarpgroupBarrierBase + r.first);
+  append_stmt(ir::NamedBarrier::make(id.expr(), 128, L(loc)));
+}
+
+// ---- schedules ----
+
+void for_each_tile(const ir::TileSchedule& schedule, const i32& tiles_m, const i32& tiles_n,
+                   const std::function<void(i32, i32)>& body, SrcLoc loc) {
+  KernelBuilder& b = KernelBuilder::active(loc);
+  if (schedule.group == 0) throw UserError(L(loc), "for_each_tile with a group of 0 cluster rows", "use a group of at least 1");
+  std::string vm = b.fresh_name("tile_m", loc), vn = b.fresh_name("tile_n", loc);
+  b.push_block();
+  body(i32(ir::VarRef::make(vm, ir::Type::of(ir::Scalar::I32), L(loc))), i32(ir::VarRef::make(vn, ir::Type::of(ir::Scalar::I32), L(loc))));
+  ir::Stmt inner = ir::Block::make(b.pop_block(), L(loc));
+  b.append(ir::ForEachTile::make(schedule, tiles_m.expr(), tiles_n.expr(), vm, vn, inner, L(loc)));
+}
+
+}  // namespace tj::dsl

@@ -1,0 +1,82 @@
+// Tiles and what computes on them: views of tile buffers, TMA loads and
+// stores of whole tiles, the tensor-core MMA into accumulators, the epilogue,
+// warpgroup barriers, and tile schedules.
+//
+// The user names the tile operation; the Target decides the instructions
+// (wgmma with register accumulators on sm_90a). Users never compute
+// shared-memory descriptors, swizzled addresses or register indices.
+//
+//   auto a = k.shared_tile<bf16>("a", 128, 64, 4);          // 4 stages of 128 x 64, K-major
+//   auto amap = k.tile_map("A", a, 128);
+//   auto acc = k.accumulator("acc", 64, 256);
+//   k.role("consumer", 2, 232, [&](i32 wg) {
+//     mma(acc, a.stage(s).rows(wg * 64), b.stage(s), kb > 0);
+//     mma_wait(0);
+//   });
+#pragma once
+
+#include <optional>
+
+#include "dsl/async.h"
+
+namespace tj::dsl {
+
+// Part of a tile buffer: one stage, from one row on.
+class TileView {
+ public:
+  TileView(const SharedTile& t, i32 stage, i32 row) : tile_(&t), stage_(std::move(stage)), row_(std::move(row)) {}
+  // The same stage, `offset` rows further down.
+  TileView rows(const i32& offset) const { return TileView(*tile_, stage_, row_ + offset); }
+  const SharedTile& tile() const { return *tile_; }
+  ir::TileOperand operand() const { return {tile_->ref, stage_.expr(), row_.expr()}; }
+  const i32& stage() const { return stage_; }
+  const i32& row() const { return row_; }
+
+ private:
+  const SharedTile* tile_;
+  i32 stage_, row_;
+};
+
+inline TileView stage(const SharedTile& t, const i32& s) { return TileView(t, s, i32(0)); }
+
+// Loads rows [part * box_rows, (part + 1) * box_rows) of the tile at global
+// (row0, col0) — row0 along the tile's rows, col0 along its contiguous columns —
+// as one TMA box per panel, completing on `bar`. With a mask, every CTA of the
+// cluster whose bit is set receives them (each at the same offset, on its own
+// barrier). A tile of R rows loaded by R / box_rows parts arrives whole.
+void tma_load_tile(const TileView& dst, const TileMap& map, const i32& row0, const i32& col0, const BarrierRef& bar,
+                   const i32& part = 0, std::optional<u32> mask = std::nullopt, SrcLoc loc = SrcLoc::current());
+// Stores map.box_rows rows of the tile from src's row to global (row0, col0),
+// one TMA box per panel (a bulk group the caller commits).
+void tma_store_tile(const TileMap& map, const i32& row0, const i32& col0, const TileView& src,
+                    SrcLoc loc = SrcLoc::current());
+// The bytes one tma_load_tile delivers into each receiving CTA.
+uint32_t tile_load_bytes(const TileMap& map);
+
+// acc (+)= a x b on the tensor cores, issued by the whole warpgroup and
+// asynchronous: a gives acc.m rows of M x K, b gives acc.n of N (x K or K x N by
+// its major-ness); accumulate false overwrites acc. Completes at mma_wait.
+void mma(const Accumulator& acc, const TileView& a, const TileView& b, const boolean& accumulate,
+         SrcLoc loc = SrcLoc::current());
+// Waits until at most `pending` of this warpgroup's mma groups are in flight.
+void mma_wait(unsigned pending = 0, SrcLoc loc = SrcLoc::current());
+// dst rows [dst.row, + acc.m) = alpha * acc + beta * c, converted to dst's type
+// (written in dst's swizzled layout, ready for tma_store_tile). Call after mma_wait(0).
+void store_accumulator(const TileView& dst, const Accumulator& acc, const f32& alpha, SrcLoc loc = SrcLoc::current());
+void store_accumulator(const TileView& dst, const Accumulator& acc, const f32& alpha, const f32& beta, const TileView& c,
+                       SrcLoc loc = SrcLoc::current());
+// The warpgroups of the current role meet (a named barrier); `warpgroup` >= 0:
+// only that warpgroup of the role (its 128 threads) meets.
+void role_sync(SrcLoc loc = SrcLoc::current());
+void warpgroup_sync(const i32& warpgroup_in_role, SrcLoc loc = SrcLoc::current());
+
+// A static persistent schedule: each cluster walks cluster tiles id, id + clusters,
+// ...; `group` rows of cluster tiles are walked together (grouped rasterization).
+inline ir::TileSchedule static_persistent(unsigned group = 8) { return {ir::ScheduleKind::StaticPersistent, group}; }
+// body(tile_m, tile_n) for each tile of the tiles_m x tiles_n grid that the
+// schedule gives this CTA. The CTAs of a cluster take neighbouring tiles: rank
+// (x, y) in the cluster takes tile_n + x, tile_m + y of the cluster's block.
+void for_each_tile(const ir::TileSchedule& schedule, const i32& tiles_m, const i32& tiles_n,
+                   const std::function<void(i32, i32)>& body, SrcLoc loc = SrcLoc::current());
+
+}  // namespace tj::dsl

@@ -1,0 +1,225 @@
+// The tile layer: verifier diagnostics in DSL terms (exact text), the lowering
+// of schedules, wgmma emission with descriptors derived from tile layouts, and
+// what NVRTC makes of the GEMM sample for sm_90a (wgmma, multicast, setmaxnreg,
+// no local-memory spills in any tested config).
+#include <catch2/catch.hpp>
+
+#include "tests/codegen/codegen_test_support.h"
+
+#include "codegen/lower.h"
+#include "dsl/dsl.h"
+#include "runtime/compiler.h"
+#include "samples/gemm.h"
+#include "samples/runner.h"
+
+using namespace tj;
+using namespace tj::dsl;
+using tj::codegen::Target;
+using namespace tj::test;
+
+namespace {
+
+std::string at(unsigned line) { return "test_tiles.cpp:" + std::to_string(line); }
+bool contains(const std::string& s, const std::string& what) { return s.find(what) != std::string::npos; }
+size_t count(const std::string& s, const std::string& what) {
+  size_t n = 0;
+  for (size_t p = s.find(what); p != std::string::npos; p = s.find(what, p + what.size())) ++n;
+  return n;
+}
+
+// A one-warpgroup MMA kernel: acc (64 x n) = a (64 x 64) * b, with the given B layout and swizzle.
+struct MmaKernel {
+  unsigned threads = 128, acc_m = 64, acc_n = 128, b_rows = 128, b_cols = 64, regs = 0;
+  ir::Major b_major = ir::Major::K;
+  ir::Swizzle a_swizzle = ir::Swizzle::B128;
+  ir::Scalar b_elem = ir::Scalar::BF16;
+  unsigned mma_line = 0, role_line = 0, a_line = 0;
+  ir::Kernel build() {
+    KernelBuilder k("mma_kernel");
+    k.threads(threads);
+    a_line = __LINE__ + 1;
+    SharedTile a = k.shared_tile(ir::Scalar::BF16, "a", 64, 64, 2, ir::Major::K, a_swizzle);
+    SharedTile b = k.shared_tile(b_elem, "b", b_rows, b_cols, 2, b_major);
+    Accumulator acc = k.accumulator("acc", acc_m, acc_n);
+    role_line = __LINE__ + 1;
+    k.role("math", 1, regs, [&](i32) {
+      mma_line = __LINE__ + 1;
+      mma(acc, stage(a, 1), stage(b, 1), boolean(false));
+      mma_wait(0);
+    });
+    return k.build();
+  }
+};
+
+}  // namespace
+
+TEST_CASE("tiles: wgmma descriptors come from the tiles' layouts (K-major A and B)", "[codegen][tiles]") {
+  MmaKernel m;
+  codegen::Lowered l = codegen::lower(m.build(), Target::sm90a());
+  INFO(l.cuda);
+  // One generated wrapper for the one shape; four k16 steps of a 64-wide K.
+  CHECK(count(l.cuda, "TJ_DEVICE void wgmma_m64n128k16_f32_bf16_kk(") == 1);
+  CHECK(contains(l.cuda, "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 "));
+  CHECK(count(l.cuda, "tj::wgmma_m64n128k16_f32_bf16_kk(&acc[0], ") == 4);
+  // Stage 1 of a 64x64 tile starts 4096 elements in; 8-row groups are 1024 bytes apart.
+  CHECK(contains(l.cuda, "tj::wgmma_desc(&a[(1) * 4096 + (0) * 64], 16u, 1024u, 1u);"));
+  CHECK(contains(l.cuda, "tj::wgmma_desc(&b[(1) * 8192 + (0) * 64], 16u, 1024u, 1u);"));
+  // K steps advance 32 bytes (2 in descriptor units) inside the 128-byte swizzled row.
+  CHECK(contains(l.cuda, "tj_desc_a + 6ull, tj_desc_b + 6ull, 1u);"));
+  CHECK(contains(l.cuda, "tj_desc_a + 0ull, tj_desc_b + 0ull, tj_scale_d);"));
+  CHECK(contains(l.cuda, "const tj::u32 tj_scale_d = (false) ? 1u : 0u;"));
+  CHECK(contains(l.cuda, "tj::wgmma_commit();"));
+  CHECK(contains(l.cuda, "tj::wgmma_wait<0>();"));
+  CHECK(contains(l.cuda, "float acc[64] = {};"));
+  CHECK(contains(l.cuda, "__launch_bounds__(128, 1)"));
+}
+
+TEST_CASE("tiles: an N-major B is read transposed with the panel stride as leading offset", "[codegen][tiles]") {
+  MmaKernel m;
+  m.b_major = ir::Major::MN, m.b_rows = 64, m.b_cols = 128;  // K x N
+  codegen::Lowered l = codegen::lower(m.build(), Target::sm90a());
+  INFO(l.cuda);
+  CHECK(contains(l.cuda, "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 "));
+  CHECK(contains(l.cuda, "p, 1, 1, 0, 1; }"));  // imm-trans-b = 1
+  // Panels of 64 rows (K) x 64 columns (N): 8192 bytes apart; K steps of 16 rows = 2048 bytes.
+  CHECK(contains(l.cuda, "tj::wgmma_desc(&b[(1) * 8192 + (0) * 64], 8192u, 1024u, 1u);"));
+  CHECK(contains(l.cuda, "tj_desc_a + 6ull, tj_desc_b + 384ull, 1u);"));
+}
+
+TEST_CASE("tiles: verifier errors name the user's line, what is wrong and the fix", "[codegen][tiles][verifier]") {
+  SECTION("an MMA on a target without wgmma") {
+    MmaKernel m;
+    auto d = lower_errors(m.build(), Target::sm100a());
+    REQUIRE(d.size() == 1);
+    CHECK(d[0].str() == at(m.mma_line) + ": error: mma needs Hopper's wgmma, which sm_100a does not have\n"
+                        "  fix: compile for sm_90a (--arch sm_90a); the tcgen05 lowering of tile MMAs for sm_100a is not written yet");
+  }
+  SECTION("a tile the MMA cannot read: wrong swizzle") {
+    MmaKernel m;
+    m.a_swizzle = ir::Swizzle::B64;
+    auto d = lower_errors(m.build());
+    REQUIRE(d.size() == 1);
+    CHECK(d[0].str() == at(m.mma_line) + ": error: mma reads tile 'a' with a 64B swizzle; the wgmma lowering reads 128-byte-swizzled tiles\n"
+                        "  fix: declare 'a' with Swizzle::B128 (the default of shared_tile)");
+  }
+  SECTION("operands of different element types") {
+    MmaKernel m;
+    m.b_elem = ir::Scalar::F16;
+    auto d = lower_errors(m.build());
+    REQUIRE(d.size() == 1);
+    CHECK(d[0].str() == at(m.mma_line) + ": error: mma operands 'a' (bf16) and 'b' (f16) differ in element type\n"
+                        "  fix: give A and B the same element type");
+  }
+  SECTION("an accumulator wider than its tile") {
+    MmaKernel m;
+    m.acc_n = 256;
+    auto d = lower_errors(m.build());
+    REQUIRE(d.size() == 1);
+    CHECK(d[0].str() == at(m.mma_line) + ": error: mma operand B 'b' needs rows 0..255 but the tile has 128\n"
+                        "  fix: declare the tile with at least 256 rows, or use a smaller accumulator");
+  }
+  SECTION("an accumulator too large for the role's registers, with how many it needs") {
+    MmaKernel m;
+    m.acc_m = 128, m.acc_n = 256, m.b_rows = 256, m.regs = 232;
+    ir::Kernel k = m.build();
+    auto d = lower_errors(k);
+    REQUIRE(!d.empty());
+    bool found = false;
+    for (const Diagnostic& x : d)
+      found |= x.str() == at(m.role_line) + ": error: role 'math' holds accumulator 'acc' (128x256): 256 registers per thread, "
+                                            "plus about 40 for addresses and loop state, but it runs with 232\n"
+                                            "  fix: a thread has at most 255 registers: split the accumulator across more warpgroups or use a smaller tile";
+    CHECK(found);
+  }
+  SECTION("a role on a thread count that is not a multiple of 128") {
+    MmaKernel m;
+    m.threads = 96;
+    auto d = lower_errors(m.build());
+    REQUIRE(!d.empty());
+    CHECK(d[0].str() == at(m.role_line) + ": error: warpgroup role 'math' needs whole warpgroups, but the CTA has (96,1,1) threads\n"
+                        "  fix: give the kernel a 1-D block of a multiple of 128 threads (k.threads(128))");
+  }
+}
+
+TEST_CASE("tiles: DSL misuse is refused where it is written", "[codegen][tiles][dsl]") {
+  KernelBuilder k("misuse");
+  k.threads(128);
+  SharedTile a = k.shared_tile<bf16>("a", 64, 64);
+  Accumulator acc = k.accumulator("acc", 64, 64);
+  const unsigned line = __LINE__ + 1;
+  CHECK_THROWS_WITH(mma(acc, stage(a, 0), stage(a, 0), boolean(false)),
+                    at(line) + ": error: mma outside a warpgroup role\n"
+                               "  fix: call it inside k.role(name, warpgroups, max_regs, body): it needs whole warpgroups");
+  const unsigned line2 = __LINE__ + 1;
+  CHECK_THROWS_WITH(k.shared_tile<bf16>("odd", 64, 40),
+                    at(line2) + ": error: tile 'odd' has rows of 80 bytes, not a multiple of its 128B swizzle span\n"
+                                "  fix: make cols a multiple of 64 elements");
+  const unsigned line3 = __LINE__ + 1;
+  CHECK_THROWS_WITH(k.accumulator("big", 96, 64), at(line3) + ": error: accumulator 'big' is 96 x 64\n"
+                                                              "  fix: a warpgroup's accumulator is a multiple of 64 rows by 8..256 columns (a multiple of 8)");
+  const unsigned line4 = __LINE__ + 1;
+  CHECK_THROWS_WITH(k.role("r", 1, 100, [](i32) {}),
+                    at(line4) + ": error: role 'r' asks for 100 registers per thread\n"
+                                "  fix: setmaxnreg takes a multiple of 8 from 24 to 256 (or 0 to keep the launch's allocation)");
+}
+
+TEST_CASE("tiles: for_each_tile lowers to a persistent loop over cluster tiles with grouped rasterization",
+          "[codegen][tiles][schedule]") {
+  KernelBuilder k("sched");
+  k.threads(128).cluster(2, 1);
+  auto out = k.param<int32_t*>("out");
+  for_each_tile(static_persistent(4), i32(10), i32(6), [&](i32 tm, i32 tn) { out[tm * 6 + tn] = cluster_ctarank(); });
+  codegen::Lowered l = codegen::lower(k.build(), Target::sm90a());
+  INFO(l.cuda);
+  CHECK(contains(l.cuda, "for (int tj_sched0_t = tj::cluster_id_x(); tj_sched0_t < tj_sched0_total; tj_sched0_t += tj::num_clusters_x()) {"));
+  CHECK(contains(l.cuda, "int tj_sched0_group_rows = tj::min_((tj_sched0_rows - tj_sched0_first_row), 4);"));
+  CHECK(contains(l.cuda, "int tile_n = (((tj_sched0_in_group / tj_sched0_group_rows) * 2) + tj::cluster_ctaid_x());"));
+}
+
+namespace {
+samples::Config gemm_config(std::map<std::string, int64_t> params, ir::Dim3 cluster = {1, 1, 1}) {
+  const samples::Sample* s = samples::find_sample("gemm");
+  REQUIRE(s);
+  samples::Config c = samples::default_config(*s);
+  c.cluster = cluster;
+  c.grid_clusters = {1, 1, 1};
+  for (auto& [key, v] : params) c.params[key] = v;
+  return c;
+}
+}  // namespace
+
+TEST_CASE("gemm: sm_90a PTX has wgmma, multicast TMA and setmaxnreg, and no config spills", "[codegen][tiles][gemm][ptx]") {
+  const samples::Sample* s = samples::find_sample("gemm");
+  REQUIRE(s);
+  struct Case {
+    std::map<std::string, int64_t> params;
+    ir::Dim3 cluster;
+    std::string mma;
+  };
+  const std::vector<Case> cases = {
+      {{}, {1, 1, 1}, "wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16"},
+      {{}, {2, 1, 1}, "wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16"},
+      {{{"bm", 256}, {"bn", 128}}, {1, 2, 1}, "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16"},
+      {{{"bn", 128}, {"layout", 1}}, {2, 2, 1}, "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16"},
+      {{{"dtype", 1}, {"out", 2}, {"bn", 128}}, {1, 1, 1}, "wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16"},
+      {{{"consumers", 1}, {"bm", 64}, {"bn", 128}}, {1, 1, 1}, "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16"},
+  };
+  for (const Case& c : cases) {
+    samples::Config cfg = gemm_config(c.params, c.cluster);
+    codegen::Lowered l = codegen::lower(s->build(cfg), Target::sm90a());
+    rt::CompileRequest req = samples::compile_request(l, Target::sm90a());
+    req.options.push_back("--ptxas-options=--verbose");
+    rt::CompileResult r = rt::compile(req, nullptr);
+    INFO("cluster " << cfg.cluster.str() << "\n" << r.log);
+    CHECK(contains(r.ptx, c.mma));
+    // ptxas reports each function; every report must show no spills.
+    REQUIRE(count(r.log, " bytes spill stores, ") >= 1);
+    CHECK(count(r.log, " bytes spill stores, ") == count(r.log, " 0 bytes spill stores, 0 bytes spill loads"));
+    {
+      CHECK(contains(r.ptx, "setmaxnreg.dec.sync.aligned.u32 40;"));
+      CHECK(contains(r.ptx, cfg.params["consumers"] == 2 ? "setmaxnreg.inc.sync.aligned.u32 232;" : "setmaxnreg.dec.sync.aligned.u32 240;"));
+    }
+    if (cfg.cluster.count() > 1) CHECK(contains(r.ptx, "multicast::cluster"));
+    else CHECK(!contains(r.ptx, "multicast::cluster"));
+  }
+}
