@@ -1,0 +1,93 @@
+// The GEMM sample on the GPU against cuBLAS (the instance's check: cuBLAS on
+// the same device inputs, an f32 reference and a per-element bound): shapes
+// with ragged edges, tiles, clusters, both B layouts, input and output types,
+// alpha and beta.
+#include "tests/gpu/gpu_fixture.h"
+
+#include "samples/gemm.h"
+
+namespace {
+
+struct GemmCase {
+  int64_t m, n, k;
+  std::map<std::string, int64_t> params;
+  tj::ir::Dim3 cluster{1, 1, 1};
+  double alpha = 1.0, beta = 0.0;
+};
+
+tj::samples::RunReport run_gemm(const GemmCase& g, uint64_t seed) {
+  using namespace tj;
+  const samples::Sample* s = samples::find_sample("gemm");
+  REQUIRE(s != nullptr);
+  samples::Config c = samples::default_config(*s);
+  c.cluster = g.cluster;
+  c.grid_clusters = {1, 1, 1};  // the sample sizes its persistent grid itself
+  c.params["m"] = g.m, c.params["n"] = g.n, c.params["k"] = g.k;
+  for (auto& [key, v] : g.params) c.params[key] = v;
+  c.reals["alpha"] = g.alpha, c.reals["beta"] = g.beta;
+  samples::Compiled compiled = samples::compile_sample(*s, c, gpu_test::target(), nullptr);
+  samples::RunOptions opts;
+  opts.iters = 0;
+  opts.seed = seed;
+  return samples::run_sample(*s, c, compiled, gpu_test::context(), opts);
+}
+
+std::string describe(const GemmCase& g) {
+  std::string p;
+  for (auto& [k, v] : g.params) p += " " + k + "=" + std::to_string(v);
+  return std::to_string(g.m) + "x" + std::to_string(g.n) + "x" + std::to_string(g.k) + " cluster " + g.cluster.str() + p +
+         " alpha " + std::to_string(g.alpha) + " beta " + std::to_string(g.beta);
+}
+
+void check(const GemmCase& g, uint64_t seed) {
+  INFO(describe(g));
+  auto r = run_gemm(g, seed);
+  REQUIRE(r.verified);
+  INFO(r.check.detail);
+  CHECK(r.check.ok);
+}
+
+}  // namespace
+
+TEST_CASE("gemm: tile shapes and ragged edges against cuBLAS [gpu]", "[gpu][gemm]") {
+  const std::vector<GemmCase> cases = {
+      {512, 512, 512, {}},
+      {1000, 1000, 1000, {}},                       // ragged in M, N and K
+      {129, 264, 72, {}},                           // one row and a few columns past a tile; K of one ragged block
+      {1, 8, 8, {}},                                // smaller than any tile
+      {777, 520, 4104, {{"bm", 256}, {"bn", 128}}},
+      {640, 384, 256, {{"bm", 128}, {"bn", 128}}},
+      {300, 200, 264, {{"bn", 192}}},
+      {256, 256, 512, {{"bk", 128}, {"stages", 2}}},
+      {384, 128, 320, {{"consumers", 1}, {"bm", 64}, {"bn", 128}}},
+      {2048, 2048, 2048, {{"group", 1}}},
+  };
+  for (size_t i = 0; i < cases.size(); ++i) check(cases[i], 100 + i);
+}
+
+TEST_CASE("gemm: cluster shapes with TMA multicast against cuBLAS [gpu]", "[gpu][gemm][multicast]") {
+  const std::vector<GemmCase> cases = {
+      {1024, 1024, 1024, {}, {2, 1, 1}},
+      {1024, 1024, 1024, {}, {1, 2, 1}},
+      {1024, 1024, 1024, {}, {2, 2, 1}},
+      {999, 1001, 520, {}, {2, 1, 1}},             // ragged, with an odd number of tiles per cluster row
+      {1100, 700, 600, {{"bn", 128}}, {2, 2, 1}},
+      {520, 2056, 1000, {{"bm", 256}, {"bn", 128}}, {1, 2, 1}},
+  };
+  for (size_t i = 0; i < cases.size(); ++i) check(cases[i], 200 + i);
+}
+
+TEST_CASE("gemm: layouts, element types, alpha and beta against cuBLAS [gpu]", "[gpu][gemm]") {
+  const std::vector<GemmCase> cases = {
+      {1024, 1024, 1024, {{"layout", 1}}},                        // nn: B read N-major
+      {1000, 1000, 1000, {{"layout", 1}}, {2, 1, 1}},
+      {777, 1032, 520, {{"layout", 1}, {"bn", 128}}, {2, 2, 1}},
+      {1024, 768, 512, {{"dtype", 1}}},                           // f16 in
+      {1024, 768, 512, {{"out", 2}, {"bn", 128}}},                // f32 out
+      {1000, 760, 512, {{"dtype", 1}, {"out", 1}}},               // f16 in, f16 out
+      {1024, 1024, 1024, {}, {1, 1, 1}, 0.5, 0.0},
+      {1000, 1000, 1000, {}, {1, 1, 1}, 1.5, -0.75},              // beta reads C
+      {1024, 1024, 512, {{"layout", 1}, {"out", 2}, {"bn", 128}}, {2, 1, 1}, 2.0, 1.0},
+  };
+  for (size_t i = 0; i < cases.size(); ++i) check(cases[i], 300 + i);
+}
