@@ -63,6 +63,9 @@ std::string emit_wgmma_wrappers(const Kernel& k) {
   if (v.found.empty()) return {};
   std::string out = "namespace tj {\n";
   for (const WgmmaShape& s : v.found) out += wgmma_wrapper(s);
+  std::set<unsigned> sizes;
+  for (const AccumulatorDecl& a : k.accumulators) sizes.insert(a.registers_per_thread());
+  for (unsigned n : sizes) out += acc_fence(n);
   return out + "}  // namespace tj\n\n";
 }
 
@@ -87,7 +90,6 @@ std::vector<std::string> emit_mma(const Mma& n, const Kernel& k, const ExprText&
   const unsigned b_lbo = b.major == Major::MN ? panel_bytes_of(b) : 16, b_sbo = 8 * row_bytes(b);
   std::vector<std::string> out;
   out.push_back("{");
-  out.push_back("  tj::acc_fence<" + std::to_string(acc.registers_per_thread()) + ">(" + n.acc + ");");
   out.push_back("  tj::wgmma_fence();");
   out.push_back("  const tj::u64 tj_desc_a = tj::wgmma_desc(&" + ex(n.a.tile) + "[" + operand_offset(n.a, a, ex) + "], " +
                 u(a_lbo) + ", " + u(a_sbo) + ", 1u);");
@@ -108,7 +110,6 @@ std::vector<std::string> emit_mma(const Mma& n, const Kernel& k, const ExprText&
     }
   }
   out.push_back("  tj::wgmma_commit();");
-  out.push_back("  tj::acc_fence<" + std::to_string(acc.registers_per_thread()) + ">(" + n.acc + ");");
   out.push_back("}");
   return out;
 }
@@ -117,7 +118,7 @@ std::vector<std::string> emit_mma_wait(const MmaWait& n, const Kernel& k) {
   std::vector<std::string> out = {"tj::wgmma_wait<" + std::to_string(n.pending) + ">();"};
   // The MMAs write the accumulators asynchronously: keep their reads after the wait.
   for (const AccumulatorDecl& a : k.accumulators)
-    out.push_back("tj::acc_fence<" + std::to_string(a.registers_per_thread()) + ">(" + a.name + ");");
+    out.push_back("tj::" + acc_fence_name(a.registers_per_thread()) + "(" + a.name + ");");
   return out;
 }
 

@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <string>
 
+#include "dsl/ir/kernel.h"
 #include "dsl/ir/types.h"
 #include "samples/sample.h"
 
@@ -38,8 +39,15 @@ struct GemmTiling {
   unsigned consumers = 2;  // consumer warpgroups; each owns bm / consumers rows
   unsigned cluster_n = 1, cluster_m = 1;
   unsigned group = 8;      // rasterization: cluster rows of tiles walked together
-  unsigned threads() const { return 128 * (consumers + 1); }
+  bool warp_specialized = true;  // false: one warpgroup loads and computes (consumers is then 1)
+  bool persistent = true;        // false: one cluster per cluster tile
+  unsigned threads() const { return warp_specialized ? 128 * (consumers + 1) : 128; }
 };
+
+// Shared memory the kernel uses (tiles, alignment and barriers), bytes.
+uint64_t smem_bytes(const GemmShape& s, const GemmTiling& t);
+// The kernel itself (samples/gemm_kernel.cpp).
+ir::Kernel build_gemm_kernel(const GemmShape& s, const GemmTiling& t);
 
 GemmShape gemm_shape(const Config& c);
 GemmTiling gemm_tiling(const Config& c);

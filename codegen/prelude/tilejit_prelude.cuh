@@ -339,13 +339,6 @@ TJ_DEVICE void wgmma_fence() { asm volatile("wgmma.fence.sync.aligned;" ::: "mem
 TJ_DEVICE void wgmma_commit() { asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory"); }
 template <int N>
 TJ_DEVICE void wgmma_wait() { asm volatile("wgmma.wait_group.sync.aligned %0;" ::"n"(N) : "memory"); }
-// Pins the accumulator's registers at this point: the compiler may not move
-// their reads or writes across it (an MMA writes them asynchronously).
-template <int N>
-TJ_DEVICE void acc_fence(float* acc) {
-#pragma unroll
-  for (int i = 0; i < N; ++i) asm volatile("" : "+f"(acc[i])::"memory");
-}
 // A shared-memory matrix descriptor: start address, leading and stride byte
 // offsets, swizzle (1: 128B, 2: 64B, 3: 32B).
 TJ_DEVICE u64 wgmma_desc(const void* smem, u32 lbo_bytes, u32 sbo_bytes, u32 swizzle) {

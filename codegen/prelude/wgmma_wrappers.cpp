@@ -6,14 +6,28 @@ std::string wgmma_wrapper_name(const WgmmaShape& s) {
   return "wgmma_m64n" + std::to_string(s.n) + "k16_f32_" + std::string(ir::scalar_name(s.in)) + (s.b_mn_major ? "_kn" : "_kk");
 }
 
+namespace {
+// "+f"(d[0]), "+f"(d[1]), ...
+std::string read_write_operands(unsigned regs) {
+  std::string outs;
+  for (unsigned i = 0; i < regs; ++i) outs += std::string(i ? ", " : "") + "\"+f\"(d[" + std::to_string(i) + "])";
+  return outs;
+}
+}  // namespace
+
+std::string acc_fence_name(unsigned regs) { return "acc_fence_" + std::to_string(regs); }
+
+std::string acc_fence(unsigned regs) {
+  return "TJ_DEVICE void " + acc_fence_name(regs) + "(float* d) { asm volatile(\"\" : " + read_write_operands(regs) +
+         " : : \"memory\"); }\n";
+}
+
 std::string wgmma_wrapper(const WgmmaShape& s) {
   const unsigned regs = s.n / 2;
   const std::string type(ir::scalar_name(s.in));
-  std::string list, outs;
-  for (unsigned i = 0; i < regs; ++i) {
-    list += (i ? ", %" : "%") + std::to_string(i);
-    outs += std::string(i ? ", " : "") + "\"+f\"(d[" + std::to_string(i) + "])";
-  }
+  std::string list;
+  for (unsigned i = 0; i < regs; ++i) list += (i ? ", %" : "%") + std::to_string(i);
+  const std::string outs = read_write_operands(regs);
   const std::string da = "%" + std::to_string(regs), db = "%" + std::to_string(regs + 1), sc = "%" + std::to_string(regs + 2);
   std::string out;
   out += "// D(64x" + std::to_string(s.n) + ", f32) (+)= A(64x16, K-major) * B(16x" + std::to_string(s.n) + ", " +

@@ -24,4 +24,10 @@ std::string wgmma_wrapper_name(const WgmmaShape& s);
 // The device function (inside namespace tj): (float* d, u64 desc_a, u64 desc_b, u32 scale_d).
 std::string wgmma_wrapper(const WgmmaShape& s);
 
+// tj::acc_fence_<regs>(float* d): one empty asm statement that reads and writes
+// every accumulator register, so that the compiler keeps their uses after a
+// wgmma wait (the MMA writes them asynchronously, behind its back).
+std::string acc_fence_name(unsigned regs);
+std::string acc_fence(unsigned regs);
+
 }  // namespace tj::codegen

@@ -1,0 +1,199 @@
+// The GEMM kernel, written with the DSL's tiles. Two shapes of the same
+// computation (the README's ladder walks from the second to the first):
+//  - warp-specialized: a producer warpgroup streams A and B tiles through a
+//    `stages`-deep pipeline of full/empty barriers with TMA (multicast across
+//    the cluster), `consumers` warpgroups run wgmma into register accumulators
+//    and release each stage as soon as the MMA that read it has finished;
+//  - one warpgroup: its leader thread keeps `stages - 1` loads in flight ahead
+//    of the MMAs (1 stage: load, wait, multiply, in series).
+// Both write each tile through a swizzled shared tile and TMA stores, and walk
+// tiles with a static persistent schedule with grouped rasterization.
+#include <algorithm>
+
+#include "dsl/dsl.h"
+#include "samples/gemm.h"
+
+namespace tj::samples {
+
+using namespace tj::dsl;
+
+namespace {
+
+constexpr unsigned kProducerRegs = 40;
+
+// Registers per thread for the MMA warpgroups: what the producer gives back, at most 240.
+unsigned consumer_regs(unsigned consumers) {
+  return std::min(240u, (65536u - 128u * kProducerRegs) / (128u * consumers) / 8u * 8u);
+}
+
+// What both kernel shapes declare.
+struct GemmKernel {
+  const GemmShape& s;
+  const GemmTiling& t;
+  KernelBuilder& k;
+  unsigned cx, cy;
+  bool nn;
+  int32_t bm, bn, bk, stages, rows_per_mma;
+  SharedTile a, b, d;
+  TileMap amap, bmap, dmap, cmap;
+  i32 m, n, kk;
+  f32 alpha, beta;
+  Ptr<mbarrier_t> full, empty, c_full;
+  Accumulator acc;
+  uint32_t stage_bytes;
+  i32 tiles_m, tiles_n, kblocks;
+  ir::TileSchedule schedule;
+
+  GemmKernel(const GemmShape& s_, const GemmTiling& t_, KernelBuilder& k_, unsigned mma_groups)
+      : s(s_), t(t_), k(k_), cx(k_.cluster_shape().x), cy(k_.cluster_shape().y), nn(s_.layout == GemmLayout::NN),
+        bm(int32_t(t_.bm)), bn(int32_t(t_.bn)), bk(int32_t(t_.bk)), stages(int32_t(t_.stages)),
+        rows_per_mma(int32_t(t_.bm / mma_groups)),
+        // Shared tiles: A (M x K) and B (N x K, or K x N read N-major) per stage, one output tile.
+        a(k.shared_tile(s.in, "a", t.bm, t.bk, t.stages)),
+        b(nn ? k.shared_tile(s.in, "b", t.bk, t.bn, t.stages, ir::Major::MN) : k.shared_tile(s.in, "b", t.bn, t.bk, t.stages)),
+        d(k.shared_tile(s.out, "d", t.bm, t.bn, 1)),
+        // The CTAs of a cluster row share A's tile: each loads a slice and multicasts
+        // it along the row; B's slices go down the cluster column.
+        amap(k.tile_map("A", a, t.bm / cx)),
+        bmap(k.tile_map("B", b, (nn ? t.bk : t.bn) / cy)),
+        dmap(k.tile_map("D", d, unsigned(rows_per_mma))),
+        cmap(k.tile_map("C", d, unsigned(rows_per_mma))),
+        m(k.param<int32_t>("m")), n(k.param<int32_t>("n")), kk(k.param<int32_t>("k")),
+        alpha(k.param<float>("alpha")), beta(k.param<float>("beta")),
+        // full[s]: stage s's A and B landed (the loader's arrival + the bytes);
+        // empty[s]: every MMA warp of every CTA this CTA's loads reach released it.
+        full(k.mbarriers("full", t.stages, 1)),
+        empty(k.mbarriers("empty", t.stages, mma_groups * 4 * (cx + cy - 1))),
+        c_full(k.mbarriers("c_full", mma_groups, 1)),
+        acc(k.accumulator("acc", unsigned(rows_per_mma), t.bn)),
+        stage_bytes(uint32_t((uint64_t(t.bm) + t.bn) * t.bk * ir::scalar_bytes(s.in))),
+        tiles_m((m + bm - 1) / bm), tiles_n((n + bn - 1) / bn), kblocks((kk + bk - 1) / bk),
+        schedule(static_persistent(t.group)) {}
+
+  // One thread: k-block kb of tile (tm, tn) into stage st, completing on full[st].
+  void load(const i32& st, const i32& tm, const i32& tn, const i32& kb) {
+    arrive_expect_tx(full[st], u32(stage_bytes));
+    std::optional<u32> row_mask, col_mask;
+    if (cx > 1) row_mask = mask_row();
+    if (cy > 1) col_mask = mask_col();
+    tma_load_tile(stage(a, st), amap, tm * bm, kb * bk, full[st], cluster_ctaid_x(), row_mask);
+    if (nn) tma_load_tile(stage(b, st), bmap, kb * bk, tn * bn, full[st], cluster_ctaid_y(), col_mask);
+    else tma_load_tile(stage(b, st), bmap, tn * bn, kb * bk, full[st], cluster_ctaid_y(), col_mask);
+  }
+
+  // Gives stage `st` back to every loader whose copies land here (this CTA's
+  // row and column of the cluster), once per warp.
+  void release(const i32& st) {
+    if_(lane_id() == 0, [&] {
+      if (cx * cy == 1) {
+        arrive(empty[st]);
+        return;
+      }
+      for_(0, int32_t(cx * cy), [&](i32 q) {
+        if_(q % int32_t(cx) == cluster_ctaid_x() || q / int32_t(cx) == cluster_ctaid_y(),
+            [&] { arrive(map_shared_rank(empty, q)[st]); });
+      });
+    });
+  }
+
+  // Warpgroup wg's rows of tile (tm, tn): alpha * acc (+ beta * C) through the
+  // shared tile, then TMA stores the next tile's main loop overlaps.
+  void epilogue(const i32& wg, const i32& tm, const i32& tn) {
+    boolean leader = thread_idx_x() % 128 == 0;
+    TileView out = stage(d, 0).rows(wg * rows_per_mma);
+    if_(leader, [&] { bulk_wait_read(0); });  // the previous tile's store has read the tile
+    if_(beta != 0.0f, [&] {
+      if_(leader, [&] {
+        arrive_expect_tx(c_full[wg], u32(tile_load_bytes(cmap)));
+        tma_load_tile(out, cmap, tm * bm, tn * bn, c_full[wg]);
+      });
+      wait(c_full[wg]);
+      store_accumulator(out, acc, alpha, beta, out);
+    }).else_([&] {
+      warpgroup_sync(wg);
+      store_accumulator(out, acc, alpha);
+    });
+    fence_proxy_async();
+    warpgroup_sync(wg);
+    if_(leader, [&] {
+      tma_store_tile(dmap, tm * bm, tn * bn, out);
+      bulk_commit();
+    });
+  }
+};
+
+void warp_specialized(GemmKernel& g) {
+  g.k.role("producer", 1, kProducerRegs, [&](i32) {
+    if_(thread_idx_x() == 0, [&] {
+      Var<int32_t> it = var(i32(0), "it");
+      for_each_tile(g.schedule, g.tiles_m, g.tiles_n, [&](i32 tm, i32 tn) {
+        for_(0, g.kblocks, [&](i32 kb) {
+          i32 st = it % g.stages;
+          if_(it >= g.stages, [&] { wait(g.empty[st]); });
+          g.load(st, tm, tn, kb);
+          it = it + 1;
+        });
+      });
+    });
+  });
+  g.k.role("consumer", g.t.consumers, consumer_regs(g.t.consumers), [&](i32 wg) {
+    Var<int32_t> it = var(i32(0), "it");
+    for_each_tile(g.schedule, g.tiles_m, g.tiles_n, [&](i32 tm, i32 tn) {
+      for_(0, g.kblocks, [&](i32 kb) {
+        i32 st = it % g.stages;
+        wait(g.full[st]);
+        mma(g.acc, stage(g.a, st).rows(wg * g.rows_per_mma), stage(g.b, st), kb > 0);
+        // Keep one MMA group in flight; the one before it has finished reading its stage.
+        mma_wait(1);
+        if_(kb > 0, [&] { g.release((it - 1) % g.stages); });
+        it = it + 1;
+      });
+      mma_wait(0);
+      g.release((it - 1) % g.stages);
+      g.epilogue(wg, tm, tn);
+    });
+    if_(thread_idx_x() % 128 == 0, [&] { bulk_wait(0); });
+  });
+}
+
+void one_warpgroup(GemmKernel& g) {
+  g.k.role("worker", 1, 0, [&](i32 wg) {
+    boolean leader = thread_idx_x() == 0;
+    Var<int32_t> it = var(i32(0), "it");  // k-blocks done by this CTA: stage it % stages
+    const int32_t ahead = g.stages - 1;
+    for_each_tile(g.schedule, g.tiles_m, g.tiles_n, [&](i32 tm, i32 tn) {
+      // The first `ahead` loads of this tile, then one more per k-block.
+      if_(leader, [&] { for_(0, min(i32(ahead), g.kblocks), [&](i32 kb) { g.load((it + kb) % g.stages, tm, tn, kb); }); });
+      for_(0, g.kblocks, [&](i32 kb) {
+        // The stage refilled here was read by the MMA of k-block kb - 1, already waited for.
+        if_(leader && kb + ahead < g.kblocks, [&] { g.load((it + kb + ahead) % g.stages, tm, tn, kb + ahead); });
+        i32 st = (it + kb) % g.stages;
+        wait(g.full[st]);
+        mma(g.acc, stage(g.a, st), stage(g.b, st), kb > 0);
+        mma_wait(0);
+      });
+      it = it + g.kblocks;
+      g.epilogue(wg, tm, tn);
+    });
+    if_(leader, [&] { bulk_wait(0); });
+  });
+}
+
+}  // namespace
+
+uint64_t smem_bytes(const GemmShape& s, const GemmTiling& t) {
+  const uint64_t in = ir::scalar_bytes(s.in), out = ir::scalar_bytes(s.out);
+  return uint64_t(t.stages) * (t.bm + t.bn) * t.bk * in + uint64_t(t.bm) * t.bn * out + 1024 /* alignment, barriers */;
+}
+
+ir::Kernel build_gemm_kernel(const GemmShape& s, const GemmTiling& t) {
+  KernelBuilder k("gemm");
+  k.threads(t.threads());
+  if (t.cluster_n * t.cluster_m > 1) k.cluster(t.cluster_n, t.cluster_m);
+  GemmKernel g(s, t, k, t.warp_specialized ? t.consumers : 1);
+  if (t.warp_specialized) warp_specialized(g);
+  else one_warpgroup(g);
+  return k.build();
+}
+
+}  // namespace tj::samples
