@@ -22,6 +22,7 @@ std::string scalar_cuda(Scalar s) {
     case Scalar::U64: return "unsigned long long";
     case Scalar::F32: return "float";
     case Scalar::BF16: return "tj::bf16";
+    case Scalar::F16: return "tj::f16";
     case Scalar::Bool: return "bool";
     case Scalar::U32x4: return "tj::u32x4";
     case Scalar::U8: return "tj::u8";

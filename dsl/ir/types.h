@@ -16,6 +16,7 @@ namespace tj::ir {
   X(U64, "u64", 8)         \
   X(F32, "f32", 4)         \
   X(BF16, "bf16", 2)       \
+  X(F16, "f16", 2)         \
   X(Bool, "bool", 1)       \
   X(U32x4, "u32x4", 16)    \
   X(U8, "u8", 1)           \
