@@ -2,8 +2,13 @@
 // as exceptions and main() maps them to codes (see exit_codes.h).
 #pragma once
 
+#include <iosfwd>
 #include <string>
 #include <vector>
+
+namespace tj::samples {
+class Sample;
+}
 
 namespace tj::cli {
 
@@ -23,6 +28,9 @@ struct RunArgs {
 };
 
 int cmd_list();
+// What `tilejit list` prints for `samples`: each one's name and summary, and every
+// parameter with its default and its range, choices or, for a real one, its interval.
+void print_samples(std::ostream& out, const std::vector<const samples::Sample*>& samples);
 int cmd_info(const std::string& spec);  // spec may be empty
 int cmd_compile(const CompileArgs& args);
 int cmd_run(const RunArgs& args);

@@ -2,9 +2,11 @@
 
 #include <cctype>
 #include <cerrno>
+#include <cmath>
 #include <set>
 #include <vector>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -31,6 +33,20 @@ std::string kind_of(const llvm::json::Value& v) {
   return "?";
 }
 
+// The shortest decimal that reads back as `d` ("0.1", "1000", "1e+30", "inf").
+std::string shortest(double d) {
+  char text[64];
+  if (d == std::floor(d) && std::fabs(d) < 1e15) {
+    std::snprintf(text, sizeof text, "%.0f", d);
+    return text;
+  }
+  for (int digits = 1; digits <= 17; ++digits) {
+    std::snprintf(text, sizeof text, "%.*g", digits, d);
+    if (std::strtod(text, nullptr) == d) break;
+  }
+  return text;
+}
+
 class Reader {
  public:
   explicit Reader(std::string file) : file_(std::move(file)) {}
@@ -54,6 +70,30 @@ class Reader {
     if (*i < lo || *i > hi)
       fail(path, std::to_string(*i) + " is out of range [" + std::to_string(lo) + ", " + std::to_string(hi) + "]");
     return *i;
+  }
+
+  // A real-valued parameter: any JSON number in [lo, hi].
+  double real(const llvm::json::Value& v, const std::string& path, double lo, double hi) const {
+    std::optional<double> d = v.getAsNumber();
+    if (!d) fail(path, "expected a number, got " + kind_of(v));
+    if (!(*d >= lo && *d <= hi))
+      fail(path, shortest(*d) + " is out of range [" + shortest(lo) + ", " + shortest(hi) + "]");
+    return *d;
+  }
+
+  // An integer parameter; one with choices also takes a choice's name, meaning its index.
+  int64_t param(const llvm::json::Value& v, const std::string& path, const samples::ParamSpec& p) const {
+    if (p.choices.empty()) return integer(v, path, p.min, p.max);
+    std::string names;
+    for (const std::string& c : p.choices) names += (names.empty() ? "" : ", ") + c;
+    if (std::optional<llvm::StringRef> s = v.getAsString()) {
+      for (size_t i = 0; i < p.choices.size(); ++i)
+        if (p.choices[i] == *s) return static_cast<int64_t>(i);
+      fail(path, "unknown choice '" + s->str() + "'; expected one of " + names);
+    }
+    if (v.kind() != llvm::json::Value::Number)
+      fail(path, "expected one of " + names + " (or its number), got " + kind_of(v));
+    return integer(v, path, p.min, p.max);
   }
 
   // An integer n (meaning [n, 1, 1]) or an array of one to three integers.
@@ -119,7 +159,9 @@ void prescan(const std::string& text, const std::string& file) {
 SpecError::SpecError(const std::string& file, const std::string& json_path, const std::string& message)
     : std::runtime_error(file + ": " + json_path + ": " + message), json_path_(json_path) {}
 
-Spec parse_spec(const std::string& text, const std::string& file) {
+Spec parse_spec(const std::string& text, const std::string& file) { return parse_spec(text, file, samples::all_samples()); }
+
+Spec parse_spec(const std::string& text, const std::string& file, const std::vector<const samples::Sample*>& known_samples) {
   if (text.size() > kMaxSpecBytes) throw SpecError(file, "$", "spec is larger than 1 MiB");
   prescan(text, file);
   llvm::Expected<llvm::json::Value> parsed = llvm::json::parse(text);
@@ -143,10 +185,11 @@ Spec parse_spec(const std::string& text, const std::string& file) {
   if (!kernel) r.fail("$.kernel", "missing; name a sample (see `tilejit list`)");
   std::optional<llvm::StringRef> name = kernel->getAsString();
   if (!name) r.fail("$.kernel", "expected a string, got " + kind_of(*kernel));
-  spec.sample = samples::find_sample(name->str());
+  for (const samples::Sample* s : known_samples)
+    if (s->name() == name->str()) spec.sample = s;
   if (!spec.sample) {
     std::string names;
-    for (const samples::Sample* s : samples::all_samples()) names += (names.empty() ? "" : ", ") + s->name();
+    for (const samples::Sample* s : known_samples) names += (names.empty() ? "" : ", ") + s->name();
     r.fail("$.kernel", "unknown kernel '" + name->str() + "'; known: " + names);
   }
   spec.config = samples::default_config(*spec.sample);
@@ -186,18 +229,26 @@ Spec parse_spec(const std::string& text, const std::string& file) {
   if (const llvm::json::Value* v = root->get("params")) {
     const llvm::json::Object* p = v->getAsObject();
     if (!p) r.fail("$.params", "expected an object, got " + kind_of(*v));
-    std::vector<samples::ParamSpec> specs = spec.sample->params();
+    const std::vector<samples::ParamSpec> specs = spec.sample->params();
+    const std::vector<samples::RealParamSpec> reals = spec.sample->real_params();
     for (const auto& kv : *p) {
       std::string key = kv.first.str(), path = "$.params." + key;
       const samples::ParamSpec* ps = nullptr;
+      const samples::RealParamSpec* rs = nullptr;
       for (const samples::ParamSpec& s : specs)
         if (s.name == key) ps = &s;
-      if (!ps) {
+      for (const samples::RealParamSpec& s : reals)
+        if (s.name == key) rs = &s;
+      if (ps) {
+        c.params[key] = r.param(kv.second, path, *ps);
+      } else if (rs) {
+        c.reals[key] = r.real(kv.second, path, rs->min, rs->max);
+      } else {
         std::string names;
         for (const samples::ParamSpec& s : specs) names += (names.empty() ? "" : ", ") + s.name;
+        for (const samples::RealParamSpec& s : reals) names += (names.empty() ? "" : ", ") + s.name;
         r.fail(path, "unknown parameter of " + spec.sample->name() + "; it takes: " + names);
       }
-      c.params[key] = r.integer(kv.second, path, ps->min, ps->max);
     }
   }
   // The sample's own rules, reported against the spec's keys.

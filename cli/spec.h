@@ -4,12 +4,14 @@
 //     "non_portable": false, "params": { "elems": 4096 } }
 //
 // "cluster" and "clusters" (the grid counted in clusters) take an integer or
-// [x, y, z]; "grid" gives the grid in CTAs instead of "clusters". Unknown keys
-// and wrong types are errors naming the JSON path.
+// [x, y, z]; "grid" gives the grid in CTAs instead of "clusters". A parameter is
+// an integer, one of its named choices, or a number for a real-valued one. Unknown
+// keys and wrong types are errors naming the JSON path.
 #pragma once
 
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "samples/sample.h"
 
@@ -34,6 +36,8 @@ class SpecError : public std::runtime_error {
 
 // Parses and checks spec text; `file` only names it in messages.
 Spec parse_spec(const std::string& text, const std::string& file);
+// The same, with "kernel" looked up among `samples` instead of every registered sample.
+Spec parse_spec(const std::string& text, const std::string& file, const std::vector<const samples::Sample*>& samples);
 // Reads and parses a spec file (at most 1 MiB).
 Spec load_spec(const std::string& file);
 

@@ -204,6 +204,11 @@ void launch(const Module& module, const LaunchConfig& config, ArgPack& args) {
   launch_unchecked(module, config, args);
 }
 
+void launch_repeated(const Module& module, const LaunchConfig& config, ArgPack& args, int count) {
+  check_all(module, config, args);
+  for (int i = 0; i < count; ++i) launch_unchecked(module, config, args);
+}
+
 void synchronize(const Module& module) {
   check(driver().cuCtxSynchronize(), "cuCtxSynchronize", module.kernel_name());
 }

@@ -83,6 +83,10 @@ void check_args(const Module& module, const ArgPack& args);
 // Asynchronous: errors inside the kernel surface in synchronize().
 void launch(const Module& module, const LaunchConfig& config, ArgPack& args);
 
+// launch() `count` times back to back, checking once: nothing but the launches between
+// two events a caller records around it (the benchmarks time a stream of launches so).
+void launch_repeated(const Module& module, const LaunchConfig& config, ArgPack& args, int count);
+
 // cuCtxSynchronize; an error names the kernel (device faults are ErrorKind::Device).
 void synchronize(const Module& module);
 

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cmath>
+#include <concepts>
 #include <cstdint>
 #include <sstream>
 #include <string>
@@ -21,13 +22,19 @@ class MismatchLog {
   }
   // |got - want| <= tol, and never NaN.
   void compare_close(double got, double want, double tol, const std::string& where) {
+    compare_close(got, want, tol, [&] { return where; });
+  }
+  // The same, calling where() for the element's name only when it differs (for
+  // millions of elements, most of which match).
+  template <std::invocable Where>
+  void compare_close(double got, double want, double tol, Where&& where) {
     ++checked_;
     if (std::isfinite(got) && std::fabs(got - want) <= tol) return;
     std::ostringstream g, w;
     g.precision(9), w.precision(9);
     g << got;
     w << want << " (tolerance " << tol << ")";
-    note(where, g.str(), w.str());
+    note(where(), g.str(), w.str());
   }
   Check result(const std::string& what) const {
     Check c;

@@ -34,23 +34,40 @@ Compiled compile_sample(const Sample& s, const Config& c, const codegen::Target&
 
 rt::LaunchConfig launch_config(const Config& c, const Compiled& compiled) {
   rt::LaunchConfig lc;
-  lc.grid_clusters = {c.grid_clusters.x, c.grid_clusters.y, c.grid_clusters.z};
-  lc.cluster = {c.cluster.x, c.cluster.y, c.cluster.z};
+  // The kernel's cluster shape is the one its code was built and verified for.
+  const ir::Dim3& k = compiled.lowered.kernel.cluster;
+  const ir::Dim3 g = c.grid_ctas();
+  lc.cluster = {k.x, k.y, k.z};
+  lc.grid_clusters = {g.x / k.x, g.y / k.y, g.z / k.z};
   const ir::Dim3& b = compiled.lowered.kernel.block;
   lc.block = {b.x, b.y, b.z};
   lc.dynamic_smem = compiled.lowered.dynamic_smem;
   return lc;
 }
 
+LaunchPlan plan_launch(const Sample& s, const Config& c, const Compiled& compiled, const rt::Module& module) {
+  LaunchPlan plan;
+  plan.config = launch_config(c, compiled);
+  plan.max_active_clusters = rt::max_active_clusters(module, plan.config);  // prepares the module too
+  // With no room for one cluster, the launch itself says which resource is short.
+  if (plan.max_active_clusters == 0) return plan;
+  if (std::optional<ir::Dim3> grid = s.persistent_grid(c, plan.max_active_clusters)) {
+    plan.config.grid_clusters = {grid->x, grid->y, grid->z};
+    plan.persistent = true;
+  }
+  return plan;
+}
+
 RunReport run_sample(const Sample& s, const Config& c, const Compiled& compiled, const rt::Context& ctx,
                      const RunOptions& opts) {
   ctx.make_current();
   rt::Module module = rt::Module::load(ctx, compiled.result.cubin, compiled.lowered.kernel.name, compiled.lowered.kernel.params.size());
-  rt::LaunchConfig lc = launch_config(c, compiled);
-  rt::prepare(module, lc);
+  const LaunchPlan plan = plan_launch(s, c, compiled, module);
+  rt::LaunchConfig lc = plan.config;
 
   RunReport report;
-  report.max_active_clusters = rt::max_active_clusters(module, lc);
+  report.max_active_clusters = plan.max_active_clusters;
+  report.launch = lc;
   std::unique_ptr<Instance> inst = s.instantiate(c, opts.seed);
   report.bytes_per_launch = inst->bytes_per_launch();
   rt::ArgPack args = inst->args();

@@ -31,7 +31,20 @@ rt::CompileRequest compile_request(const codegen::Lowered& lowered, const codege
 // Builds the sample's kernel, verifies and lowers it, compiles it through the cache.
 Compiled compile_sample(const Sample& s, const Config& c, const codegen::Target& target, rt::Cache* cache);
 
+// Block, cluster shape and dynamic shared memory from the compiled kernel; the spec's
+// grid (in CTAs, which compile_sample checked against the kernel's cluster shape).
 rt::LaunchConfig launch_config(const Config& c, const Compiled& compiled);
+
+// How `compiled` is launched on `module`'s device: launch_config(), with the grid the
+// sample's persistent_grid() asks for, given how many clusters of it fit at once, when
+// it has one. Prepares the module for the config (rt::prepare). The CLI and the
+// benchmarks both launch through this, so a persistent kernel gets the same grid in each.
+struct LaunchPlan {
+  rt::LaunchConfig config;
+  int max_active_clusters = 0;  // of this config (the grid does not change it)
+  bool persistent = false;      // the grid came from persistent_grid()
+};
+LaunchPlan plan_launch(const Sample& s, const Config& c, const Compiled& compiled, const rt::Module& module);
 
 struct RunOptions {
   int iters = 20;   // timed launches (0: no timing)
@@ -43,6 +56,7 @@ struct RunReport {
   Check check;            // check.ok is meaningful only when verified
   bool verified = false;
   int max_active_clusters = 0;
+  rt::LaunchConfig launch;  // as launched: the persistent grid when the sample has one
   rt::Timing timing;      // iters == 0 when not timed
   double bytes_per_launch = 0;
   double gbytes_per_s() const { return timing.median_ms > 0 ? bytes_per_launch / (timing.median_ms * 1e6) : 0; }

@@ -21,7 +21,10 @@ struct ParamSpec {
   int64_t default_value;
   int64_t min, max;
   std::string doc;
-  std::vector<std::string> choices;  // when set, the spec may name a value by its string (index = value)
+  // Names for the values 0, 1, ... (e.g. {"tn", "nn"} with min 0, max 1): a spec may
+  // give the name or the number. Empty: numbers only. (Defaulted, so that initializers
+  // without it stay complete.)
+  std::vector<std::string> choices = {};
 };
 
 // One real-valued parameter (e.g. a GEMM's alpha and beta).

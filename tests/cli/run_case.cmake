@@ -61,7 +61,8 @@ foreach(i 1 3 4 6)
   string(REPLACE "@OUT@" "${OUT}" field${i} "${field${i}}")
 endforeach()
 # Conditions, separated by spaces: "nonroot" (skipped, visibly, when running as root: root
-# reads a mode-000 file), "env:NAME=VALUE" (set for the command), "mkdir:PATH" (a folder
+# reads a mode-000 file), "sample:NAME" (skipped, visibly, when `tilejit list` does not show
+# that sample), "env:NAME=VALUE" (set for the command), "mkdir:PATH" (a folder
 # made before the run), "knownbug" (a bug in code this test may not fix, described in
 # cases.txt: a failure reports the test skipped).
 separate_arguments(conditions UNIX_COMMAND "${field6}")
@@ -74,6 +75,14 @@ foreach(cond IN LISTS conditions)
     execute_process(COMMAND id -u OUTPUT_VARIABLE uid OUTPUT_STRIP_TRAILING_WHITESPACE)
     if(uid STREQUAL "0")
       message(STATUS "SKIPPED: case '${CASE}' needs a non-root user (root reads a mode-000 file)")
+      return()
+    endif()
+  elseif(cond MATCHES "^sample:(.+)$")
+    set(needed "${CMAKE_MATCH_1}")
+    execute_process(COMMAND "${TILEJIT}" list OUTPUT_VARIABLE listed RESULT_VARIABLE list_rc)
+    string(REGEX MATCH "(^|\n)${needed}\n" registered "${listed}")
+    if(NOT list_rc EQUAL 0 OR registered STREQUAL "")
+      message(STATUS "SKIPPED: case '${CASE}' needs the '${needed}' sample, which this build does not register")
       return()
     endif()
   elseif(cond MATCHES "^env:(.+)$")

@@ -1,0 +1,206 @@
+#include "samples/gemm_host.h"
+
+#include <limits>
+#include <optional>
+#include <random>
+
+#include "runtime/buffer.h"
+#include "runtime/driver.h"
+#include "runtime/error.h"
+#include "runtime/tensor_map.h"
+#include "samples/compare.h"
+#include "samples/gemm_reference.h"
+#include "samples/gemm_tolerance.h"
+#include "samples/host_matrix.h"
+
+namespace tj::samples {
+
+namespace {
+
+// The kernel's parameters, in order (samples/gemm.h).
+struct Expected {
+  const char* name;
+  ir::Scalar type;
+};
+constexpr Expected kParams[] = {{"A", ir::Scalar::TensorMap}, {"B", ir::Scalar::TensorMap}, {"D", ir::Scalar::TensorMap},
+                                {"C", ir::Scalar::TensorMap}, {"m", ir::Scalar::I32},       {"n", ir::Scalar::I32},
+                                {"k", ir::Scalar::I32},       {"alpha", ir::Scalar::F32},   {"beta", ir::Scalar::F32}};
+
+bool is_half(ir::Scalar t) { return t == ir::Scalar::BF16 || t == ir::Scalar::F16; }
+
+CUtensorMapDataType map_type(ir::Scalar t) {
+  return t == ir::Scalar::BF16  ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16
+         : t == ir::Scalar::F16 ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16
+                                : CU_TENSOR_MAP_DATA_TYPE_FLOAT32;
+}
+
+CUtensorMapSwizzle map_swizzle(ir::Swizzle s) {
+  switch (s) {
+    case ir::Swizzle::B32: return CU_TENSOR_MAP_SWIZZLE_32B;
+    case ir::Swizzle::B64: return CU_TENSOR_MAP_SWIZZLE_64B;
+    case ir::Swizzle::B128: return CU_TENSOR_MAP_SWIZZLE_128B;
+    case ir::Swizzle::None: break;
+  }
+  return CU_TENSOR_MAP_SWIZZLE_NONE;
+}
+
+// The tensor map `name` over `address` with the kernel's box and swizzle; dims innermost first.
+CUtensorMap encode(const ir::Kernel& k, const std::string& name, CUdeviceptr address, std::vector<uint64_t> dims) {
+  const ir::TensorMapDecl& d = *k.find_tensor_map(name);  // gemm_kernel_problems() checked it exists
+  return rt::encode_tensor_map(rt::TensorMapDesc::packed(map_type(d.dtype), address, std::move(dims), d.box, map_swizzle(d.swizzle)),
+                               name);
+}
+
+rt::DeviceBuffer upload(const HostMatrix& m) {
+  rt::DeviceBuffer d(m.bytes.size());
+  d.upload(m.bytes);
+  return d;
+}
+
+std::string type_name(ir::Scalar t) { return std::string(ir::scalar_name(t)); }
+
+class GemmHost final : public GemmInstance {
+ public:
+  GemmHost(const GemmShape& s, const ir::Kernel& kernel, uint64_t seed)
+      : shape_(s),
+        seed_(seed),
+        a_(random_matrix(s.in, s.m, s.k, seed, 0xA)),
+        b_(s.layout == GemmLayout::TN ? random_matrix(s.in, s.n, s.k, seed, 0xB) : random_matrix(s.in, s.k, s.n, seed, 0xB)),
+        c_(s.beta != 0 ? random_matrix(s.out, s.m, s.n, seed, 0xC) : HostMatrix()),
+        a_dev_(upload(a_)),
+        b_dev_(upload(b_)),
+        c_dev_(upload(c_)),
+        d_dev_(size_t(s.m) * size_t(s.n) * ir::scalar_bytes(s.out)) {
+    const uint64_t m = uint64_t(s.m), n = uint64_t(s.n), k = uint64_t(s.k);
+    maps_[0] = encode(kernel, "A", a_dev_.ptr(), {k, m});
+    maps_[1] = encode(kernel, "B", b_dev_.ptr(), s.layout == GemmLayout::TN ? std::vector<uint64_t>{k, n} : std::vector<uint64_t>{n, k});
+    maps_[2] = encode(kernel, "D", d_dev_.ptr(), {n, m});
+    // With beta 0 the kernel does not read C: its map may point at D.
+    maps_[3] = encode(kernel, "C", s.beta != 0 ? c_dev_.ptr() : d_dev_.ptr(), {n, m});
+  }
+
+  rt::ArgPack args() override {
+    rt::ArgPack a;
+    for (const CUtensorMap& map : maps_) a.push(map);
+    a.push(int32_t(shape_.m)).push(int32_t(shape_.n)).push(int32_t(shape_.k));
+    a.push(float(shape_.alpha)).push(float(shape_.beta));
+    return a;
+  }
+
+  void poison() override { d_dev_.fill_u8(0xFF); }  // NaN in bf16, f16 and f32
+
+  Check verify() override;
+
+  double bytes_per_launch() const override {
+    return double(a_.bytes.size() + b_.bytes.size() + d_dev_.bytes() + (shape_.beta != 0 ? c_.bytes.size() : 0));
+  }
+  double flops_per_launch() const override { return shape_.flops(); }
+  const GemmShape& shape() const override { return shape_; }
+
+  void run_cublas(rt::Cublas& blas, CUstream stream) override {
+    if (shape_.beta != 0)
+      rt::check(rt::driver().cuMemcpyDtoDAsync(d_dev_.ptr(), c_dev_.ptr(), d_dev_.bytes(), stream),
+                "cuMemcpyDtoDAsync (C into D, cuBLAS's C)");
+    blas.gemm(blas_problem(shape_, shape_.out), a_dev_.ptr(), b_dev_.ptr(), d_dev_.ptr(), stream);
+  }
+
+ private:
+  GemmInputs inputs() const {
+    GemmInputs in;
+    in.a = &a_, in.b = &b_, in.c = shape_.beta != 0 ? &c_ : nullptr;
+    in.a_device = a_dev_.ptr(), in.b_device = b_dev_.ptr();
+    return in;
+  }
+  double beta_c(size_t i) const { return shape_.beta != 0 ? shape_.beta * c_.at(i) : 0.0; }
+
+  GemmShape shape_;
+  uint64_t seed_;
+  HostMatrix a_, b_, c_;
+  rt::DeviceBuffer a_dev_, b_dev_, c_dev_, d_dev_;
+  CUtensorMap maps_[4];
+  std::optional<rt::Cublas> blas_;  // made on the first verify()
+};
+
+Check GemmHost::verify() {
+  if (!blas_) blas_.emplace();
+  const GemmInputs in = inputs();
+  const GemmReference ref = cublas_reference(*blas_, shape_, in);
+  const int64_t n = shape_.n;
+
+  // The reference itself, at 64 random elements, against the host in double: a wrong
+  // transposition in the cuBLAS call would show here, not as a kernel bug.
+  MismatchLog ref_log;
+  std::mt19937_64 rng(seed_ ^ 0x7e57ull);
+  for (int i = 0; i < 64; ++i) {
+    const int64_t row = int64_t(rng() % uint64_t(shape_.m)), col = int64_t(rng() % uint64_t(n));
+    const size_t at = size_t(row) * size_t(n) + size_t(col);
+    const HostElement want = host_element(shape_, in, row, col);
+    ref_log.compare_close(ref.value[at], want.value, gemm_tolerance(shape_.out, want.value, want.abs_product, beta_c(at)),
+                          [&] { return "reference[" + std::to_string(row) + ", " + std::to_string(col) + "]"; });
+  }
+
+  HostMatrix d(shape_.out, shape_.m, n);
+  d_dev_.download(d.bytes.data(), d.bytes.size());
+  MismatchLog log;
+  for (size_t i = 0; i < d.size(); ++i) {
+    const double want = ref.value[i];
+    log.compare_close(d.at(i), want, gemm_tolerance(shape_.out, want, ref.abs_product[i], beta_c(i)), [&] {
+      return "D[" + std::to_string(i / size_t(n)) + ", " + std::to_string(i % size_t(n)) + "]";
+    });
+  }
+  const std::string what = "D (" + std::to_string(shape_.m) + " x " + std::to_string(n) + " " + type_name(shape_.out) +
+                           ") vs cuBLAS in f32, within " + kGemmToleranceText;
+  const Check main = log.result(what), reference = ref_log.result("cuBLAS's reference vs the host in double at 64 elements");
+  return {main.ok && reference.ok, main.detail + "; " + reference.detail};
+}
+
+}  // namespace
+
+std::vector<std::string> gemm_kernel_problems(const GemmShape& s, const ir::Kernel& kernel) {
+  std::vector<std::string> out;
+  const std::string who = "kernel '" + kernel.name + "'";
+  constexpr int64_t kMax = std::numeric_limits<int32_t>::max();
+  for (auto [name, v] : {std::pair{"m", s.m}, std::pair{"n", s.n}, std::pair{"k", s.k}})
+    if (v < 1 || v > kMax)
+      out.push_back(std::string(name) + " = " + std::to_string(v) + ": the kernel takes it as an i32 from 1 to 2^31 - 1");
+  if (!is_half(s.in)) out.push_back("the inputs are " + type_name(s.in) + "; the GEMM takes bf16 or f16");
+  if (!is_half(s.out) && s.out != ir::Scalar::F32)
+    out.push_back("the output is " + type_name(s.out) + "; the GEMM writes bf16, f16 or f32");
+
+  const size_t count = std::size(kParams);
+  if (kernel.params.size() != count)
+    out.push_back(who + " has " + std::to_string(kernel.params.size()) + " parameters; the host passes " + std::to_string(count) +
+                  ": A, B, D, C, m, n, k, alpha, beta");
+  for (size_t i = 0; i < std::min(count, kernel.params.size()); ++i) {
+    const ir::Param& p = kernel.params[i];
+    if (p.name != kParams[i].name || p.type != ir::Type::of(kParams[i].type))
+      out.push_back(who + " parameter " + std::to_string(i) + " is '" + p.name + "' (" + p.type.str() + "); the host passes '" +
+                    kParams[i].name + "' (" + type_name(kParams[i].type) + ") there");
+  }
+  for (const char* name : {"A", "B", "D", "C"}) {
+    const ir::TensorMapDecl* d = kernel.find_tensor_map(name);
+    const bool input = name[0] == 'A' || name[0] == 'B';
+    const ir::Scalar want = input ? s.in : s.out;
+    if (!d) {
+      out.push_back(who + " declares no tensor map '" + name + "'");
+      continue;
+    }
+    if (d->rank != 2 || d->box.size() != 2)
+      out.push_back(who + " tensor map '" + name + "' is " + std::to_string(d->rank) + "-D; the host encodes 2-D maps (innermost first)");
+    if (d->dtype != want)
+      out.push_back(who + " tensor map '" + name + "' holds " + type_name(d->dtype) + "; the problem's " +
+                    (input ? "inputs are " : "output is ") + type_name(want));
+  }
+  return out;
+}
+
+std::unique_ptr<Instance> make_gemm_instance(const GemmShape& shape, const ir::Kernel& kernel, uint64_t seed) {
+  if (std::vector<std::string> problems = gemm_kernel_problems(shape, kernel); !problems.empty()) {
+    std::string msg = "gemm host: ";
+    for (size_t i = 0; i < problems.size(); ++i) msg += (i ? "; " : "") + problems[i];
+    throw rt::RuntimeError(rt::ErrorKind::Usage, msg);
+  }
+  return std::make_unique<GemmHost>(shape, kernel, seed);
+}
+
+}  // namespace tj::samples

@@ -1,0 +1,30 @@
+// The GEMM sample's host side (samples/gemm.h declares make_gemm_instance): what the
+// benchmark needs beyond the Instance interface, and the checks on the kernel it feeds.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "runtime/cublas.h"
+#include "samples/gemm.h"
+
+namespace tj::samples {
+
+// What make_gemm_instance() returns.
+class GemmInstance : public Instance {
+ public:
+  virtual const GemmShape& shape() const = 0;
+  // The same problem by cuBLAS on this instance's device buffers, queued on `stream`
+  // (asynchronous): D = alpha*A*B + beta*C, where cuBLAS's C is D itself, so with beta
+  // != 0 C is first copied into D on the stream. For timing side by side with the
+  // kernel: it overwrites D, so verify() the kernel before.
+  virtual void run_cublas(rt::Cublas& blas, CUstream stream) = 0;
+};
+
+// Every way `kernel` differs from what the host passes (samples/gemm.h): its parameters
+// must be tensor maps A, B, D, C then i32 m, n, k and f32 alpha, beta, in that order; the
+// maps 2-D, A and B of the input type, D and C of the output type. Sentences; empty when
+// it matches. Needs no GPU.
+std::vector<std::string> gemm_kernel_problems(const GemmShape& s, const ir::Kernel& kernel);
+
+}  // namespace tj::samples
