@@ -95,6 +95,10 @@ int cmd_run(const RunArgs& args) {
     std::snprintf(buf, sizeof buf, "time      median %.4f ms (min %.4f, max %.4f) over %d launches; %.1f GB/s\n",
                   r.timing.median_ms, r.timing.min_ms, r.timing.max_ms, r.timing.iters, r.gbytes_per_s());
     std::cout << buf;
+    if (r.flops_per_launch > 0) {
+      std::snprintf(buf, sizeof buf, "compute   %.1f TFLOP/s at the median\n", r.tflops());
+      std::cout << buf;
+    }
   }
   return r.verified && !r.check.ok ? kMismatch : kOk;
 }

@@ -33,7 +33,8 @@ std::vector<ParamSpec> Gemm::params() const {
           {"group", 8, 1, 64, "rasterization: rows of cluster tiles walked together"},
           {"warp_specialized", 1, 0, 1,
            "1: a producer warpgroup and `consumers` MMA warpgroups; 0: one warpgroup loads and computes (the ladder's first steps)"},
-          {"persistent", 1, 0, 1, "1: as many clusters as fit walk the tiles; 0: one cluster per cluster tile"}};
+          {"persistent", 1, 0, 1, "1: as many clusters as fit walk the tiles; 0: one cluster per cluster tile"},
+          {"multicast", 1, 0, 1, "1: a cluster row shares A and a column B through TMA multicast; 0: every CTA loads its own"}};
 }
 
 std::vector<RealParamSpec> Gemm::real_params() const {
@@ -59,6 +60,7 @@ GemmTiling gemm_tiling(const Config& c) {
   t.group = unsigned(c.param("group"));
   t.cluster_n = c.cluster.x, t.cluster_m = c.cluster.y;
   t.warp_specialized = c.param("warp_specialized") == 1, t.persistent = c.param("persistent") == 1;
+  t.multicast = c.param("multicast") == 1;
   if (!t.warp_specialized) t.consumers = 1;
   if (t.stages == 0) {
     const GemmShape s = gemm_shape(c);
@@ -90,7 +92,7 @@ std::vector<ConfigProblem> Gemm::check_config(const Config& c) const {
   need(t.consumers == 2 || uint64_t(t.bm) * t.bn / 128 <= (t.warp_specialized ? 64 : 128), "params.consumers",
        "one MMA warpgroup holding a " + std::to_string(t.bm) + "x" + std::to_string(t.bn) + " accumulator (" +
            std::to_string(t.bm * t.bn / 128) + " registers per thread) makes ptxas spill to local memory: use consumers 2, or a smaller tile");
-  const unsigned cx = c.cluster.x, cy = c.cluster.y;
+  const unsigned cx = t.multicast ? c.cluster.x : 1, cy = t.multicast ? c.cluster.y : 1;
   need(t.bm % (8 * cx) == 0, "cluster", "each of the " + std::to_string(cx) + " CTAs of a cluster row loads bm / " + std::to_string(cx) + " rows of A: that must be a multiple of 8");
   const unsigned brows = s.layout == GemmLayout::NN ? t.bk : t.bn;
   need(brows % (8 * cy) == 0, "cluster", "each of the " + std::to_string(cy) + " CTAs of a cluster column loads " + std::to_string(brows) + " / " + std::to_string(cy) + " rows of B: that must be a multiple of 8");

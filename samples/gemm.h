@@ -41,6 +41,7 @@ struct GemmTiling {
   unsigned group = 8;      // rasterization: cluster rows of tiles walked together
   bool warp_specialized = true;  // false: one warpgroup loads and computes (consumers is then 1)
   bool persistent = true;        // false: one cluster per cluster tile
+  bool multicast = true;         // false: in a cluster, each CTA still loads its own tiles
   unsigned threads() const { return warp_specialized ? 128 * (consumers + 1) : 128; }
 };
 

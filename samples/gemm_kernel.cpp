@@ -31,7 +31,7 @@ struct GemmKernel {
   const GemmShape& s;
   const GemmTiling& t;
   KernelBuilder& k;
-  unsigned cx, cy;
+  unsigned cx, cy;  // CTAs sharing A (a cluster row) and B (a column) through multicast; 1 and 1 without
   bool nn;
   int32_t bm, bn, bk, stages, rows_per_mma;
   SharedTile a, b, d;
@@ -45,7 +45,8 @@ struct GemmKernel {
   ir::TileSchedule schedule;
 
   GemmKernel(const GemmShape& s_, const GemmTiling& t_, KernelBuilder& k_, unsigned mma_groups)
-      : s(s_), t(t_), k(k_), cx(k_.cluster_shape().x), cy(k_.cluster_shape().y), nn(s_.layout == GemmLayout::NN),
+      : s(s_), t(t_), k(k_), cx(t_.multicast ? k_.cluster_shape().x : 1), cy(t_.multicast ? k_.cluster_shape().y : 1),
+        nn(s_.layout == GemmLayout::NN),
         bm(int32_t(t_.bm)), bn(int32_t(t_.bn)), bk(int32_t(t_.bk)), stages(int32_t(t_.stages)),
         rows_per_mma(int32_t(t_.bm / mma_groups)),
         // Shared tiles: A (M x K) and B (N x K, or K x N read N-major) per stage, one output tile.
@@ -76,9 +77,11 @@ struct GemmKernel {
     std::optional<u32> row_mask, col_mask;
     if (cx > 1) row_mask = mask_row();
     if (cy > 1) col_mask = mask_col();
-    tma_load_tile(stage(a, st), amap, tm * bm, kb * bk, full[st], cluster_ctaid_x(), row_mask);
-    if (nn) tma_load_tile(stage(b, st), bmap, kb * bk, tn * bn, full[st], cluster_ctaid_y(), col_mask);
-    else tma_load_tile(stage(b, st), bmap, tn * bn, kb * bk, full[st], cluster_ctaid_y(), col_mask);
+    // This CTA's slice of each tile: its place in the cluster row (A) and column (B).
+    i32 a_part = cx > 1 ? cluster_ctaid_x() : i32(0), b_part = cy > 1 ? cluster_ctaid_y() : i32(0);
+    tma_load_tile(stage(a, st), amap, tm * bm, kb * bk, full[st], a_part, row_mask);
+    if (nn) tma_load_tile(stage(b, st), bmap, kb * bk, tn * bn, full[st], b_part, col_mask);
+    else tma_load_tile(stage(b, st), bmap, tn * bn, kb * bk, full[st], b_part, col_mask);
   }
 
   // Gives stage `st` back to every loader whose copies land here (this CTA's

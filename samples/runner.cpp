@@ -70,6 +70,7 @@ RunReport run_sample(const Sample& s, const Config& c, const Compiled& compiled,
   report.launch = lc;
   std::unique_ptr<Instance> inst = s.instantiate(c, opts.seed);
   report.bytes_per_launch = inst->bytes_per_launch();
+  report.flops_per_launch = inst->flops_per_launch();
   rt::ArgPack args = inst->args();
   if (opts.verify) {
     inst->poison();

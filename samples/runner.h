@@ -59,7 +59,9 @@ struct RunReport {
   rt::LaunchConfig launch;  // as launched: the persistent grid when the sample has one
   rt::Timing timing;      // iters == 0 when not timed
   double bytes_per_launch = 0;
+  double flops_per_launch = 0;  // 0: not a compute kernel
   double gbytes_per_s() const { return timing.median_ms > 0 ? bytes_per_launch / (timing.median_ms * 1e6) : 0; }
+  double tflops() const { return timing.median_ms > 0 ? flops_per_launch / (timing.median_ms * 1e9) : 0; }
 };
 
 // Loads `compiled` on ctx's device, launches once and checks the result, then times.

@@ -269,12 +269,14 @@ TEST_CASE("insert_exit_barrier is also callable on its own", "[codegen][exit_bar
   CHECK(ir::to_string(codegen::insert_exit_barrier(out)) == ir::to_string(out));
 }
 
-TEST_CASE("pass_names lists verification first, then the rewrites, then emission", "[codegen][lower]") {
+TEST_CASE("pass_names lists schedule lowering, then verification, then the rewrites, then emission", "[codegen][lower]") {
   const std::vector<std::string>& names = codegen::pass_names();
   REQUIRE(names.size() >= 5);
-  CHECK(names[0] == "verify_cluster_shape");
-  CHECK(names[1] == "verify_shared_memory");
-  CHECK(names[2] == "verify_dsmem");
+  // Schedules become plain loops first, so that every check sees the loops that will run.
+  CHECK(names[0] == "lower_schedules");
+  CHECK(names[1] == "verify_cluster_shape");
+  CHECK(names[2] == "verify_shared_memory");
+  CHECK(names[3] == "verify_dsmem");
   CHECK(names[names.size() - 2] == "insert_exit_barrier");
   CHECK(names.back() == "emit_cuda");
   // Every verify_ pass runs before every rewrite.
@@ -315,9 +317,11 @@ TEST_CASE("LowerOptions::dump sees the IR after each pass, in pipeline order", "
   codegen::Lowered l = codegen::lower(kern, Target::sm90a(), opts);
   const std::string before = ir::to_string(kern), after = ir::to_string(l.kernel);
   REQUIRE(seen.size() >= 4);
-  CHECK(seen[0] == std::make_pair(std::string("verify_cluster_shape"), before));
-  CHECK(seen[1] == std::make_pair(std::string("verify_shared_memory"), before));
-  CHECK(seen[2] == std::make_pair(std::string("verify_dsmem"), before));
+  // No for_each_tile here: lowering schedules changes nothing.
+  CHECK(seen[0] == std::make_pair(std::string("lower_schedules"), before));
+  CHECK(seen[1] == std::make_pair(std::string("verify_cluster_shape"), before));
+  CHECK(seen[2] == std::make_pair(std::string("verify_shared_memory"), before));
+  CHECK(seen[3] == std::make_pair(std::string("verify_dsmem"), before));
   // Each pass at most once, in pass_names() order; verification passes see the input unchanged.
   int previous = -1;
   bool saw_exit_barrier = false;
@@ -351,13 +355,14 @@ TEST_CASE("when verification fails, verification passes are still dumped, then t
   codegen::LowerOptions opts;
   opts.dump = [&](const std::string& pass, const std::string&) { passes.push_back(pass); };
   CHECK_THROWS_AS(codegen::lower(kern, Target::sm90a(), opts), UserError);
-  REQUIRE(passes.size() >= 3);
-  CHECK(passes[0] == "verify_cluster_shape");
-  CHECK(passes[1] == "verify_shared_memory");
-  CHECK(passes[2] == "verify_dsmem");
-  for (const std::string& p : passes) {
-    INFO(p);
-    CHECK(p.rfind("verify_", 0) == 0);  // no rewrite runs on a kernel that failed verification
+  REQUIRE(passes.size() >= 4);
+  CHECK(passes[0] == "lower_schedules");
+  CHECK(passes[1] == "verify_cluster_shape");
+  CHECK(passes[2] == "verify_shared_memory");
+  CHECK(passes[3] == "verify_dsmem");
+  for (size_t i = 1; i < passes.size(); ++i) {
+    INFO(passes[i]);
+    CHECK(passes[i].rfind("verify_", 0) == 0);  // no rewrite runs on a kernel that failed verification
   }
 }
 

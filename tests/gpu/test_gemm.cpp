@@ -39,12 +39,14 @@ std::string describe(const GemmCase& g) {
          " alpha " + std::to_string(g.alpha) + " beta " + std::to_string(g.beta);
 }
 
+// Each case is its own section: a failure (or a refused config) does not hide the others.
 void check(const GemmCase& g, uint64_t seed) {
-  INFO(describe(g));
-  auto r = run_gemm(g, seed);
-  REQUIRE(r.verified);
-  INFO(r.check.detail);
-  CHECK(r.check.ok);
+  DYNAMIC_SECTION(describe(g)) {
+    auto r = run_gemm(g, seed);
+    REQUIRE(r.verified);
+    INFO(r.check.detail);
+    CHECK(r.check.ok);
+  }
 }
 
 }  // namespace
@@ -58,7 +60,7 @@ TEST_CASE("gemm: tile shapes and ragged edges against cuBLAS [gpu]", "[gpu][gemm
       {777, 520, 4104, {{"bm", 256}, {"bn", 128}}},
       {640, 384, 256, {{"bm", 128}, {"bn", 128}}},
       {300, 200, 264, {{"bn", 192}}},
-      {256, 256, 512, {{"bk", 128}, {"stages", 2}}},
+      {256, 256, 512, {{"bk", 128}, {"bn", 128}, {"stages", 2}}},
       {384, 128, 320, {{"consumers", 1}, {"bm", 64}, {"bn", 128}}},
       {2048, 2048, 2048, {{"group", 1}}},
   };
@@ -70,7 +72,8 @@ TEST_CASE("gemm: cluster shapes with TMA multicast against cuBLAS [gpu]", "[gpu]
       {1024, 1024, 1024, {}, {2, 1, 1}},
       {1024, 1024, 1024, {}, {1, 2, 1}},
       {1024, 1024, 1024, {}, {2, 2, 1}},
-      {999, 1001, 520, {}, {2, 1, 1}},             // ragged, with an odd number of tiles per cluster row
+      {1024, 1024, 1024, {{"multicast", 0}}, {2, 1, 1}},  // a cluster whose CTAs each load their own tiles
+      {999, 1000, 520, {}, {2, 1, 1}},             // ragged, with an odd number of tiles per cluster row
       {1100, 700, 600, {{"bn", 128}}, {2, 2, 1}},
       {520, 2056, 1000, {{"bm", 256}, {"bn", 128}}, {1, 2, 1}},
   };

@@ -62,7 +62,8 @@ TEST_CASE("the registry lists the samples in ladder order", "[samples]") {
   CHECK(all[0]->name() == "dsmem_ring");
   CHECK(all[1]->name() == "cluster_reduce");
   CHECK(samples::find_sample("cluster_reduce") == all[1]);
-  CHECK(samples::find_sample("gemm") == nullptr);
+  CHECK(samples::find_sample("gemm") == all[4]);
+  CHECK(samples::find_sample("sgemm") == nullptr);
   Config c = samples::default_config(*all[0]);
   CHECK(c.cluster == ir::Dim3{2, 1, 1});
   CHECK(c.grid_clusters == ir::Dim3{2, 1, 1});

@@ -148,7 +148,7 @@ TEST_CASE("unknown keys, kernels and parameters", "[samples][spec][errors]") {
   CHECK(error_of(R"({"kernel": "dsmem_ring", "clusterz": 2})") ==
         "s.json: $.clusterz: unknown key; expected one of kernel, cluster, clusters, grid, threads, non_portable, "
         "params, description");
-  CHECK(error_of(R"({"kernel": "gemm"})") == "s.json: $.kernel: unknown kernel 'gemm'; known: " + sample_names());
+  CHECK(error_of(R"({"kernel": "sgemm"})") == "s.json: $.kernel: unknown kernel 'sgemm'; known: " + sample_names());
   CHECK(sample_names().rfind("dsmem_ring, cluster_reduce", 0) == 0);
   std::string ring_params;
   for (const auto& p : tj::samples::find_sample("dsmem_ring")->params())
