@@ -167,7 +167,23 @@ class StmtEmitter {
 
   void node(const Block& n) {
     int saved = indent_;
-    for (const Stmt& s : n.body) emit(s, saved);
+    for (size_t i = 0; i < n.body.size(); ++i) {
+      const Role* r = n.body[i]->as<Role>();
+      if (!r) {
+        emit(n.body[i], saved);
+        continue;
+      }
+      // Consecutive roles form one if / else-if chain: ptxas applies setmaxnreg
+      // only when each warpgroup's role is one branch of a single chain.
+      size_t j = i;
+      for (; j < n.body.size() && n.body[j]->as<Role>(); ++j) {
+        indent_ = saved;
+        role(*n.body[j]->as<Role>(), j == i);
+      }
+      indent_ = saved;
+      line("}");
+      i = j - 1;
+    }
     indent_ = saved;
   }
   void node(const Declare& n) { line(cuda_type(n.init->type) + " " + n.name + " = " + ex(n.init) + ";"); }
@@ -217,7 +233,7 @@ class StmtEmitter {
   }
   void node(const MbarrierArrive& n) {
     std::string tx = n.tx ? ", " + ex(n.tx) : "";
-    std::string fn = n.tx ? "tj::mbar_arrive_expect_tx(" : "tj::mbar_arrive(";
+    std::string fn = n.tx ? "tj::mbar_arrive_expect_tx(" : n.order == MemoryOrder::Relaxed ? "tj::mbar_arrive_relaxed(" : "tj::mbar_arrive(";
     if (n.bar->type.space == Space::Cluster) line(fn + ex(n.bar) + ", " + ex(n.index) + tx + ");");
     else line(fn + slot(n.bar, n.index) + tx + ");");
   }
@@ -262,15 +278,16 @@ class StmtEmitter {
   void lines(const std::vector<std::string>& ls) {
     for (const std::string& l : ls) line(l);
   }
-  void node(const Role& n) {
-    line("if (" + role_condition(n) + ") {  // role " + n.name);
+  void role(const Role& n, bool first) {
+    line(origin(n));
+    line(std::string(first ? "if (" : "} else if (") + role_condition(n) + ") {  // role " + n.name);
     int saved = indent_;
     indent_ = saved + 1;
     lines(role_prologue(n, k_));
     indent_ = saved;
     body(n.body);
-    line("}");
   }
+  void node(const Role&) { internal_error("emit: a role outside a block"); }
   void node(const NamedBarrier& n) { line("tj::named_barrier_sync(" + ex(n.id) + ", " + std::to_string(n.threads) + "u);"); }
   void node(const Mma& n) { lines(emit_mma(n, k_, ex)); }
   void node(const MmaWait& n) { lines(emit_mma_wait(n, k_)); }

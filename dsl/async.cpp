@@ -20,6 +20,10 @@ void arrive(const BarrierRef& bar, SrcLoc loc) {
   add(ir::MbarrierArrive::make(bar.ptr(), bar.index(), nullptr, L(loc)), loc);
 }
 
+void arrive_relaxed(const BarrierRef& bar, SrcLoc loc) {
+  add(ir::MbarrierArrive::make(bar.ptr(), bar.index(), nullptr, L(loc), ir::MemoryOrder::Relaxed), loc);
+}
+
 void arrive_expect_tx(const BarrierRef& bar, const u32& bytes, SrcLoc loc) {
   add(ir::MbarrierArrive::make(bar.ptr(), bar.index(), bytes.expr(), L(loc)), loc);
 }

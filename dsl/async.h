@@ -24,6 +24,10 @@ struct Slot {
 
 // Arrive on a barrier: this CTA's (bar[i]) or a peer's (map_shared_rank(bar, r)[i]).
 void arrive(const BarrierRef& bar, SrcLoc loc = SrcLoc::current());
+// Arrive without ordering this thread's earlier memory accesses: for giving a
+// slot back once its reads have completed (after mma_wait, say). Cheaper than
+// arrive() on a peer's barrier, whose release covers the whole cluster.
+void arrive_relaxed(const BarrierRef& bar, SrcLoc loc = SrcLoc::current());
 // Announce `bytes` more transaction bytes for the current phase, then arrive.
 void arrive_expect_tx(const BarrierRef& bar, const u32& bytes, SrcLoc loc = SrcLoc::current());
 // Wait until the barrier's current phase completes, then move to the next phase.

@@ -85,16 +85,19 @@ struct GemmKernel {
   }
 
   // Gives stage `st` back to every loader whose copies land here (this CTA's
-  // row and column of the cluster), once per warp.
+  // row and column of the cluster), once per warp. Relaxed: the MMAs that read
+  // the stage have completed (mma_wait), so there is nothing left to order, and
+  // a releasing arrive on a peer's barrier would fence at cluster scope on
+  // every k-block.
   void release(const i32& st) {
     if_(lane_id() == 0, [&] {
       if (cx * cy == 1) {
-        arrive(empty[st]);
+        arrive_relaxed(empty[st]);
         return;
       }
       for_(0, int32_t(cx * cy), [&](i32 q) {
         if_(q % int32_t(cx) == cluster_ctaid_x() || q / int32_t(cx) == cluster_ctaid_y(),
-            [&] { arrive(map_shared_rank(empty, q)[st]); });
+            [&] { arrive_relaxed(map_shared_rank(empty, q)[st]); });
       });
     });
   }

@@ -204,6 +204,13 @@ TJ_DEVICE void mbar_arrive_expect_tx(mbarrier* bar, u32 tx) {
 TJ_DEVICE void mbar_arrive(cluster_ptr<mbarrier> bar, i64 i) {
   asm volatile("mbarrier.arrive.release.cluster.shared::cluster.b64 _, [%0];" ::"r"(bar.addr + (u32)(i * 8)) : "memory");
 }
+// Arrivals that order nothing: a consumer giving back a slot it has finished reading.
+TJ_DEVICE void mbar_arrive_relaxed(mbarrier* bar) {
+  asm volatile("{ .reg .b64 st; mbarrier.arrive.relaxed.cta.shared::cta.b64 st, [%0]; }" ::"r"(smem_addr(bar)) : "memory");
+}
+TJ_DEVICE void mbar_arrive_relaxed(cluster_ptr<mbarrier> bar, i64 i) {
+  asm volatile("mbarrier.arrive.relaxed.cluster.shared::cluster.b64 _, [%0];" ::"r"(bar.addr + (u32)(i * 8)) : "memory");
+}
 TJ_DEVICE void mbar_arrive_expect_tx(cluster_ptr<mbarrier> bar, i64 i, u32 tx) {
   asm volatile("mbarrier.arrive.expect_tx.release.cluster.shared::cluster.b64 _, [%0], %1;" ::"r"(bar.addr + (u32)(i * 8)),
                "r"(tx)

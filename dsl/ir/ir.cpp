@@ -322,14 +322,16 @@ Stmt MbarrierInit::make(Expr bar, Expr index, unsigned arrivals, Loc loc) {
 
 Stmt Fence::make(FenceKind f, Loc loc) { return std::make_shared<Fence>(f, std::move(loc)); }
 
-Stmt MbarrierArrive::make(Expr bar, Expr index, Expr tx, Loc loc) {
+Stmt MbarrierArrive::make(Expr bar, Expr index, Expr tx, Loc loc, MemoryOrder order) {
+  require(order == MemoryOrder::Default || order == MemoryOrder::Relaxed, "MbarrierArrive::make: order is default or relaxed");
+  require(!(tx && order == MemoryOrder::Relaxed), "MbarrierArrive::make: a relaxed arrive announces no bytes");
   require_ptr(bar, "MbarrierArrive", "bar", Scalar::MBarrier, {Space::Shared, Space::Cluster});
   require_index(index, "MbarrierArrive");
   if (tx) {
     require_value(tx, "MbarrierArrive", "tx");
     require(tx->type.scalar == Scalar::U32, "MbarrierArrive::make: tx bytes are u32");
   }
-  return std::make_shared<MbarrierArrive>(std::move(bar), std::move(index), std::move(tx), std::move(loc));
+  return std::make_shared<MbarrierArrive>(std::move(bar), std::move(index), std::move(tx), std::move(loc), order);
 }
 
 Stmt MbarrierWait::make(Expr bar, Expr index, Loc loc) {

@@ -309,13 +309,17 @@ struct Fence final : StmtNode {
 
 // Arrive on a barrier, ours (Space::Shared) or a peer's (Space::Cluster), after
 // announcing `tx` more bytes for the phase (expect_tx) when tx is set.
+// order: Default releases this thread's earlier writes to whoever waits on the
+// barrier (at the barrier's scope: the CTA, or the cluster for a peer's);
+// Relaxed orders nothing: for giving back a slot whose reads have completed.
 struct MbarrierArrive final : StmtNode {
   static constexpr StmtKind static_kind = StmtKind::MbarrierArrive;
   const Expr bar, index;
   const Expr tx;  // may be null
-  static Stmt make(Expr bar, Expr index, Expr tx, Loc loc);
-  MbarrierArrive(Expr b, Expr i, Expr t, Loc l)
-      : StmtNode(static_kind, std::move(l)), bar(std::move(b)), index(std::move(i)), tx(std::move(t)) {}
+  const MemoryOrder order;
+  static Stmt make(Expr bar, Expr index, Expr tx, Loc loc, MemoryOrder order = MemoryOrder::Default);
+  MbarrierArrive(Expr b, Expr i, Expr t, Loc l, MemoryOrder o)
+      : StmtNode(static_kind, std::move(l)), bar(std::move(b)), index(std::move(i)), tx(std::move(t)), order(o) {}
 };
 
 // Wait until the barrier's current phase completes. Codegen keeps each

@@ -105,7 +105,7 @@ struct StmtText {
   }
   std::string operator()(const MbarrierArrive& n) const {
     if (n.tx) return line("arrive_expect_tx(" + slot(n.bar, n.index) + ", " + to_string(n.tx) + ")", n.loc);
-    return line("arrive(" + slot(n.bar, n.index) + ")", n.loc);
+    return line(std::string(n.order == MemoryOrder::Relaxed ? "arrive_relaxed(" : "arrive(") + slot(n.bar, n.index) + ")", n.loc);
   }
   std::string operator()(const MbarrierWait& n) const { return line("wait(" + slot(n.bar, n.index) + ")", n.loc); }
   std::string operator()(const TmaLoad& n) const {
