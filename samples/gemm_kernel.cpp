@@ -114,11 +114,9 @@ struct GemmKernel {
         tma_load_tile(out, cmap, tm * bm, tn * bn, c_full[wg]);
       });
       wait(c_full[wg]);
-      store_accumulator(out, acc, alpha, beta, out);
-    }).else_([&] {
-      warpgroup_sync(wg);
-      store_accumulator(out, acc, alpha);
-    });
+    }).else_([&] { warpgroup_sync(wg); });
+    // One epilogue for both cases (it reads C only when beta != 0): half the code to compile.
+    store_accumulator(out, acc, alpha, beta, out);
     fence_proxy_async();
     warpgroup_sync(wg);
     if_(leader, [&] {
