@@ -200,7 +200,8 @@ int main(int argc, char** argv) {
   app.add_option("--iters", o.iters, "Launches between two events")->check(CLI::Range(1, 100000));
   app.add_option("--reps", o.reps, "Repetitions of {ours x iters, cuBLAS x iters}")->check(CLI::Range(1, 1000));
   app.add_option("--config", o.config, "key=value,... for the GEMM sample (e.g. bm=128,bn=256,stages=4,cluster=2x1)");
-  app.add_option("--seed", o.seed, "Seed of the random inputs");
+  std::string seed = "1";
+  app.add_option("--seed", seed, "Seed of the random inputs (0 to 2^64 - 1)");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -208,6 +209,7 @@ int main(int argc, char** argv) {
     return code == 0 ? 0 : 2;
   }
   try {
+    o.seed = bench::parse_seed(seed);
     return run(o);
   } catch (const bench::OptionError& e) {
     std::fprintf(stderr, "error: %s\n", e.what());

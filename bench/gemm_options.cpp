@@ -79,6 +79,14 @@ std::vector<MatmulSize> parse_sizes(const std::string& text) {
   return out;
 }
 
+uint64_t parse_seed(const std::string& text) {
+  errno = 0;
+  const unsigned long long v = std::strtoull(text.c_str(), nullptr, 10);
+  if (text.empty() || text.find_first_not_of("0123456789") != std::string::npos || errno == ERANGE)
+    throw OptionError("--seed: '" + text + "' is not a whole number from 0 to 18446744073709551615");
+  return v;
+}
+
 std::string gemm_spec(const samples::Sample& gemm, const MatmulSize& size, const std::string& layout,
                       const std::string& config) {
   std::string top, params = "\"m\": " + std::to_string(size.m) + ", \"n\": " + std::to_string(size.n) +

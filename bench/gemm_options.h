@@ -30,6 +30,9 @@ std::vector<MatmulSize> default_sizes();
 // "MxNxK,MxNxK,...", each from 1 to 2^31 - 1.
 std::vector<MatmulSize> parse_sizes(const std::string& text);
 
+// --seed: a whole number from 0 to 2^64 - 1 (digits only: no sign, no wrap-around).
+uint64_t parse_seed(const std::string& text);
+
 // The spec text (JSON) for `gemm` at `size`: params m, n, k; "layout" ("tn" or "nn") when
 // the sample has that parameter; one cluster; then each "key=value" of `config`
 // (comma-separated). cluster (N, NxM or NxMxL), threads and non_portable are the spec's

@@ -80,6 +80,16 @@ TEST_CASE("bad --config values are refused naming the flag or the spec path", "[
                     "bench: $.params.gamma: unknown parameter of gemm; it takes: m, n, k, layout, bm, alpha, beta");
 }
 
+TEST_CASE("the bench seed takes every 64-bit value and nothing else", "[bench]") {
+  CHECK(parse_seed("0") == 0);
+  CHECK(parse_seed("18446744073709551615") == UINT64_MAX);
+  const std::string why = " is not a whole number from 0 to 18446744073709551615";
+  CHECK_THROWS_WITH(parse_seed("18446744073709551616"), "--seed: '18446744073709551616'" + why);
+  CHECK_THROWS_WITH(parse_seed("-1"), "--seed: '-1'" + why);
+  CHECK_THROWS_WITH(parse_seed("1e3"), "--seed: '1e3'" + why);
+  CHECK_THROWS_WITH(parse_seed(""), "--seed: ''" + why);
+}
+
 TEST_CASE("a timing spread: min, median, max", "[bench]") {
   const Spread odd = spread({3, 1, 2});
   CHECK((odd.min == 1 && odd.median == 2 && odd.max == 3));
