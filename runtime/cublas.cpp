@@ -131,9 +131,10 @@ Cublas::~Cublas() {
 Cublas::Cublas(Cublas&& other) noexcept : handle_(std::exchange(other.handle_, nullptr)) {}
 
 void Cublas::gemm(const RowMajorGemm& g, CUdeviceptr a, CUdeviceptr b, CUdeviceptr d, CUstream stream) {
-  const std::string call = "cublasGemmEx(" + g.str() + ")";
+  // Named for messages only: benchmarks call this back to back, so nothing is built per call.
+  auto call = [&] { return "cublasGemmEx(" + g.str() + ")"; };
   if (std::vector<std::string> problems = gemm_problems(g); !problems.empty()) {
-    std::string msg = call + ": ";
+    std::string msg = call() + ": ";
     for (size_t i = 0; i < problems.size(); ++i) msg += (i ? "; " : "") + problems[i];
     throw RuntimeError(ErrorKind::Usage, msg);
   }
@@ -141,11 +142,11 @@ void Cublas::gemm(const RowMajorGemm& g, CUdeviceptr a, CUdeviceptr b, CUdevicep
   const Api& f = api();
   check(f.cublasSetStream_v2(handle_, stream), "cublasSetStream");
   const float alpha = g.alpha, beta = g.beta;
-  check(f.cublasGemmEx(handle_, c.transpose_first ? CUBLAS_OP_T : CUBLAS_OP_N, c.transpose_second ? CUBLAS_OP_T : CUBLAS_OP_N,
-                       int(c.m), int(c.n), int(c.k), &alpha, device_pointer(b), cuda_type(g.in), int(c.ld_first),
-                       device_pointer(a), cuda_type(g.in), int(c.ld_second), &beta, device_pointer(d), cuda_type(g.out),
-                       int(c.ld_out), CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT),
-        call);
+  const cublasStatus_t status = f.cublasGemmEx(
+      handle_, c.transpose_first ? CUBLAS_OP_T : CUBLAS_OP_N, c.transpose_second ? CUBLAS_OP_T : CUBLAS_OP_N, int(c.m),
+      int(c.n), int(c.k), &alpha, device_pointer(b), cuda_type(g.in), int(c.ld_first), device_pointer(a), cuda_type(g.in),
+      int(c.ld_second), &beta, device_pointer(d), cuda_type(g.out), int(c.ld_out), CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
+  if (status != CUBLAS_STATUS_SUCCESS) check(status, call());
 }
 
 std::string Cublas::version() {

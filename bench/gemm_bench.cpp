@@ -1,0 +1,230 @@
+// The GEMM sample against cuBLAS, shape by shape, in one run: each shape is verified once
+// (the instance's check against cuBLAS), then timed interleaved with cublasGemmEx on the
+// same stream and the same device buffers. Prints min/median/max TFLOP/s of both, the
+// ratio of medians, and a markdown table. Exit: 0 all verified, 1 a verification failed,
+// 2 bad flags or config, 3 no GPU or cuBLAS, 4 compile error, 5 launch or device error.
+#include <CLI/CLI.hpp>
+
+#include <cstdio>
+#include <ctime>
+#include <iostream>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "bench/gemm_options.h"
+#include "bench/interleaved_timing.h"
+#include "cli/spec.h"
+#include "dsl/diagnostic.h"
+#include "runtime/cache.h"
+#include "runtime/cublas.h"
+#include "runtime/device.h"
+#include "runtime/driver.h"
+#include "samples/gemm_host.h"
+#include "samples/runner.h"
+
+namespace {
+
+using namespace tj;
+
+struct Options {
+  std::string shapes, layout = "tn", config;
+  int iters = 50, reps = 5;
+  uint64_t seed = 1;
+};
+
+struct Row {
+  std::string shape, types, layout, launch, error;
+  samples::Check check;
+  bench::Spread ours, cublas;  // TFLOP/s
+  int exit_code = 0;
+};
+
+int exit_code_of(rt::ErrorKind k) {
+  switch (k) {
+    case rt::ErrorKind::NoDriver: return 3;
+    case rt::ErrorKind::Compile: return 4;
+    case rt::ErrorKind::Launch:
+    case rt::ErrorKind::Device: return 5;
+    case rt::ErrorKind::Usage:
+    case rt::ErrorKind::Io: return 2;
+  }
+  return 5;
+}
+
+bench::Spread tflops(const std::vector<double>& ms, double flops) {
+  const bench::Spread t = bench::spread(ms);  // the fastest time is the highest rate
+  return {flops / (t.max * 1e9), flops / (t.median * 1e9), flops / (t.min * 1e9)};
+}
+
+std::string dims(const rt::Dim3& d) { return std::to_string(d.x) + "x" + std::to_string(d.y) + "x" + std::to_string(d.z); }
+
+std::string now_utc() {
+  std::time_t t = std::time(nullptr);
+  char buf[64];
+  std::strftime(buf, sizeof buf, "%Y-%m-%d %H:%M:%S UTC", std::gmtime(&t));
+  return buf;
+}
+
+// Verifies and times one shape; fills `row` (an error leaves it with exit_code set).
+void run_shape(const samples::Sample& gemm, const bench::MatmulSize& size, const Options& o, const rt::Context& ctx,
+               const codegen::Target& target, rt::Cache& cache, rt::Cublas& blas, Row& row) {
+  const std::string spec_text = bench::gemm_spec(gemm, size, o.layout, o.config);
+  const cli::Spec spec = cli::parse_spec(spec_text, "gemm " + size.str());
+  const samples::Compiled compiled = samples::compile_sample(gemm, spec.config, target, &cache);
+  const ir::Kernel& kernel = compiled.lowered.kernel;
+  rt::Module module = rt::Module::load(ctx, compiled.result.cubin, kernel.name, kernel.params.size());
+  const samples::LaunchPlan plan = samples::plan_launch(gemm, spec.config, compiled, module);
+  const rt::LaunchConfig& lc = plan.config;
+  row.launch = std::to_string(lc.grid_clusters.count()) + " clusters of " + dims(lc.cluster) +
+               (plan.persistent ? " (persistent: " + std::to_string(plan.max_active_clusters) + " fit)" : "") + ", " +
+               std::to_string(lc.block.count()) + " threads, " + std::to_string(lc.dynamic_smem) + " B dynamic smem";
+
+  std::unique_ptr<samples::Instance> inst = gemm.instantiate(spec.config, o.seed);
+  auto* g = dynamic_cast<samples::GemmInstance*>(inst.get());
+  if (!g)
+    throw rt::RuntimeError(rt::ErrorKind::Usage, "the gemm sample's instance is not a samples::GemmInstance: make "
+                                                 "Gemm::instantiate return make_gemm_instance(...)");
+  const samples::GemmShape& s = g->shape();
+  if (s.m != size.m || s.n != size.n || s.k != size.k)
+    throw rt::RuntimeError(rt::ErrorKind::Usage, "the gemm sample made a " + std::to_string(s.m) + "x" + std::to_string(s.n) + "x" +
+                                                     std::to_string(s.k) + " problem from params m, n, k = " + size.str());
+  row.types = std::string(ir::scalar_name(s.in)) + "->" + std::string(ir::scalar_name(s.out));
+  row.layout = s.layout == samples::GemmLayout::TN ? "tn" : "nn";
+  std::printf("\ngemm %s %s %s, alpha %g beta %g: %s\n", size.str().c_str(), row.layout.c_str(), row.types.c_str(), s.alpha,
+              s.beta, row.launch.c_str());
+
+  rt::ArgPack args = inst->args();
+  inst->poison();
+  rt::launch(module, lc, args);
+  rt::synchronize(module);
+  row.check = inst->verify();
+  std::printf("  verify  %s: %s\n", row.check.ok ? "PASSED" : "FAILED", row.check.detail.c_str());
+
+  bench::Interleaved t = bench::time_interleaved(
+      lc.stream, o.iters, o.reps, 3, [&](int n) { rt::launch_repeated(module, lc, args, n); },
+      [&](int n) {
+        for (int i = 0; i < n; ++i) g->run_cublas(blas, lc.stream);
+      });
+  row.ours = tflops(t.a_ms, inst->flops_per_launch());
+  row.cublas = tflops(t.b_ms, inst->flops_per_launch());
+  std::printf("  ours    TFLOP/s min %.1f  median %.1f  max %.1f\n", row.ours.min, row.ours.median, row.ours.max);
+  std::printf("  cuBLAS  TFLOP/s min %.1f  median %.1f  max %.1f\n", row.cublas.min, row.cublas.median, row.cublas.max);
+  std::printf("  ratio   %.3f (median ours / median cuBLAS; %d reps of %d launches each)\n", row.ours.median / row.cublas.median,
+              o.reps, o.iters);
+}
+
+void print_table(const std::vector<Row>& rows) {
+  std::printf("\n| M x N x K | layout | types | ours TFLOP/s (min / median / max) | cuBLAS TFLOP/s (min / median / max) | ours / cuBLAS | verified |\n");
+  std::printf("|---|---|---|---|---|---|---|\n");
+  for (const Row& r : rows) {
+    if (!r.error.empty()) {
+      std::printf("| %s | %s | %s | error | error | - | %s |\n", r.shape.c_str(), r.layout.c_str(), r.types.c_str(), r.error.c_str());
+      continue;
+    }
+    std::printf("| %s | %s | %s | %.1f / %.1f / %.1f | %.1f / %.1f / %.1f | %.3f | %s |\n", r.shape.c_str(), r.layout.c_str(),
+                r.types.c_str(), r.ours.min, r.ours.median, r.ours.max, r.cublas.min, r.cublas.median, r.cublas.max,
+                r.ours.median / r.cublas.median, r.check.ok ? "yes" : "FAILED");
+  }
+}
+
+int run(const Options& o) {
+  const std::vector<bench::MatmulSize> sizes = o.shapes.empty() ? bench::default_sizes() : bench::parse_sizes(o.shapes);
+  const samples::Sample* gemm = samples::find_sample("gemm");
+  if (!gemm) {
+    std::string names;
+    for (const samples::Sample* s : samples::all_samples()) names += (names.empty() ? "" : ", ") + s->name();
+    std::fprintf(stderr, "error: this build has no 'gemm' sample (samples::all_samples() holds: %s); build one that "
+                 "registers samples/gemm.cpp\n", names.c_str());
+    return 2;
+  }
+  // The first spec is parsed before any GPU work, so that a bad --config stops at once.
+  cli::parse_spec(bench::gemm_spec(*gemm, sizes.front(), o.layout, o.config), "gemm " + sizes.front().str());
+
+  std::string why;
+  if (!rt::driver_available(&why)) {
+    std::fprintf(stderr, "error: tilejit_bench_gemm needs a GPU: %s\n", why.c_str());
+    return 3;
+  }
+  rt::Context ctx;
+  const std::optional<codegen::Target> target = codegen::Target::parse(ctx.arch());
+  if (!target) {
+    std::fprintf(stderr, "error: %s is %s; tilejit runs kernels on sm_90a or sm_100a\n", ctx.info().name.c_str(),
+                 ctx.arch().c_str());
+    return 3;
+  }
+  rt::Cublas blas;
+  rt::Cache cache = rt::Cache::from_env();
+  const int driver = rt::driver().version;
+  std::printf("device %s (%s, %d SMs), driver %d.%d, NVRTC %s, cuBLAS %s, %s\n", ctx.info().name.c_str(), target->arch.c_str(),
+              ctx.info().sm_count, driver / 1000, driver % 1000 / 10, rt::nvrtc_version().c_str(), rt::Cublas::version().c_str(),
+              now_utc().c_str());
+  std::printf("%d reps of %d launches each, interleaved with cublasGemmEx (fp32 compute) on one stream; --config '%s'\n",
+              o.reps, o.iters, o.config.c_str());
+
+  std::vector<Row> rows;
+  for (const bench::MatmulSize& size : sizes) {
+    Row& row = rows.emplace_back();
+    row.shape = size.str();
+    row.layout = o.layout;
+    try {
+      run_shape(*gemm, size, o, ctx, *target, cache, blas, row);
+    } catch (const cli::SpecError& e) {
+      row.error = e.what(), row.exit_code = 2;
+    } catch (const UserError& e) {
+      row.error = e.what(), row.exit_code = 2;
+    } catch (const rt::RuntimeError& e) {
+      row.error = e.what(), row.exit_code = exit_code_of(e.kind());
+    } catch (const std::exception& e) {  // an internal error: a bug in the sample or in tilejit
+      row.error = e.what(), row.exit_code = 5;
+    }
+    if (!row.error.empty()) std::printf("\ngemm %s: error: %s\n", row.shape.c_str(), row.error.c_str());
+    // A device fault poisons the context: later shapes would only repeat it.
+    if (row.exit_code == 5) break;
+  }
+  print_table(rows);
+
+  int code = 0;
+  for (const Row& r : rows) code = code ? code : r.exit_code;
+  for (const Row& r : rows) code = code ? code : (r.check.ok ? 0 : 1);
+  return code;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"tilejit_bench_gemm: the GEMM sample against cuBLAS, interleaved in one run"};
+  Options o;
+  app.add_option("--shapes", o.shapes, "MxNxK,... (default: 4096^3, 6144^3, 8192^3, 4224x4224x4096, 8192x8192x1024, 1024x1024x8192, 2048^3)");
+  app.add_option("--layout", o.layout, "B as N x K (tn) or K x N (nn), row-major")->check(CLI::IsMember({"tn", "nn"}));
+  app.add_option("--iters", o.iters, "Launches between two events")->check(CLI::Range(1, 100000));
+  app.add_option("--reps", o.reps, "Repetitions of {ours x iters, cuBLAS x iters}")->check(CLI::Range(1, 1000));
+  app.add_option("--config", o.config, "key=value,... for the GEMM sample (e.g. bm=128,bn=256,stages=4,cluster=2x1)");
+  std::string seed = "1";
+  app.add_option("--seed", seed, "Seed of the random inputs (0 to 2^64 - 1)");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    const int code = app.exit(e);
+    return code == 0 ? 0 : 2;
+  }
+  try {
+    o.seed = bench::parse_seed(seed);
+    return run(o);
+  } catch (const bench::OptionError& e) {
+    std::fprintf(stderr, "error: %s\n", e.what());
+    return 2;
+  } catch (const cli::SpecError& e) {
+    std::fprintf(stderr, "error: %s\n", e.what());
+    return 2;
+  } catch (const UserError& e) {
+    std::fprintf(stderr, "%s\n", e.what());
+    return 2;
+  } catch (const rt::RuntimeError& e) {
+    std::fprintf(stderr, "error: %s\n", e.what());
+    return exit_code_of(e.kind());
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "error: %s\n", e.what());
+    return 5;
+  }
+}

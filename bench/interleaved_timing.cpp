@@ -1,0 +1,69 @@
+#include "bench/interleaved_timing.h"
+
+#include <algorithm>
+
+#include "runtime/driver.h"
+
+namespace tj::bench {
+
+namespace {
+
+// Destroys the events of a run, whatever happens to it.
+struct Events {
+  std::vector<CUevent> events;
+  ~Events() {
+    for (CUevent e : events) rt::driver().cuEventDestroy(e);
+  }
+  CUevent make() {
+    CUevent e = nullptr;
+    rt::check(rt::driver().cuEventCreate(&e, CU_EVENT_DEFAULT), "cuEventCreate");
+    events.push_back(e);
+    return e;
+  }
+};
+
+double elapsed_ms(CUevent start, CUevent stop) {
+  float ms = 0;
+  rt::check(rt::driver().cuEventElapsedTime(&ms, start, stop), "cuEventElapsedTime");
+  return ms;
+}
+
+}  // namespace
+
+Interleaved time_interleaved(CUstream stream, int iters, int reps, int warmup, const std::function<void(int)>& run_a,
+                             const std::function<void(int)>& run_b) {
+  const rt::Driver& d = rt::driver();
+  Events events;
+  struct Rep {
+    CUevent a0, a1, b0, b1;
+  };
+  std::vector<Rep> marks;
+  for (int r = 0; r < reps; ++r) marks.push_back({events.make(), events.make(), events.make(), events.make()});
+
+  run_a(warmup);
+  run_b(warmup);
+  for (const Rep& m : marks) {
+    rt::check(d.cuEventRecord(m.a0, stream), "cuEventRecord");
+    run_a(iters);
+    rt::check(d.cuEventRecord(m.a1, stream), "cuEventRecord");
+    rt::check(d.cuEventRecord(m.b0, stream), "cuEventRecord");
+    run_b(iters);
+    rt::check(d.cuEventRecord(m.b1, stream), "cuEventRecord");
+  }
+  rt::check(d.cuEventSynchronize(marks.back().b1), "cuEventSynchronize");
+
+  Interleaved out;
+  for (const Rep& m : marks) {
+    out.a_ms.push_back(elapsed_ms(m.a0, m.a1) / iters);
+    out.b_ms.push_back(elapsed_ms(m.b0, m.b1) / iters);
+  }
+  return out;
+}
+
+Spread spread(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  return {v.front(), n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2, v.back()};
+}
+
+}  // namespace tj::bench

@@ -1,0 +1,27 @@
+// Timing two ways of doing the same work against each other, interleaved: repetition r
+// runs A `iters` times between two events, then B `iters` times between two events, on
+// one stream, with no host synchronisation until every repetition is queued.
+#pragma once
+
+#include <cuda.h>
+
+#include <functional>
+#include <vector>
+
+namespace tj::bench {
+
+struct Interleaved {
+  std::vector<double> a_ms, b_ms;  // per launch, one value per repetition
+};
+
+// `run_a(count)` and `run_b(count)` queue `count` back-to-back runs on `stream`. Both
+// are run `warmup` times first (outside the events).
+Interleaved time_interleaved(CUstream stream, int iters, int reps, int warmup, const std::function<void(int)>& run_a,
+                             const std::function<void(int)>& run_b);
+
+struct Spread {
+  double min = 0, median = 0, max = 0;
+};
+Spread spread(std::vector<double> values);  // of a non-empty list; median of an even count: the mean of the middle two
+
+}  // namespace tj::bench
