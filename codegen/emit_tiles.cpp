@@ -131,8 +131,9 @@ std::vector<std::string> emit_acc_store(const AccStore& n, const Kernel& k, cons
     const std::string rows = " + " + std::to_string(blk * 64 * d.panel_cols());
     std::string c = "nullptr";
     if (n.c) c = "&" + ex(n.c->tile) + "[" + operand_offset(*n.c, layout_of(*n.c, k), ex) + rows + "]";
-    out.push_back("tj::acc_store_m64<" + std::to_string(acc.n) + ", " + t + ", " + std::to_string(d.panel_cols()) + ", " +
-                  std::to_string(panel_bytes_of(d)) + ">(&" + n.acc + "[" + std::to_string(blk * acc.n / 2) + "], &" +
+    // Columns [first_col, +cols) of the m64 block: n8 groups first_col / 8 on, 4 registers each.
+    out.push_back("tj::acc_store_m64<" + std::to_string(n.cols) + ", " + t + ", " + std::to_string(d.panel_cols()) + ", " +
+                  std::to_string(panel_bytes_of(d)) + ">(&" + n.acc + "[" + std::to_string(blk * acc.n / 2 + n.first_col / 2) + "], &" +
                   ex(n.dst.tile) + "[" + operand_offset(n.dst, d, ex) + rows + "], " + ex(n.alpha) + ", " + ex(n.beta) + ", " +
                   c + ");");
   }

@@ -65,6 +65,13 @@ void mma_wait(unsigned pending = 0, SrcLoc loc = SrcLoc::current());
 void store_accumulator(const TileView& dst, const Accumulator& acc, const f32& alpha, SrcLoc loc = SrcLoc::current());
 void store_accumulator(const TileView& dst, const Accumulator& acc, const f32& alpha, const f32& beta, const TileView& c,
                        SrcLoc loc = SrcLoc::current());
+// Columns [first, first + count) of an accumulator: an epilogue in chunks needs
+// a chunk-sized tile, not a whole one (count a multiple of 8).
+struct Columns {
+  unsigned first, count;
+};
+void store_accumulator(const TileView& dst, const Accumulator& acc, Columns cols, const f32& alpha, const f32& beta,
+                       const TileView& c, SrcLoc loc = SrcLoc::current());
 // The warpgroups of the current role meet (a named barrier); `warpgroup` >= 0:
 // only that warpgroup of the role (its 128 threads) meets.
 void role_sync(SrcLoc loc = SrcLoc::current());

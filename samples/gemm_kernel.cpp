@@ -34,6 +34,7 @@ struct GemmKernel {
   unsigned cx, cy;  // CTAs sharing A (a cluster row) and B (a column) through multicast; 1 and 1 without
   bool nn;
   int32_t bm, bn, bk, stages, rows_per_mma;
+  unsigned chunk_cols;  // output columns per epilogue chunk: one 128-byte panel
   SharedTile a, b, d;
   TileMap amap, bmap, dmap, cmap;
   i32 m, n, kk;
@@ -52,7 +53,9 @@ struct GemmKernel {
         // Shared tiles: A (M x K) and B (N x K, or K x N read N-major) per stage, one output tile.
         a(k.shared_tile(s.in, "a", t.bm, t.bk, t.stages)),
         b(nn ? k.shared_tile(s.in, "b", t.bk, t.bn, t.stages, ir::Major::MN) : k.shared_tile(s.in, "b", t.bn, t.bk, t.stages)),
-        d(k.shared_tile(s.out, "d", t.bm, t.bn, 1)),
+        chunk_cols(128 / ir::scalar_bytes(s_.out)),
+        // Two chunk buffers of bm x chunk_cols for the epilogue.
+        d(k.shared_tile(s.out, "d", t.bm, chunk_cols, 2)),
         // The CTAs of a cluster row share A's tile: each loads a slice and multicasts
         // it along the row; B's slices go down the cluster column.
         amap(k.tile_map("A", a, t.bm / cx)),
@@ -102,27 +105,36 @@ struct GemmKernel {
     });
   }
 
-  // Warpgroup wg's rows of tile (tm, tn): alpha * acc (+ beta * C) through the
-  // shared tile, then TMA stores the next tile's main loop overlaps.
+  // Warpgroup wg's rows of tile (tm, tn): alpha * acc (+ beta * C), one chunk of
+  // columns (a 128-byte panel) at a time through two chunk buffers in shared
+  // memory, each chunk leaving by TMA store while the next is written. Chunks
+  // instead of a whole output tile leave room for one more pipeline stage.
   void epilogue(const i32& wg, const i32& tm, const i32& tn) {
     boolean leader = thread_idx_x() % 128 == 0;
-    TileView out = stage(d, 0).rows(wg * rows_per_mma);
-    if_(leader, [&] { bulk_wait_read(0); });  // the previous tile's store has read the tile
-    if_(beta != 0.0f, [&] {
+    for (unsigned ch = 0; ch < unsigned(bn) / chunk_cols; ++ch) {
+      TileView out = stage(d, int32_t(ch % 2)).rows(wg * rows_per_mma);
+      const i32 col0 = tn * bn + int32_t(ch * chunk_cols);
+      // The store that last read this buffer (two chunks ago) is done reading. With
+      // an odd number of chunks, a tile's first chunk reuses the buffer of the
+      // previous tile's last: wait for every store then.
+      const unsigned chunks = unsigned(bn) / chunk_cols;
+      if_(leader, [&] { bulk_wait_read(ch == 0 && chunks % 2 == 1 ? 0 : 1); });
+      if_(beta != 0.0f, [&] {
+        if_(leader, [&] {
+          arrive_expect_tx(c_full[wg], u32(tile_load_bytes(cmap)));
+          tma_load_tile(out, cmap, tm * bm, col0, c_full[wg]);
+        });
+        wait(c_full[wg]);
+      }).else_([&] { warpgroup_sync(wg); });
+      // One epilogue for both cases (it reads C only when beta != 0): half the code to compile.
+      store_accumulator(out, acc, Columns{ch * chunk_cols, chunk_cols}, alpha, beta, out);
+      fence_proxy_async();
+      warpgroup_sync(wg);
       if_(leader, [&] {
-        arrive_expect_tx(c_full[wg], u32(tile_load_bytes(cmap)));
-        tma_load_tile(out, cmap, tm * bm, tn * bn, c_full[wg]);
+        tma_store_tile(dmap, tm * bm, col0, out);
+        bulk_commit();
       });
-      wait(c_full[wg]);
-    }).else_([&] { warpgroup_sync(wg); });
-    // One epilogue for both cases (it reads C only when beta != 0): half the code to compile.
-    store_accumulator(out, acc, alpha, beta, out);
-    fence_proxy_async();
-    warpgroup_sync(wg);
-    if_(leader, [&] {
-      tma_store_tile(dmap, tm * bm, tn * bn, out);
-      bulk_commit();
-    });
+    }
   }
 };
 
@@ -186,8 +198,9 @@ void one_warpgroup(GemmKernel& g) {
 }  // namespace
 
 uint64_t smem_bytes(const GemmShape& s, const GemmTiling& t) {
-  const uint64_t in = ir::scalar_bytes(s.in), out = ir::scalar_bytes(s.out);
-  return uint64_t(t.stages) * (t.bm + t.bn) * t.bk * in + uint64_t(t.bm) * t.bn * out + 1024 /* alignment, barriers */;
+  const uint64_t in = ir::scalar_bytes(s.in);
+  // Stages of A and B, two epilogue chunk buffers of bm x 128 bytes, alignment and barriers.
+  return uint64_t(t.stages) * (t.bm + t.bn) * t.bk * in + 2ull * t.bm * 128 + 1024;
 }
 
 ir::Kernel build_gemm_kernel(const GemmShape& s, const GemmTiling& t) {

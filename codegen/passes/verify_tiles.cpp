@@ -88,10 +88,14 @@ class Checker : public Visitor {
     if (d->elem != Scalar::BF16 && d->elem != Scalar::F16 && d->elem != Scalar::F32)
       error(n.loc, "store_accumulator into tile '" + name(n.dst) + "' of " + std::string(scalar_name(d->elem)),
             "the epilogue writes bf16, f16 or f32 tiles");
-    if (d->cols != acc->n)
-      error(n.loc, "store_accumulator writes accumulator '" + acc->name + "' (" + n2(acc->m, acc->n) + ") into tile '" +
-                       name(n.dst) + "' of " + std::to_string(d->cols) + " columns",
-            "give the tile " + std::to_string(acc->n) + " columns");
+    if (n.first_col + n.cols > acc->n)
+      error(n.loc, "store_accumulator writes columns " + std::to_string(n.first_col) + ".." +
+                       std::to_string(n.first_col + n.cols - 1) + " of accumulator '" + acc->name + "' (" + n2(acc->m, acc->n) + ")",
+            "store columns inside the accumulator");
+    else if (d->cols != n.cols)
+      error(n.loc, "store_accumulator writes " + std::to_string(n.cols) + " columns of accumulator '" + acc->name + "' (" +
+                       n2(acc->m, acc->n) + ") into tile '" + name(n.dst) + "' of " + std::to_string(d->cols) + " columns",
+            "give the tile " + std::to_string(n.cols) + " columns");
     check_rows(n.dst, *d, acc->m, "store_accumulator destination", n.loc);
     if (n.c) {
       const TileLayout* c = tile(*n.c, "store_accumulator source C", n.loc);

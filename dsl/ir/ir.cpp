@@ -443,13 +443,16 @@ Stmt MmaWait::make(unsigned pending, Loc loc) {
   return std::make_shared<MmaWait>(pending, std::move(loc));
 }
 
-Stmt AccStore::make(std::string acc, TileOperand dst, Expr alpha, Expr beta, std::optional<TileOperand> c, Loc loc) {
+Stmt AccStore::make(std::string acc, TileOperand dst, Expr alpha, Expr beta, std::optional<TileOperand> c, unsigned first_col,
+                     unsigned cols, Loc loc) {
+  require(cols > 0 && cols % 8 == 0 && first_col % 8 == 0, "AccStore::make: columns come in groups of 8");
   require_tile(dst, "AccStore");
   if (c) require_tile(*c, "AccStore");
   require_value(alpha, "AccStore", "alpha");
   require_value(beta, "AccStore", "beta");
   require(alpha->type.scalar == Scalar::F32 && beta->type.scalar == Scalar::F32, "AccStore::make: alpha and beta must be f32");
-  return std::make_shared<AccStore>(std::move(acc), std::move(dst), std::move(alpha), std::move(beta), std::move(c), std::move(loc));
+  return std::make_shared<AccStore>(std::move(acc), std::move(dst), std::move(alpha), std::move(beta), std::move(c), first_col,
+                                    cols, std::move(loc));
 }
 
 std::string_view schedule_name(ScheduleKind k) {

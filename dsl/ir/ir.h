@@ -453,19 +453,22 @@ struct MmaWait final : StmtNode {
   MmaWait(unsigned p, Loc l) : StmtNode(static_kind, std::move(l)), pending(p) {}
 };
 
-// The epilogue's first step: dst (acc.m rows from dst.row, acc.n columns) =
-// alpha * acc + beta * c, converted to dst's element type; c (may be absent:
-// beta is then ignored) has dst's layout and type and may be dst itself.
+// The epilogue's first step: dst (acc.m rows from dst.row) = alpha * acc +
+// beta * c over the accumulator's columns [first_col, first_col + cols),
+// converted to dst's element type; dst holds exactly those columns. c (may be
+// absent: beta is then ignored) has dst's layout and type and may be dst itself.
 struct AccStore final : StmtNode {
   static constexpr StmtKind static_kind = StmtKind::AccStore;
   const std::string acc;
   const TileOperand dst;
   const Expr alpha, beta;  // f32
   const std::optional<TileOperand> c;
-  static Stmt make(std::string acc, TileOperand dst, Expr alpha, Expr beta, std::optional<TileOperand> c, Loc loc);
-  AccStore(std::string a, TileOperand d, Expr al, Expr be, std::optional<TileOperand> c_, Loc l)
+  const unsigned first_col, cols;
+  static Stmt make(std::string acc, TileOperand dst, Expr alpha, Expr beta, std::optional<TileOperand> c, unsigned first_col,
+                   unsigned cols, Loc loc);
+  AccStore(std::string a, TileOperand d, Expr al, Expr be, std::optional<TileOperand> c_, unsigned fc, unsigned nc, Loc l)
       : StmtNode(static_kind, std::move(l)), acc(std::move(a)), dst(std::move(d)), alpha(std::move(al)), beta(std::move(be)),
-        c(std::move(c_)) {}
+        c(std::move(c_)), first_col(fc), cols(nc) {}
 };
 
 // How output tiles are handed to CTAs. StaticPersistent: each cluster walks the

@@ -147,7 +147,9 @@ struct StmtText {
   std::string operator()(const MmaWait& n) const { return line("mma_wait(" + std::to_string(n.pending) + ")", n.loc); }
   std::string operator()(const AccStore& n) const {
     std::string c = n.c ? " + " + to_string(n.beta) + " * " + tile(*n.c) : "";
-    return line("store_accumulator(" + tile(n.dst) + " = " + to_string(n.alpha) + " * " + n.acc + c + ")", n.loc);
+    return line("store_accumulator(" + tile(n.dst) + " = " + to_string(n.alpha) + " * " + n.acc + "[columns " +
+                    std::to_string(n.first_col) + ".." + std::to_string(n.first_col + n.cols - 1) + "]" + c + ")",
+                n.loc);
   }
   std::string operator()(const ForEachTile& n) const {
     return pad(indent) + "for_each_tile " + std::string(schedule_name(n.schedule.kind)) + "(group " +
