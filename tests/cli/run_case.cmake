@@ -60,21 +60,26 @@ foreach(i 1 3 4 6)
   string(REPLACE "@GEN@" "${GEN}" field${i} "${field${i}}")
   string(REPLACE "@OUT@" "${OUT}" field${i} "${field${i}}")
 endforeach()
-# Conditions, separated by spaces: "nonroot" (skipped, visibly, when running as root: root
-# reads a mode-000 file), "env:NAME=VALUE" (set for the command), "mkdir:PATH" (a folder
+# Conditions, separated by spaces: "unprivileged" (run as uid/gid 65534 through setpriv
+# when running as root, which reads a mode-000 file; skipped, visibly, without setpriv), "env:NAME=VALUE" (set for the command), "mkdir:PATH" (a folder
 # made before the run), "knownbug" (a bug in code this test may not fix, described in
 # cases.txt: a failure reports the test skipped).
 separate_arguments(conditions UNIX_COMMAND "${field6}")
 set(env_args "")
+set(drop_privileges "")
 set(known_bug FALSE)
 foreach(cond IN LISTS conditions)
   if(cond STREQUAL "knownbug")
     set(known_bug TRUE)
-  elseif(cond STREQUAL "nonroot")
+  elseif(cond STREQUAL "unprivileged")
     execute_process(COMMAND id -u OUTPUT_VARIABLE uid OUTPUT_STRIP_TRAILING_WHITESPACE)
     if(uid STREQUAL "0")
-      message(STATUS "SKIPPED: case '${CASE}' needs a non-root user (root reads a mode-000 file)")
-      return()
+      find_program(SETPRIV setpriv)
+      if(NOT SETPRIV)
+        message(STATUS "SKIPPED: case '${CASE}' needs a non-root user and setpriv is missing")
+        return()
+      endif()
+      set(drop_privileges ${SETPRIV} --reuid=65534 --regid=65534 --clear-groups --)
     endif()
   elseif(cond MATCHES "^env:(.+)$")
     list(APPEND env_args "${CMAKE_MATCH_1}")
@@ -89,7 +94,7 @@ set(cmdline "${field1}")
 separate_arguments(args UNIX_COMMAND "${cmdline}")
 # Through `cmake -E env` only when needed: run directly, a signal shows in rc as its name.
 # Each argument is quoted on its own, so that "" on a case's line is an empty argument.
-set(command "")
+set(command ${drop_privileges})
 if(env_args)
   list(APPEND command ${CMAKE_COMMAND} -E env ${env_args} --)
 endif()
