@@ -3,6 +3,7 @@
 #include "cli/commands.h"
 #include "cli/exit_codes.h"
 #include "cli/output.h"
+#include "cli/report.h"
 #include "cli/spec.h"
 #include "cli/target_choice.h"
 #include "dsl/ir/printer.h"
@@ -33,6 +34,7 @@ int cmd_compile(const CompileArgs& args) {
   }
   std::cout << "compiled " << name << " for " << target.arch << " in " << c.result.seconds * 1e3 << " ms"
             << (c.result.from_cache ? " (cache hit)" : " (NVRTC " + rt::nvrtc_version() + ")") << "\n";
+  print_transaction_checks(std::cout, c.lowered);
   if (!c.result.log.empty()) std::cerr << c.result.log;
   return kOk;
 }

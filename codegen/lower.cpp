@@ -8,7 +8,6 @@
 #include "codegen/passes/insert_entry_barrier.h"
 #include "codegen/passes/insert_exit_barrier.h"
 #include "codegen/passes/verify_async.h"
-#include "codegen/passes/verify_transactions.h"
 #include "codegen/passes/verify_cluster_shape.h"
 #include "codegen/passes/verify_dsmem.h"
 #include "codegen/passes/verify_shared_memory.h"
@@ -59,7 +58,11 @@ Lowered lower(const ir::Kernel& input, const Target& target, const LowerOptions&
   check("verify_shared_memory", verify_shared_memory(input, target));
   check("verify_dsmem", verify_dsmem(input, target));
   check("verify_async", verify_async(input, target));
-  if (diags.empty()) check("verify_transactions", verify_transactions(input, target));  // needs well-formed copies
+  TransactionReport transactions;
+  if (diags.empty()) {  // needs well-formed copies
+    transactions = account_transactions(input);
+    check("verify_transactions", transactions.errors);
+  }
   if (!diags.empty()) throw UserError(std::move(diags));
 
   // 2. Rewrites.
@@ -78,6 +81,7 @@ Lowered lower(const ir::Kernel& input, const Target& target, const LowerOptions&
   if (dump) dump("emit_cuda", out.cuda);
   out.dynamic_smem = static_cast<unsigned>(k.dynamic_shared_bytes());
   out.kernel = std::move(k);
+  out.transactions = std::move(transactions.checks);
   return out;
 }
 
