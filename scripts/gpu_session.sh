@@ -19,6 +19,24 @@ for s in .stage/specs/*.json; do
   note "run $(basename "$s") rc=$rc: $(grep -E '^(compile|verify|time)' "$OUT/run.log" | tr -s ' ' | tr '\n' ' ')"
 done
 
+# A device fault and a hang through the CLI (test-only fault_injection specs): each must
+# exit 5; the hang only with the guard (--debug-hangs or TILEJIT_DEBUG_HANGS=1), which
+# must name the barrier. `timeout` keeps a guard that failed from hanging the session.
+expect_rc() {  # expect_rc RC WANT NAME LOG REGEX: the exit code and a line of the log
+  local rc=$1 want=$2 name=$3 log=$4 re=$5
+  local seen; seen=$(grep -E -m1 "$re" "$log" | tr -s ' ')
+  if [ "$rc" = "$want" ] && [ -n "$seen" ]; then note "$name: PASS rc=$rc: $seen"; else note "$name: FAIL rc=$rc (want $want), no line matching '$re' in $log"; fi
+}
+G=.stage/gpu_specs
+timeout 120 $B/tilejit run $G/fault_none.json --iters 1 > "$OUT/fault_none.log" 2>&1
+expect_rc $? 0 "fault_injection, no fault" "$OUT/fault_none.log" '^verify +PASSED'
+timeout 120 $B/tilejit run $G/fault_null_store.json --iters 1 > "$OUT/fault_null_store.log" 2>&1
+expect_rc $? 5 "device fault through the CLI" "$OUT/fault_null_store.log" "CUDA_ERROR_ILLEGAL_ADDRESS"
+timeout 120 $B/tilejit run $G/fault_hang.json --debug-hangs --iters 1 > "$OUT/hang_flag.log" 2>&1
+expect_rc $? 5 "hang guard, --debug-hangs" "$OUT/hang_flag.log" "tilejit: hang guard: barrier gate\[0\] never completed phase parity 0 in CTA"
+TILEJIT_DEBUG_HANGS=1 timeout 120 $B/tilejit run $G/fault_hang.json --iters 1 > "$OUT/hang_env.log" 2>&1
+expect_rc $? 5 "hang guard, TILEJIT_DEBUG_HANGS=1" "$OUT/hang_env.log" "tilejit: hang guard: barrier gate\[0\] never completed phase parity 0 in CTA"
+
 $B/tilejit_bench_dsmem > "$OUT/bench_dsmem.log" 2>&1; note "bench dsmem rc=$?"; cat "$OUT/bench_dsmem.log" >> "$summary"
 $B/tilejit_bench_tma_copy > "$OUT/bench_tma.log" 2>&1; note "bench tma_copy rc=$?"; cat "$OUT/bench_tma.log" >> "$summary"
 

@@ -15,11 +15,14 @@ using namespace tj;
 namespace {
 
 // Every spec a sample ships with, and the test-only ones for the GPU session.
-const std::vector<std::string> kSpecDirs = {"samples/specs"};
+const std::vector<std::string> kSpecDirs = {"samples/specs", "tests/gpu/specs"};
 
 const std::map<std::string, std::vector<std::string>> kPinned = {
     {"cluster_reduce.json", {}},
     {"dsmem_ring.json", {}},
+    {"fault_none.json", {}},
+    {"fault_null_store.json", {}},
+    {"fault_hang.json", {}},
     // The one-thread copy: both loops' loads sit under `tile < ntiles` with their
     // arrive_expect_tx (unchecked before: the guard cannot be evaluated).
     {"tma_copy.json",
