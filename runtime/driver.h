@@ -41,6 +41,7 @@ namespace tj::rt {
   X(cuMemcpyHtoD, 3020)                                                                         \
   X(cuMemcpyDtoH, 3020)                                                                         \
   X(cuMemcpyDtoD, 3020)                                                                         \
+  X(cuMemcpyDtoDAsync, 3020)                                                                    \
   X(cuMemsetD8, 3020)                                                                           \
   X(cuLaunchKernelEx, 11060)                                                                    \
   X(cuOccupancyMaxActiveClusters, 11070)                                                        \
