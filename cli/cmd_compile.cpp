@@ -3,6 +3,7 @@
 #include "cli/commands.h"
 #include "cli/exit_codes.h"
 #include "cli/output.h"
+#include "cli/report.h"
 #include "cli/spec.h"
 #include "cli/target_choice.h"
 #include "dsl/ir/printer.h"
@@ -31,8 +32,9 @@ int cmd_compile(const CompileArgs& args) {
     if (kind == "cubin") path = write_output(args.out_dir, name + ".cubin", c.result.cubin);
     std::cout << "wrote " << path << "\n";
   }
-  std::cout << "compiled " << name << " for " << target.arch << " in " << c.result.seconds * 1e3 << " ms"
+  std::cout << "compiled " << name << " for " << target.arch << " in " << compile_time_text(c.times, c.result.from_cache)
             << (c.result.from_cache ? " (cache hit)" : " (NVRTC " + rt::nvrtc_version() + ")") << "\n";
+  print_transaction_checks(std::cout, c.lowered);
   if (!c.result.log.empty()) std::cerr << c.result.log;
   return kOk;
 }

@@ -48,8 +48,13 @@ int main(int argc, char** argv) {
   compile->add_option("--emit", emit, "Comma-separated: ir, cuda, ptx, cubin");
   compile->add_option("-o,--out", ca.out_dir, "Output folder (created if missing)");
   bool debug_hangs = false;
-  compile->add_flag("--debug-hangs", debug_hangs,
-                    "Bounded mbarrier waits that trap naming the barrier, phase and CTA (= TILEJIT_DEBUG_HANGS=1)");
+  // Exactly what is guarded: barrier.cluster.wait has no bounded form in PTX, and bulk_wait
+  // waits only for this thread's own TMA stores, which complete or fault on their own.
+  const char* debug_hangs_help =
+      "Bound every mbarrier wait (wait(), a Pipeline's waits) to 2 s, then print the barrier, phase, CTA and "
+      "thread and trap: exit 5 instead of a hang (= TILEJIT_DEBUG_HANGS=1). Not bounded: cluster_wait and "
+      "cluster_sync (a missing cluster arrival still hangs), bulk_wait and bulk_wait_read";
+  compile->add_flag("--debug-hangs", debug_hangs, debug_hangs_help);
 
   RunArgs ra;
   CLI::App* run = app.add_subcommand("run", "Compile, launch, verify against the reference and time a spec");
@@ -60,7 +65,7 @@ int main(int argc, char** argv) {
   std::string seed_text;
   run->add_option("--seed", seed_text, "Seed for the random inputs (0 to 2^64 - 1)");
   run->add_option("-o,--out", ra.out_dir, "Where the PTX goes when no GPU is present");
-  run->add_flag("--debug-hangs", debug_hangs, "Bounded mbarrier waits that trap naming the barrier (= TILEJIT_DEBUG_HANGS=1)");
+  run->add_flag("--debug-hangs", debug_hangs, debug_hangs_help);
 
   try {
     app.parse(argc, argv);

@@ -10,7 +10,6 @@
 #include "codegen/passes/lower_schedules.h"
 #include "codegen/passes/verify_tiles.h"
 #include "codegen/passes/verify_async.h"
-#include "codegen/passes/verify_transactions.h"
 #include "codegen/passes/verify_cluster_shape.h"
 #include "codegen/passes/verify_dsmem.h"
 #include "codegen/passes/verify_shared_memory.h"
@@ -67,7 +66,11 @@ Lowered lower(const ir::Kernel& user, const Target& target, const LowerOptions& 
   check("verify_dsmem", verify_dsmem(input, target));
   check("verify_async", verify_async(input, target));
   check("verify_tiles", verify_tiles(input, target));
-  if (diags.empty()) check("verify_transactions", verify_transactions(input, target));  // needs well-formed copies
+  TransactionReport transactions;
+  if (diags.empty()) {  // needs well-formed copies
+    transactions = account_transactions(input);
+    check("verify_transactions", transactions.errors);
+  }
   if (!diags.empty()) throw UserError(std::move(diags));
 
   // 2. Rewrites.
@@ -86,6 +89,7 @@ Lowered lower(const ir::Kernel& user, const Target& target, const LowerOptions& 
   if (dump) dump("emit_cuda", out.cuda);
   out.dynamic_smem = static_cast<unsigned>(k.dynamic_shared_bytes());
   out.kernel = std::move(k);
+  out.transactions = std::move(transactions.checks);
   return out;
 }
 

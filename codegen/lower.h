@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 
+#include "codegen/passes/verify_transactions.h"
 #include "codegen/target.h"
 #include "dsl/ir/kernel.h"
 
@@ -27,6 +28,8 @@ struct Lowered {
   ir::Kernel kernel;  // after the rewrites
   std::string cuda;   // the generated translation unit
   unsigned dynamic_smem = 0;
+  // Transaction accounting of each barrier that receives bytes, verified or not (and why).
+  std::vector<TransactionCheck> transactions;
 };
 
 // Verifies `k` for `target` (throws UserError with every diagnostic found),

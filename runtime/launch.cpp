@@ -102,20 +102,6 @@ void check_all(const Module& module, const LaunchConfig& config, const ArgPack& 
   check_room(module, config);
 }
 
-// Destroys the events of a timing run, whatever happens to it.
-struct Events {
-  std::vector<CUevent> events;
-  ~Events() {
-    for (CUevent e : events) driver().cuEventDestroy(e);
-  }
-  CUevent make(std::string_view kernel) {
-    CUevent e = nullptr;
-    check(driver().cuEventCreate(&e, CU_EVENT_DEFAULT), "cuEventCreate", kernel);
-    events.push_back(e);
-    return e;
-  }
-};
-
 } // namespace
 
 Dim3 grid_in_blocks(const LaunchConfig& c) {
@@ -215,35 +201,9 @@ void synchronize(const Module& module) {
 
 Timing time_launches(const Module& module, const LaunchConfig& config, ArgPack& args, int iters,
                      int warmup) {
-  const std::string& kernel = module.kernel_name();
-  if (iters < 1 || warmup < 0)
-    throw RuntimeError(ErrorKind::Usage, "kernel '" + kernel + "': timing needs iters >= 1 and "
-                                         "warmup >= 0, not " + std::to_string(iters) + " and " +
-                                         std::to_string(warmup));
   check_all(module, config, args);
-  for (int i = 0; i < warmup; ++i) launch_unchecked(module, config, args);
-
-  const Driver& d = driver();
-  Events events;
-  std::vector<std::pair<CUevent, CUevent>> pairs;
-  for (int i = 0; i < iters; ++i) pairs.emplace_back(events.make(kernel), events.make(kernel));
-  for (auto [start, stop] : pairs) {
-    check(d.cuEventRecord(start, config.stream), "cuEventRecord", kernel);
-    launch_unchecked(module, config, args);
-    check(d.cuEventRecord(stop, config.stream), "cuEventRecord", kernel);
-  }
-  check(d.cuEventSynchronize(pairs.back().second), "cuEventSynchronize", kernel);
-
-  std::vector<double> ms;
-  for (auto [start, stop] : pairs) {
-    float elapsed = 0;
-    check(d.cuEventElapsedTime(&elapsed, start, stop), "cuEventElapsedTime", kernel);
-    ms.push_back(elapsed);
-  }
-  std::sort(ms.begin(), ms.end());
-  size_t n = ms.size();
-  double median = n % 2 ? ms[n / 2] : (ms[n / 2 - 1] + ms[n / 2]) / 2;
-  return {median, ms.front(), ms.back(), iters};
+  return time_enqueued(module.kernel_name(), config.stream, iters, warmup,
+                       [&] { launch_unchecked(module, config, args); });
 }
 
 } // namespace tj::rt

@@ -11,6 +11,8 @@
 
 #include <cuda.h>
 
+#include "runtime/timing.h"
+
 namespace tj::rt {
 
 class Module;
@@ -90,13 +92,9 @@ void launch_repeated(const Module& module, const LaunchConfig& config, ArgPack& 
 // cuCtxSynchronize; an error names the kernel (device faults are ErrorKind::Device).
 void synchronize(const Module& module);
 
-struct Timing {
-  double median_ms = 0, min_ms = 0, max_ms = 0;
-  int iters = 0;
-};
-
-// Launches warmup times, then iters times each between its own pair of events; returns
-// the per-launch statistics. Checks the config once, not per iteration.
+// Launches warmup times, then iters times each between its own pair of events
+// (time_enqueued); returns the per-launch statistics. Checks the config once, not per
+// iteration.
 Timing time_launches(const Module& module, const LaunchConfig& config, ArgPack& args, int iters,
                      int warmup = 2);
 

@@ -68,16 +68,37 @@ ir::Kernel ClusterReduce::build(const Config& c) const {
   return k.build();
 }
 
+ReduceInputs reduce_inputs(const Config& c) {
+  const int64_t n = int64_t(c.cluster.x) * c.param("elems");
+  ReduceInputs r;
+  r.max_units = (int64_t(1) << 24) / n;
+  if (r.max_units > 0) {
+    while ((int64_t(1) << r.scale_log2) < r.max_units) ++r.scale_log2;
+    return r;
+  }
+  const double u = std::ldexp(1.0, -24);
+  int64_t h = (c.param("elems") + c.threads - 1) / c.threads + int64_t(c.cluster.x);
+  for (unsigned t = c.threads; t > 1; t /= 2) ++h;
+  r.relative_bound = h * u / (1 - h * u) + double(n) * std::ldexp(1.0, -53);
+  return r;
+}
+
 namespace {
 
 class ReduceInstance final : public Instance {
  public:
   ReduceInstance(const Config& c, uint64_t seed)
-      : cfg_(c), elems_(c.param("elems")), host_(static_cast<size_t>(c.num_ctas() * elems_)),
+      : cfg_(c), elems_(c.param("elems")), inputs_(reduce_inputs(c)), host_(static_cast<size_t>(c.num_ctas() * elems_)),
         in_(host_.size() * sizeof(float)), out_(c.grid_clusters.count() * sizeof(float)) {
     std::mt19937_64 rng(seed);
-    std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
-    for (float& x : host_) x = dist(rng);
+    if (inputs_.max_units > 0) {
+      // k 2^-p, 1 <= |k| <= K: f32 sums them exactly in any order (see ReduceInputs).
+      std::uniform_int_distribution<int64_t> units(1, inputs_.max_units);
+      for (float& x : host_) x = std::ldexp(float(units(rng)), -inputs_.scale_log2) * (rng() & 1 ? 1.0f : -1.0f);
+    } else {
+      std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+      for (float& x : host_) x = dist(rng);
+    }
     in_.upload(host_);
   }
 
@@ -98,11 +119,13 @@ class ReduceInstance final : public Instance {
         sum += host_[cl * per_cluster + i];
         mag += std::fabs(host_[cl * per_cluster + i]);
       }
-      // f32 accumulation over n terms: error grows like sqrt(n) * eps * sum|x|; be generous but finite.
-      double tol = 1e-5 * mag + 1e-6;
-      log.compare_close(got[cl], sum, tol, "cluster " + std::to_string(cl));
+      log.compare_close(got[cl], sum, inputs_.relative_bound * mag, "cluster " + std::to_string(cl));
     }
-    return log.result(std::to_string(got.size()) + " cluster sums of " + std::to_string(per_cluster) + " f32");
+    const std::string how = inputs_.max_units > 0
+                                ? "exactly (inputs k 2^-" + std::to_string(inputs_.scale_log2) + ", |k| <= " +
+                                      std::to_string(inputs_.max_units) + ": every f32 partial sum is exact)"
+                                : "within " + std::to_string(inputs_.relative_bound) + " x sum|x| (f32 rounding, worst case)";
+    return log.result(std::to_string(got.size()) + " cluster sums of " + std::to_string(per_cluster) + " f32, " + how);
   }
 
   double bytes_per_launch() const override { return double(host_.size()) * sizeof(float); }
@@ -110,6 +133,7 @@ class ReduceInstance final : public Instance {
  private:
   Config cfg_;
   int64_t elems_;
+  ReduceInputs inputs_;
   std::vector<float> host_;
   rt::DeviceBuffer in_, out_;
 };

@@ -1,10 +1,29 @@
 #include "samples/runner.h"
 
+#include <chrono>
+
 #include "codegen/passes/verify_launch.h"
 #include "codegen/prelude.h"
 #include "dsl/diagnostic.h"
 
 namespace tj::samples {
+namespace {
+
+// Seconds since construction or the last lap.
+class Stopwatch {
+ public:
+  double lap() {
+    auto now = std::chrono::steady_clock::now();
+    double s = std::chrono::duration<double>(now - start_).count();
+    start_ = now;
+    return s;
+  }
+
+ private:
+  std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
+};
+
+}  // namespace
 
 void check_sample_config(const Sample& s, const Config& c) {
   std::vector<Diagnostic> diags;
@@ -22,13 +41,17 @@ rt::CompileRequest compile_request(const codegen::Lowered& lowered, const codege
 }
 
 Compiled compile_sample(const Sample& s, const Config& c, const codegen::Target& target, rt::Cache* cache) {
+  Stopwatch clock;
   check_sample_config(s, c);
   ir::Kernel k = s.build(c);
+  Compiled out;
+  out.times.build = clock.lap();
   std::vector<Diagnostic> diags = codegen::verify_launch(k, c.grid_ctas());
   if (!diags.empty()) throw UserError(std::move(diags));
-  Compiled out;
   out.lowered = codegen::lower(k, target);
+  out.times.lower = clock.lap();
   out.result = rt::compile(compile_request(out.lowered, target), cache);
+  out.times.compile = clock.lap();
   return out;
 }
 
@@ -58,10 +81,23 @@ LaunchPlan plan_launch(const Sample& s, const Config& c, const Compiled& compile
   return plan;
 }
 
+rt::Module load_module(const Compiled& compiled, const rt::Context& ctx, double* seconds) {
+  Stopwatch clock;
+  ctx.make_current();
+  rt::Module module =
+      rt::Module::load(ctx, compiled.result.cubin, compiled.lowered.kernel.name, compiled.lowered.kernel.params.size());
+  if (seconds) *seconds = clock.lap();
+  return module;
+}
+
 RunReport run_sample(const Sample& s, const Config& c, const Compiled& compiled, const rt::Context& ctx,
                      const RunOptions& opts) {
-  ctx.make_current();
-  rt::Module module = rt::Module::load(ctx, compiled.result.cubin, compiled.lowered.kernel.name, compiled.lowered.kernel.params.size());
+  rt::Module module = load_module(compiled, ctx);
+  return run_sample(s, c, compiled, module, opts);
+}
+
+RunReport run_sample(const Sample& s, const Config& c, const Compiled& compiled, const rt::Module& module,
+                     const RunOptions& opts) {
   const LaunchPlan plan = plan_launch(s, c, compiled, module);
   rt::LaunchConfig lc = plan.config;
 

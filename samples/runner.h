@@ -20,9 +20,19 @@ namespace tj::samples {
 // whose location is the spec field ("spec: cluster") when no source line applies.
 void check_sample_config(const Sample& s, const Config& c);
 
+// Where compile_sample's time goes, in seconds: what a user waits for before a launch,
+// with module loading (load_module) on top.
+struct CompileTimes {
+  double build = 0;    // the sample's config checks and the DSL building the IR
+  double lower = 0;    // verification passes, rewrites and CUDA emission
+  double compile = 0;  // NVRTC, or the disk-cache lookup on a hit (result.from_cache)
+  double total() const { return build + lower + compile; }
+};
+
 struct Compiled {
   codegen::Lowered lowered;
   rt::CompileResult result;
+  CompileTimes times;
 };
 
 // The NVRTC request for lowered code: the source plus the embedded prelude.
@@ -64,7 +74,13 @@ struct RunReport {
   double tflops() const { return timing.median_ms > 0 ? flops_per_launch / (timing.median_ms * 1e9) : 0; }
 };
 
-// Loads `compiled` on ctx's device, launches once and checks the result, then times.
+// Loads the compiled kernel on ctx's device; `seconds`, when given, receives the time it took.
+rt::Module load_module(const Compiled& compiled, const rt::Context& ctx, double* seconds = nullptr);
+
+// Launches `module` (loaded from `compiled`) once and checks the result, then times.
+RunReport run_sample(const Sample& s, const Config& c, const Compiled& compiled, const rt::Module& module,
+                     const RunOptions& opts);
+// The same, loading the module first.
 RunReport run_sample(const Sample& s, const Config& c, const Compiled& compiled, const rt::Context& ctx,
                      const RunOptions& opts);
 

@@ -3,6 +3,7 @@
 #include "dsl/ir/ir.h"
 #include "samples/cluster_reduce.h"
 #include "samples/dsmem_ring.h"
+#include "samples/fault_injection.h"
 #include "samples/gemm.h"
 #include "samples/tma_copy.h"
 #include "samples/tma_multicast.h"
@@ -32,7 +33,8 @@ const std::vector<const Sample*>& all_samples() {
   static const TmaMulticast multicast;
   static const TmaCopy copy;
   static const Gemm gemm;
-  static const std::vector<const Sample*> all = {&ring, &reduce, &multicast, &copy, &gemm, &global_ring};
+  static const FaultInjection fault;  // test only: faults and hangs on purpose
+  static const std::vector<const Sample*> all = {&ring, &reduce, &multicast, &copy, &gemm, &global_ring, &fault};
   return all;
 }
 

@@ -28,7 +28,7 @@ string(REPEAT "${kib}" 2048 two_mib)
 file(WRITE "${GEN}/big_2mib.json" "{\"kernel\": \"dsmem_ring\", \"description\": \"${two_mib}\"}\n")
 
 # Mode 000. Its content is a bad spec too, so even where the read succeeds (root) the case
-# cannot pass by accident; run_case.cmake skips it visibly as root.
+# cannot pass by accident; run_case.cmake reads it as uid 65534 when running as root.
 file(WRITE "${GEN}/unreadable.json" "{\"kernel\": \"dsmem_ring\", \"cluster\": 0}\n")
 execute_process(COMMAND chmod 000 "${GEN}/unreadable.json" COMMAND_ERROR_IS_FATAL ANY)
 

@@ -1,13 +1,13 @@
 # Runs one case of cases.txt through the real tilejit binary and checks it.
 #
 #   cmake -DTILEJIT=<tilejit> -DCASES=<cases.txt> -DCASE=<name> -DBAD=<bad_specs dir>
-#         -DGOOD=<good_specs dir> -DSAMPLES=<samples/specs dir> -DGEN=<generated inputs dir>
-#         -DWORK=<scratch dir> -P run_case.cmake
+#         -DGOOD=<good_specs dir> -DSAMPLES=<samples/specs dir> -DGPU_SPECS=<tests/gpu/specs>
+#         -DGEN=<generated inputs dir> -DWORK=<scratch dir> -P run_case.cmake
 #
 # WORK is emptied first; the binary runs in WORK/cwd, and @OUT@ is WORK/out.
 cmake_minimum_required(VERSION 3.24)
 
-foreach(var TILEJIT CASES CASE BAD GOOD SAMPLES GEN WORK)
+foreach(var TILEJIT CASES CASE BAD GOOD SAMPLES GPU_SPECS GEN WORK)
   if(NOT DEFINED ${var} OR "${${var}}" STREQUAL "")
     message(FATAL_ERROR "run_case.cmake: -D${var}=... is required")
   endif()
@@ -57,25 +57,36 @@ foreach(i 1 3 4 6)
   string(REPLACE "@BAD@" "${BAD}" field${i} "${field${i}}")
   string(REPLACE "@GOOD@" "${GOOD}" field${i} "${field${i}}")
   string(REPLACE "@SAMPLES@" "${SAMPLES}" field${i} "${field${i}}")
+  string(REPLACE "@GPU_SPECS@" "${GPU_SPECS}" field${i} "${field${i}}")
   string(REPLACE "@GEN@" "${GEN}" field${i} "${field${i}}")
   string(REPLACE "@OUT@" "${OUT}" field${i} "${field${i}}")
 endforeach()
-# Conditions, separated by spaces: "nonroot" (skipped, visibly, when running as root: root
-# reads a mode-000 file), "sample:NAME" (skipped, visibly, when `tilejit list` does not show
-# that sample), "env:NAME=VALUE" (set for the command), "mkdir:PATH" (a folder
-# made before the run), "knownbug" (a bug in code this test may not fix, described in
+# Conditions, separated by spaces: "unprivileged" (run as uid/gid 65534 through setpriv
+# when running as root, which reads a mode-000 file; skipped, visibly, without setpriv),
+# "sample:NAME" (skipped, visibly, when `tilejit list` does not show that sample),
+# "env:NAME=VALUE" (set for the command), "mkdir:PATH" (a folder
+# made before the run), "gpu" (needs a GPU: without one `tilejit run` exits 3 and the case
+# reports itself skipped), "knownbug" (a bug in code this test may not fix, described in
 # cases.txt: a failure reports the test skipped).
 separate_arguments(conditions UNIX_COMMAND "${field6}")
 set(env_args "")
+set(drop_privileges "")
 set(known_bug FALSE)
+set(needs_gpu FALSE)
 foreach(cond IN LISTS conditions)
   if(cond STREQUAL "knownbug")
     set(known_bug TRUE)
-  elseif(cond STREQUAL "nonroot")
+  elseif(cond STREQUAL "gpu")
+    set(needs_gpu TRUE)
+  elseif(cond STREQUAL "unprivileged")
     execute_process(COMMAND id -u OUTPUT_VARIABLE uid OUTPUT_STRIP_TRAILING_WHITESPACE)
     if(uid STREQUAL "0")
-      message(STATUS "SKIPPED: case '${CASE}' needs a non-root user (root reads a mode-000 file)")
-      return()
+      find_program(SETPRIV setpriv)
+      if(NOT SETPRIV)
+        message(STATUS "SKIPPED: case '${CASE}' needs a non-root user and setpriv is missing")
+        return()
+      endif()
+      set(drop_privileges ${SETPRIV} --reuid=65534 --regid=65534 --clear-groups --)
     endif()
   elseif(cond MATCHES "^sample:(.+)$")
     set(needed "${CMAKE_MATCH_1}")
@@ -98,7 +109,7 @@ set(cmdline "${field1}")
 separate_arguments(args UNIX_COMMAND "${cmdline}")
 # Through `cmake -E env` only when needed: run directly, a signal shows in rc as its name.
 # Each argument is quoted on its own, so that "" on a case's line is an empty argument.
-set(command "")
+set(command ${drop_privileges})
 if(env_args)
   list(APPEND command ${CMAKE_COMMAND} -E env ${env_args} --)
 endif()
@@ -113,6 +124,10 @@ cmake_language(EVAL CODE "execute_process(COMMAND ${quoted}
   WORKING_DIRECTORY \"${WORK}/cwd\" RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)")
 set(report "tilejit ${cmdline}\nexit: ${rc}\n--- stdout ---\n${out}--- stderr ---\n${err}--------------")
 
+if(needs_gpu AND rc STREQUAL "3" AND out MATCHES "launch    not run: no GPU here")
+  message(STATUS "SKIPPED: case '${CASE}' needs a GPU\n${report}")
+  return()
+endif()
 if(expected_rc STREQUAL "3" AND rc STREQUAL "0")
   message(STATUS "SKIPPED: this case expects no GPU, and the command ran on one\n${report}")
   return()

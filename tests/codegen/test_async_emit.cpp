@@ -212,7 +212,7 @@ TEST_CASE("debug_hangs emits guarded waits naming the barrier, and changes the s
   CHECK(contains(r.ptx, "mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64"));
 }
 
-TEST_CASE("tensor maps are const __grid_constant__ parameters; every TMA statement calls its wrapper",
+TEST_CASE("tensor maps are const __grid_constant__ parameters and every TMA statement calls its wrapper",
           "[codegen][emit][tma]") {
   KernelBuilder k("tma_kinds");
   k.threads(128).cluster(2);

@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include "tests/codegen/codegen_test_support.h"
+#include "tests/codegen/tx_text.h"
 
 #include <functional>
 #include <optional>
@@ -49,24 +50,10 @@ std::string lowered_cuda(const ir::Kernel& k, const Target& t = Target::sm90a())
 
 bool contains(const std::string& s, const std::string& what) { return s.find(what) != std::string::npos; }
 
-// A 32 x 64 f32 box: 8192 bytes.
-constexpr uint32_t kBox = 32 * 64 * 4;
-
-const char* kGuardFix =
-    "announce box bytes x copies x multicast senders into this CTA; a copy issued by every thread is issued 128 "
-    "times: guard it with if_(thread_idx_x() == 0, ...)";
-const char* kMissingFix = "announce exactly the bytes that land in this CTA per phase, or add the missing copies";
-
 // "transaction bytes of barrier 'full' do not match in CTA rank R: ..." as verify_transactions writes it.
-// Barriers are accounted one by one: a constant index names the barrier ("full[0]").
 std::string tx_message(unsigned rank, uint64_t announced, unsigned expect_line, uint64_t delivered, unsigned copy_line,
                        const std::string& barrier = "full[0]") {
-  std::string m = "transaction bytes of barrier '" + barrier + "' do not match in CTA rank " + std::to_string(rank) + ": " +
-                  std::to_string(announced) + " bytes announced with expect_tx";
-  if (expect_line) m += " (arrive_expect_tx at " + at(expect_line) + ")";
-  m += ", " + std::to_string(delivered) + " bytes delivered by the copies completing on it";
-  if (copy_line) m += " (first copy at " + at(copy_line) + ")";
-  return m;
+  return tx_text(kFile, rank, announced, expect_line, delivered, copy_line, barrier);
 }
 
 // A cluster of `n` where every CTA announces one box and rank 0 multicasts it with `mask`
@@ -880,32 +867,6 @@ TEST_CASE("bulk_copy_to_peer and st_async bytes count for the receiving CTA", "[
   std::vector<Diagnostic> d0 = lower_errors(build(0, 768, &l_expect, &l_copy));
   REQUIRE(d0.size() == 1);
   CHECK(d0[0].str() == diag(l_expect, tx_message(0, 768, l_expect, 0, l_copy), kMissingFix));
-}
-
-TEST_CASE("a guard on a kernel parameter is not checked", "[codegen][verify][transactions]") {
-  KernelBuilder k("tx_param_guard");
-  auto n = k.param<int32_t>("n");
-  TensorMap t = k.tensor_map<float>("t", {32, 64});
-  auto tile = k.shared<float>("tile", 2048);
-  auto full = k.mbarriers("full", 1, 1);
-  // 4096 != 8192, but whether the expect runs depends on n: nothing to prove.
-  if_(thread_idx_x() == 0 && n > 0, [&] { arrive_expect_tx(full[0], u32(4096)); });
-  if_(thread_idx_x() == 0, [&] { tma_load(tile[0], t, {0, 0}, full[0]); });
-  wait(full[0]);
-  CHECK(lower_errors(k.build()).empty());
-
-  // The same for an announced size that is a parameter.
-  KernelBuilder k2("tx_param_bytes");
-  auto bytes = k2.param<uint32_t>("bytes");
-  TensorMap t2 = k2.tensor_map<float>("t", {32, 64});
-  auto tile2 = k2.shared<float>("tile", 2048);
-  auto full2 = k2.mbarriers("full", 1, 1);
-  if_(thread_idx_x() == 0, [&] {
-    arrive_expect_tx(full2[0], bytes);
-    tma_load(tile2[0], t2, {0, 0}, full2[0]);
-  });
-  wait(full2[0]);
-  CHECK(lower_errors(k2.build()).empty());
 }
 
 TEST_CASE("a loop body is its own phase", "[codegen][verify][transactions]") {

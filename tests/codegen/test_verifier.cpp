@@ -64,7 +64,7 @@ TEST_CASE("a cluster of 9 CTAs needs allow_non_portable_cluster()", "[codegen][v
   CHECK(d3[0].message == "cluster shape (3,3,1) has 9 CTAs, more than the portable 8");
 }
 
-TEST_CASE("clusters of 9..16 CTAs lower once opted in; 8 needs no opt-in", "[codegen][verify][cluster]") {
+TEST_CASE("clusters of 9..16 CTAs lower once opted in, and 8 needs no opt-in", "[codegen][verify][cluster]") {
   codegen::Lowered l9 = codegen::lower(cluster_kernel(9, 1, 1, true), Target::sm90a());
   CHECK(l9.cuda.find("// block (128,1,1), cluster (9,1,1)\n") != std::string::npos);
   CHECK(l9.kernel.non_portable_cluster);
@@ -183,7 +183,7 @@ TEST_CASE("exactly 232448 bytes of shared memory fit", "[codegen][verify][smem]"
         "232448 bytes (227 KiB) (largest buffer: 'big', 232448 bytes (227 KiB))");
 }
 
-TEST_CASE("static shared memory over 48 KiB is refused; exactly 48 KiB fits", "[codegen][verify][smem]") {
+TEST_CASE("static shared memory over 48 KiB is refused, and exactly 48 KiB fits", "[codegen][verify][smem]") {
   KernelBuilder k("static_over");
   auto a = k.shared<float>("a", 12289); const unsigned line = __LINE__;
   a[0] = 1.0f;

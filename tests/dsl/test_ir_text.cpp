@@ -191,7 +191,7 @@ TEST_CASE("cast to the same type adds no node", "[dsl][ir]") {
   CHECK(ir::to_string(cast<int64_t>(v).expr()) == "i64(5)");
 }
 
-TEST_CASE("special registers print as their PTX names; the cluster ones are marked", "[dsl][ir]") {
+TEST_CASE("special registers print as their PTX names, the cluster ones marked", "[dsl][ir]") {
   struct Row {
     i32 reg;
     const char* ptx;

@@ -106,8 +106,9 @@ TEST_CASE("a store through a Ref copied from another Ref keeps the line of the a
 
 // Assigning one Var to another (`b = a`) takes Var::operator=(const Var&), which
 // records the Assign with an empty Loc: the generated CUDA then says
-// "Assign at <unknown>" for it.
-TEST_CASE("assigning a Var to a Var records the line of the assignment", "[dsl][loc][!mayfail]") {
+// "Assign at <unknown>" for it. A known gap: [!shouldfail] makes Catch2 report it as
+// "failed as expected" (CTest shows it Skipped, never Passed) and fail once it passes.
+TEST_CASE("assigning a Var to a Var records the line of the assignment", "[dsl][loc][!shouldfail]") {
   KernelBuilder k("loc_var");
   auto a = var(i32(1), "a");
   auto b = var(i32(2), "b");

@@ -57,6 +57,19 @@ TEST_CASE("cluster_reduce with other block sizes and slice lengths [gpu]", "[gpu
   CHECK(r.check.ok);
 }
 
+// Up to 2^24 inputs per cluster the sums are exact (tolerance 0, the cases above); past
+// it, uniform inputs within the worst-case f32 bound (samples/cluster_reduce.h).
+TEST_CASE("cluster_reduce's check: exact, and past 2^24 inputs per cluster the f32 bound [gpu]", "[gpu][dsmem]") {
+  auto exact = run("cluster_reduce", 4, 33, 256, {{"elems", 65536}}, 7);
+  INFO(exact.check.detail);
+  CHECK(exact.check.ok);
+  CHECK(exact.check.detail.find("exactly (inputs k 2^-6, |k| <= 64") != std::string::npos);
+  auto bounded = run("cluster_reduce", 16, 1, 256, {{"elems", int64_t(1) << 21}}, 8);
+  INFO(bounded.check.detail);
+  CHECK(bounded.check.ok);
+  CHECK(bounded.check.detail.find("x sum|x| (f32 rounding, worst case)") != std::string::npos);
+}
+
 TEST_CASE("timing reports positive, ordered figures [gpu]", "[gpu]") {
   auto r = run("dsmem_ring", 2, 66, 256, {{"elems", 8192}, {"rounds", 4}, {"vector", 4}}, 3, 10);
   CHECK(r.check.ok);

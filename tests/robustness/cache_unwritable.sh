@@ -10,15 +10,14 @@ grep -q "compile cache disabled" "$WORK/under-file.err" || fail "the warning doe
 ! is_hit under-file || fail "a hit without a cache"
 [ ! -e "$WORK/regular_file/cache" ] && [ -f "$WORK/regular_file" ] || fail "the regular file was touched"
 
-# Read-only (mode 0500). Root writes anyway, so this half runs only for other users.
-if [ "$(id -u)" != 0 ]; then
-  mkdir -m 0500 "$WORK/readonly"
-  compile readonly TILEJIT_CACHE_DIR="$WORK/readonly"
-  chmod 0700 "$WORK/readonly"
-  expect_ok readonly
-  [ "$(warnings readonly)" = 1 ] || fail "read-only: expected one warning, got: $(cat "$WORK/readonly.err")"
-  [ -z "$(ls -A "$WORK/readonly")" ] || fail "read-only: something was written: $(ls -A "$WORK/readonly")"
-else
-  echo "note: running as root, the read-only-folder half is skipped (root writes anyway)"
-fi
+# Read-only (mode 0500). Root writes anyway, so the compile runs as an unprivileged user.
+mkdir -m 0500 "$WORK/readonly"
+mkdir "$WORK/out-readonly"
+give_away "$WORK/readonly" "$WORK/out-readonly"
+AS=unprivileged compile readonly TILEJIT_CACHE_DIR="$WORK/readonly"
+chmod 0700 "$WORK/readonly"
+expect_ok readonly
+[ "$(warnings readonly)" = 1 ] || fail "read-only: expected one warning, got: $(cat "$WORK/readonly.err")"
+grep -q "compile cache disabled" "$WORK/readonly.err" || fail "read-only: the warning does not say the cache is disabled"
+[ -z "$(ls -A "$WORK/readonly")" ] || fail "read-only: something was written: $(ls -A "$WORK/readonly")"
 echo "PASS: an unusable cache folder means no cache, one warning, exit 0"

@@ -2,11 +2,18 @@
 // and a tiny kernel with an in-memory header.
 #pragma once
 
+#include <grp.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
+#include <functional>
 #include <optional>
 #include <string>
-#include <unistd.h>
+#include <vector>
 
 #include <llvm/ADT/SmallString.h>
 #include <llvm/Support/FileSystem.h>
@@ -109,6 +116,63 @@ extern "C" __global__ void add_magic(int* out, int n) {
   request.headers = {{"tilejit/test_magic.cuh", kMagicHeader}};
   request.arch = arch;
   return request;
+}
+
+// What a body run by as_unprivileged() returned, or why it could not run.
+struct Unprivileged {
+  bool ran = false;    // false: the body did not run; `report` says why
+  std::string report;  // the body's return value when it ran
+};
+
+// Runs `body` in a child process as a user that file permissions apply to: uid and
+// gid 65534 (nobody) when this process is root, which ignores permission bits (a
+// check of them would pass without testing anything); this process's own user
+// otherwise. Each path in `hand_over` is given to that user first. The body must
+// not use Catch2 assertions (it runs in the child): it returns a short report that
+// the test checks.
+inline Unprivileged as_unprivileged(const std::vector<std::string>& hand_over, const std::function<std::string()>& body) {
+  const bool root = geteuid() == 0;
+  constexpr uid_t kNobody = 65534;
+  for (const std::string& p : hand_over)
+    if (root && ::chown(p.c_str(), kNobody, kNobody) != 0)
+      return {false, "cannot hand " + p + " to uid 65534: " + std::strerror(errno)};
+  int fds[2];
+  if (::pipe(fds) != 0) return {false, std::string("pipe: ") + std::strerror(errno)};
+  std::fflush(nullptr);
+  const pid_t pid = ::fork();
+  if (pid < 0) return {false, std::string("fork: ") + std::strerror(errno)};
+  if (pid == 0) {
+    ::close(fds[0]);
+    std::string out;
+    if (root && (::setgroups(0, nullptr) != 0 || ::setgid(kNobody) != 0 || ::setuid(kNobody) != 0 || ::geteuid() != kNobody))
+      out = std::string("\x01" "cannot drop root privileges: ") + std::strerror(errno);
+    else
+      out = body();
+    for (size_t done = 0; done < out.size();) {
+      ssize_t n = ::write(fds[1], out.data() + done, out.size() - done);
+      if (n <= 0) break;
+      done += size_t(n);
+    }
+    ::_exit(0);
+  }
+  ::close(fds[1]);
+  std::string out;
+  char buf[4096];
+  for (ssize_t n; (n = ::read(fds[0], buf, sizeof buf)) > 0;) out.append(buf, size_t(n));
+  ::close(fds[0]);
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+    return {false, "the unprivileged child died (status " + std::to_string(status) + "): " + out};
+  if (!out.empty() && out[0] == '\x01') return {false, out.substr(1)};
+  return {true, out};
+}
+
+// Reports a test as skipped: CTest's SKIP_REGULAR_EXPRESSION for the CPU tests
+// matches "SKIPPED: " and shows the test as Skipped, never Passed.
+inline void report_skipped(const std::string& why) {
+  std::printf("SKIPPED: %s\n", why.c_str());
+  std::fflush(stdout);
 }
 
 inline bool contains(const std::string& haystack, const std::string& needle) {

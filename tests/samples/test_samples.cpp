@@ -9,6 +9,7 @@
 #include "codegen/prelude.h"
 #include "dsl/diagnostic.h"
 #include "dsl/ir/printer.h"
+#include "samples/cluster_reduce.h"
 #include "samples/dsmem_ring.h"
 #include "samples/runner.h"
 #include "samples/sample.h"
@@ -208,6 +209,27 @@ TEST_CASE("cluster_reduce's config rules", "[samples][cluster_reduce][config]") 
         std::vector<std::pair<std::string, std::string>>{
             {"cluster", "cluster_reduce takes a 1-D cluster [n, 1, 1]"},
             {"clusters", "cluster_reduce takes a 1-D grid of clusters"}});
+}
+
+TEST_CASE("cluster_reduce's check is exact up to 2^24 inputs per cluster, then the f32 worst case",
+          "[samples][cluster_reduce]") {
+  const samples::Sample& reduce = sample("cluster_reduce");
+  // The default spec: 4 x 65536 = 2^18 inputs, each k/64 with 1 <= |k| <= 64: every partial
+  // sum is a multiple of 2^-6 below 2^24 * 2^-6, so f32 sums exactly (before: 1e-5 x sum|x|).
+  samples::ReduceInputs spec = samples::reduce_inputs(config(reduce, 4, 33, 256, {{"elems", 65536}}));
+  CHECK(spec.max_units == 64);
+  CHECK(spec.scale_log2 == 6);
+  CHECK(spec.relative_bound == 0);
+  CHECK(64.0 * (4 * 65536) * std::ldexp(1.0, -6) <= std::ldexp(1.0, 24 - 6));
+  // 2^24 inputs: k = +-1, still exact.
+  samples::ReduceInputs edge = samples::reduce_inputs(config(reduce, 16, 1, 1024, {{"elems", 1 << 20}}));
+  CHECK(edge.max_units == 1);
+  CHECK(edge.scale_log2 == 0);
+  // 2^25 inputs: uniform, within gamma(h) sum|x|, h = 2^25 / 16 / 1024 + log2(1024) + 16 = 2074.
+  samples::ReduceInputs big = samples::reduce_inputs(config(reduce, 16, 1, 1024, {{"elems", 1 << 21}}));
+  CHECK(big.max_units == 0);
+  const double u = std::ldexp(1.0, -24);
+  CHECK(big.relative_bound == Approx(2074 * u / (1 - 2074 * u) + std::ldexp(1.0, 25 - 53)).epsilon(1e-12));
 }
 
 TEST_CASE("check_sample_config turns problems into one UserError", "[samples][config]") {

@@ -1,0 +1,24 @@
+// Which threads see the same value of an expression: all threads of the cluster,
+// all threads of one CTA, or possibly each thread its own. Used by checks that treat
+// a condition they cannot evaluate as one unknown truth value (transaction accounting).
+#pragma once
+
+#include <map>
+#include <string>
+
+#include "dsl/ir/kernel.h"
+
+namespace tj::codegen {
+
+// Ordered: a combination of values is as uniform as its least uniform part.
+enum class Uniform { Cluster, Cta, Thread };
+
+// The loop indices in scope and how uniform each is (as uniform as its bounds).
+using LoopScope = std::map<std::string, Uniform>;
+
+// Kernel parameters and constants are the same for the whole cluster; %ctaid and the
+// rank in the cluster per CTA; %tid, %laneid, loads and local variables are taken to
+// differ between threads (a local may be assigned anything).
+Uniform uniformity(const ir::Expr& e, const ir::Kernel& k, const LoopScope& loops);
+
+}  // namespace tj::codegen

@@ -1,0 +1,52 @@
+# Checks that the Catch2 binary's test cases and the CTest tests named PREFIX<case> are
+# the same set: no case lost, none split in two, none counted twice.
+#   cmake -DBINARY=<catch2 binary> -DBUILD=<build dir> -DCTEST=<ctest> -DPREFIX=cpu: -P catch_cases_match.cmake
+cmake_minimum_required(VERSION 3.24)
+
+execute_process(COMMAND ${BINARY} --list-test-names-only OUTPUT_VARIABLE listed RESULT_VARIABLE rc)
+if(rc LESS 0 OR rc STREQUAL "")
+  message(FATAL_ERROR "${BINARY} --list-test-names-only failed: ${rc}")
+endif()
+# A ';' would make CMake split the name just as catch_discover_tests does: refuse it first.
+string(FIND "${listed}" ";" semicolon)
+if(NOT semicolon EQUAL -1)
+  string(REGEX MATCH "[^\n]*;[^\n]*" name "${listed}")
+  message(FATAL_ERROR "a Catch2 test case name contains ';' (CTest would split it in two): ${name}")
+endif()
+# Brackets and backslashes would change how CMake splits a list: spell them out on both sides.
+macro(plain var)
+  string(REPLACE "\\" "<bs>" ${var} "${${var}}")
+  string(REPLACE "[" "<lb>" ${var} "${${var}}")
+  string(REPLACE "]" "<rb>" ${var} "${${var}}")
+endmacro()
+plain(listed)
+string(REGEX REPLACE "\n$" "" listed "${listed}")
+string(REPLACE "\n" ";" cases "${listed}")
+list(LENGTH cases ncases)
+
+execute_process(COMMAND ${CTEST} --test-dir ${BUILD} -N OUTPUT_VARIABLE ctest_out RESULT_VARIABLE rc)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "ctest -N failed (${rc}): ${ctest_out}")
+endif()
+plain(ctest_out)
+string(REGEX MATCHALL "Test +#[0-9]+: ${PREFIX}[^\n]*" lines "${ctest_out}")
+set(tests "")
+foreach(line IN LISTS lines)
+  string(REGEX REPLACE "^Test +#[0-9]+: ${PREFIX}" "" name "${line}")
+  list(APPEND tests "${name}")
+endforeach()
+list(LENGTH tests ntests)
+
+set(missing ${cases})
+list(REMOVE_ITEM missing ${tests})
+set(extra ${tests})
+list(REMOVE_ITEM extra ${cases})
+list(REMOVE_DUPLICATES tests)
+list(LENGTH tests nunique)
+if(missing OR extra OR NOT ncases EQUAL ntests OR NOT nunique EQUAL ntests)
+  list(JOIN missing "\n  " missing_text)
+  list(JOIN extra "\n  " extra_text)
+  message(FATAL_ERROR "${ncases} Catch2 test cases but ${ntests} CTest tests named ${PREFIX}*\n"
+                      "cases without a CTest test:\n  ${missing_text}\nCTest tests that are no case:\n  ${extra_text}")
+endif()
+message(STATUS "${ncases} Catch2 test cases = ${ntests} CTest tests named ${PREFIX}*")

@@ -1,0 +1,63 @@
+// The transaction accounting of every sample spec, pinned: which barriers are verified,
+// and which are not and why (what `tilejit compile` prints as "tx check" lines). A new
+// spec, or a barrier that stops being verified, fails here until this list says so.
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <map>
+
+#include "cli/spec.h"
+#include "codegen/lower.h"
+#include "samples/runner.h"
+
+using namespace tj;
+
+namespace {
+
+// Every spec a sample ships with, and the test-only ones for the GPU session.
+const std::vector<std::string> kSpecDirs = {"samples/specs", "tests/gpu/specs"};
+
+const std::map<std::string, std::vector<std::string>> kPinned = {
+    {"cluster_reduce.json", {}},
+    {"dsmem_ring.json", {}},
+    {"fault_none.json", {}},
+    {"fault_null_store.json", {}},
+    {"fault_hang.json", {}},
+    // Both GEMM barriers, multicast across the cluster included (the spec's cluster is 2x1).
+    {"gemm.json",
+     {"barrier 'full' in the loop at gemm_kernel.cpp:146: verified",
+      "barrier 'c_full' in the loop at gemm_kernel.cpp:157: verified"}},
+    // The one-thread copy: both loops' loads sit under `tile < ntiles` with their
+    // arrive_expect_tx (unchecked before: the guard cannot be evaluated).
+    {"tma_copy.json",
+     {"barrier 'full' in the loop at tma_copy.cpp:92: verified",
+      "barrier 'full' in the loop at tma_copy.cpp:94: verified"}},
+    {"tma_copy_ws.json", {"barrier 'pipe_full' in the loop at tma_copy.cpp:59: verified"}},
+    {"tma_multicast.json", {"barrier 'full[0]' in the kernel body: verified"}},
+    {"tma_multicast_unicast.json", {"barrier 'full[0]' in the kernel body: verified"}},
+};
+
+std::vector<std::string> checks_of(const std::string& path) {
+  cli::Spec spec = cli::load_spec(path);
+  samples::check_sample_config(*spec.sample, spec.config);
+  codegen::Lowered lowered = codegen::lower(spec.sample->build(spec.config), codegen::Target::sm90a());
+  std::vector<std::string> out;
+  for (const codegen::TransactionCheck& c : lowered.transactions) out.push_back(codegen::to_string(c));
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("every sample spec's transaction accounting is pinned", "[samples][transactions]") {
+  std::map<std::string, std::string> found;  // file name -> path
+  for (const std::string& dir : kSpecDirs)
+    for (const auto& entry : std::filesystem::directory_iterator(std::string(TILEJIT_SOURCE_DIR) + "/" + dir))
+      if (entry.path().extension() == ".json") found[entry.path().filename().string()] = entry.path().string();
+  for (const auto& [name, path] : found) {
+    INFO(path);
+    auto pinned = kPinned.find(name);
+    REQUIRE(pinned != kPinned.end());  // a new spec: add its list above
+    CHECK(checks_of(path) == pinned->second);
+  }
+  CHECK(found.size() == kPinned.size());
+}
