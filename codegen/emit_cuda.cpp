@@ -246,7 +246,7 @@ class StmtEmitter {
       line("tj::mbar_wait_guarded(" + slot(n.bar, n.index) + ", " + parity + ", \"" + b->name + "\", " + idx + ", " +
            std::to_string(opts_.hang_guard_ns) + "ull);");
     else
-      line("tj::mbar_wait(" + slot(n.bar, n.index) + ", " + parity + ");");
+      line(std::string(n.cta_scope ? "tj::mbar_wait_cta(" : "tj::mbar_wait(") + slot(n.bar, n.index) + ", " + parity + ");");
     line(phase + " ^= 1u << " + idx + ";");
   }
   void node(const TmaLoad& n) {

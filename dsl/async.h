@@ -32,6 +32,10 @@ void arrive_relaxed(const BarrierRef& bar, SrcLoc loc = SrcLoc::current());
 void arrive_expect_tx(const BarrierRef& bar, const u32& bytes, SrcLoc loc = SrcLoc::current());
 // Wait until the barrier's current phase completes, then move to the next phase.
 void wait(const BarrierRef& bar, SrcLoc loc = SrcLoc::current());
+// The same with a CTA-scope acquire: for phases completed by TMA loads (multicast
+// included) and arrivals that publish no data (arrive_relaxed); not for a peer's
+// DSMEM stores, which only a cluster-scope acquire makes visible.
+void wait_local(const BarrierRef& bar, SrcLoc loc = SrcLoc::current());
 
 // One box of `map` at `coords` (innermost first, in elements) into dst and the
 // following bytes; completes on `bar` with the box's bytes.

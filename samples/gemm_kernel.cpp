@@ -124,7 +124,7 @@ struct GemmKernel {
           arrive_expect_tx(c_full[wg], u32(tile_load_bytes(cmap)));
           tma_load_tile(out, cmap, tm * bm, col0, c_full[wg]);
         });
-        wait(c_full[wg]);
+        wait_local(c_full[wg]);
       }).else_([&] { warpgroup_sync(wg); });
       // One epilogue for both cases (it reads C only when beta != 0): half the code to compile.
       store_accumulator(out, acc, Columns{ch * chunk_cols, chunk_cols}, alpha, beta, out);
@@ -145,7 +145,7 @@ void warp_specialized(GemmKernel& g) {
       for_each_tile(g.schedule, g.tiles_m, g.tiles_n, [&](i32 tm, i32 tn) {
         for_(0, g.kblocks, [&](i32 kb) {
           i32 st = it % g.stages;
-          if_(it >= g.stages, [&] { wait(g.empty[st]); });
+          if_(it >= g.stages, [&] { wait_local(g.empty[st]); });
           g.load(st, tm, tn, kb);
           it = it + 1;
         });
@@ -157,7 +157,7 @@ void warp_specialized(GemmKernel& g) {
     for_each_tile(g.schedule, g.tiles_m, g.tiles_n, [&](i32 tm, i32 tn) {
       for_(0, g.kblocks, [&](i32 kb) {
         i32 st = it % g.stages;
-        wait(g.full[st]);
+        wait_local(g.full[st]);
         mma(g.acc, stage(g.a, st).rows(wg * g.rows_per_mma), stage(g.b, st), kb > 0);
         // Keep one MMA group in flight; the one before it has finished reading its stage.
         mma_wait(1);
@@ -184,7 +184,7 @@ void one_warpgroup(GemmKernel& g) {
         // The stage refilled here was read by the MMA of k-block kb - 1, already waited for.
         if_(leader && kb + ahead < g.kblocks, [&] { g.load((it + kb + ahead) % g.stages, tm, tn, kb + ahead); });
         i32 st = (it + kb) % g.stages;
-        wait(g.full[st]);
+        wait_local(g.full[st]);
         mma(g.acc, stage(g.a, st), stage(g.b, st), kb > 0);
         mma_wait(0);
       });

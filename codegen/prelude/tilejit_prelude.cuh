@@ -232,6 +232,21 @@ TJ_DEVICE void mbar_wait(mbarrier* bar, u32 parity) {
   while (!mbar_try_wait(bar, parity)) {
   }
 }
+// The same with a CTA-scope acquire (wait_local): TMA bytes, multicast ones too,
+// are visible once the phase completes; peers' DSMEM stores would not be.
+TJ_DEVICE bool mbar_try_wait_cta(mbarrier* bar, u32 parity) {
+  u32 done;
+  asm volatile(
+      "{ .reg .pred p; mbarrier.try_wait.parity.acquire.cta.shared::cta.b64 p, [%1], %2; selp.u32 %0, 1, 0, p; }"
+      : "=r"(done)
+      : "r"(smem_addr(bar)), "r"(parity)
+      : "memory");
+  return done != 0;
+}
+TJ_DEVICE void mbar_wait_cta(mbarrier* bar, u32 parity) {
+  while (!mbar_try_wait_cta(bar, parity)) {
+  }
+}
 TJ_DEVICE u64 global_timer_ns() {
   u64 t;
   asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));

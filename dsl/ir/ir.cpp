@@ -334,12 +334,12 @@ Stmt MbarrierArrive::make(Expr bar, Expr index, Expr tx, Loc loc, MemoryOrder or
   return std::make_shared<MbarrierArrive>(std::move(bar), std::move(index), std::move(tx), std::move(loc), order);
 }
 
-Stmt MbarrierWait::make(Expr bar, Expr index, Loc loc) {
+Stmt MbarrierWait::make(Expr bar, Expr index, Loc loc, bool cta_scope) {
   // Space::Cluster is let through: waiting on a peer's barrier is a user error
   // the verifier reports with the user's line.
   require_ptr(bar, "MbarrierWait", "bar", Scalar::MBarrier, {Space::Shared, Space::Cluster});
   require_index(index, "MbarrierWait");
-  return std::make_shared<MbarrierWait>(std::move(bar), std::move(index), std::move(loc));
+  return std::make_shared<MbarrierWait>(std::move(bar), std::move(index), std::move(loc), cta_scope);
 }
 
 Stmt TmaLoad::make(Expr tmap, std::vector<Expr> coords, Expr dst, Expr dst_index, Expr bar, Expr bar_index, Expr mask,

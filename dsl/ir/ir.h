@@ -324,11 +324,16 @@ struct MbarrierArrive final : StmtNode {
 
 // Wait until the barrier's current phase completes. Codegen keeps each
 // thread's phase bit per barrier, so users never handle parity.
+// cta_scope: acquire at CTA scope only. Enough when the phase is completed by
+// TMA (multicast included: the bytes are visible when the phase completes) and
+// by arrivals that publish nothing; a peer's DSMEM stores need the cluster scope.
 struct MbarrierWait final : StmtNode {
   static constexpr StmtKind static_kind = StmtKind::MbarrierWait;
   const Expr bar, index;
-  static Stmt make(Expr bar, Expr index, Loc loc);
-  MbarrierWait(Expr b, Expr i, Loc l) : StmtNode(static_kind, std::move(l)), bar(std::move(b)), index(std::move(i)) {}
+  const bool cta_scope;
+  static Stmt make(Expr bar, Expr index, Loc loc, bool cta_scope = false);
+  MbarrierWait(Expr b, Expr i, Loc l, bool c)
+      : StmtNode(static_kind, std::move(l)), bar(std::move(b)), index(std::move(i)), cta_scope(c) {}
 };
 
 // One TMA box of `tmap` at `coords` (innermost first) into dst[dst_index...],

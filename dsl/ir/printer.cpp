@@ -107,7 +107,9 @@ struct StmtText {
     if (n.tx) return line("arrive_expect_tx(" + slot(n.bar, n.index) + ", " + to_string(n.tx) + ")", n.loc);
     return line(std::string(n.order == MemoryOrder::Relaxed ? "arrive_relaxed(" : "arrive(") + slot(n.bar, n.index) + ")", n.loc);
   }
-  std::string operator()(const MbarrierWait& n) const { return line("wait(" + slot(n.bar, n.index) + ")", n.loc); }
+  std::string operator()(const MbarrierWait& n) const {
+    return line(std::string(n.cta_scope ? "wait_local(" : "wait(") + slot(n.bar, n.index) + ")", n.loc);
+  }
   std::string operator()(const TmaLoad& n) const {
     std::string m = n.mask ? ", mask " + to_string(n.mask) : "";
     return line("tma_load(" + slot(n.dst, n.dst_index) + ", " + to_string(n.tmap) + coords(n.coords) + ", " +
