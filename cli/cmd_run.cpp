@@ -1,6 +1,7 @@
 #include <chrono>
 #include <cstdio>
 #include <iostream>
+#include <optional>
 
 #include "cli/commands.h"
 #include "cli/exit_codes.h"
@@ -10,6 +11,7 @@
 #include "runtime/driver.h"
 #include "runtime/error.h"
 #include "samples/runner.h"
+#include "samples/tuning.h"
 
 namespace tj::cli {
 namespace {
@@ -20,10 +22,13 @@ std::string ms(double seconds) {
   return buf;
 }
 
-std::string shape(const samples::Config& c, unsigned dyn_smem) {
-  return "cluster " + std::to_string(c.cluster.x) + "x" + std::to_string(c.cluster.y) + "x" + std::to_string(c.cluster.z) +
-         ", " + std::to_string(c.grid_clusters.count()) + " clusters = " + std::to_string(c.num_ctas()) + " CTAs, " +
-         std::to_string(c.threads) + " threads, " + std::to_string(dyn_smem) + " B dynamic smem";
+// "cluster 2x1x1, 66 clusters = 132 CTAs (persistent grid), 384 threads, 201728 B dynamic smem".
+std::string shape(const rt::LaunchConfig& lc, const std::string& grid_note) {
+  const rt::Dim3& c = lc.cluster;
+  return "cluster " + std::to_string(c.x) + "x" + std::to_string(c.y) + "x" + std::to_string(c.z) + ", " +
+         std::to_string(lc.grid_clusters.count()) + " clusters = " + std::to_string(lc.grid_clusters.count() * c.count()) +
+         " CTAs" + grid_note + ", " + std::to_string(lc.block.count()) + " threads, " + std::to_string(lc.dynamic_smem) +
+         " B dynamic smem";
 }
 
 // Cold compile (NVRTC, no cache) and cache hit, both measured now.
@@ -32,20 +37,35 @@ struct CompileTimes {
   double cold_s = 0, hit_s = 0;
 };
 
-CompileTimes compile_both_ways(const Spec& spec, const codegen::Target& target) {
+CompileTimes compile_both_ways(const samples::Sample& sample, const samples::Config& config, const codegen::Target& target) {
   CompileTimes t;
   rt::Cache cache = rt::Cache::from_env();
-  samples::Compiled first = samples::compile_sample(*spec.sample, spec.config, target, &cache);
+  samples::Compiled first = samples::compile_sample(sample, config, target, &cache);
   if (first.result.from_cache) {
     t.hit_s = first.result.seconds;
-    t.cold_s = samples::compile_sample(*spec.sample, spec.config, target, nullptr).result.seconds;
+    t.cold_s = samples::compile_sample(sample, config, target, nullptr).result.seconds;
   } else {
     t.cold_s = first.result.seconds;
-    samples::Compiled again = samples::compile_sample(*spec.sample, spec.config, target, &cache);
+    samples::Compiled again = samples::compile_sample(sample, config, target, &cache);
     t.hit_s = again.result.from_cache ? again.result.seconds : -1;
   }
   t.compiled = std::move(first);
   return t;
+}
+
+// The tuned config for this run (see samples/tuning.h); prints its "tuned" line, if any.
+samples::Config tuned_config(const Spec& spec, const RunArgs& args, const std::string& device) {
+  std::optional<samples::TuningDb> db;
+  samples::TunedQuery q;
+  q.enabled = args.tuned;
+  q.device = device;
+  q.db = [&]() -> const samples::TuningDb& {
+    if (!db) db = samples::TuningDb::load(samples::tuning_db_path(""));
+    return *db;
+  };
+  samples::TunedChoice choice = samples::decide_tuned(*spec.sample, spec.config, q);
+  if (!choice.line.empty()) std::cout << "tuned     " << choice.line << "\n";
+  return choice.config;
 }
 
 }  // namespace
@@ -60,8 +80,13 @@ int cmd_run(const RunArgs& args) {
     samples::Compiled c = samples::compile_sample(*spec.sample, spec.config, target, nullptr);
     ensure_output_dir(args.out_dir);
     std::string path = write_output(args.out_dir, c.lowered.kernel.name + "." + target.arch + ".ptx", c.result.ptx);
-    std::cout << "kernel    " << spec.sample->name() << " (" << shape(spec.config, c.lowered.dynamic_smem) << ")\n"
-              << "compile   " << ms(c.result.seconds) << " for " << target.arch << " (NVRTC " << rt::nvrtc_version()
+    // A persistent kernel's grid depends on how many clusters fit on the GPU.
+    const bool sized_on_gpu = spec.sample->persistent_grid(spec.config, 1).has_value();
+    rt::LaunchConfig lc = samples::launch_config(spec.config, c);
+    std::cout << "kernel    " << spec.sample->name() << ": "
+              << shape(lc, sized_on_gpu ? " as the spec says (a persistent kernel's grid is sized on the GPU)" : "") << "\n";
+    tuned_config(spec, args, "");
+    std::cout << "compile   " << ms(c.result.seconds) << " for " << target.arch << " (NVRTC " << rt::nvrtc_version()
               << "); PTX written to " << path << "\n"
               << "launch    not run: no GPU here (" << why << "). Launching needs an sm_90a or sm_100a GPU.\n";
     return kNoGpu;
@@ -69,24 +94,22 @@ int cmd_run(const RunArgs& args) {
 
   rt::Context ctx;
   const rt::DeviceInfo& dev = ctx.info();
-  std::optional<codegen::Target> target = codegen::Target::parse(ctx.arch());
-  if (!target)
-    throw rt::RuntimeError(rt::ErrorKind::NoDriver, "GPU " + dev.name + " is " + ctx.arch() +
-                                                        "; tilejit runs kernels on sm_90a (Hopper) or sm_100a (Blackwell)");
-  CompileTimes ct = compile_both_ways(spec, *target);
+  const codegen::Target target = device_target(ctx);
+  std::cout << "kernel    " << spec.sample->name() << "\n"
+            << "device    " << dev.name << " (" << target.arch << ", " << dev.sm_count << " SMs)\n";
+  const samples::Config config = tuned_config(spec, args, dev.name);
+  CompileTimes ct = compile_both_ways(*spec.sample, config, target);
   const samples::Compiled& c = ct.compiled;
-
-  std::cout << "kernel    " << spec.sample->name() << " (" << shape(spec.config, c.lowered.dynamic_smem) << ")\n"
-            << "device    " << dev.name << " (" << target->arch << ", " << dev.sm_count << " SMs)\n"
-            << "compile   cold " << ms(ct.cold_s) << " (NVRTC " << rt::nvrtc_version() << "), cache hit "
+  std::cout << "compile   cold " << ms(ct.cold_s) << " (NVRTC " << rt::nvrtc_version() << "), cache hit "
             << (ct.hit_s >= 0 ? ms(ct.hit_s) : std::string("n/a (cache disabled)")) << "\n";
 
   samples::RunOptions opts;
   opts.iters = args.iters;
   opts.verify = args.verify;
   opts.seed = args.seed;
-  samples::RunReport r = samples::run_sample(*spec.sample, spec.config, c, ctx, opts);
-  std::cout << "occupancy " << r.max_active_clusters << " clusters of " << spec.config.cluster.count()
+  samples::RunReport r = samples::run_sample(*spec.sample, config, c, ctx, opts);
+  std::cout << "launch    " << shape(r.launch, r.persistent ? " (persistent grid)" : "") << "\n"
+            << "occupancy " << r.max_active_clusters << " clusters of " << r.launch.cluster.count()
             << " CTAs can be co-resident\n";
   if (r.verified) std::cout << "verify    " << (r.check.ok ? "PASSED: " : "FAILED: ") << r.check.detail << "\n";
   else std::cout << "verify    skipped (--no-verify)\n";
