@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Everything that needs the H200, in one go (the device tool's time is scarce):
-# GPU tests, every sample spec through the CLI, benchmarks, multicast traffic
-# with ncu, and compute-sanitizer on every sample. Run from the repo root with
+# GPU tests, every sample spec through the CLI, benchmarks, tuning (gpu_tune.sh),
+# multicast traffic with ncu, and compute-sanitizer on every sample. Run from the repo root with
 # the binaries staged by scripts/stage.sh in .stage/; logs go to $OUT (or ./out).
 set -uo pipefail
 OUT=${OUT:-out}; mkdir -p "$OUT"
@@ -16,11 +16,13 @@ $B/tilejit_unit_tests > "$OUT/unit_tests.log" 2>&1; note "cpu unit tests on the 
 
 for s in .stage/specs/*.json; do
   $B/tilejit run "$s" > "$OUT/run.log" 2>&1; rc=$?
-  note "run $(basename "$s") rc=$rc: $(grep -E '^(compile|verify|time)' "$OUT/run.log" | tr -s ' ' | tr '\n' ' ')"
+  note "run $(basename "$s") rc=$rc: $(grep -E '^(tuned|compile|verify|time|compute)' "$OUT/run.log" | tr -s ' ' | tr '\n' ' ')"
 done
 
 $B/tilejit_bench_dsmem > "$OUT/bench_dsmem.log" 2>&1; note "bench dsmem rc=$?"; cat "$OUT/bench_dsmem.log" >> "$summary"
 $B/tilejit_bench_tma_copy > "$OUT/bench_tma.log" 2>&1; note "bench tma_copy rc=$?"; cat "$OUT/bench_tma.log" >> "$summary"
+
+OUT=$OUT scripts/gpu_tune.sh > /dev/null; note "tuning (scripts/gpu_tune.sh):"; cat "$OUT/tune_summary.txt" >> "$summary"
 
 mkdir -p /tmp/mc && $B/multicast_traffic.sh $B/tilejit .stage/specs /tmp/mc > "$OUT/multicast.log" 2>&1
 note "multicast traffic:"; cat "$OUT/multicast.log" >> "$summary"
