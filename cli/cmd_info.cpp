@@ -3,6 +3,7 @@
 #include "cli/commands.h"
 #include "cli/exit_codes.h"
 #include "cli/spec.h"
+#include "cli/version.h"
 #include "runtime/device.h"
 #include "runtime/driver.h"
 #include "samples/runner.h"
@@ -13,7 +14,7 @@ int cmd_info(const std::string& spec_file) {
   std::optional<Spec> spec;
   if (!spec_file.empty()) spec = load_spec(spec_file);  // bad specs fail before the GPU question
 
-  std::cout << "tilejit 0.1.0, NVRTC " << rt::nvrtc_version() << ", targets sm_90a sm_100a\n";
+  std::cout << "tilejit " << version_text() << ", NVRTC " << rt::nvrtc_version() << ", targets sm_90a sm_100a\n";
   std::string why;
   if (!rt::driver_available(&why)) {
     std::cout << "device    none: " << why << "\n";

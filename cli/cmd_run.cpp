@@ -1,6 +1,7 @@
 #include <chrono>
 #include <cstdio>
 #include <iostream>
+#include <optional>
 
 #include "cli/commands.h"
 #include "cli/exit_codes.h"
@@ -11,14 +12,18 @@
 #include "runtime/driver.h"
 #include "runtime/error.h"
 #include "samples/runner.h"
+#include "samples/tuning.h"
 
 namespace tj::cli {
 namespace {
 
-std::string shape(const samples::Config& c, unsigned dyn_smem) {
-  return "cluster " + std::to_string(c.cluster.x) + "x" + std::to_string(c.cluster.y) + "x" + std::to_string(c.cluster.z) +
-         ", " + std::to_string(c.grid_clusters.count()) + " clusters = " + std::to_string(c.num_ctas()) + " CTAs, " +
-         std::to_string(c.threads) + " threads, " + std::to_string(dyn_smem) + " B dynamic smem";
+// "cluster 2x1x1, 66 clusters = 132 CTAs (persistent grid), 384 threads, 201728 B dynamic smem".
+std::string shape(const rt::LaunchConfig& lc, const std::string& grid_note) {
+  const rt::Dim3& c = lc.cluster;
+  return "cluster " + std::to_string(c.x) + "x" + std::to_string(c.y) + "x" + std::to_string(c.z) + ", " +
+         std::to_string(lc.grid_clusters.count()) + " clusters = " + std::to_string(lc.grid_clusters.count() * c.count()) +
+         " CTAs" + grid_note + ", " + std::to_string(lc.block.count()) + " threads, " + std::to_string(lc.dynamic_smem) +
+         " B dynamic smem";
 }
 
 // Cold compile (NVRTC, no cache) and cache hit, both measured now.
@@ -28,22 +33,37 @@ struct BothWays {
   bool have_hit = false;  // false: the cache is disabled
 };
 
-BothWays compile_both_ways(const Spec& spec, const codegen::Target& target) {
+BothWays compile_both_ways(const samples::Sample& sample, const samples::Config& config, const codegen::Target& target) {
   BothWays t;
   rt::Cache cache = rt::Cache::from_env();
-  samples::Compiled first = samples::compile_sample(*spec.sample, spec.config, target, &cache);
+  samples::Compiled first = samples::compile_sample(sample, config, target, &cache);
   if (first.result.from_cache) {
     t.hit = first.times;
     t.have_hit = true;
-    t.cold = samples::compile_sample(*spec.sample, spec.config, target, nullptr).times;
+    t.cold = samples::compile_sample(sample, config, target, nullptr).times;
   } else {
     t.cold = first.times;
-    samples::Compiled again = samples::compile_sample(*spec.sample, spec.config, target, &cache);
+    samples::Compiled again = samples::compile_sample(sample, config, target, &cache);
     t.have_hit = again.result.from_cache;
     t.hit = again.times;
   }
   t.compiled = std::move(first);
   return t;
+}
+
+// The tuned config for this run (see samples/tuning.h); prints its "tuned" line, if any.
+samples::Config tuned_config(const Spec& spec, const RunArgs& args, const std::string& device) {
+  std::optional<samples::TuningDb> db;
+  samples::TunedQuery q;
+  q.enabled = args.tuned;
+  q.device = device;
+  q.db = [&]() -> const samples::TuningDb& {
+    if (!db) db = samples::TuningDb::load(samples::tuning_db_path(""));
+    return *db;
+  };
+  samples::TunedChoice choice = samples::decide_tuned(*spec.sample, spec.config, q);
+  if (!choice.line.empty()) std::cout << "tuned     " << choice.line << "\n";
+  return choice.config;
 }
 
 }  // namespace
@@ -58,8 +78,13 @@ int cmd_run(const RunArgs& args) {
     samples::Compiled c = samples::compile_sample(*spec.sample, spec.config, target, nullptr);
     ensure_output_dir(args.out_dir);
     std::string path = write_output(args.out_dir, c.lowered.kernel.name + "." + target.arch + ".ptx", c.result.ptx);
-    std::cout << "kernel    " << spec.sample->name() << " (" << shape(spec.config, c.lowered.dynamic_smem) << ")\n"
-              << "compile   " << compile_time_text(c.times, false) << " for " << target.arch << " (NVRTC "
+    // A persistent kernel's grid depends on how many clusters fit on the GPU.
+    const bool sized_on_gpu = spec.sample->persistent_grid(spec.config, 1).has_value();
+    rt::LaunchConfig lc = samples::launch_config(spec.config, c);
+    std::cout << "kernel    " << spec.sample->name() << ": "
+              << shape(lc, sized_on_gpu ? " as the spec says (a persistent kernel's grid is sized on the GPU)" : "") << "\n";
+    tuned_config(spec, args, "");
+    std::cout << "compile   " << compile_time_text(c.times, false) << " for " << target.arch << " (NVRTC "
               << rt::nvrtc_version() << "); PTX written to " << path << "\n"
               << "launch    not run: no GPU here (" << why << "). Launching needs an sm_90a or sm_100a GPU.\n";
     print_transaction_checks(std::cout, c.lowered);
@@ -68,20 +93,18 @@ int cmd_run(const RunArgs& args) {
 
   rt::Context ctx;
   const rt::DeviceInfo& dev = ctx.info();
-  std::optional<codegen::Target> target = codegen::Target::parse(ctx.arch());
-  if (!target)
-    throw rt::RuntimeError(rt::ErrorKind::NoDriver, "GPU " + dev.name + " is " + ctx.arch() +
-                                                        "; tilejit runs kernels on sm_90a (Hopper) or sm_100a (Blackwell)");
-  BothWays ct = compile_both_ways(spec, *target);
+  const codegen::Target target = device_target(ctx);
+  std::cout << "kernel    " << spec.sample->name() << "\n"
+            << "device    " << dev.name << " (" << target.arch << ", " << dev.sm_count << " SMs)\n";
+  const samples::Config config = tuned_config(spec, args, dev.name);
+  BothWays ct = compile_both_ways(*spec.sample, config, target);
   const samples::Compiled& c = ct.compiled;
 
   double load_s = 0;
   rt::Module module = samples::load_module(c, ctx, &load_s);
   // What a user waits for before the first launch, cold and from the cache (the cubin is the
   // same either way: its one module load, timed here, counts in both).
-  std::cout << "kernel    " << spec.sample->name() << " (" << shape(spec.config, c.lowered.dynamic_smem) << ")\n"
-            << "device    " << dev.name << " (" << target->arch << ", " << dev.sm_count << " SMs)\n"
-            << "compile   cold " << compile_time_text(ct.cold, false, load_s) << " (NVRTC " << rt::nvrtc_version() << ")\n"
+  std::cout << "compile   cold " << compile_time_text(ct.cold, false, load_s) << " (NVRTC " << rt::nvrtc_version() << ")\n"
             << "compile   cache hit "
             << (ct.have_hit ? compile_time_text(ct.hit, true, load_s) : std::string("n/a (cache disabled)")) << "\n";
   print_transaction_checks(std::cout, c.lowered);
@@ -90,8 +113,9 @@ int cmd_run(const RunArgs& args) {
   opts.iters = args.iters;
   opts.verify = args.verify;
   opts.seed = args.seed;
-  samples::RunReport r = samples::run_sample(*spec.sample, spec.config, c, module, opts);
-  std::cout << "occupancy " << r.max_active_clusters << " clusters of " << spec.config.cluster.count()
+  samples::RunReport r = samples::run_sample(*spec.sample, config, c, module, opts);
+  std::cout << "launch    " << shape(r.launch, r.persistent ? " (persistent grid)" : "") << "\n"
+            << "occupancy " << r.max_active_clusters << " clusters of " << r.launch.cluster.count()
             << " CTAs can be co-resident\n";
   if (r.verified) std::cout << "verify    " << (r.check.ok ? "PASSED: " : "FAILED: ") << r.check.detail << "\n";
   else std::cout << "verify    skipped (--no-verify)\n";

@@ -25,6 +25,14 @@ struct RunArgs {
   bool verify = true;
   unsigned long long seed = 1;
   std::string out_dir = "tilejit-out";  // where PTX goes when there is no GPU
+  bool tuned = true;                    // false: --no-tuned
+};
+
+struct TuneArgs {
+  std::string spec;
+  int iters = 50;            // timed launches per candidate
+  std::string db;            // empty: TILEJIT_TUNING_DB, else <cache dir>/tuning.json
+  double max_seconds = 0;    // 0: no limit
 };
 
 int cmd_list();
@@ -34,5 +42,8 @@ void print_samples(std::ostream& out, const std::vector<const samples::Sample*>&
 int cmd_info(const std::string& spec);  // spec may be empty
 int cmd_compile(const CompileArgs& args);
 int cmd_run(const RunArgs& args);
+// Sweeps the sample's tuning candidates for the spec's problem on the GPU, verifying and
+// timing each; prints them ranked and records the fastest verified one in the tuning DB.
+int cmd_tune(const TuneArgs& args);
 
 }  // namespace tj::cli

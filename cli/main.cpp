@@ -1,12 +1,14 @@
 // tilejit: compile and launch DSL kernels described by JSON specs.
 #include <CLI/CLI.hpp>
 #include <cerrno>
+#include <cmath>
 #include <cstdlib>
 #include <iostream>
 
 #include "cli/commands.h"
 #include "cli/exit_codes.h"
 #include "cli/spec.h"
+#include "cli/version.h"
 #include "dsl/diagnostic.h"
 #include "dsl/ir/ir.h"
 #include "runtime/error.h"
@@ -32,7 +34,7 @@ int main(int argc, char** argv) {
   using namespace tj::cli;
   CLI::App app{"tilejit: a JIT kernel generator for Hopper and Blackwell, driven by a C++ DSL"};
   app.require_subcommand(1);
-  app.set_version_flag("--version", "tilejit 0.1.0");
+  app.set_version_flag("--version", "tilejit " + version_text());
 
   app.add_subcommand("list", "List the kernels (samples) a spec can name");
 
@@ -66,6 +68,18 @@ int main(int argc, char** argv) {
   run->add_option("--seed", seed_text, "Seed for the random inputs (0 to 2^64 - 1)");
   run->add_option("-o,--out", ra.out_dir, "Where the PTX goes when no GPU is present");
   run->add_flag("--debug-hangs", debug_hangs, debug_hangs_help);
+  bool no_tuned = false;
+  run->add_flag("--no-tuned", no_tuned, "Run the spec's config even when the tuning DB has one for this problem");
+
+  TuneArgs ta;
+  CLI::App* tune = app.add_subcommand(
+      "tune", "Sweep tiles, clusters and rasterization (stages sized to fit) for a spec's problem on the GPU; verify and "
+              "time each; record the fastest for `run`");
+  tune->add_option("spec", ta.spec, "The spec file (its problem: shape, types, layout)")->required();
+  tune->add_option("--iters", ta.iters, "Timed launches per candidate")->check(CLI::Range(1, 100000))->capture_default_str();
+  tune->add_option("--db", ta.db, "The tuning DB (default: $TILEJIT_TUNING_DB, else <cache dir>/tuning.json)");
+  std::string max_seconds_text;
+  tune->add_option("--max-seconds", max_seconds_text, "Start no new candidate after this many seconds (default: no limit)");
 
   try {
     app.parse(argc, argv);
@@ -113,7 +127,26 @@ int main(int argc, char** argv) {
         }
         ra.seed = v;
       }
+      ra.tuned = !no_tuned;
       return cmd_run(ra);
+    }
+    if (app.got_subcommand("tune")) {
+      if (tune->count("--db") && ta.db.empty()) {
+        std::cerr << "error: --db: the file name is empty\n";
+        return kBadInput;
+      }
+      if (tune->count("--max-seconds")) {
+        // strtod alone takes "nan", "inf" and "1e999"; a limit must be a finite positive number.
+        char* end = nullptr;
+        errno = 0;
+        const double v = std::strtod(max_seconds_text.c_str(), &end);
+        if (max_seconds_text.empty() || *end != '\0' || errno == ERANGE || !std::isfinite(v) || !(v > 0)) {
+          std::cerr << "error: --max-seconds: '" << max_seconds_text << "' is not a number of seconds greater than 0\n";
+          return kBadInput;
+        }
+        ta.max_seconds = v;
+      }
+      return cmd_tune(ta);
     }
   } catch (const SpecError& e) {
     std::cerr << "error: " << e.what() << "\n";

@@ -194,6 +194,8 @@ Spec parse_spec(const std::string& text, const std::string& file, const std::vec
   }
   spec.config = samples::default_config(*spec.sample);
   samples::Config& c = spec.config;
+  for (const char* key : {"cluster", "clusters", "grid", "threads", "non_portable"})
+    if (root->get(key)) c.named.insert(key);
 
   if (const llvm::json::Value* v = root->get("description")) {
     if (!v->getAsString()) r.fail("$.description", "expected a string, got " + kind_of(*v));
@@ -239,6 +241,7 @@ Spec parse_spec(const std::string& text, const std::string& file, const std::vec
         if (s.name == key) ps = &s;
       for (const samples::RealParamSpec& s : reals)
         if (s.name == key) rs = &s;
+      c.named.insert("params." + key);
       if (ps) {
         c.params[key] = r.param(kv.second, path, *ps);
       } else if (rs) {

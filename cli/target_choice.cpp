@@ -12,4 +12,12 @@ codegen::Target choose_target(const std::string& arch_flag) {
   return *t;
 }
 
+codegen::Target device_target(const rt::Context& ctx) {
+  std::optional<codegen::Target> t = codegen::Target::parse(ctx.arch());
+  if (!t)
+    throw rt::RuntimeError(rt::ErrorKind::NoDriver, "GPU " + ctx.info().name + " is " + ctx.arch() +
+                                                        "; tilejit runs kernels on sm_90a (Hopper) or sm_100a (Blackwell)");
+  return *t;
+}
+
 }  // namespace tj::cli

@@ -81,17 +81,18 @@ Cache::Cache(std::string dir) : dir_(std::move(dir)), state_(std::make_shared<St
     disable("cannot write to '" + dir_ + "': " + ec.message());
 }
 
-Cache Cache::from_env() {
-  if (const char* dir = std::getenv("TILEJIT_CACHE_DIR"); dir && *dir) return Cache(dir);
-  if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg)
-    return Cache(files::join(xdg, "tilejit"));
+std::string cache_dir_from_env() {
+  if (const char* dir = std::getenv("TILEJIT_CACHE_DIR"); dir && *dir) return dir;
+  if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg) return files::join(xdg, "tilejit");
   llvm::SmallString<256> home;
   if (llvm::sys::path::home_directory(home)) {
     llvm::sys::path::append(home, ".cache", "tilejit");
-    return Cache(home.str().str());
+    return home.str().str();
   }
-  return Cache("");
+  return "";
 }
+
+Cache Cache::from_env() { return Cache(cache_dir_from_env()); }
 
 std::string Cache::key_of(const CompileRequest& request) {
   Hasher h;

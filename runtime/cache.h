@@ -11,13 +11,17 @@
 
 namespace tj::rt {
 
+// TILEJIT_CACHE_DIR, else $XDG_CACHE_HOME/tilejit, else ~/.cache/tilejit; "" when none
+// of them is known. Computed only: nothing is created.
+std::string cache_dir_from_env();
+
 class Cache {
 public:
   // Creates `dir` (mode 0700) if needed. An unusable dir disables the cache with one
   // warning on stderr; it never throws.
   explicit Cache(std::string dir);
 
-  // TILEJIT_CACHE_DIR, else $XDG_CACHE_HOME/tilejit, else ~/.cache/tilejit.
+  // A cache in cache_dir_from_env().
   static Cache from_env();
 
   // SHA-256 hex over everything that changes the output: a format tag, kernel name (it is

@@ -67,6 +67,10 @@ class Gemm final : public Sample {
   ir::Kernel build(const Config& c) const override;
   std::unique_ptr<Instance> instantiate(const Config& c, uint64_t seed) const override;
   std::optional<ir::Dim3> persistent_grid(const Config& c, int max_active_clusters) const override;
+  // Tuning (samples/gemm_tuning.cpp): tiles, clusters and rasterization groups.
+  std::vector<Config> tuning_candidates(const Config& c) const override;
+  std::string problem_class(const Config& c) const override;
+  std::vector<std::string> tuned_fields() const override;
 };
 
 // Device buffers, tensor maps and the cuBLAS-checked reference for one GEMM

@@ -104,6 +104,7 @@ RunReport run_sample(const Sample& s, const Config& c, const Compiled& compiled,
   RunReport report;
   report.max_active_clusters = plan.max_active_clusters;
   report.launch = lc;
+  report.persistent = plan.persistent;
   std::unique_ptr<Instance> inst = s.instantiate(c, opts.seed);
   report.bytes_per_launch = inst->bytes_per_launch();
   report.flops_per_launch = inst->flops_per_launch();

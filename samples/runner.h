@@ -67,6 +67,7 @@ struct RunReport {
   bool verified = false;
   int max_active_clusters = 0;
   rt::LaunchConfig launch;  // as launched: the persistent grid when the sample has one
+  bool persistent = false;  // launch.grid_clusters came from persistent_grid()
   rt::Timing timing;      // iters == 0 when not timed
   double bytes_per_launch = 0;
   double flops_per_launch = 0;  // 0: not a compute kernel

@@ -7,6 +7,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -43,6 +44,10 @@ struct Config {
   bool non_portable = false;
   std::map<std::string, int64_t> params;  // every ParamSpec has a value (defaults filled in)
   std::map<std::string, double> reals;    // every RealParamSpec has a value
+  // The fields the spec gave explicitly, by spec key ("cluster", "clusters", "grid",
+  // "threads", "non_portable", "params.bm"); the others hold defaults. `tilejit run`
+  // applies a tuned config only when the spec names none of the tuned fields.
+  std::set<std::string> named;
 
   int64_t param(const std::string& name) const;
   double real(const std::string& name) const;
@@ -98,6 +103,23 @@ class Sample {
     (void)c, (void)max_active_clusters;
     return std::nullopt;
   }
+
+  // Tuning (`tilejit tune`). The configs worth trying for c's problem: c with the tuned
+  // fields set each way, each passing check_config, the likeliest winners first (a sweep
+  // cut short by a time limit has then tried those). Empty: the sample is not tunable.
+  virtual std::vector<Config> tuning_candidates(const Config& c) const {
+    (void)c;
+    return {};
+  }
+  // The class of problems one tuned config serves, as text (it keys the tuning DB with
+  // the device and the sample's name): what changes which config wins, in buckets.
+  virtual std::string problem_class(const Config& c) const {
+    (void)c;
+    return "";
+  }
+  // The spec keys a tuned config sets ("cluster", "params.bm", ...), as in
+  // Config::named: a spec naming any of them has chosen how to build the kernel itself.
+  virtual std::vector<std::string> tuned_fields() const { return {}; }
 };
 
 // Every sample, in ladder order.

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Everything that needs the H200, in one go (the device tool's time is scarce):
-# GPU tests, every sample spec through the CLI, benchmarks, multicast traffic
-# with ncu, and compute-sanitizer on every sample. Run from the repo root with
+# GPU tests, every sample spec through the CLI, benchmarks, tuning (gpu_tune.sh),
+# multicast traffic with ncu, and compute-sanitizer on every sample. Run from the repo root with
 # the binaries staged by scripts/stage.sh in .stage/; logs go to $OUT (or ./out).
-#   scripts/gpu_session.sh [SECTION...]   sections: tests runs faults bench multicast sanitizer
+#   scripts/gpu_session.sh [SECTION...]   sections: tests runs faults bench gemm tune multicast sanitizer
 # (all when none is named; named ones append to out/summary.txt, so a session can be split
 # across several commands).
 set -uo pipefail
@@ -25,7 +25,7 @@ fi
 if section runs; then
 for s in .stage/specs/*.json; do
   $B/tilejit run "$s" > "$OUT/run.log" 2>&1; rc=$?
-  note "run $(basename "$s") rc=$rc: $(grep -E '^(compile|tx check|verify|time)' "$OUT/run.log" | tr -s ' ' | tr '\n' ' ')"
+  note "run $(basename "$s") rc=$rc: $(grep -E '^(tuned|launch|compile|tx check|verify|time|compute)' "$OUT/run.log" | tr -s ' ' | tr '\n' ' ')"
 done
 fi
 
@@ -53,6 +53,10 @@ fi
 if section bench; then
 $B/tilejit_bench_dsmem > "$OUT/bench_dsmem.log" 2>&1; note "bench dsmem rc=$?"; cat "$OUT/bench_dsmem.log" >> "$summary"
 $B/tilejit_bench_tma_copy > "$OUT/bench_tma.log" 2>&1; note "bench tma_copy rc=$?"; cat "$OUT/bench_tma.log" >> "$summary"
+fi
+
+if section tune; then
+OUT=$OUT scripts/gpu_tune.sh > /dev/null; note "tuning (scripts/gpu_tune.sh):"; cat "$OUT/tune_summary.txt" >> "$summary"
 fi
 
 if section multicast; then

@@ -2,6 +2,8 @@
 // exact message of each error, which names the JSON path.
 #include <catch2/catch.hpp>
 
+#include <set>
+
 #include "cli/spec.h"
 #include "samples/sample.h"
 
@@ -86,6 +88,19 @@ TEST_CASE("every key of a full spec is read", "[samples][spec]") {
   CHECK(s.config.non_portable);
   CHECK(s.config.param("elems") == 1024);
   CHECK(s.config.param("rounds") == 3);
+}
+
+TEST_CASE("a spec records which fields it named, by spec key", "[samples][spec]") {
+  using Named = std::set<std::string>;
+  CHECK(parse_spec(R"({"kernel": "dsmem_ring"})", "a").config.named.empty());
+  CHECK(parse_spec(R"({"kernel": "dsmem_ring", "description": "d", "params": {}})", "a").config.named.empty());
+  CHECK(parse_spec(R"({"kernel": "dsmem_ring", "cluster": 4, "threads": 256, "params": {"rounds": 3}})", "a").config.named ==
+        Named{"cluster", "threads", "params.rounds"});
+  CHECK(parse_spec(R"({"kernel": "dsmem_ring", "grid": 8, "non_portable": false})", "a").config.named ==
+        Named{"grid", "non_portable"});
+  // Named with its default value is still named: the spec chose it.
+  CHECK(parse_spec(R"({"kernel": "dsmem_ring", "clusters": 2, "params": {"elems": 4096}})", "a").config.named ==
+        Named{"clusters", "params.elems"});
 }
 
 TEST_CASE("cluster and clusters take an integer or one to three dimensions", "[samples][spec]") {

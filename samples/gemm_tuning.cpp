@@ -1,0 +1,74 @@
+// What `tilejit tune` tries for a GEMM, and which problems one tuned config serves.
+#include <algorithm>
+#include <cmath>
+
+#include "dsl/ir/ir.h"
+#include "samples/gemm.h"
+
+namespace tj::samples {
+
+namespace {
+
+struct Tile {
+  int64_t bm, bn;
+};
+
+// Ordered likeliest first, from the H200 at 8192^3 bf16 (TFLOP/s): 128x256 with a
+// cluster of 1x2 ~755, 2x1 ~740, 1x1 ~700, 2x2 ~676; 256x128 ~650; 128x128 ~545.
+// A sweep cut short by --max-seconds has then measured the usual winners.
+constexpr Tile kTiles[] = {{128, 256}, {256, 128}, {128, 128}};
+constexpr ir::Dim3 kClusters[] = {{1, 2, 1}, {2, 1, 1}, {1, 1, 1}, {2, 2, 1}};
+constexpr int64_t kGroups[] = {8, 16};
+
+// The power of two nearest to n in ratio (round(log2 n)): 5000 -> 4096, 6000 -> 8192.
+int64_t pow2_bucket(int64_t n) {
+  const int e = int(std::lround(std::log2(double(std::max<int64_t>(n, 1)))));
+  return int64_t(1) << e;
+}
+
+}  // namespace
+
+std::vector<Config> Gemm::tuning_candidates(const Config& c) const {
+  std::vector<Config> out;
+  for (const Tile& tile : kTiles)
+    for (const ir::Dim3& cluster : kClusters)
+      for (int64_t group : kGroups) {
+        Config k = c;
+        // Every tuned field is set, so a candidate does not inherit a spec's hand-picked one.
+        k.params["bm"] = tile.bm, k.params["bn"] = tile.bn, k.params["bk"] = 64;
+        k.params["stages"] = 0, k.params["consumers"] = 2, k.params["group"] = group;
+        k.params["warp_specialized"] = 1, k.params["persistent"] = 1, k.params["multicast"] = 1;
+        k.cluster = cluster;
+        if (check_config(k).empty()) out.push_back(std::move(k));
+      }
+  return out;
+}
+
+// Which config wins depends on the element types (bytes per tile, hence stages and
+// shared memory), the layout (B's loads), the number of output tiles against the SMs (M,
+// N) and the depth of the main loop (K). Each extent is bucketed to its nearest power of
+// two, so one tuning run serves the shapes around it (wave counts within a factor of
+// ~1.4 either way) instead of one exact shape, and the DB stays small. beta != 0 adds a
+// read of C to every tile's epilogue, so it is a class of its own.
+std::string Gemm::problem_class(const Config& c) const {
+  const std::vector<ParamSpec> ps = params();
+  auto choice = [&](const std::string& name) {
+    for (const ParamSpec& p : ps)
+      if (p.name == name) return p.choices.at(size_t(c.param(name)));
+    ir::internal_error("gemm has no parameter '" + name + "'");
+  };
+  std::string out = choice("dtype") + ">" + choice("out") + " " + choice("layout") + " m" +
+                    std::to_string(pow2_bucket(c.param("m"))) + " n" + std::to_string(pow2_bucket(c.param("n"))) +
+                    " k" + std::to_string(pow2_bucket(c.param("k")));
+  if (c.real("beta") != 0) out += " +C";
+  return out;
+}
+
+// Everything that says how the kernel is built; the problem (m, n, k, types, layout,
+// alpha, beta) stays the spec's. The first four are the ones the candidates vary.
+std::vector<std::string> Gemm::tuned_fields() const {
+  return {"params.bm",     "params.bn",        "cluster",          "params.group",      "params.bk",
+          "params.stages", "params.consumers", "params.warp_specialized", "params.persistent", "params.multicast"};
+}
+
+}  // namespace tj::samples

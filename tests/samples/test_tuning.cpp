@@ -1,0 +1,285 @@
+// Tuning without a GPU: the GEMM's candidates and problem classes, naming and applying
+// tuned configs, and the decision `tilejit run` makes about them.
+#include <catch2/catch.hpp>
+
+#include <fstream>
+#include <set>
+
+#include "cli/spec.h"
+#include "samples/gemm.h"
+#include "samples/sample.h"
+#include "samples/tuning.h"
+#include "tests/runtime/test_support.h"
+
+using tj::cli::parse_spec;
+using tj::ir::Dim3;
+using tj::rt::test::CaptureStderr;
+using tj::rt::test::TempDir;
+using tj::samples::Config;
+using tj::samples::TunedChoice;
+using tj::samples::TuningDb;
+using tj::samples::TuningRecord;
+
+namespace {
+
+const tj::samples::Sample& gemm() {
+  const tj::samples::Sample* s = tj::samples::find_sample("gemm");
+  REQUIRE(s != nullptr);
+  return *s;
+}
+
+Config spec_config(const std::string& params, const std::string& extra = "") {
+  return parse_spec(R"({"kernel": "gemm", )" + extra + R"("params": {)" + params + "}}", "g.json").config;
+}
+
+std::string label(const Config& c) {
+  return "bm=" + std::to_string(c.param("bm")) + " bn=" + std::to_string(c.param("bn")) + " cluster " +
+         std::to_string(c.cluster.x) + "x" + std::to_string(c.cluster.y) + " group=" + std::to_string(c.param("group"));
+}
+
+// A record as `tilejit tune` would write it for `c`'s class on the H200.
+TuningRecord h200_record(const Config& tuned) {
+  TuningRecord r = tj::samples::record_of(gemm(), tuned, "NVIDIA H200");
+  r.rate = 745.04;
+  r.unit = "TFLOP/s";
+  r.date = "2026-11-30T14:02:11Z";
+  r.tilejit = "0.1.0";
+  return r;
+}
+
+// A DB in memory (no path is ever written), and how often the decision asked for it.
+struct FakeDb {
+  TuningDb db = TuningDb::load("");
+  int reads = 0;
+  std::function<const TuningDb&()> reader() {
+    return [this]() -> const TuningDb& {
+      ++reads;
+      return db;
+    };
+  }
+};
+
+// `db` with its path set: TuningDb::load of a missing file.
+TuningDb db_at(const std::string& path) { return TuningDb::load(path); }
+
+}  // namespace
+
+TEST_CASE("gemm: 24 tuning candidates, each valid and distinct, likeliest first", "[samples][tuning][gemm]") {
+  const Config spec = spec_config(R"("m": 8192, "n": 8192, "k": 8192)");
+  const std::vector<Config> cands = gemm().tuning_candidates(spec);
+  REQUIRE(cands.size() == 24);  // 3 tiles x 4 clusters x 2 groups, none refused at 8192^3 bf16
+  std::set<std::string> seen;
+  for (const Config& c : cands) {
+    INFO(label(c));
+    CHECK(gemm().check_config(c).empty());
+    CHECK(seen.insert(label(c)).second);
+    // The problem stays the spec's; the kernel's build knobs are all set.
+    CHECK(c.param("m") == 8192);
+    CHECK(c.param("stages") == 0);
+    CHECK(c.param("consumers") == 2);
+    CHECK(c.param("multicast") == 1);
+    CHECK(c.cluster.z == 1);
+  }
+  // The H200's winners at 8192^3 come first, so a sweep cut short has tried them.
+  CHECK(label(cands[0]) == "bm=128 bn=256 cluster 1x2 group=8");
+  CHECK(label(cands[2]) == "bm=128 bn=256 cluster 2x1 group=8");
+  CHECK(label(cands[23]) == "bm=128 bn=128 cluster 2x2 group=16");
+}
+
+TEST_CASE("gemm: candidates check_config refuses are dropped", "[samples][tuning][gemm]") {
+  // f32 output: the 128x256 and 256x128 output tiles take 128 KiB of shared memory, which
+  // still leaves two stages; every candidate must pass, whatever the count.
+  for (const char* params : {R"("out": "f32")", R"("layout": "nn")", R"("dtype": "f16", "out": "f32", "layout": "nn")"}) {
+    INFO(params);
+    const std::vector<Config> cands = gemm().tuning_candidates(spec_config(params));
+    CHECK(cands.size() >= 15);
+    CHECK(cands.size() <= 24);
+    for (const Config& c : cands) CHECK(gemm().check_config(c).empty());
+  }
+  // A spec's own tile choices do not leak into the candidates.
+  const std::vector<Config> from_hand = gemm().tuning_candidates(spec_config(R"("bm": 64, "bn": 128, "consumers": 1, "stages": 3)", R"("cluster": [4, 2], )"));
+  REQUIRE(from_hand.size() == 24);
+  CHECK(label(from_hand[0]) == "bm=128 bn=256 cluster 1x2 group=8");
+  CHECK(from_hand[0].param("stages") == 0);
+  CHECK(from_hand[0].param("consumers") == 2);
+}
+
+TEST_CASE("gemm: problem classes bucket each extent to its nearest power of two", "[samples][tuning][gemm]") {
+  auto cls = [](const std::string& params) { return gemm().problem_class(spec_config(params)); };
+  CHECK(cls(R"("m": 8192, "n": 8192, "k": 8192)") == "bf16>bf16 tn m8192 n8192 k8192");
+  CHECK(cls("") == "bf16>bf16 tn m4096 n4096 k4096");
+  // Nearest in ratio: 4096 * sqrt(2) = 5793 is the boundary.
+  CHECK(cls(R"("m": 5792, "n": 5800, "k": 2800)") == "bf16>bf16 tn m4096 n8192 k2048");
+  CHECK(cls(R"("m": 3000, "n": 12000, "k": 100000)") == "bf16>bf16 tn m4096 n16384 k131072");
+  CHECK(cls(R"("m": 1, "n": 8, "k": 24)") == "bf16>bf16 tn m1 n8 k32");
+  CHECK(cls(R"("m": 3, "n": 16, "k": 16)") == "bf16>bf16 tn m4 n16 k16");
+  // Types, layout and a C term are classes of their own; alpha is not.
+  CHECK(cls(R"("dtype": "f16", "out": "f32", "layout": "nn")") == "f16>f32 nn m4096 n4096 k4096");
+  CHECK(cls(R"("beta": 0.5)") == "bf16>bf16 tn m4096 n4096 k4096 +C");
+  CHECK(cls(R"("alpha": 2)") == "bf16>bf16 tn m4096 n4096 k4096");
+  // Tiles do not change the class.
+  CHECK(gemm().problem_class(gemm().tuning_candidates(spec_config(""))[5]) == "bf16>bf16 tn m4096 n4096 k4096");
+}
+
+TEST_CASE("only tunable samples have candidates and tuned fields", "[samples][tuning]") {
+  for (const tj::samples::Sample* s : tj::samples::all_samples()) {
+    INFO(s->name());
+    const bool tunable = s->name() == "gemm";
+    CHECK(s->tuning_candidates(tj::samples::default_config(*s)).empty() != tunable);
+    CHECK(s->tuned_fields().empty() != tunable);
+  }
+  // Every GEMM parameter that says how the kernel is built is a tuned field; the problem's are not.
+  const std::vector<std::string> f = gemm().tuned_fields();
+  const std::set<std::string> fields(f.begin(), f.end());
+  for (const char* tuned : {"cluster", "params.bm", "params.bn", "params.bk", "params.stages", "params.consumers",
+                            "params.group", "params.warp_specialized", "params.persistent", "params.multicast"})
+    CHECK(fields.count(tuned));
+  for (const char* problem : {"params.m", "params.n", "params.k", "params.dtype", "params.out", "params.layout",
+                              "params.alpha", "params.beta", "clusters", "grid"})
+    CHECK_FALSE(fields.count(problem));
+}
+
+TEST_CASE("tuned configs are named by the fields the candidates vary", "[samples][tuning]") {
+  const std::vector<Config> cands = gemm().tuning_candidates(spec_config(""));
+  const std::vector<std::string> fields = tj::samples::varying_fields(gemm(), cands);
+  CHECK(fields == std::vector<std::string>{"params.bm", "params.bn", "cluster", "params.group"});
+  CHECK(tj::samples::describe_fields(gemm(), cands[3], fields) == "bm=128 bn=256 cluster 2x1 group=16");
+  // Choices show their names; a 3-D cluster shows z.
+  Config c = spec_config(R"("layout": "nn")");
+  c.cluster = {2, 1, 2};
+  CHECK(tj::samples::describe_fields(gemm(), c, {"params.layout", "cluster", "params.stages"}) ==
+        "layout=nn cluster 2x1x2 stages=0");
+  CHECK(tj::samples::varying_fields(gemm(), {cands[0]}).empty());
+}
+
+TEST_CASE("a record of a tuned config applies back to the same config", "[samples][tuning]") {
+  const Config spec = spec_config(R"("m": 8000, "n": 8192, "k": 8192, "beta": 1)");
+  const Config tuned = gemm().tuning_candidates(spec)[5];
+  const TuningRecord r = h200_record(tuned);
+  CHECK(r.device == "NVIDIA H200");
+  CHECK(r.sample == "gemm");
+  CHECK(r.problem_class == "bf16>bf16 tn m8192 n8192 k8192 +C");
+  CHECK(r.cluster == tuned.cluster);
+  CHECK(r.params.size() == 9);  // the tuned params, and only those
+  CHECK(r.params.count("m") == 0);
+  tj::samples::AppliedRecord a = tj::samples::apply_record(gemm(), spec, r);
+  REQUIRE(a.config);
+  CHECK(a.config->params == tuned.params);
+  CHECK(a.config->cluster == tuned.cluster);
+  CHECK(a.config->reals == spec.reals);
+  CHECK(a.config->param("m") == 8000);
+
+  // A record with one param changed: why it does not apply.
+  auto why_not = [&](const std::string& param, int64_t value) {
+    TuningRecord changed = r;
+    changed.params[param] = value;
+    return tj::samples::apply_record(gemm(), spec, changed).why_not;
+  };
+  CHECK(why_not("bx", 1) == "it sets params.bx, which gemm does not tune");
+  CHECK(why_not("m", 64) == "it sets params.m, which gemm does not tune");
+  CHECK(why_not("bm", 512) == "its params.bm = 512 is out of range [64, 256]");
+  CHECK(why_not("bn", 96) == "params.bn: bn = 96 must be a multiple of 64");
+}
+
+TEST_CASE("run applies a record only for a tunable spec naming no tuned field, on a GPU, when enabled",
+          "[samples][tuning][run]") {
+  const Config spec = spec_config(R"("m": 8192, "n": 8192, "k": 8192)");
+  const Config tuned = gemm().tuning_candidates(spec)[3];  // 128x256, cluster 2x1, group 16
+  FakeDb fake;
+  fake.db = db_at("/db/tuning.json");
+  fake.db.put(h200_record(tuned));
+  auto decide = [&](const Config& c, bool enabled, const std::string& device) {
+    tj::samples::TunedQuery q;
+    q.enabled = enabled;
+    q.device = device;
+    q.db = fake.reader();
+    return tj::samples::decide_tuned(gemm(), c, q);
+  };
+
+  TunedChoice applied = decide(spec, true, "NVIDIA H200");
+  CHECK(applied.kind == TunedChoice::Kind::Applied);
+  CHECK(applied.line == "bm=128 bn=256 cluster 2x1 group=16 (from /db/tuning.json, 745.0 TFLOP/s on 2026-11-30T14:02:11Z)");
+  CHECK(applied.config.cluster == Dim3{2, 1, 1});
+  CHECK(applied.config.param("group") == 16);
+  CHECK(applied.config.param("m") == 8192);
+  CHECK(fake.reads == 1);
+  // Shapes in the same class get it too.
+  CHECK(decide(spec_config(R"("m": 7000, "n": 9000, "k": 10000)"), true, "NVIDIA H200").kind == TunedChoice::Kind::Applied);
+
+  // Each reason not to, with the DB read only when a lookup is due.
+  fake.reads = 0;
+  TunedChoice off = decide(spec, false, "NVIDIA H200");
+  CHECK(off.kind == TunedChoice::Kind::Disabled);
+  CHECK(off.line == "not used (--no-tuned)");
+  TunedChoice hand = decide(spec_config(R"("m": 8192, "n": 8192, "k": 8192, "bm": 128)", R"("cluster": [2, 1], )"), true,
+                            "NVIDIA H200");
+  CHECK(hand.kind == TunedChoice::Kind::SpecChooses);
+  CHECK(hand.line == "not used: the spec sets params.bm, cluster itself");
+  CHECK(hand.config.param("group") == 8);
+  TunedChoice no_gpu = decide(spec, true, "");
+  CHECK(no_gpu.kind == TunedChoice::Kind::NoDevice);
+  CHECK(no_gpu.line == "none used: no GPU here, so no device to look up");
+  CHECK(fake.reads == 0);
+
+  TunedChoice other_gpu = decide(spec, true, "NVIDIA H100 80GB HBM3");
+  CHECK(other_gpu.kind == TunedChoice::Kind::NoRecord);
+  CHECK(other_gpu.line == "none for NVIDIA H100 80GB HBM3, gemm bf16>bf16 tn m8192 n8192 k8192 in /db/tuning.json "
+                          "(`tilejit tune SPEC` records one); the spec's config runs");
+  TunedChoice other_class = decide(spec_config(R"("m": 8192, "n": 8192, "k": 8192, "layout": "nn")"), true, "NVIDIA H200");
+  CHECK(other_class.kind == TunedChoice::Kind::NoRecord);
+  CHECK(other_class.config.cluster == Dim3{2, 1, 1});  // the default_config's, untouched
+  CHECK(other_class.config.param("group") == 8);
+  CHECK(fake.reads == 2);
+
+  // A record that no longer fits the sample is said, and not used.
+  TuningRecord stale = h200_record(tuned);
+  stale.params["bn"] = 96;
+  fake.db.put(stale);
+  TunedChoice unusable = decide(spec, true, "NVIDIA H200");
+  CHECK(unusable.kind == TunedChoice::Kind::Unusable);
+  CHECK(unusable.line == "the record for NVIDIA H200, gemm bf16>bf16 tn m8192 n8192 k8192 in /db/tuning.json does not "
+                         "apply (params.bn: bn = 96 must be a multiple of 64); the spec's config runs");
+  CHECK(unusable.config.param("bn") == 256);
+
+  // A sample with nothing to tune says nothing and never reads the DB.
+  fake.reads = 0;
+  const tj::samples::Sample& ring = *tj::samples::find_sample("dsmem_ring");
+  tj::samples::TunedQuery q;
+  q.device = "NVIDIA H200";
+  q.db = fake.reader();
+  TunedChoice silent = tj::samples::decide_tuned(ring, tj::samples::default_config(ring), q);
+  CHECK(silent.kind == TunedChoice::Kind::NotTunable);
+  CHECK(silent.line.empty());
+  CHECK(fake.reads == 0);
+}
+
+TEST_CASE("run without a place for the DB, or with a damaged one, runs the spec's config", "[samples][tuning][run]") {
+  const Config spec = spec_config("");
+  FakeDb fake;  // path ""
+  tj::samples::TunedQuery q;
+  q.device = "NVIDIA H200";
+  q.db = fake.reader();
+  TunedChoice nowhere = tj::samples::decide_tuned(gemm(), spec, q);
+  CHECK(nowhere.kind == TunedChoice::Kind::NoRecord);
+  CHECK(nowhere.line == "none: no place for a tuning DB is known (set TILEJIT_TUNING_DB or HOME)");
+  CHECK(nowhere.config.params == spec.params);
+
+  TempDir tmp;
+  const std::string path = tmp / "tuning.json";
+  std::ofstream(path) << "{ not json";
+  {
+    CaptureStderr quiet;  // load's warning is tested with the DB
+    fake.db = TuningDb::load(path);
+  }
+  TunedChoice damaged = tj::samples::decide_tuned(gemm(), spec, q);
+  CHECK(damaged.kind == TunedChoice::Kind::NoRecord);
+  CHECK(damaged.line == "none: the tuning DB " + path + " is unusable (see the warning)");
+}
+
+TEST_CASE("the sample specs: gemm_auto.json leaves the tuned fields to the DB, gemm.json does not", "[samples][tuning]") {
+  const std::string dir = std::string(TILEJIT_SOURCE_DIR) + "/samples/specs/";
+  const Config automatic = tj::cli::load_spec(dir + "gemm_auto.json").config;
+  for (const std::string& f : gemm().tuned_fields()) CHECK(automatic.named.count(f) == 0);
+  CHECK(gemm().problem_class(automatic) == "bf16>bf16 tn m4096 n4096 k4096");
+  CHECK(tj::cli::load_spec(dir + "gemm.json").config.named.count("cluster") == 1);
+}
