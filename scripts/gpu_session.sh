@@ -55,6 +55,19 @@ $B/tilejit_bench_dsmem > "$OUT/bench_dsmem.log" 2>&1; note "bench dsmem rc=$?"; 
 $B/tilejit_bench_tma_copy > "$OUT/bench_tma.log" 2>&1; note "bench tma_copy rc=$?"; cat "$OUT/bench_tma.log" >> "$summary"
 fi
 
+# The GEMM against cuBLAS (interleaved, per shape), the README's ladder, and the SASS.
+if section gemm; then
+$B/tilejit_bench_gemm --iters 50 --reps 5 --config cluster=1x2 > "$OUT/bench_gemm.log" 2>&1; note "bench gemm (cluster 1x2) rc=$?"
+grep -E '^(device|[0-9]+ reps|\|)' "$OUT/bench_gemm.log" >> "$summary"
+for step in "warp_specialized=0,stages=1,bn=128,persistent=0,cluster=1" "warp_specialized=0,stages=4,bn=128,persistent=0,cluster=1" \
+            "persistent=0,cluster=1" "persistent=1,cluster=1" "cluster=1x2"; do
+  $B/tilejit_bench_gemm --iters 30 --reps 3 --shapes 8192x8192x8192 --config "$step" > "$OUT/ladder.log" 2>&1
+  note "ladder $step rc=$?: $(grep -E '^\| *8192' "$OUT/ladder.log")"
+done
+TILEJIT_DUMP_DIR=/tmp/gemm-dump $B/tilejit run .stage/specs/gemm.json --iters 1 --no-verify > /dev/null 2>&1
+note "gemm SASS: $(cuobjdump -sass /tmp/gemm-dump/gemm.cubin | grep -c HGMMA) HGMMA, $(cuobjdump -sass /tmp/gemm-dump/gemm.cubin | grep -c -E 'LDL|STL') local loads/stores"
+fi
+
 if section tune; then
 OUT=$OUT scripts/gpu_tune.sh > /dev/null; note "tuning (scripts/gpu_tune.sh):"; cat "$OUT/tune_summary.txt" >> "$summary"
 fi
@@ -68,6 +81,11 @@ fi
 # small variants in tests/sanitizer; one launch each (--iters 0). rc 124: the timeout hit.
 if section sanitizer; then
 for s in .stage/specs/*.json .stage/sanitizer/*.json; do
+  case $(basename "$s") in
+    gemm.json|gemm_auto.json)  # 4096^3: hours under racecheck; the same kernels run in sanitizer/gemm_small*.json
+      note "compute-sanitizer $(basename "$s"): covered by sanitizer/gemm_small.json and gemm_small_auto.json (same generated kernel, small m, n, k)"
+      continue ;;
+  esac
   for tool in memcheck racecheck synccheck; do
     timeout 600 compute-sanitizer --tool $tool --print-limit 5 $B/tilejit run "$s" --iters 0 > "$OUT/san.log" 2>&1; rc=$?
     note "compute-sanitizer $tool $(basename "$s") rc=$rc: $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|verify' "$OUT/san.log" | tr -s ' ' | tr '\n' ' ')"
