@@ -87,7 +87,7 @@ for s in .stage/specs/*.json .stage/sanitizer/*.json; do
       continue ;;
   esac
   for tool in memcheck racecheck synccheck; do
-    timeout 600 compute-sanitizer --tool $tool --print-limit 5 $B/tilejit run "$s" --iters 0 > "$OUT/san.log" 2>&1; rc=$?
+    timeout ${SAN_TIMEOUT:-600} compute-sanitizer --tool $tool --print-limit 5 $B/tilejit run "$s" --iters 0 > "$OUT/san.log" 2>&1; rc=$?
     note "compute-sanitizer $tool $(basename "$s") rc=$rc: $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|verify' "$OUT/san.log" | tr -s ' ' | tr '\n' ' ')"
   done
 done
