@@ -4,6 +4,8 @@
 // no local-memory spills in any tested config).
 #include <catch2/catch.hpp>
 
+#include <set>
+
 #include "tests/codegen/codegen_test_support.h"
 
 #include "codegen/lower.h"
@@ -225,4 +227,25 @@ TEST_CASE("gemm: sm_90a PTX has wgmma, multicast TMA and setmaxnreg, and no conf
     if (cfg.cluster.count() > 1) CHECK(contains(r.ptx, "multicast::cluster"));
     else CHECK(!contains(r.ptx, "multicast::cluster"));
   }
+}
+
+TEST_CASE("gemm: no config tilejit tune may pick spills registers (every distinct kernel of the candidates)",
+          "[codegen][tiles][gemm][ptx]") {
+  const samples::Sample* s = samples::find_sample("gemm");
+  REQUIRE(s);
+  samples::Config base = gemm_config({{"m", 4096}, {"n", 4096}, {"k", 4096}});
+  std::vector<samples::Config> candidates = s->tuning_candidates(base);
+  REQUIRE(candidates.size() >= 12);
+  std::set<std::string> sources;  // the group and problem size change no code: compile each kernel once
+  for (const samples::Config& cfg : candidates) {
+    codegen::Lowered l = codegen::lower(s->build(cfg), Target::sm90a());
+    if (!sources.insert(l.cuda).second) continue;
+    rt::CompileRequest req = samples::compile_request(l, Target::sm90a());
+    req.options.push_back("--ptxas-options=--verbose");
+    rt::CompileResult r = rt::compile(req, nullptr);
+    INFO("bm " << cfg.params.at("bm") << " bn " << cfg.params.at("bn") << " cluster " << cfg.cluster.str() << "\n" << r.log);
+    REQUIRE(count(r.log, " bytes spill stores, ") >= 1);
+    CHECK(count(r.log, " bytes spill stores, ") == count(r.log, " 0 bytes spill stores, 0 bytes spill loads"));
+  }
+  CHECK(sources.size() >= 12);  // 3 tiles x 4 cluster shapes
 }
