@@ -125,7 +125,7 @@ std::string ex(const Expr& x) { return ExprEmitter::e(x); }
 
 // "// store at dsmem_ring.cpp:42: buf[i] = ..." — the first line of the IR text.
 std::string origin(const StmtNode& s) {
-  std::string text = ir::to_string(s);
+  std::string text = ir::first_line(s);
   size_t start = text.find_first_not_of(' ');
   text = text.substr(start == std::string::npos ? 0 : start);
   if (size_t nl = text.find('\n'); nl != std::string::npos) text.resize(nl);

@@ -9,6 +9,7 @@
 #include <llvm/Support/FileSystem.h>
 #include <llvm/Support/Path.h>
 #include <llvm/Support/SHA256.h>
+#include <llvm/Support/xxhash.h>
 
 #include "runtime/files.h"
 
@@ -19,7 +20,7 @@ namespace fs = llvm::sys::fs;
 namespace {
 
 // Bump when the key's inputs or the entry layout change: old entries then simply miss.
-constexpr const char* kKeyFormat = "tilejit-compile-key-v1";
+constexpr const char* kKeyFormat = "tilejit-compile-key-v2";  // v2: entries checksummed with XXH3
 constexpr const char* kMetaHeader = "tilejit-cache-entry v1";
 
 // Each field is length-prefixed so that ("ab","c") and ("a","bc") hash differently.
@@ -39,12 +40,18 @@ private:
   llvm::SHA256 sha_;
 };
 
+// An entry's checksum guards against damage, not attack (the key is the SHA-256): XXH3
+// over the length-prefixed fields, so that a cache hit stays cheap (SHA-256 over a large
+// kernel's PTX and cubin took a third of a GEMM's hit).
 std::string checksum(const CompileResult& r) {
-  Hasher h;
-  h.field(r.ptx);
-  h.field(r.cubin);
-  h.field(r.log);
-  return h.hex();
+  std::string buf;
+  buf.reserve(r.ptx.size() + r.cubin.size() + r.log.size() + 24);
+  for (const std::string* f : {&r.ptx, &r.cubin, &r.log}) {
+    const uint64_t n = f->size();
+    for (int i = 0; i < 8; ++i) buf.push_back(char(uint8_t(n >> (8 * i))));
+    buf += *f;
+  }
+  return "xxh3-" + llvm::utohexstr(llvm::xxh3_64bits(llvm::StringRef(buf)), /*LowerCase=*/true);
 }
 
 void warn(const std::string& message) {

@@ -166,6 +166,20 @@ std::string to_string(const Expr& e) { return e ? dispatch(*e, ExprText{}) : "<n
 std::string to_string(const Stmt& s, int indent) { return s ? to_string(*s, indent) : ""; }
 std::string to_string(const StmtNode& s, int indent) { return dispatch(s, StmtText{indent}); }
 
+std::string first_line(const StmtNode& s) {
+  const Stmt empty = Block::make({}, s.loc);
+  std::string text;
+  if (s.kind == StmtKind::Block) return {};
+  if (const For* f = s.as<For>()) text = to_string(For::make(f->var, f->begin, f->end, f->step, empty, f->loc));
+  else if (const If* i = s.as<If>()) text = to_string(If::make(i->cond, empty, nullptr, i->loc));
+  else if (const Role* r = s.as<Role>()) text = to_string(Role::make(r->name, r->first, r->count, r->max_regs, r->id, empty, r->loc));
+  else if (const ForEachTile* t = s.as<ForEachTile>())
+    text = to_string(ForEachTile::make(t->schedule, t->tiles_m, t->tiles_n, t->var_m, t->var_n, empty, t->loc));
+  else text = to_string(s);
+  if (size_t nl = text.find('\n'); nl != std::string::npos) text.resize(nl);
+  return text;
+}
+
 std::string to_string(const Kernel& k) {
   std::string out = "kernel " + k.name + "(";
   for (size_t i = 0; i < k.params.size(); ++i)

@@ -11,6 +11,9 @@ namespace tj::ir {
 std::string to_string(const Expr& e);
 std::string to_string(const Stmt& s, int indent = 0);
 std::string to_string(const StmtNode& s, int indent = 0);
+// The first line of s's text alone: compound statements (loops, ifs, roles, blocks)
+// without printing their bodies (emission writes it above every statement).
+std::string first_line(const StmtNode& s);
 std::string to_string(const Kernel& k);
 
 }  // namespace tj::ir
