@@ -64,6 +64,7 @@ for step in "warp_specialized=0,stages=1,bn=128,persistent=0,cluster=1" "warp_sp
   $B/tilejit_bench_gemm --iters 30 --reps 3 --shapes 8192x8192x8192 --config "$step" > "$OUT/ladder.log" 2>&1
   note "ladder $step rc=$?: $(grep -E '^\| *8192' "$OUT/ladder.log")"
 done
+$B/tilejit_bench_jit --reps 10 > "$OUT/bench_jit.log" 2>&1; note "bench jit rc=$?"; cat "$OUT/bench_jit.log" >> "$summary"
 TILEJIT_DUMP_DIR=/tmp/gemm-dump $B/tilejit run .stage/specs/gemm.json --iters 1 --no-verify > /dev/null 2>&1
 note "gemm SASS: $(cuobjdump -sass /tmp/gemm-dump/gemm.cubin | grep -c HGMMA) HGMMA, $(cuobjdump -sass /tmp/gemm-dump/gemm.cubin | grep -c -E 'LDL|STL') local loads/stores"
 fi
