@@ -25,6 +25,16 @@ const AccumulatorDecl& acc_of(const std::string& name, const Kernel& k) {
 std::string u(uint64_t v) { return std::to_string(v) + "u"; }
 unsigned panel_bytes_of(const TileLayout& t) { return unsigned(t.panel_elems() * scalar_bytes(t.elem)); }
 unsigned row_bytes(const TileLayout& t) { return t.panel_cols() * scalar_bytes(t.elem); }
+// The layout field of a wgmma shared-memory descriptor (bits 62-63 on sm_90a).
+unsigned desc_swizzle(const TileLayout& t) {
+  switch (t.swizzle) {
+    case Swizzle::B128: return 1;
+    case Swizzle::B64: return 2;
+    case Swizzle::B32: return 3;
+    case Swizzle::None: break;
+  }
+  return 0;  // refused by verify_tiles before emission
+}
 
 // The element offset of a tile operand's first row.
 std::string operand_offset(const TileOperand& t, const TileLayout& l, const ExprText& ex) {
@@ -83,18 +93,19 @@ std::vector<std::string> emit_mma(const Mma& n, const Kernel& k, const ExprText&
   const WgmmaShape shape = shape_of(n, k);
   const unsigned ksteps = (a.major == Major::K ? a.cols : a.rows) / 16;
   const unsigned esz = scalar_bytes(a.elem);
-  // K-major, 128-byte swizzle: 8-row groups 1024 bytes apart (stride offset);
-  // the leading offset is unused. N-major B: the 64-element panels along N are
-  // a panel apart (leading offset), 8-row groups along K 1024 bytes apart.
+  // K-major, swizzled: 8-row groups 8 swizzle spans apart (stride offset, 1024
+  // bytes for 128-byte rows); the leading offset is unused. N-major B (128-byte
+  // swizzle): the 64-element panels along N are a panel apart (leading offset),
+  // 8-row groups along K 1024 bytes apart.
   const unsigned a_lbo = 16, a_sbo = 8 * row_bytes(a);
   const unsigned b_lbo = b.major == Major::MN ? panel_bytes_of(b) : 16, b_sbo = 8 * row_bytes(b);
   std::vector<std::string> out;
   out.push_back("{");
   out.push_back("  tj::wgmma_fence();");
   out.push_back("  const tj::u64 tj_desc_a = tj::wgmma_desc(&" + ex(n.a.tile) + "[" + operand_offset(n.a, a, ex) + "], " +
-                u(a_lbo) + ", " + u(a_sbo) + ", 1u);");
+                u(a_lbo) + ", " + u(a_sbo) + ", " + u(desc_swizzle(a)) + ");");
   out.push_back("  const tj::u64 tj_desc_b = tj::wgmma_desc(&" + ex(n.b.tile) + "[" + operand_offset(n.b, b, ex) + "], " +
-                u(b_lbo) + ", " + u(b_sbo) + ", 1u);");
+                u(b_lbo) + ", " + u(b_sbo) + ", " + u(desc_swizzle(b)) + ");");
   out.push_back("  const tj::u32 tj_scale_d = (" + ex(n.accumulate) + ") ? 1u : 0u;");
   for (unsigned blk = 0; blk < acc.m / 64; ++blk) {
     for (unsigned j = 0; j < ksteps; ++j) {

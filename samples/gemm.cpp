@@ -13,6 +13,7 @@ namespace {
 const std::vector<std::string> kInTypes = {"bf16", "f16"};
 const std::vector<std::string> kOutTypes = {"bf16", "f16", "f32"};
 const std::vector<std::string> kLayouts = {"tn", "nn"};
+constexpr unsigned kMaxAutoStages = 8;  // what `stages 0` may pick: the parameter's maximum
 
 uint64_t ceil_div(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
 
@@ -27,8 +28,8 @@ std::vector<ParamSpec> Gemm::params() const {
           {"layout", 0, 0, 1, "tn: B is N x K row-major (K contiguous); nn: B is K x N row-major", kLayouts},
           {"bm", 128, 64, 256, "tile rows (M) per CTA: a multiple of 64 x consumers"},
           {"bn", 256, 64, 256, "tile columns (N) per CTA: a multiple of 64"},
-          {"bk", 64, 64, 256, "K per pipeline stage: a multiple of 64"},
-          {"stages", 0, 0, 8, "pipeline stages in shared memory (2..8; 0: as many as fit, at most 6)"},
+          {"bk", 64, 32, 256, "K per pipeline stage: 32 (64-byte-swizzled rows) or a multiple of 64"},
+          {"stages", 0, 0, 8, "pipeline stages in shared memory (2..8; 0: as many as fit, at most 8)"},
           {"consumers", 2, 1, 2, "consumer warpgroups (each owns bm / consumers rows of the tile)"},
           {"group", 8, 1, 64, "rasterization: rows of cluster tiles walked together"},
           {"warp_specialized", 1, 0, 1,
@@ -65,7 +66,7 @@ GemmTiling gemm_tiling(const Config& c) {
   if (t.stages == 0) {
     const GemmShape s = gemm_shape(c);
     t.stages = 2;
-    for (GemmTiling more = t; more.stages < 6; ++t.stages) {
+    for (GemmTiling more = t; more.stages < kMaxAutoStages; ++t.stages) {
       more.stages = t.stages + 1;
       if (smem_bytes(s, more) > 232448) break;
     }
@@ -87,7 +88,7 @@ std::vector<ConfigProblem> Gemm::check_config(const Config& c) const {
   need(s.n * ob % 16 == 0, "params.n", "rows of D (n = " + std::to_string(s.n) + " x " + std::to_string(ob) + " bytes) must be a multiple of 16 bytes for TMA: use an n that is a multiple of " + std::to_string(16 / ob));
   need(t.bm % (64 * t.consumers) == 0, "params.bm", "bm = " + std::to_string(t.bm) + " must be a multiple of 64 x consumers (" + std::to_string(64 * t.consumers) + ")");
   need(t.bn % 64 == 0, "params.bn", "bn = " + std::to_string(t.bn) + " must be a multiple of 64");
-  need(t.bk % 64 == 0, "params.bk", "bk = " + std::to_string(t.bk) + " must be a multiple of 64 (one 128-byte panel of 16-bit elements)");
+  need(t.bk == 32 || t.bk % 64 == 0, "params.bk", "bk = " + std::to_string(t.bk) + " must be 32 or a multiple of 64 (64- or 128-byte rows of 16-bit elements)");
   need(c.cluster.z == 1 && c.cluster.count() <= 8, "cluster", "the GEMM takes a cluster [x (along N), y (along M)] of at most 8 CTAs");
   need(t.consumers == 2 || uint64_t(t.bm) * t.bn / 128 <= (t.warp_specialized ? 64 : 128), "params.consumers",
        "one MMA warpgroup holding a " + std::to_string(t.bm) + "x" + std::to_string(t.bn) + " accumulator (" +

@@ -26,6 +26,12 @@ unsigned consumer_regs(unsigned consumers) {
   return std::min(240u, (65536u - 128u * kProducerRegs) / (128u * consumers) / 8u * 8u);
 }
 
+// The swizzle of K-major operand tiles: the widest whose span divides a row of bk elements.
+ir::Swizzle k_swizzle(const GemmShape& s, const GemmTiling& t) {
+  const unsigned row = t.bk * ir::scalar_bytes(s.in);
+  return row % 128 == 0 ? ir::Swizzle::B128 : row % 64 == 0 ? ir::Swizzle::B64 : ir::Swizzle::B32;
+}
+
 // What both kernel shapes declare.
 struct GemmKernel {
   const GemmShape& s;
@@ -51,8 +57,10 @@ struct GemmKernel {
         bm(int32_t(t_.bm)), bn(int32_t(t_.bn)), bk(int32_t(t_.bk)), stages(int32_t(t_.stages)),
         rows_per_mma(int32_t(t_.bm / mma_groups)),
         // Shared tiles: A (M x K) and B (N x K, or K x N read N-major) per stage, one output tile.
-        a(k.shared_tile(s.in, "a", t.bm, t.bk, t.stages)),
-        b(nn ? k.shared_tile(s.in, "b", t.bk, t.bn, t.stages, ir::Major::MN) : k.shared_tile(s.in, "b", t.bn, t.bk, t.stages)),
+        // K-major rows of bk elements: 128-byte swizzle, or 64-byte for bk = 32.
+        a(k.shared_tile(s.in, "a", t.bm, t.bk, t.stages, ir::Major::K, k_swizzle(s_, t_))),
+        b(nn ? k.shared_tile(s.in, "b", t.bk, t.bn, t.stages, ir::Major::MN)
+             : k.shared_tile(s.in, "b", t.bn, t.bk, t.stages, ir::Major::K, k_swizzle(s_, t_))),
         chunk_cols(128 / ir::scalar_bytes(s_.out)),
         // Two chunk buffers of bm x chunk_cols for the epilogue.
         d(k.shared_tile(s.out, "d", t.bm, chunk_cols, 2)),

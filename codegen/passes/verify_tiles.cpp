@@ -47,9 +47,12 @@ class Checker : public Visitor {
     if (!acc || !a || !b) return;
     const std::string an = name(n.a), bn = name(n.b);
     for (auto [l, nm] : {std::pair{a, an}, std::pair{b, bn}}) {
-      if (l->swizzle != Swizzle::B128)
-        error(n.loc, "mma reads tile '" + nm + "' with a " + std::string(swizzle_name(l->swizzle)) +
-                         " swizzle; the wgmma lowering reads 128-byte-swizzled tiles",
+      if (l->swizzle == Swizzle::None)
+        error(n.loc, "mma reads tile '" + nm + "', which is not swizzled; the wgmma lowering reads 32-, 64- or 128-byte-swizzled tiles",
+              "declare '" + nm + "' with Swizzle::B128 (the default of shared_tile), B64 or B32");
+      else if (l->major == Major::MN && l->swizzle != Swizzle::B128)
+        error(n.loc, "mma reads tile '" + nm + "' MN-major with a " + std::string(swizzle_name(l->swizzle)) +
+                         " swizzle; the wgmma lowering reads MN-major tiles 128-byte-swizzled",
               "declare '" + nm + "' with Swizzle::B128 (the default of shared_tile)");
       if (l->elem != Scalar::BF16 && l->elem != Scalar::F16)
         error(n.loc, "mma operand '" + nm + "' holds " + std::string(scalar_name(l->elem)) + "; wgmma takes bf16 or f16 here",

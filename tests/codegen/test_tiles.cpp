@@ -33,15 +33,16 @@ size_t count(const std::string& s, const std::string& what) {
 struct MmaKernel {
   unsigned threads = 128, acc_m = 64, acc_n = 128, b_rows = 128, b_cols = 64, regs = 0;
   ir::Major b_major = ir::Major::K;
-  ir::Swizzle a_swizzle = ir::Swizzle::B128;
+  ir::Swizzle a_swizzle = ir::Swizzle::B128, b_swizzle = ir::Swizzle::B128;
+  unsigned k_cols = 64;
   ir::Scalar b_elem = ir::Scalar::BF16;
   unsigned mma_line = 0, role_line = 0, a_line = 0;
   ir::Kernel build() {
     KernelBuilder k("mma_kernel");
     k.threads(threads);
     a_line = __LINE__ + 1;
-    SharedTile a = k.shared_tile(ir::Scalar::BF16, "a", 64, 64, 2, ir::Major::K, a_swizzle);
-    SharedTile b = k.shared_tile(b_elem, "b", b_rows, b_cols, 2, b_major);
+    SharedTile a = k.shared_tile(ir::Scalar::BF16, "a", 64, k_cols, 2, ir::Major::K, a_swizzle);
+    SharedTile b = k.shared_tile(b_elem, "b", b_rows, b_cols, 2, b_major, b_swizzle);
     Accumulator acc = k.accumulator("acc", acc_m, acc_n);
     role_line = __LINE__ + 1;
     k.role("math", 1, regs, [&](i32) {
@@ -76,6 +77,26 @@ TEST_CASE("tiles: wgmma descriptors come from the tiles' layouts (K-major A and 
   CHECK(contains(l.cuda, "__launch_bounds__(128, 1)"));
 }
 
+TEST_CASE("tiles: 64- and 32-byte-swizzled K-major tiles give their span to the descriptors", "[codegen][tiles]") {
+  MmaKernel m;
+  m.k_cols = m.b_cols = 32, m.a_swizzle = m.b_swizzle = ir::Swizzle::B64;  // K = 32: one 64-byte row
+  codegen::Lowered l = codegen::lower(m.build(), Target::sm90a());
+  INFO(l.cuda);
+  // 8-row groups 512 bytes apart; layout field 2 (64-byte swizzle); two k16 steps of 32 bytes.
+  CHECK(contains(l.cuda, "tj::wgmma_desc(&a[(1) * 2048 + (0) * 32], 16u, 512u, 2u);"));
+  CHECK(contains(l.cuda, "tj::wgmma_desc(&b[(1) * 4096 + (0) * 32], 16u, 512u, 2u);"));
+  CHECK(count(l.cuda, "tj::wgmma_m64n128k16_f32_bf16_kk(&acc[0], ") == 2);
+  CHECK(contains(l.cuda, "tj_desc_a + 2ull, tj_desc_b + 2ull, 1u);"));
+
+  MmaKernel w;  // K = 64 in two 32-byte-swizzled panels of 16 elements: each k16 step is a panel
+  w.a_swizzle = w.b_swizzle = ir::Swizzle::B32;
+  l = codegen::lower(w.build(), Target::sm90a());
+  INFO(l.cuda);
+  CHECK(contains(l.cuda, "tj::wgmma_desc(&a[(1) * 4096 + (0) * 16], 16u, 256u, 3u);"));
+  // Step 3 starts 3 panels (64 rows x 32 bytes = 2048 bytes each) into A, 3 panels of 128 rows into B.
+  CHECK(contains(l.cuda, "tj_desc_a + 384ull, tj_desc_b + 768ull, 1u);"));
+}
+
 TEST_CASE("tiles: an N-major B is read transposed with the panel stride as leading offset", "[codegen][tiles]") {
   MmaKernel m;
   m.b_major = ir::Major::MN, m.b_rows = 64, m.b_cols = 128;  // K x N
@@ -96,13 +117,21 @@ TEST_CASE("tiles: verifier errors name the user's line, what is wrong and the fi
     CHECK(d[0].str() == at(m.mma_line) + ": error: mma needs Hopper's wgmma, which sm_100a does not have\n"
                         "  fix: compile for sm_90a (--arch sm_90a); the tcgen05 lowering of tile MMAs for sm_100a is not written yet");
   }
-  SECTION("a tile the MMA cannot read: wrong swizzle") {
+  SECTION("a tile the MMA cannot read: not swizzled") {
     MmaKernel m;
-    m.a_swizzle = ir::Swizzle::B64;
+    m.a_swizzle = ir::Swizzle::None;
     auto d = lower_errors(m.build());
     REQUIRE(d.size() == 1);
-    CHECK(d[0].str() == at(m.mma_line) + ": error: mma reads tile 'a' with a 64B swizzle; the wgmma lowering reads 128-byte-swizzled tiles\n"
-                        "  fix: declare 'a' with Swizzle::B128 (the default of shared_tile)");
+    CHECK(d[0].str() == at(m.mma_line) + ": error: mma reads tile 'a', which is not swizzled; the wgmma lowering reads 32-, 64- or 128-byte-swizzled tiles\n"
+                        "  fix: declare 'a' with Swizzle::B128 (the default of shared_tile), B64 or B32");
+  }
+  SECTION("a tile the MMA cannot read: an N-major B with a 64-byte swizzle") {
+    MmaKernel m;
+    m.b_major = ir::Major::MN, m.b_rows = 64, m.b_cols = 128, m.b_swizzle = ir::Swizzle::B64;
+    auto d = lower_errors(m.build());
+    REQUIRE(d.size() == 1);
+    CHECK(d[0].str() == at(m.mma_line) + ": error: mma reads tile 'b' MN-major with a 64B swizzle; the wgmma lowering reads MN-major tiles 128-byte-swizzled\n"
+                        "  fix: declare 'b' with Swizzle::B128 (the default of shared_tile)");
   }
   SECTION("operands of different element types") {
     MmaKernel m;

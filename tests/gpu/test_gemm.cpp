@@ -63,6 +63,9 @@ TEST_CASE("gemm: tile shapes and ragged edges against cuBLAS [gpu]", "[gpu][gemm
       {256, 256, 512, {{"bk", 128}, {"bn", 128}, {"stages", 2}}},
       {384, 128, 320, {{"consumers", 1}, {"bm", 64}, {"bn", 128}}},
       {2048, 2048, 2048, {{"group", 1}}},
+      {1000, 1000, 1000, {{"bk", 32}}},                          // 64-byte-swizzled K rows, 8 stages
+      {777, 520, 4104, {{"bk", 32}, {"bm", 256}, {"bn", 128}, {"stages", 5}}},
+      {300, 264, 80, {{"bk", 32}, {"warp_specialized", 0}, {"bn", 128}, {"stages", 3}}},
   };
   for (size_t i = 0; i < cases.size(); ++i) check(cases[i], 100 + i);
 }
@@ -76,6 +79,7 @@ TEST_CASE("gemm: cluster shapes with TMA multicast against cuBLAS [gpu]", "[gpu]
       {999, 1000, 520, {}, {2, 1, 1}},             // ragged, with an odd number of tiles per cluster row
       {1100, 704, 600, {{"bn", 128}}, {2, 2, 1}},
       {520, 2056, 1000, {{"bm", 256}, {"bn", 128}}, {1, 2, 1}},
+      {1000, 1104, 1000, {{"bk", 32}}, {2, 2, 1}},
   };
   for (size_t i = 0; i < cases.size(); ++i) check(cases[i], 200 + i);
 }
@@ -91,6 +95,8 @@ TEST_CASE("gemm: layouts, element types, alpha and beta against cuBLAS [gpu]", "
       {1024, 1024, 1024, {}, {1, 1, 1}, 0.5, 0.0},
       {1000, 1000, 1000, {}, {1, 1, 1}, 1.5, -0.75},              // beta reads C
       {1024, 1024, 512, {{"layout", 1}, {"out", 2}, {"bn", 128}}, {2, 1, 1}, 2.0, 1.0},
+      {1000, 1032, 1000, {{"layout", 1}, {"bk", 32}}, {1, 2, 1}},  // nn with bk 32: A 64-byte-, B 128-byte-swizzled
+      {1024, 768, 520, {{"dtype", 1}, {"bk", 32}}, {1, 1, 1}, 1.5, -0.75},
   };
   for (size_t i = 0; i < cases.size(); ++i) check(cases[i], 300 + i);
 }

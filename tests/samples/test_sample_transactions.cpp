@@ -25,11 +25,11 @@ const std::map<std::string, std::vector<std::string>> kPinned = {
     {"fault_hang.json", {}},
     // Both GEMM barriers, multicast across the cluster included (the spec's cluster is 2x1).
     {"gemm_auto.json",  // the default config: cluster 1x1
-     {"barrier 'full' in the loop at gemm_kernel.cpp:146: verified",
-      "barrier 'c_full' in the loop at gemm_kernel.cpp:157: verified"}},
+     {"barrier 'full' in the loop at gemm_kernel.cpp:154: verified",
+      "barrier 'c_full' in the loop at gemm_kernel.cpp:165: verified"}},
     {"gemm.json",
-     {"barrier 'full' in the loop at gemm_kernel.cpp:146: verified",
-      "barrier 'c_full' in the loop at gemm_kernel.cpp:157: verified"}},
+     {"barrier 'full' in the loop at gemm_kernel.cpp:154: verified",
+      "barrier 'c_full' in the loop at gemm_kernel.cpp:165: verified"}},
     // The one-thread copy: both loops' loads sit under `tile < ntiles` with their
     // arrive_expect_tx (unchecked before: the guard cannot be evaluated).
     {"tma_copy.json",
