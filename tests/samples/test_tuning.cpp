@@ -64,26 +64,33 @@ TuningDb db_at(const std::string& path) { return TuningDb::load(path); }
 
 }  // namespace
 
-TEST_CASE("gemm: 24 tuning candidates, each valid and distinct, likeliest first", "[samples][tuning][gemm]") {
+TEST_CASE("gemm: 30 tuning candidates, each valid and distinct, likeliest first", "[samples][tuning][gemm]") {
   const Config spec = spec_config(R"("m": 8192, "n": 8192, "k": 8192)");
   const std::vector<Config> cands = gemm().tuning_candidates(spec);
-  REQUIRE(cands.size() == 24);  // 3 tiles x 4 clusters x 2 groups, none refused at 8192^3 bf16
+  // 3 tiles x 4 clusters x 2 groups with the most stages of bk 64, then per tile one stage
+  // fewer and bk 32: none refused at 8192^3 bf16.
+  REQUIRE(cands.size() == 30);
   std::set<std::string> seen;
   for (const Config& c : cands) {
     INFO(label(c));
     CHECK(gemm().check_config(c).empty());
-    CHECK(seen.insert(label(c)).second);
+    CHECK(seen.insert(label(c) + " bk=" + std::to_string(c.param("bk")) + " stages=" + std::to_string(c.param("stages"))).second);
     // The problem stays the spec's; the kernel's build knobs are all set.
     CHECK(c.param("m") == 8192);
-    CHECK(c.param("stages") == 0);
     CHECK(c.param("consumers") == 2);
     CHECK(c.param("multicast") == 1);
     CHECK(c.cluster.z == 1);
   }
+  for (size_t i = 0; i < 24; ++i) CHECK(cands[i].param("bk") == 64);
+  CHECK(cands[0].param("stages") == 4);  // as many as fit, named
   // The H200's winners at 8192^3 come first, so a sweep cut short has tried them.
   CHECK(label(cands[0]) == "bm=128 bn=256 cluster 1x2 group=8");
   CHECK(label(cands[2]) == "bm=128 bn=256 cluster 2x1 group=8");
   CHECK(label(cands[23]) == "bm=128 bn=128 cluster 2x2 group=16");
+  // The depth: 4 stages of 128x256x64 fit, so 3; 6 of 128x128x64, so 5; bk 32 picks its own.
+  CHECK((label(cands[24]) == "bm=128 bn=256 cluster 1x2 group=8" && cands[24].param("stages") == 3 && cands[24].param("bk") == 64));
+  CHECK((cands[25].param("bk") == 32 && cands[25].param("stages") == 8));
+  CHECK((label(cands[28]) == "bm=128 bn=128 cluster 1x2 group=8" && cands[28].param("stages") == 5));
 }
 
 TEST_CASE("gemm: candidates check_config refuses are dropped", "[samples][tuning][gemm]") {
@@ -93,14 +100,14 @@ TEST_CASE("gemm: candidates check_config refuses are dropped", "[samples][tuning
     INFO(params);
     const std::vector<Config> cands = gemm().tuning_candidates(spec_config(params));
     CHECK(cands.size() >= 15);
-    CHECK(cands.size() <= 24);
+    CHECK(cands.size() <= 30);
     for (const Config& c : cands) CHECK(gemm().check_config(c).empty());
   }
   // A spec's own tile choices do not leak into the candidates.
   const std::vector<Config> from_hand = gemm().tuning_candidates(spec_config(R"("bm": 64, "bn": 128, "consumers": 1, "stages": 3)", R"("cluster": [4, 2], )"));
-  REQUIRE(from_hand.size() == 24);
+  REQUIRE(from_hand.size() == 30);
   CHECK(label(from_hand[0]) == "bm=128 bn=256 cluster 1x2 group=8");
-  CHECK(from_hand[0].param("stages") == 0);
+  CHECK(from_hand[0].param("stages") == 4);
   CHECK(from_hand[0].param("consumers") == 2);
 }
 
@@ -142,8 +149,8 @@ TEST_CASE("only tunable samples have candidates and tuned fields", "[samples][tu
 TEST_CASE("tuned configs are named by the fields the candidates vary", "[samples][tuning]") {
   const std::vector<Config> cands = gemm().tuning_candidates(spec_config(""));
   const std::vector<std::string> fields = tj::samples::varying_fields(gemm(), cands);
-  CHECK(fields == std::vector<std::string>{"params.bm", "params.bn", "cluster", "params.group"});
-  CHECK(tj::samples::describe_fields(gemm(), cands[3], fields) == "bm=128 bn=256 cluster 2x1 group=16");
+  CHECK(fields == std::vector<std::string>{"params.bm", "params.bn", "cluster", "params.group", "params.bk", "params.stages"});
+  CHECK(tj::samples::describe_fields(gemm(), cands[3], fields) == "bm=128 bn=256 cluster 2x1 group=16 bk=64 stages=4");
   // Choices show their names; a 3-D cluster shows z.
   Config c = spec_config(R"("layout": "nn")");
   c.cluster = {2, 1, 2};
@@ -198,7 +205,7 @@ TEST_CASE("run applies a record only for a tunable spec naming no tuned field, o
 
   TunedChoice applied = decide(spec, true, "NVIDIA H200");
   CHECK(applied.kind == TunedChoice::Kind::Applied);
-  CHECK(applied.line == "bm=128 bn=256 cluster 2x1 group=16 (from /db/tuning.json, 745.0 TFLOP/s on 2026-11-30T14:02:11Z)");
+  CHECK(applied.line == "bm=128 bn=256 cluster 2x1 group=16 bk=64 stages=4 (from /db/tuning.json, 745.0 TFLOP/s on 2026-11-30T14:02:11Z)");
   CHECK(applied.config.cluster == Dim3{2, 1, 1});
   CHECK(applied.config.param("group") == 16);
   CHECK(applied.config.param("m") == 8192);
