@@ -19,6 +19,9 @@
 namespace tj {
 
 using rt::Timing;  // median_ms, min_ms, max_ms, iters
+// Times any work queued on a stream (a reference library call, a copy) as JitKernel::time
+// times launches: time_enqueued(what, stream, iters, warmup, [&] { enqueue(); }).
+using rt::time_enqueued;
 
 // A launch's grid, counted in clusters (one number: a 1-D grid).
 struct Grid {

@@ -19,8 +19,13 @@ set_target_properties(tilejit_shared PROPERTIES OUTPUT_NAME tilejit EXPORT_NAME 
 # What those libraries link (runtime/CMakeLists.txt says why NVRTC goes by its file).
 target_link_libraries(tilejit_shared PRIVATE ${TILEJIT_LLVM_LIBS} ${CUDA_nvrtc_LIBRARY} ${CMAKE_DL_LIBS} Threads::Threads)
 # LLVM Support stays an implementation detail: its symbols are not exported, so a user
-# who links another LLVM gets no clash. --no-undefined: the library is complete.
-target_link_options(tilejit_shared PRIVATE "LINKER:--exclude-libs,libLLVMSupport.a:libLLVMDemangle.a" "LINKER:--no-undefined")
+# who links another LLVM gets no clash.
+target_link_options(tilejit_shared PRIVATE "LINKER:--exclude-libs,libLLVMSupport.a:libLLVMDemangle.a")
+# The library is complete (except under clang's sanitizers, whose runtime only an
+# executable links).
+if(NOT TILEJIT_SANITIZE AND NOT TILEJIT_FUZZ)
+  target_link_options(tilejit_shared PRIVATE "LINKER:--no-undefined")
+endif()
 target_include_directories(tilejit_shared INTERFACE
   $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}/include> $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}>
   $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}> $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}/tilejit>)
