@@ -36,14 +36,14 @@ BoundArgs JitKernel::bind_vector(const std::vector<Arg>& args) const {
   return BoundArgs(name(), module_.function(), bind_args(kernel(), args));
 }
 
-rt::LaunchConfig JitKernel::launch_config(Grid grid, CUstream stream) const {
+rt::LaunchConfig launch_config(const CompiledKernel& kernel, Grid grid, CUstream stream) {
   rt::LaunchConfig lc;
-  const ir::Dim3& c = kernel().cluster;
-  const ir::Dim3& b = kernel().block;
+  const ir::Dim3& c = kernel.kernel().cluster;
+  const ir::Dim3& b = kernel.kernel().block;
   lc.grid_clusters = {grid.x, grid.y, grid.z};
   lc.cluster = {c.x, c.y, c.z};
   lc.block = {b.x, b.y, b.z};
-  lc.dynamic_smem = compiled_.lowered.dynamic_smem;
+  lc.dynamic_smem = kernel.lowered.dynamic_smem;
   lc.stream = stream;
   return lc;
 }

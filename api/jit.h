@@ -50,6 +50,10 @@ class BoundArgs {
   rt::ArgPack pack_;
 };
 
+// How `kernel` is launched with `grid` clusters: its cluster shape, block and dynamic
+// shared memory.
+rt::LaunchConfig launch_config(const CompiledKernel& kernel, Grid grid, CUstream stream = nullptr);
+
 template <class A>
 concept LaunchArg = std::is_constructible_v<Arg, A> && !std::is_same_v<std::remove_cvref_t<A>, BoundArgs>;
 
@@ -93,7 +97,9 @@ class JitKernel {
   Timing time(Grid grid, BoundArgs& args, int iters = 20, int warmup = 2, CUstream stream = nullptr);
 
   // How the kernel is launched with `grid`.
-  rt::LaunchConfig launch_config(Grid grid, CUstream stream = nullptr) const;
+  rt::LaunchConfig launch_config(Grid grid, CUstream stream = nullptr) const {
+    return tj::launch_config(compiled_, grid, stream);
+  }
   // How many clusters of the kernel the device runs at once (a persistent grid's size).
   int max_active_clusters() const;
 

@@ -2,6 +2,7 @@
 
 #include <chrono>
 
+#include "api/jit.h"
 #include "codegen/passes/verify_launch.h"
 #include "dsl/diagnostic.h"
 
@@ -43,16 +44,10 @@ Compiled compile_sample(const Sample& s, const Config& c, const codegen::Target&
 }
 
 rt::LaunchConfig launch_config(const Config& c, const Compiled& compiled) {
-  rt::LaunchConfig lc;
   // The kernel's cluster shape is the one its code was built and verified for.
-  const ir::Dim3& k = compiled.lowered.kernel.cluster;
+  const ir::Dim3& k = compiled.kernel().cluster;
   const ir::Dim3 g = c.grid_ctas();
-  lc.cluster = {k.x, k.y, k.z};
-  lc.grid_clusters = {g.x / k.x, g.y / k.y, g.z / k.z};
-  const ir::Dim3& b = compiled.lowered.kernel.block;
-  lc.block = {b.x, b.y, b.z};
-  lc.dynamic_smem = compiled.lowered.dynamic_smem;
-  return lc;
+  return tj::launch_config(compiled, {g.x / k.x, g.y / k.y, g.z / k.z});
 }
 
 LaunchPlan plan_launch(const Sample& s, const Config& c, const Compiled& compiled, const rt::Module& module) {
