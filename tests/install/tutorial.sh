@@ -55,13 +55,20 @@ grep -q "^compiled ring for sm_" "$out" || fail "the program did not say it comp
 grep -q "mapa.shared::cluster.u32" "$work/project/ring.ptx" || fail "ring.ptx has no mapa.shared::cluster.u32"
 grep -q "st.shared::cluster.u32" "$work/project/ring.ptx" || fail "ring.ptx has no st.shared::cluster.u32"
 grep -q "barrier.cluster.wait" "$work/project/ring.ptx" || fail "ring.ptx has no barrier.cluster.wait"
-grep -q "first_cluster_kernel.cpp:" "$work/project/ring.cu" || fail "ring.cu does not name the user's source lines"
+# The lines of ring.cu the page quotes.
+for line in "// Store at first_cluster_kernel.cpp:17: map_shared_rank(inbox, ((%cluster_ctarank + 1) % %cluster_nctarank))[i] = " \
+            "tj::st_cluster(tj::map_shared_rank(inbox, ((tj::cluster_ctarank() + 1) % tj::cluster_nctarank())), i, " \
+            "// ClusterBarrier at first_cluster_kernel.cpp:19: cluster_sync()"; do
+  grep -qF -- "$line" "$work/project/ring.cu" || fail "ring.cu has no line '$line' (docs/tutorial.md quotes it)"
+  grep -qF -- "${line%% = }" "$page" || fail "docs/tutorial.md no longer quotes '$line'"
+done
 cmp -s "$work/project/ring.ptx" "$work/project/dump/ring.ptx" || fail "TILEJIT_DUMP_DIR's ring.ptx differs from the program's"
 [ -s "$work/project/sample/dsmem_ring.ptx" ] || fail "tilejit compile wrote no sample/dsmem_ring.ptx"
 if grep -q "^not launched:" "$out"; then
   echo "tutorial: built against $TILEJIT_PREFIX and compiled to PTX; not launched here ($(grep '^not launched:' "$out"))"
 else
   grep -q "^ring values: all 540672 match" "$out" || fail "the launch did not verify"
-  grep -q "^refused: kernel 'ring' parameter 1 'salt'" "$out" || fail "the wrong argument was not refused by name"
+  grep -qF "refused: kernel 'ring' parameter 1 'salt' (u32, declared at first_cluster_kernel.cpp:13): got a double (7.5); pass an integer" "$out" ||
+    fail "the wrong argument was not refused with the page's message"
   echo "tutorial: built against $TILEJIT_PREFIX, launched and verified"
 fi
