@@ -67,7 +67,7 @@ rt::TensorMapDesc tensor_map_desc(const TensorView& view, const ir::TensorMapDec
       rt::TensorMapDesc::packed(tensor_map_dtype(decl.dtype), view.address, dims, decl.box, tensor_map_swizzle(decl.swizzle));
   std::vector<std::string> problems = rt::tensor_map_problems(d, decl.name);
   if (!problems.empty()) {
-    std::string msg = what + " cannot read the tensor " + view.str() + ": ";
+    std::string msg = what + " cannot read the tensor " + view.str() + " (TMA counts dimensions innermost first): ";
     for (size_t i = 0; i < problems.size(); ++i) msg += (i ? "; " : "") + problems[i];
     throw usage(msg);
   }

@@ -48,7 +48,8 @@ TEST_CASE("tensor_map_desc: a tensor the view cannot read is refused naming both
         a + "is 2-D but the tensor f32[4, 8, 32] has 3 dimension(s)");
   // Rows of 10 f32 are 40 bytes: TMA needs row strides that are multiples of 16.
   const std::string e = desc_error({0x10000, tj::DType::F32, {8, 10}}, decl(tj::DType::F32, {32, 8}));
-  CHECK(e.rfind(a + "cannot read the tensor f32[8, 10]: ", 0) == 0);
+  CHECK(e.rfind(a + "cannot read the tensor f32[8, 10] (TMA counts dimensions innermost first): ", 0) == 0);
+  CHECK(e.find("stride of dimension 1 is 40 bytes") != std::string::npos);
   CHECK(e.find("16") != std::string::npos);
   // An unaligned address.
   CHECK(desc_error({0x10004, tj::DType::F32, {8, 32}}, decl(tj::DType::F32, {32, 8})).find("cannot read the tensor") !=
