@@ -4,10 +4,10 @@
 #include <optional>
 #include <random>
 
+#include "api/tensor.h"
 #include "runtime/buffer.h"
 #include "runtime/driver.h"
 #include "runtime/error.h"
-#include "runtime/tensor_map.h"
 #include "samples/compare.h"
 #include "samples/gemm_reference.h"
 #include "samples/gemm_tolerance.h"
@@ -28,27 +28,10 @@ constexpr Expected kParams[] = {{"A", ir::Scalar::TensorMap}, {"B", ir::Scalar::
 
 bool is_half(ir::Scalar t) { return t == ir::Scalar::BF16 || t == ir::Scalar::F16; }
 
-CUtensorMapDataType map_type(ir::Scalar t) {
-  return t == ir::Scalar::BF16  ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16
-         : t == ir::Scalar::F16 ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16
-                                : CU_TENSOR_MAP_DATA_TYPE_FLOAT32;
-}
-
-CUtensorMapSwizzle map_swizzle(ir::Swizzle s) {
-  switch (s) {
-    case ir::Swizzle::B32: return CU_TENSOR_MAP_SWIZZLE_32B;
-    case ir::Swizzle::B64: return CU_TENSOR_MAP_SWIZZLE_64B;
-    case ir::Swizzle::B128: return CU_TENSOR_MAP_SWIZZLE_128B;
-    case ir::Swizzle::None: break;
-  }
-  return CU_TENSOR_MAP_SWIZZLE_NONE;
-}
-
 // The tensor map `name` over `address` with the kernel's box and swizzle; dims innermost first.
 CUtensorMap encode(const ir::Kernel& k, const std::string& name, CUdeviceptr address, std::vector<uint64_t> dims) {
   const ir::TensorMapDecl& d = *k.find_tensor_map(name);  // gemm_kernel_problems() checked it exists
-  return rt::encode_tensor_map(rt::TensorMapDesc::packed(map_type(d.dtype), address, std::move(dims), d.box, map_swizzle(d.swizzle)),
-                               name);
+  return tj::encode_tensor_map(tj::TensorView{address, d.dtype, {dims.rbegin(), dims.rend()}}, d);
 }
 
 rt::DeviceBuffer upload(const HostMatrix& m) {

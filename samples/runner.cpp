@@ -2,8 +2,8 @@
 
 #include <chrono>
 
+#include "api/jit.h"
 #include "codegen/passes/verify_launch.h"
-#include "codegen/prelude.h"
 #include "dsl/diagnostic.h"
 
 namespace tj::samples {
@@ -31,41 +31,23 @@ void check_sample_config(const Sample& s, const Config& c) {
   if (!diags.empty()) throw UserError(std::move(diags));
 }
 
-rt::CompileRequest compile_request(const codegen::Lowered& lowered, const codegen::Target& target) {
-  rt::CompileRequest req;
-  req.kernel_name = lowered.kernel.name;
-  req.source = lowered.cuda;
-  req.headers.push_back({codegen::kPreludeName, std::string(codegen::prelude_source())});
-  req.arch = target.arch;
-  return req;
-}
-
 Compiled compile_sample(const Sample& s, const Config& c, const codegen::Target& target, rt::Cache* cache) {
   Stopwatch clock;
   check_sample_config(s, c);
   ir::Kernel k = s.build(c);
-  Compiled out;
-  out.times.build = clock.lap();
+  const double build = clock.lap();
   std::vector<Diagnostic> diags = codegen::verify_launch(k, c.grid_ctas());
   if (!diags.empty()) throw UserError(std::move(diags));
-  out.lowered = codegen::lower(k, target);
-  out.times.lower = clock.lap();
-  out.result = rt::compile(compile_request(out.lowered, target), cache);
-  out.times.compile = clock.lap();
+  Compiled out = tj::compile(k, target, cache);  // times.lower and times.compile
+  out.times.build = build;
   return out;
 }
 
 rt::LaunchConfig launch_config(const Config& c, const Compiled& compiled) {
-  rt::LaunchConfig lc;
   // The kernel's cluster shape is the one its code was built and verified for.
-  const ir::Dim3& k = compiled.lowered.kernel.cluster;
+  const ir::Dim3& k = compiled.kernel().cluster;
   const ir::Dim3 g = c.grid_ctas();
-  lc.cluster = {k.x, k.y, k.z};
-  lc.grid_clusters = {g.x / k.x, g.y / k.y, g.z / k.z};
-  const ir::Dim3& b = compiled.lowered.kernel.block;
-  lc.block = {b.x, b.y, b.z};
-  lc.dynamic_smem = compiled.lowered.dynamic_smem;
-  return lc;
+  return tj::launch_config(compiled, {g.x / k.x, g.y / k.y, g.z / k.z});
 }
 
 LaunchPlan plan_launch(const Sample& s, const Config& c, const Compiled& compiled, const rt::Module& module) {

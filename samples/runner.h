@@ -5,6 +5,7 @@
 #include <memory>
 #include <string>
 
+#include "api/compile.h"
 #include "codegen/lower.h"
 #include "codegen/target.h"
 #include "runtime/cache.h"
@@ -20,23 +21,13 @@ namespace tj::samples {
 // whose location is the spec field ("spec: cluster") when no source line applies.
 void check_sample_config(const Sample& s, const Config& c);
 
-// Where compile_sample's time goes, in seconds: what a user waits for before a launch,
-// with module loading (load_module) on top.
-struct CompileTimes {
-  double build = 0;    // the sample's config checks and the DSL building the IR
-  double lower = 0;    // verification passes, rewrites and CUDA emission
-  double compile = 0;  // NVRTC, or the disk-cache lookup on a hit (result.from_cache)
-  double total() const { return build + lower + compile; }
-};
-
-struct Compiled {
-  codegen::Lowered lowered;
-  rt::CompileResult result;
-  CompileTimes times;
-};
+// Where compile_sample's time goes (build: the sample's config checks and the DSL
+// building the IR), and what it made: the host API's types (api/compile.h).
+using CompileTimes = tj::CompileTimes;
+using Compiled = tj::CompiledKernel;
 
 // The NVRTC request for lowered code: the source plus the embedded prelude.
-rt::CompileRequest compile_request(const codegen::Lowered& lowered, const codegen::Target& target);
+using tj::compile_request;
 
 // Builds the sample's kernel, verifies and lowers it, compiles it through the cache.
 Compiled compile_sample(const Sample& s, const Config& c, const codegen::Target& target, rt::Cache* cache);

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "api/check.h"
 #include "dsl/ir/kernel.h"
 #include "runtime/launch.h"
 
@@ -62,10 +63,8 @@ struct ConfigProblem {
   std::string message;
 };
 
-struct Check {
-  bool ok = false;
-  std::string detail;  // what was compared; on failure, the first mismatches
-};
+// ok, and what was compared; on failure, the first mismatches (the host API's type).
+using Check = tj::Check;
 
 // Device buffers and arguments for launches of one compiled sample.
 class Instance {

@@ -9,5 +9,5 @@ cmake --install "${BUILD_DIR:-build}" --prefix .stage >/dev/null
 mkdir -p .stage/specs .stage/sanitizer .stage/gpu_specs && cp samples/specs/*.json .stage/specs/ && cp tests/sanitizer/*.json .stage/sanitizer/
 cp tests/gpu/specs/*.json .stage/gpu_specs/  # test-only: fault_injection (a fault, a hang)
 cp bench/multicast_traffic.sh .stage/bin/
-strip .stage/bin/tilejit* 2>/dev/null || true
+strip .stage/bin/tilejit* .stage/lib/libtilejit.so* 2>/dev/null || true
 du -sh .stage

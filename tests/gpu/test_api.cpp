@@ -1,0 +1,100 @@
+// The host API on the GPU: tj::jit, typed launches, tensors, tensor maps made from a
+// kernel's declared view, timing, and the errors a wrong argument gets before launch.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+
+#include "tests/api/api_kernels.h"
+
+namespace {
+
+bool refused(const std::function<void()>& f, const std::string& part) {
+  try {
+    f();
+  } catch (const tj::RuntimeError& e) {
+    INFO(e.what());
+    CHECK(e.kind() == tj::ErrorKind::Usage);
+    return std::string(e.what()).find(part) != std::string::npos;
+  }
+  return false;
+}
+
+}  // namespace
+
+TEST_CASE("tj::jit launches a cluster kernel with a tensor and a scalar [gpu]", "[gpu][api]") {
+  const unsigned cluster = GENERATE(1u, 2u, 4u, 8u);
+  const unsigned clusters = 7;
+  const int n = 1000;
+  CAPTURE(cluster);
+  tj::JitKernel f = tj::jit(tj::api_test::ring(cluster, n));
+  CHECK(f.compiled().target.arch == f.device().arch());
+  tj::Tensor out = tj::Tensor::empty<uint32_t>({clusters * cluster, uint64_t(n)});
+  out.fill_bytes(0xAB);
+  f.launch(clusters, out, 11u);
+  f.synchronize();
+  std::vector<uint32_t> got = out.download<uint32_t>();
+  std::vector<uint32_t> want(got.size());
+  for (unsigned cta = 0; cta < clusters * cluster; ++cta) {
+    const unsigned rank = cta % cluster, left = cta - rank + (rank + cluster - 1) % cluster;
+    for (int i = 0; i < n; ++i) want[size_t(cta) * n + i] = left * 100000u + unsigned(i) + 11u;
+  }
+  tj::Check check = tj::compare(got, want, {}, "ring");
+  INFO(check.detail);
+  CHECK(check.ok);
+  CHECK(f.max_active_clusters() > 0);
+}
+
+TEST_CASE("tj::jit on a stream, with bound arguments, timed [gpu]", "[gpu][api]") {
+  tj::JitKernel f = tj::jit(tj::api_test::ring(4, 4096));
+  tj::Tensor out = tj::Tensor::empty<uint32_t>({33 * 4, 4096});
+  f(nullptr, 33, out, 3);
+  f.synchronize();
+  CHECK(out.download<uint32_t>()[4096] == 0u * 100000u + 0u + 3u);  // CTA 1 received from CTA 0
+  tj::BoundArgs args = f.bind(out, 5u);
+  tj::Timing t = f.time(33, args, 10);
+  CHECK(t.iters == 10);
+  CHECK(t.min_ms > 0);
+  CHECK(t.min_ms <= t.median_ms);
+  CHECK(t.median_ms <= t.max_ms);
+  CHECK(out.download<uint32_t>()[4096] == 5u);
+  // Arguments bound for another kernel are refused.
+  tj::JitKernel g = tj::jit(tj::api_test::ring(2, 64));
+  CHECK(refused([&] { g.launch(1, args); }, "were passed to kernel 'api_ring'"));
+}
+
+TEST_CASE("a tensor passed for a TMA view becomes its tensor map [gpu]", "[gpu][api]") {
+  const uint64_t rows = 64, cols = 96;  // 8 x 3 boxes of 8 x 32
+  std::vector<float> in(rows * cols);
+  for (size_t i = 0; i < in.size(); ++i) in[i] = float(i % 977) * 0.25f;
+  tj::Tensor src = tj::Tensor::from_host<float>({rows, cols}, in);
+  tj::Tensor out = tj::Tensor::empty<float>({rows, cols});
+  out.fill_bytes(0xFF);
+  tj::JitKernel f = tj::jit(tj::api_test::tma_scale());
+  f.launch(unsigned(rows / 8 * cols / 32), src, out, int(cols), 2.0f);
+  f.synchronize();
+  std::vector<float> want(in.size());
+  for (size_t i = 0; i < in.size(); ++i) want[i] = in[i] * 2.0f;
+  tj::Check check = tj::compare(out.download<float>(), want, {}, "scaled tensor");
+  INFO(check.detail);
+  CHECK(check.ok);
+  // The same through an explicitly made map.
+  CUtensorMap map = src.tensor_map(f.kernel().tensor_maps[0]);
+  out.fill_bytes(0xFF);
+  f.launch(unsigned(rows / 8 * cols / 32), map, out, int(cols), 2.0f);
+  f.synchronize();
+  CHECK(tj::compare(out.download<float>(), want).ok);
+}
+
+TEST_CASE("wrong arguments are refused before the launch, naming the parameter [gpu]", "[gpu][api]") {
+  tj::JitKernel f = tj::jit(tj::api_test::tma_scale());
+  tj::Tensor src = tj::Tensor::empty<float>({64, 96});
+  tj::Tensor half = tj::Tensor::empty<tj::dsl::bf16>({64, 96});
+  tj::Tensor out = tj::Tensor::empty<float>({64, 96});
+  CHECK(refused([&] { f.launch(24, src, out, 96); }, "takes 4 argument(s) (src: tensor_map, out: f32*, cols: i32, scale: f32) but 3"));
+  CHECK(refused([&] { f.launch(24, half, out, 96, 1.0f); }, "tensor map 'src'"));
+  CHECK(refused([&] { f.launch(24, src, half, 96, 1.0f); }, "parameter 1 'out' (f32*"));
+  CHECK(refused([&] { f.launch(24, src, out, 96.0, 1.0f); }, "parameter 2 'cols' (i32"));
+  CHECK(refused([&] { src.download<int32_t>(); }, "cannot download i32 values for the tensor f32[64, 96]"));
+  // Nothing was launched: the device is still fine.
+  f.synchronize();
+}

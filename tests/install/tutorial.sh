@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# The tutorial (docs/tutorial.md), followed as a user would, against an installed tree:
+# installs the build into a prefix under WORK, writes the page's ```cmake and ```cpp
+# blocks into a fresh project, and runs its ```sh blocks in order (the first in a
+# stand-in for the tilejit checkout, the others in the project) with TILEJIT_PREFIX set.
+# Then checks what they made. On a machine without a GPU the program compiles its kernel
+# to PTX and says it did not launch; with one it launches and verifies (run_gpu).
+#   tutorial.sh SOURCE_DIR BUILD_DIR WORK_DIR
+set -euo pipefail
+src=$1 build=$2 work=$3
+page=$src/docs/tutorial.md
+extract() { cmake -DINPUT="$page" -DLANG="$1" -DOUTPUT="$2" ${3:+-DINDEX=$3} ${4:+-DCOUNT_FILE=$4} -P "$src/cmake/extract_blocks.cmake"; }
+fail() { echo "FAILED: $*" >&2; exit 1; }
+
+rm -rf "$work"
+mkdir -p "$work/checkout" "$work/project"
+ln -s "$build" "$work/checkout/build"
+export TILEJIT_PREFIX=$work/prefix
+export TILEJIT_CACHE_DIR=$work/cache
+unset TILEJIT_DUMP_DIR TILEJIT_ARCH TILEJIT_DEVICE
+
+extract cmake "$work/project/CMakeLists.txt"
+extract cpp "$work/project/first_cluster_kernel.cpp"
+extract sh "$work/sh_1.sh" 1 "$work/sh_count"
+blocks=$(cat "$work/sh_count")
+for ((i = 1; i <= blocks; i++)); do
+  [ "$i" = 1 ] || extract sh "$work/sh_$i.sh" "$i"
+  dir=$work/project
+  [ "$i" = 1 ] && dir=$work/checkout
+  echo "== sh block $i (in ${dir#$work/}):"
+  sed 's/^/   $ /' "$work/sh_$i.sh"
+  (cd "$dir" && bash -euo pipefail "$work/sh_$i.sh") 2>&1 | tee "$work/sh_$i.out"
+done
+
+# The project was built against the prefix only: not the source tree, not the build.
+grep -q "^tilejit_DIR:PATH=$TILEJIT_PREFIX/lib/cmake/tilejit$" "$work/project/build/CMakeCache.txt" ||
+  fail "the project did not find tilejit in $TILEJIT_PREFIX: $(grep tilejit_DIR "$work/project/build/CMakeCache.txt")"
+# Every include path of the project's compile line is the prefix's or the CUDA toolkit's.
+includes=$(sed -n 's/^CXX_INCLUDES = //p' "$work/project/build/CMakeFiles/first_cluster_kernel.dir/flags.make")
+[ -n "$includes" ] || fail "no CXX_INCLUDES in the project's flags.make"
+checked=0 prev=
+for flag in $includes; do
+  path=
+  case $flag in -I*) path=${flag#-I} ;; -isystem | -iquote) ;; *) [ "$prev" = -isystem ] || [ "$prev" = -iquote ] && path=$flag ;; esac
+  prev=$flag
+  [ -n "$path" ] || continue
+  checked=$((checked + 1))
+  case $path in "$TILEJIT_PREFIX"/* | */cuda*/include | */cuda*/targets/*/include) ;; *) fail "the project includes $path, outside the prefix" ;; esac
+done
+[ "$checked" -ge 2 ] || fail "read only $checked include path(s) from: $includes"
+[ -f "$TILEJIT_PREFIX/share/tilejit/tilejit_prelude.cuh" ] || fail "no prelude under the prefix"
+# What the program printed, and what it wrote.
+out=$work/sh_2.out
+grep -q "^compiled ring for sm_" "$out" || fail "the program did not say it compiled"
+grep -q "mapa.shared::cluster.u32" "$work/project/ring.ptx" || fail "ring.ptx has no mapa.shared::cluster.u32"
+grep -q "st.shared::cluster.u32" "$work/project/ring.ptx" || fail "ring.ptx has no st.shared::cluster.u32"
+grep -q "barrier.cluster.wait" "$work/project/ring.ptx" || fail "ring.ptx has no barrier.cluster.wait"
+# The lines of ring.cu the page quotes.
+for line in "// Store at first_cluster_kernel.cpp:17: map_shared_rank(inbox, ((%cluster_ctarank + 1) % %cluster_nctarank))[i] = " \
+            "tj::st_cluster(tj::map_shared_rank(inbox, ((tj::cluster_ctarank() + 1) % tj::cluster_nctarank())), i, " \
+            "// ClusterBarrier at first_cluster_kernel.cpp:19: cluster_sync()"; do
+  grep -qF -- "$line" "$work/project/ring.cu" || fail "ring.cu has no line '$line' (docs/tutorial.md quotes it)"
+  grep -qF -- "${line%% = }" "$page" || fail "docs/tutorial.md no longer quotes '$line'"
+done
+cmp -s "$work/project/ring.ptx" "$work/project/dump/ring.ptx" || fail "TILEJIT_DUMP_DIR's ring.ptx differs from the program's"
+[ -s "$work/project/sample/dsmem_ring.ptx" ] || fail "tilejit compile wrote no sample/dsmem_ring.ptx"
+if grep -q "^not launched:" "$out"; then
+  echo "tutorial: built against $TILEJIT_PREFIX and compiled to PTX; not launched here ($(grep '^not launched:' "$out"))"
+else
+  grep -q "^ring values: all 540672 match" "$out" || fail "the launch did not verify"
+  grep -qF "refused: kernel 'ring' parameter 1 'salt' (u32, declared at first_cluster_kernel.cpp:13): got a double (7.5); pass an integer" "$out" ||
+    fail "the wrong argument was not refused with the page's message"
+  echo "tutorial: built against $TILEJIT_PREFIX, launched and verified"
+fi
