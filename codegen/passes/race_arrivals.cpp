@@ -260,7 +260,7 @@ void check_phase(const Kernel& k, const Defs& defs, const Region& region, const 
                               : "the extra arrivals complete the next phase early, releasing its waiters before their data"),
               "make one phase receive exactly " + std::to_string(want) + " arrivals in every CTA: declare '" + key +
                   "' with " + std::to_string(got) + " arrivals, or change which threads arrive (" + std::to_string(got) +
-                  " threads of CTA rank " + std::to_string(r) + " do now)"});
+                  " arrivals reach it in CTA rank " + std::to_string(r) + " now)"});
 }
 
 // A wait in a CTA that no arrive can reach never completes.

@@ -186,8 +186,10 @@ class Walk {
     const std::string buf = "shared buffer '" + m.buf.name + "'";
     // A copy's destination, touched before the copy is waited for.
     if (!is_copy(m)) {
+      bool found = false;
       for (const Issued& c : st.copies)
         if (overlaps(m, c)) {
+          found = true;
           error("copy destination read before its wait", m, c.m,
                 "the " + m.what + " at " + m.loc.str() + " " + verb(m) + " " + buf + " while the " + c.m.what + " at " +
                     c.m.loc.str() + " into it may still be landing: no wait on barrier '" + c.barrier + "' between them",
@@ -195,7 +197,7 @@ class Walk {
           break;
         }
       for (const Placed& c : copies_[m.buf.name]) {
-        if (!concurrent(c.agent, agent_) || st.waited.count(c.barrier)) continue;
+        if (found || !concurrent(c.agent, agent_) || st.waited.count(c.barrier)) continue;
         error("copy destination read before its wait", m, c.m,
               "the " + m.what + " at " + m.loc.str() + " " + verb(m) + " " + buf + ", which the " + c.m.what + " at " +
                   c.m.loc.str() + " (other threads) fills, without first waiting on barrier '" + c.barrier + "'" +
@@ -235,7 +237,7 @@ class Walk {
                     line_of(m.loc));
           break;
         }
-    if (is_copy(m)) refill(m, st);
+    if (is_copy(m) && !iteration_.empty()) refill(m, st);  // a copy that repeats refills
     // What is now in flight.
     Issued now{m, bar, iteration_};
     if (is_copy(m)) st.copies.push_back(now);

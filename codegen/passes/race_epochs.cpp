@@ -24,6 +24,7 @@ struct Access {
   Guards guards;
   unsigned acq = 0, rel = kNever;
   Loc arrive;  // between a cluster_arrive (here) and its cluster_wait
+  Loc relaxed;  // a cluster_arrive_relaxed after it, which released nothing
   std::vector<std::pair<const For*, int>> iterations;  // loops around it, and which walked iteration
 };
 
@@ -73,6 +74,8 @@ class Walk {
         if (c->order != MemoryOrder::Relaxed) {
           for (size_t p : st_.pending) acc[p].rel = st_.arrives;
           st_.pending.clear();
+        } else {
+          for (size_t p : st_.pending) acc[p].relaxed = c->loc;
         }
         ++st_.arrives;
         st_.arrive = c->op == ClusterBarrierOp::Arrive ? c->loc : Loc{};
@@ -94,7 +97,7 @@ class Walk {
     for (MemAccess& m : accesses_of(k_, s)) {
       if (m.async || !buffers_.count(m.buf.name)) continue;
       st_.pending.push_back(acc.size());
-      acc.push_back({std::move(m), guards_, st_.waits, kNever, st_.arrive, iterations_});
+      acc.push_back({std::move(m), guards_, st_.waits, kNever, st_.arrive, {}, iterations_});
     }
   }
   const Kernel& k_;
@@ -108,6 +111,7 @@ class Walk {
 struct PerRank {
   bool runs = false;
   uint32_t owners = 0;
+  bool any_owner = false;  // the rank is not known before run time
   std::optional<int64_t> index;
 };
 
@@ -118,14 +122,17 @@ std::vector<PerRank> per_rank(const Kernel& k, const Defs& d, const Access& a) {
     p.runs = may_run(k, d, a.guards, s);
     if (!p.runs) continue;
     p.owners = a.m.buf.rank ? ranks_named(k, d, a.m.buf.rank, a.guards, s) : (1u << s);
+    p.any_owner = a.m.buf.rank && !eval_int(a.m.buf.rank, EvalEnv{k.cluster, k.block, s, std::nullopt, nullptr, &d}) &&
+                  p.owners == (k.cluster.count() >= 32 ? ~0u : (1u << k.cluster.count()) - 1);
     if (a.m.index) p.index = eval_int(a.m.index, EvalEnv{k.cluster, k.block, s, std::nullopt, nullptr, &d});
   }
   return out;
 }
 
-std::string by(const Access& a, unsigned rank) {
+std::string by(const Access& a, unsigned rank, const PerRank& p) {
   std::string out = "the " + a.m.what + " at " + a.m.loc.str() + " by CTA rank " + std::to_string(rank);
   if (a.m.buf.rank) out += " through map_shared_rank(" + a.m.buf.name + ", " + ir::to_string(a.m.buf.rank) + ")";
+  if (p.any_owner) out += " (into any CTA of the cluster, this one included: the rank is not known before run time)";
   return out;
 }
 
@@ -137,9 +144,10 @@ const For* back_edge(const Access& a, const Access& b) {
   return nullptr;
 }
 
-Diagnostic describe(const Access& a, unsigned sa, const Access& b, unsigned sb, uint32_t owners) {
-  std::string msg = "race on shared buffer '" + a.m.buf.name + "' of " + ranks_text(owners) + ": " + by(a, sa) + " and " +
-                    by(b, sb) + " may run at the same time";
+Diagnostic describe(const Access& a, unsigned sa, const PerRank& pa, const Access& b, unsigned sb, const PerRank& pb,
+                    uint32_t owners) {
+  std::string msg = "race on shared buffer '" + a.m.buf.name + "' of " + ranks_text(owners) + ": " + by(a, sa, pa) + " and " +
+                    by(b, sb, pb) + " may run at the same time";
   std::string fix;
   if (const For* f = back_edge(a, b)) {
     msg += " (iteration i of the loop at " + f->loc.str() + " and iteration i + 1)";
@@ -150,6 +158,9 @@ Diagnostic describe(const Access& a, unsigned sa, const Access& b, unsigned sb, 
     msg += " (" + line_of(in.m.loc) + " lies between cluster_arrive() at " + in.arrive.str() + " and its cluster_wait())";
     fix = "move " + line_of(in.m.loc) + " before the cluster_arrive() at " + line_of(in.arrive) +
           " or after its cluster_wait(), or use cluster_sync()";
+  } else if (a.relaxed.known()) {
+    msg += " (the cluster_arrive_relaxed() at " + a.relaxed.str() + " between them publishes nothing)";
+    fix = "use cluster_arrive() (release) instead of cluster_arrive_relaxed() at " + line_of(a.relaxed) + ", or cluster_sync()";
   } else {
     msg += " (no cluster barrier between them)";
     fix = "add cluster_sync() between " + line_of(a.m.loc) + " and " + line_of(b.m.loc);
@@ -189,7 +200,9 @@ void check_cluster_epochs(const Kernel& k, Findings& out) {
       const Access &a = w.acc[i], &b = w.acc[j];
       if (a.m.buf.name != b.m.buf.name || !(a.m.write || b.m.write) || (a.m.atomic && b.m.atomic)) continue;
       if (a.rel < b.acq || b.rel < a.acq) continue;  // ordered by the cluster barrier
-      auto key = std::minmax(a.m.loc.str() + ":" + std::to_string(a.m.loc.column), b.m.loc.str() + ":" + std::to_string(b.m.loc.column));
+      std::pair<std::string, std::string> key{a.m.loc.str() + ":" + std::to_string(a.m.loc.column),
+                                              b.m.loc.str() + ":" + std::to_string(b.m.loc.column)};
+      if (key.second < key.first) std::swap(key.first, key.second);
       if (reported.count(key)) continue;
       for (unsigned s1 = 0; s1 < ranks[i].size() && !reported.count(key); ++s1)
         for (unsigned s2 = 0; s2 < ranks[j].size() && !reported.count(key); ++s2) {
@@ -198,7 +211,7 @@ void check_cluster_epochs(const Kernel& k, Findings& out) {
           if (s1 == s2 || !p.runs || !q.runs || !owners) continue;
           if (p.index && q.index && *p.index != *q.index) continue;
           reported.insert(key);
-          out.hazard(k, subject, {a.m.loc, b.m.loc}, describe(a, s1, b, s2, owners));
+          out.hazard(k, subject, {a.m.loc, b.m.loc}, describe(a, s1, p, b, s2, q, owners));
         }
     }
   if (out.errors.size() == errors_before && out.checks.size() == allowed_before)
