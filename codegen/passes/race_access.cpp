@@ -91,7 +91,7 @@ std::vector<MemAccess> accesses_of(const Kernel& k, const StmtNode& s) {
   std::vector<const Load*> loads;
   for (const Expr& e : exprs)
     if (e) loads_in(e, loads);
-  for (const Load* l : loads) out.insert(out.begin(), MemAccess{buffer_of(l->ptr), l->index, 1, false, false, false, "load", l->loc.known() ? l->loc : s.loc});
+  for (const Load* l : loads) out.insert(out.begin(), MemAccess{buffer_of(l->ptr), l->index, 1, false, false, false, "load", s.loc});
   // Only shared buffers other than mbarriers (whose operations are atomic by nature).
   std::erase_if(out, [&](const MemAccess& a) {
     const SharedBuffer* b = a.buf.name.empty() ? nullptr : k.find_shared(a.buf.name);
