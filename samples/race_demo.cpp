@@ -30,7 +30,7 @@ TmaShape demo_shape(const Config& c) {
 
 std::vector<ParamSpec> RaceDemo::params() const {
   return {{"kernel", 0, 0, 1, "0: DSMEM counters zeroed while peers add; 1: a TMA box read before its wait", {"dsmem", "tma"}},
-          {"racy", 1, 0, 1, "1: the race, let through with allow_race; 0: the corrected kernel"},
+          {"racy", 1, 0, 2, "1: the race, let through with allow_race; 0: the corrected kernel; 2: the race as written (refused by the race check)"},
           {"elems", 4096, 1, 12288, "kernel 0: u32 counters per CTA (static shared memory)"},
           {"zero_passes", 64, 1, 4096, "kernel 0: times each CTA zeroes its counters (a wider window for the race)"}};
 }
@@ -46,7 +46,8 @@ std::vector<ConfigProblem> RaceDemo::check_config(const Config& c) const {
 
 namespace {
 
-ir::Kernel build_dsmem(const Config& c, bool racy) {
+// racy: 0 corrected, 1 the race inside allow_race, 2 the race as written.
+ir::Kernel build_dsmem(const Config& c, int64_t racy) {
   const int32_t elems = int32_t(c.param("elems"));
   KernelBuilder k("race_demo_dsmem");
   k.threads(c.threads).cluster(c.cluster.x);
@@ -58,14 +59,14 @@ ir::Kernel build_dsmem(const Config& c, bool racy) {
   if (!racy) cluster_sync();  // every CTA has zeroed before any peer adds
   auto right = map_shared_rank(acc, (cluster_ctarank() + 1) % cluster_nctarank());
   auto add = [&] { for_(tid, i32(elems), block_dim_x(), [&](i32 j) { atomic_add(right[j], 1u); }); };
-  if (racy) allow_race("race_demo: the neighbour adds while this CTA may still be zeroing", add);
+  if (racy == 1) allow_race("race_demo: the neighbour adds while this CTA may still be zeroing", add);
   else add();
   cluster_sync();  // every add has landed
   for_(tid, i32(elems), block_dim_x(), [&](i32 j) { out[block_idx_x() * elems + j] = acc[j]; });
   return k.build();
 }
 
-ir::Kernel build_tma(const Config& c, bool racy) {
+ir::Kernel build_tma(const Config& c, int64_t racy) {
   KernelBuilder k("race_demo_tma");
   k.threads(c.threads);
   TensorMap src = k.tensor_map<float>("src", {kBoxCols, kBoxRows});
@@ -84,7 +85,8 @@ ir::Kernel build_tma(const Config& c, bool racy) {
   });
   auto read = [&] { for_(tid, i32(n), block_dim_x(), [&](i32 j) { out[block_idx_x() * n + j] = tile[j]; }); };
   if (racy) {
-    allow_race("race_demo: reads the TMA box before waiting on its barrier", read);
+    if (racy == 1) allow_race("race_demo: reads the TMA box before waiting on its barrier", read);
+    else read();
     wait(full[0]);
   } else {
     wait(full[0]);
@@ -140,7 +142,7 @@ class DemoInstance final : public Instance {
 }  // namespace
 
 ir::Kernel RaceDemo::build(const Config& c) const {
-  const bool racy = c.param("racy") != 0;
+  const int64_t racy = c.param("racy");
   return c.param("kernel") == kTma ? build_tma(c, racy) : build_dsmem(c, racy);
 }
 

@@ -5,7 +5,8 @@
 // times to widen the window); every counter must end at 1. `kernel` 1: a TMA box is
 // read before waiting on its barrier (the tile is first filled with a poison
 // value); every element must equal the tensor's. `racy` 1 builds the race with
-// allow_race; 0 the corrected kernel (cluster_sync(); wait before reading).
+// allow_race; 0 the corrected kernel (cluster_sync(); wait before reading); 2 the race
+// as written, which the race check refuses (exit 2 from the CLI).
 #pragma once
 
 #include "samples/sample.h"

@@ -117,7 +117,7 @@ TEST_CASE("the race check's time on the GEMM (the largest sample) is printed", "
   CHECK(best.seconds < 1.0);
 }
 
-TEST_CASE("race_demo: the racy kernels lower through allow_race, which the CUDA shows; the corrected ones need none",
+TEST_CASE("race_demo: the racy kernels lower through allow_race (shown in the CUDA), the corrected ones need none",
           "[samples][races]") {
   const samples::Sample* s = samples::find_sample("race_demo");
   REQUIRE(s != nullptr);
