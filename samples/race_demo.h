@@ -1,12 +1,13 @@
 // race_demo (test only): two races the race check refuses, built with allow_race so
 // that they run, next to their corrected versions, to show on the GPU what the check
 // prevents. `kernel` 0: each CTA zeroes its counters while its neighbour already
-// adds into them through map_shared_rank (the zeroing is repeated `zero_passes`
-// times to widen the window); every counter must end at 1. `kernel` 1: a TMA box is
-// read before waiting on its barrier (the tile is first filled with a poison
-// value); every element must equal the tensor's. `racy` 1 builds the race with
-// allow_race; 0 the corrected kernel (cluster_sync(); wait before reading); 2 the race
-// as written, which the race check refuses (exit 2 from the CLI).
+// adds into them through map_shared_rank (even ranks zero `zero_passes` times, odd
+// ranks once, so that odd ranks add while their even neighbour still zeroes); every
+// counter must end at 1. `kernel` 1: a TMA box is read before waiting on its barrier
+// (the tile is first filled with a poison value); every element must equal the
+// tensor's. `racy` 1 builds the race with allow_race; 0 the corrected kernel
+// (cluster_sync(); wait before reading); 2 the race as written, which the race check
+// refuses (exit 2 from the CLI).
 #pragma once
 
 #include "samples/sample.h"
