@@ -26,7 +26,18 @@ struct Access {
   Loc arrive;  // between a cluster_arrive (here) and its cluster_wait
   Loc relaxed;  // a cluster_arrive_relaxed after it, which released nothing
   std::vector<std::pair<const For*, int>> iterations;  // loops around it, and which walked iteration
+  // mbarriers: arrived on (releasing) after it, and waited on (cluster scope) before it, on its path.
+  std::set<std::string> released_by, acquired;
 };
+
+// An mbarrier orders `a` before `b`: a releasing arrive after `a` on a barrier that `b`'s
+// side waited on (cluster scope) before `b`, in the same walked iteration.
+bool ordered_by_mbarrier(const Access& a, const Access& b) {
+  if (a.iterations != b.iterations) return false;
+  for (const std::string& bar : a.released_by)
+    if (b.acquired.count(bar)) return true;
+  return false;
+}
 
 class Walk {
  public:
@@ -58,17 +69,28 @@ class Walk {
       st_.waits = std::max(st_.waits, then.waits);
       for (size_t p : then.pending)
         if (std::find(st_.pending.begin(), st_.pending.end(), p) == st_.pending.end()) st_.pending.push_back(p);
+      for (size_t p : then.mb_pending)
+        if (std::find(st_.mb_pending.begin(), st_.mb_pending.end(), p) == st_.mb_pending.end()) st_.mb_pending.push_back(p);
+      std::erase_if(st_.waited, [&](const std::string& w) { return !then.waited.count(w); });
     } else if (const Role* r = s->as<Role>()) {
       const size_t depth = guards_.size();
       push_guard(guards_, r->condition(), false);
       walk(r->body);
       guards_.resize(depth);
     } else if (const For* f = s->as<For>()) {
+      const std::set<std::string> entry = st_.waited;
       for (int it = 0; it < 2; ++it) {
+        st_.waited.clear();  // a barrier's phase may differ per iteration: waits count within one
         iterations_.push_back({f, it});
         walk(f->body);
         iterations_.pop_back();
       }
+      std::erase_if(st_.waited, [&](const std::string& w) { return !entry.count(w); });
+    } else if (const MbarrierArrive* a = s->as<MbarrierArrive>()) {
+      if (a->order != MemoryOrder::Relaxed)
+        for (size_t p : st_.mb_pending) acc[p].released_by.insert(buffer_of(a->bar).name);
+    } else if (const MbarrierWait* w = s->as<MbarrierWait>()) {
+      if (!w->cta_scope) st_.waited.insert(buffer_of(w->bar).name);
     } else if (const ClusterBarrier* c = s->as<ClusterBarrier>()) {
       if (c->op != ClusterBarrierOp::Wait) {
         if (c->order != MemoryOrder::Relaxed) {
@@ -92,12 +114,15 @@ class Walk {
     unsigned arrives = 0, waits = 0;
     std::vector<size_t> pending;  // accesses no releasing arrive has followed yet
     Loc arrive;
+    std::vector<size_t> mb_pending;  // accesses an mbarrier arrive may release
+    std::set<std::string> waited;    // mbarriers waited on (cluster scope) in this iteration
   };
   void record(const StmtNode& s) {
     for (MemAccess& m : accesses_of(k_, s)) {
       if (m.async || !buffers_.count(m.buf.name)) continue;
       st_.pending.push_back(acc.size());
-      acc.push_back({std::move(m), guards_, st_.waits, kNever, st_.arrive, {}, iterations_});
+      st_.mb_pending.push_back(acc.size());
+      acc.push_back({std::move(m), guards_, st_.waits, kNever, st_.arrive, {}, iterations_, {}, st_.waited});
     }
   }
   const Kernel& k_;
@@ -163,7 +188,8 @@ Diagnostic describe(const Access& a, unsigned sa, const PerRank& pa, const Acces
     fix = "use cluster_arrive() (release) instead of cluster_arrive_relaxed() at " + line_of(a.relaxed) + ", or cluster_sync()";
   } else {
     msg += " (no cluster barrier between them)";
-    fix = "add cluster_sync() between " + line_of(a.m.loc) + " and " + line_of(b.m.loc);
+    fix = "add cluster_sync() between " + line_of(a.m.loc) + " and " + line_of(b.m.loc) +
+          " (or hand over with an mbarrier of the reading CTA: arrive after the first, wait() before the second)";
   }
   return {b.m.loc, msg, fix};
 }
@@ -200,6 +226,7 @@ void check_cluster_epochs(const Kernel& k, Findings& out) {
       const Access &a = w.acc[i], &b = w.acc[j];
       if (a.m.buf.name != b.m.buf.name || !(a.m.write || b.m.write) || (a.m.atomic && b.m.atomic)) continue;
       if (a.rel < b.acq || b.rel < a.acq) continue;  // ordered by the cluster barrier
+      if (ordered_by_mbarrier(a, b) || ordered_by_mbarrier(b, a)) continue;
       std::pair<std::string, std::string> key{a.m.loc.str() + ":" + std::to_string(a.m.loc.column),
                                               b.m.loc.str() + ":" + std::to_string(b.m.loc.column)};
       if (key.second < key.first) std::swap(key.first, key.second);

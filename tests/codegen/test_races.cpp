@@ -174,6 +174,26 @@ ir::Kernel cluster_2d_loop(bool racy, Marks& marks) {
   return k.build();
 }
 
+// A peer's stores handed over through an mbarrier: the owner must wait at cluster
+// scope (wait), not CTA scope (wait_local), to see them.
+ir::Kernel mbarrier_handoff(bool racy, Marks& marks) {
+  KernelBuilder k("handoff");
+  k.threads(32).cluster(2);
+  auto buf = k.shared<float>("buf", 32);
+  auto bar = k.mbarriers("bar", 1, 32);
+  auto out = k.param<float*>("out");
+  if_(cluster_ctarank() == 1, [&] {
+    MARK("store"); map_shared_rank(buf, 0)[thread_idx_x()] = 4.0f;
+    arrive(map_shared_rank(bar, 0)[0]);
+  });
+  if_(cluster_ctarank() == 0, [&] {
+    if (racy) wait_local(bar[0]);
+    else wait(bar[0]);
+    MARK("read"); out[thread_idx_x()] = buf[thread_idx_x()];
+  });
+  return k.build();
+}
+
 // ---- the async proxy -------------------------------------------------------------
 
 constexpr uint32_t kBoxBytes = 32 * 4 * 4;  // a 32 x 4 f32 box
@@ -432,23 +452,25 @@ namespace {
 const std::vector<Case>& corpus() {
   static const std::vector<Case> cases = {
       {"zero_then_peer_add", zero_then_peer_add,
-       "test_races.cpp:{add}: error: race on shared buffer 'acc' of CTA rank 0: the store at test_races.cpp:{zero} by CTA rank 0 and the atomic_add at test_races.cpp:{add} by CTA rank 3 through map_shared_rank(acc, ((%cluster_ctarank + 1) % 4)) may run at the same time (no cluster barrier between them)\n  fix: add cluster_sync() between line {zero} and line {add}"},
+       "test_races.cpp:{add}: error: race on shared buffer 'acc' of CTA rank 0: the store at test_races.cpp:{zero} by CTA rank 0 and the atomic_add at test_races.cpp:{add} by CTA rank 3 through map_shared_rank(acc, ((%cluster_ctarank + 1) % 4)) may run at the same time (no cluster barrier between them)\n  fix: add cluster_sync() between line {zero} and line {add} (or hand over with an mbarrier of the reading CTA: arrive after the first, wait() before the second)"},
       {"peer_store_local_read", peer_store_local_read,
-       "test_races.cpp:{read}: error: race on shared buffer 'buf' of CTA rank 1: the store at test_races.cpp:{store} by CTA rank 0 through map_shared_rank(buf, (%cluster_ctarank ^ 1)) and the load at test_races.cpp:{read} by CTA rank 1 may run at the same time (no cluster barrier between them)\n  fix: add cluster_sync() between line {store} and line {read}"},
+       "test_races.cpp:{read}: error: race on shared buffer 'buf' of CTA rank 1: the store at test_races.cpp:{store} by CTA rank 0 through map_shared_rank(buf, (%cluster_ctarank ^ 1)) and the load at test_races.cpp:{read} by CTA rank 1 may run at the same time (no cluster barrier between them)\n  fix: add cluster_sync() between line {store} and line {read} (or hand over with an mbarrier of the reading CTA: arrive after the first, wait() before the second)"},
       {"cluster_2d_row", cluster_2d_row,
-       "test_races.cpp:{read}: error: race on shared buffer 'buf' of CTA rank 1: the store at test_races.cpp:{store} by CTA rank 0 through map_shared_rank(buf, ((%cluster_ctaid.y * 2) + (1 - %cluster_ctaid.x))) and the load at test_races.cpp:{read} by CTA rank 1 may run at the same time (no cluster barrier between them)\n  fix: add cluster_sync() between line {store} and line {read}"},
+       "test_races.cpp:{read}: error: race on shared buffer 'buf' of CTA rank 1: the store at test_races.cpp:{store} by CTA rank 0 through map_shared_rank(buf, ((%cluster_ctaid.y * 2) + (1 - %cluster_ctaid.x))) and the load at test_races.cpp:{read} by CTA rank 1 may run at the same time (no cluster barrier between them)\n  fix: add cluster_sync() between line {store} and line {read} (or hand over with an mbarrier of the reading CTA: arrive after the first, wait() before the second)"},
       {"ring_loop_back_edge", ring_loop_back_edge,
        "test_races.cpp:{store}: error: race on shared buffer 'buf' of CTA rank 0: the load at test_races.cpp:{read} by CTA rank 0 and the store at test_races.cpp:{store} by CTA rank 3 through map_shared_rank(buf, ((%cluster_ctarank + 1) % 4)) may run at the same time (iteration i of the loop at test_races.cpp:{loop} and iteration i + 1)\n  fix: add cluster_sync() at the end of the loop body at test_races.cpp:{loop} (after line {read}), so that no CTA starts the next iteration while a peer is still in this one"},
       {"split_barrier", split_barrier,
        "test_races.cpp:{add}: error: race on shared buffer 'buf' of CTA rank 0: the store at test_races.cpp:{zero} by CTA rank 0 and the atomic_add at test_races.cpp:{add} by CTA rank 1 through map_shared_rank(buf, (%cluster_ctarank ^ 1)) may run at the same time (line {add} lies between cluster_arrive() at test_races.cpp:{arrive} and its cluster_wait())\n  fix: move line {add} before the cluster_arrive() at line {arrive} or after its cluster_wait(), or use cluster_sync()"},
       {"conditional_peer_write", conditional_peer_write,
-       "test_races.cpp:{read}: error: race on shared buffer 'buf' of CTA rank 0: the store at test_races.cpp:{store} by CTA rank 1 through map_shared_rank(buf, 0) and the load at test_races.cpp:{read} by CTA rank 0 may run at the same time (no cluster barrier between them)\n  fix: add cluster_sync() between line {store} and line {read}"},
+       "test_races.cpp:{read}: error: race on shared buffer 'buf' of CTA rank 0: the store at test_races.cpp:{store} by CTA rank 1 through map_shared_rank(buf, 0) and the load at test_races.cpp:{read} by CTA rank 0 may run at the same time (no cluster barrier between them)\n  fix: add cluster_sync() between line {store} and line {read} (or hand over with an mbarrier of the reading CTA: arrive after the first, wait() before the second)"},
       {"relaxed_arrive", relaxed_arrive,
        "test_races.cpp:{read}: error: race on shared buffer 'buf' of CTA rank 1: the store at test_races.cpp:{store} by CTA rank 0 through map_shared_rank(buf, (%cluster_ctarank ^ 1)) and the load at test_races.cpp:{read} by CTA rank 1 may run at the same time (the cluster_arrive_relaxed() at test_races.cpp:{relaxed} between them publishes nothing)\n  fix: use cluster_arrive() (release) instead of cluster_arrive_relaxed() at line {relaxed}, or cluster_sync()"},
       {"unknown_rank", unknown_rank,
-       "test_races.cpp:{peer}: error: race on shared buffer 'buf' of CTA rank 1: the store at test_races.cpp:{local} by CTA rank 1 and the store at test_races.cpp:{peer} by CTA rank 0 through map_shared_rank(buf, who) (into any CTA of the cluster, this one included: the rank is not known before run time) may run at the same time (no cluster barrier between them)\n  fix: add cluster_sync() between line {local} and line {peer}"},
+       "test_races.cpp:{peer}: error: race on shared buffer 'buf' of CTA rank 1: the store at test_races.cpp:{local} by CTA rank 1 and the store at test_races.cpp:{peer} by CTA rank 0 through map_shared_rank(buf, who) (into any CTA of the cluster, this one included: the rank is not known before run time) may run at the same time (no cluster barrier between them)\n  fix: add cluster_sync() between line {local} and line {peer} (or hand over with an mbarrier of the reading CTA: arrive after the first, wait() before the second)"},
       {"cluster_2d_loop", cluster_2d_loop,
        "test_races.cpp:{add}: error: race on shared buffer 'sum' of CTA rank 0: the load at test_races.cpp:{read} by CTA rank 0 and the atomic_add at test_races.cpp:{add} by CTA rank 1 through map_shared_rank(sum, (%cluster_ctaid.y * 2)) may run at the same time (iteration i of the loop at test_races.cpp:{loop} and iteration i + 1)\n  fix: add cluster_sync() at the end of the loop body at test_races.cpp:{loop} (after line {read}), so that no CTA starts the next iteration while a peer is still in this one"},
+      {"mbarrier_handoff", mbarrier_handoff,
+       "test_races.cpp:{read}: error: race on shared buffer 'buf' of CTA rank 0: the store at test_races.cpp:{store} by CTA rank 1 through map_shared_rank(buf, 0) and the load at test_races.cpp:{read} by CTA rank 0 may run at the same time (no cluster barrier between them)\n  fix: add cluster_sync() between line {store} and line {read} (or hand over with an mbarrier of the reading CTA: arrive after the first, wait() before the second)"},
       {"read_before_wait", read_before_wait,
        "test_races.cpp:{read}: error: the load at test_races.cpp:{read} reads shared buffer 'tile' while the TMA load at test_races.cpp:{load} into it may still be landing: no wait on barrier 'full' between them\n  fix: wait on 'full' (wait or wait_local) between line {load} and line {read}"},
       {"consumer_skips_wait", consumer_skips_wait,
