@@ -9,6 +9,7 @@
 
 #include "codegen/passes/race_checks.h"
 #include "dsl/ir/printer.h"
+#include "dsl/ir/visitor.h"
 
 namespace tj::codegen::race {
 namespace {
@@ -47,7 +48,7 @@ bool has_wait(const Stmt& s) {
 
 class Collector {
  public:
-  explicit Collector(const Kernel& k) : defs(single_assignment_defs(k)), k_(k) { regions.push_back({"the kernel body", {}}); }
+  explicit Collector(const Kernel& k) : defs(single_assignment_defs(k)), k_(k) { regions.push_back({"the kernel body", {}, {}}); }
   std::vector<Region> regions;
   std::vector<WaitSite> waits;
   const Defs defs;
@@ -101,7 +102,7 @@ class Collector {
     }
     LoopScope saved = loops_;
     loops_[f.var] = std::max({uniformity(f.begin, k_, loops_), uniformity(f.end, k_, loops_), uniformity(f.step, k_, loops_)});
-    regions.push_back({"the loop at " + f.loc.str(), {}});
+    regions.push_back({"the loop at " + f.loc.str(), {}, {}});
     walk(f.body, regions.size() - 1);
     loops_ = std::move(saved);
   }
@@ -115,9 +116,16 @@ class Collector {
 // One barrier's arrivals in one phase: the unknown conditions and the count per rank.
 using Counts = std::map<std::pair<unsigned, int64_t>, uint64_t>;
 
+// What the phases of one kernel share: guard evaluations over every thread.
+struct Memo {
+  std::map<std::pair<const ExprNode*, Bindings>, bool> evaluable;
+  std::map<std::pair<unsigned, std::vector<std::pair<const ExprNode*, bool>>>, std::vector<Dim3>> passing;
+};
+
 class Phase {
  public:
-  Phase(const Kernel& k, const Defs& d, const std::vector<Event>& events) : k_(k), defs_(d), events_(events) {}
+  Phase(const Kernel& k, const Defs& d, const std::vector<Event>& events, Memo& memo)
+      : k_(k), defs_(d), events_(events), memo_(memo) {}
 
   std::optional<std::string> prepare() {
     for (const Event& e : events_) {
@@ -139,44 +147,95 @@ class Phase {
     }
     if (names_.size() > kMaxUnknowns)
       return "it depends on " + std::to_string(names_.size()) + " conditions that cannot be evaluated before run time";
+    // What each event brings when it runs: the unknowns only decide whether it does.
+    for (size_t i = 0; i < events_.size(); ++i)
+      if (std::optional<std::string> why = contribute(i, contrib_.emplace_back())) return why;
     return std::nullopt;
   }
   size_t unknowns() const { return names_.size(); }
 
-  // Arrivals per (rank, barrier index; -1: not known) when unknown i is bit i of
-  // `bits`; a reason when a rank is not known.
-  std::optional<std::string> count(uint32_t bits, Counts& per_rank) const {
-    const unsigned n = k_.cluster.count();
+  // Arrivals per (rank, barrier index; -1: not known) when unknown i is bit i of `bits`.
+  void count(uint32_t bits, Counts& per_rank) const {
     per_rank.clear();
     for (size_t i = 0; i < events_.size(); ++i) {
       const Event& e = events_[i];
       bool runs = true;
       for (size_t c = 0; c < e.guards.size(); ++c)
         if (unknown_[i][c] >= 0) runs &= (((bits >> unknown_[i][c]) & 1u) != 0) != e.guards[c].negated;
+      if (runs)
+        for (const auto& [at, n] : contrib_[i]) per_rank[at] += n;
+    }
+  }
+
+ private:
+  std::optional<std::string> contribute(size_t i, Counts& out) {
+    const Event& e = events_[i];
+    const unsigned n = k_.cluster.count();
+    for (unsigned s = 0; s < n; ++s) {
+      // Guards that do not depend on the thread are decided once per rank.
+      const EvalEnv cta{k_.cluster, k_.block, s, std::nullopt, &e.vars, &defs_};
+      std::vector<size_t> per_thread;
+      bool runs = true;
+      for (size_t c = 0; runs && c < e.guards.size(); ++c) {
+        if (unknown_[i][c] >= 0) continue;
+        if (std::optional<int64_t> v = eval_int(e.guards[c].expr, cta)) runs = (*v != 0) != e.guards[c].negated;
+        else per_thread.push_back(c);
+      }
       if (!runs) continue;
-      for (unsigned s = 0; s < n; ++s)
-        for (unsigned z = 0; z < k_.block.z; ++z)
-          for (unsigned y = 0; y < k_.block.y; ++y)
-            for (unsigned x = 0; x < k_.block.x; ++x) {
-              EvalEnv env{k_.cluster, k_.block, s, Dim3{x, y, z}, &e.vars, &defs_};
-              bool pass = true;
-              for (size_t c = 0; pass && c < e.guards.size(); ++c)
-                if (unknown_[i][c] < 0) pass = (*eval_int(e.guards[c].expr, env) != 0) != e.guards[c].negated;
-              if (!pass) continue;
-              int64_t to = s;
-              if (e.target) {
-                std::optional<int64_t> r = eval_int(e.target, env);
-                if (!r || *r < 0 || *r >= int64_t(n))
-                  return "the CTA rank " + ir::to_string(e.target) + " the arrive at " + e.loc.str() +
-                         (r ? " reaches is outside the cluster" : " reaches is not known before run time");
-                to = *r;
-              }
-              std::optional<int64_t> idx = eval_int(e.index, env);
-              ++per_rank[{unsigned(to), idx ? *idx : -1}];
+      for (const Dim3& t : passing(e, s, per_thread)) {
+            EvalEnv env{k_.cluster, k_.block, s, t, &e.vars, &defs_};
+            int64_t to = s;
+            if (e.target) {
+              std::optional<int64_t> r = eval_int(e.target, env);
+              if (!r || *r < 0 || *r >= int64_t(n))
+                return "the CTA rank " + ir::to_string(e.target) + " the arrive at " + e.loc.str() +
+                       (r ? " reaches is outside the cluster" : " reaches is not known before run time");
+              to = *r;
             }
+            std::optional<int64_t> idx = eval_int(e.index, env);
+            ++out[{unsigned(to), idx ? *idx : -1}];
+      }
     }
     return std::nullopt;
   }
+
+  // The threads of CTA `rank` passing the guards `which` of `e`; remembered when the
+  // guards use no unrolled loop index (a role's and a lane's conditions, typically).
+  std::vector<Dim3> passing(const Event& e, unsigned rank, const std::vector<size_t>& which) {
+    std::vector<std::pair<const ExprNode*, bool>> key;
+    bool uses_vars = false;
+    for (size_t c : which) {
+      key.push_back({e.guards[c].expr.get(), e.guards[c].negated});
+      uses_vars |= mentions(e.guards[c].expr, e.vars);
+    }
+    auto cache_key = std::make_pair(rank, key);
+    if (!uses_vars)
+      if (auto it = memo_.passing.find(cache_key); it != memo_.passing.end()) return it->second;
+    std::vector<Dim3> out;
+    for (unsigned z = 0; z < k_.block.z; ++z)
+      for (unsigned y = 0; y < k_.block.y; ++y)
+        for (unsigned x = 0; x < k_.block.x; ++x) {
+          EvalEnv env{k_.cluster, k_.block, rank, Dim3{x, y, z}, &e.vars, &defs_};
+          bool pass = true;
+          for (size_t j = 0; pass && j < which.size(); ++j)
+            if (std::optional<int64_t> v = eval_int(e.guards[which[j]].expr, env)) pass = (*v != 0) != e.guards[which[j]].negated;
+          if (pass) out.push_back(Dim3{x, y, z});
+        }
+    if (!uses_vars) memo_.passing[cache_key] = out;
+    return out;
+  }
+  static bool mentions(const Expr& e, const Bindings& vars) {
+    struct Finder : Visitor {
+      const Bindings& vars;
+      bool found = false;
+      explicit Finder(const Bindings& v) : vars(v) {}
+      void visit_node(const VarRef& n) override { found |= vars.count(n.name) != 0; }
+    } f(vars);
+    f.visit(e);
+    return f.found;
+  }
+
+ public:
   std::string values(uint32_t bits) const {
     std::string out;
     for (size_t i = 0; i < names_.size(); ++i) out += (i ? " and " : "") + names_[i] + ((bits >> i) & 1u ? " is true" : " is false");
@@ -184,19 +243,47 @@ class Phase {
   }
 
  private:
-  bool evaluable(const Expr& e, const Bindings& vars) const {
-    for (unsigned r = 0; r < k_.cluster.count(); ++r)
-      for (unsigned z = 0; z < k_.block.z; ++z)
-        for (unsigned y = 0; y < k_.block.y; ++y)
-          for (unsigned x = 0; x < k_.block.x; ++x)
-            if (!eval_int(e, EvalEnv{k_.cluster, k_.block, r, Dim3{x, y, z}, &vars, &defs_})) return false;
-    return true;
+  bool evaluable(const Expr& e, const Bindings& vars) {
+    auto key = std::make_pair(e.get(), vars);
+    if (auto it = memo_.evaluable.find(key); it != memo_.evaluable.end()) return it->second;
+    if (closed(e, vars)) return memo_.evaluable[key] = true;
+    bool all = true;
+    for (unsigned r = 0; all && r < k_.cluster.count(); ++r) {
+      if (eval_int(e, EvalEnv{k_.cluster, k_.block, r, std::nullopt, &vars, &defs_})) continue;
+      for (unsigned z = 0; all && z < k_.block.z; ++z)
+        for (unsigned y = 0; all && y < k_.block.y; ++y)
+          for (unsigned x = 0; all && x < k_.block.x; ++x)
+            all = eval_int(e, EvalEnv{k_.cluster, k_.block, r, Dim3{x, y, z}, &vars, &defs_}).has_value();
+    }
+    return memo_.evaluable[key] = all;
   }
+  // Whether `e` is built only from constants, the thread index, the cluster's shape and
+  // rank, and bound loop indices or locals defined from those: then it has a value in
+  // every thread of every CTA (no division, which could be by zero).
+  bool closed(const Expr& e, const Bindings& vars) const {
+    if (e->as<IntImm>() || e->as<BoolImm>()) return true;
+    if (e->as<SpecialReg>())
+      return eval_int(e, EvalEnv{k_.cluster, k_.block, 0u, Dim3{0, 0, 0}, nullptr, nullptr}).has_value();
+    if (const VarRef* v = e->as<VarRef>()) {
+      if (vars.count(v->name)) return true;
+      auto d = defs_.find(v->name);
+      return d != defs_.end() && closed(d->second, vars);
+    }
+    if (const Unary* u = e->as<Unary>()) return closed(u->a, vars);
+    if (const Cast* c = e->as<Cast>()) return is_integer(c->type.scalar) && closed(c->a, vars);
+    if (const Binary* b = e->as<Binary>())
+      return b->op != BinOp::Div && b->op != BinOp::Mod && b->op != BinOp::Shl && b->op != BinOp::Shr &&
+             b->a->type.scalar != Scalar::F32 && closed(b->a, vars) && closed(b->b, vars);
+    return false;
+  }
+
   const Kernel& k_;
   const Defs& defs_;
   const std::vector<Event>& events_;
   std::vector<std::vector<int>> unknown_;
   std::vector<std::string> names_;
+  std::vector<Counts> contrib_;  // per event
+  Memo& memo_;
 };
 
 void note(Findings& out, RaceCheck c) {
@@ -205,12 +292,12 @@ void note(Findings& out, RaceCheck c) {
   out.checks.push_back(std::move(c));
 }
 
-void check_phase(const Kernel& k, const Defs& defs, const Region& region, const std::string& key, const std::vector<Event>& events, Findings& out) {
+void check_phase(const Kernel& k, const Defs& defs, Memo& memo, const Region& region, const std::string& key, const std::vector<Event>& events, Findings& out) {
   const SharedBuffer* buf = k.find_shared(key);
   if (!buf) return;
   const uint64_t want = buf->arrivals;
   const std::string subject = "arrivals on barrier '" + key + "' in " + region.phase;
-  Phase p(k, defs, events);
+  Phase p(k, defs, events, memo);
   if (std::optional<std::string> why = p.prepare()) {
     note(out, {RaceCheck::NotChecked, subject, *why});
     return;
@@ -220,10 +307,7 @@ void check_phase(const Kernel& k, const Defs& defs, const Region& region, const 
   uint32_t bad_bits = 0;
   for (uint32_t bits = (1u << p.unknowns()) - 1;; --bits) {
     Counts n;
-    if (std::optional<std::string> why = p.count(bits, n)) {
-      note(out, {RaceCheck::NotChecked, subject, *why});
-      return;
-    }
+    p.count(bits, n);
     bool active = false, ok = true;
     for (const auto& [at, a] : n) active |= a > 0, ok &= a == 0 || a == want;
     if (active && ok) ++good;
@@ -290,9 +374,10 @@ void check_waits(const Kernel& k, const Collector& c, Findings& out) {
 void check_arrivals(const Kernel& k, Findings& out) {
   Collector c(k);
   c.walk(k.body, 0);
+  Memo memo;
   for (const Region& region : c.regions)
     for (const auto& [key, phases] : region.arrivals)
-      for (const std::vector<Event>& events : phases) check_phase(k, c.defs, region, key, events, out);
+      for (const std::vector<Event>& events : phases) check_phase(k, c.defs, memo, region, key, events, out);
   check_waits(k, c, out);
 }
 

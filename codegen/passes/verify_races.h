@@ -19,6 +19,7 @@ struct RaceReport {
   std::vector<Diagnostic> errors;
   std::vector<race::RaceCheck> checks;  // verified, not checked (why) and allowed hazards
   double seconds = 0;                   // the check's own time
+  double epochs_seconds = 0, async_seconds = 0, arrivals_seconds = 0;  // its parts
 };
 
 RaceReport check_races(const ir::Kernel& k);
