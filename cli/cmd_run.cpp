@@ -88,6 +88,7 @@ int cmd_run(const RunArgs& args) {
               << rt::nvrtc_version() << "); PTX written to " << path << "\n"
               << "launch    not run: no GPU here (" << why << "). Launching needs an sm_90a or sm_100a GPU.\n";
     print_transaction_checks(std::cout, c.lowered);
+    print_race_checks(std::cout, c.lowered);
     return kNoGpu;
   }
 
@@ -108,6 +109,7 @@ int cmd_run(const RunArgs& args) {
             << "compile   cache hit "
             << (ct.have_hit ? compile_time_text(ct.hit, true, load_s) : std::string("n/a (cache disabled)")) << "\n";
   print_transaction_checks(std::cout, c.lowered);
+  print_race_checks(std::cout, c.lowered);
 
   samples::RunOptions opts;
   opts.iters = args.iters;

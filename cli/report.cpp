@@ -22,4 +22,11 @@ void print_transaction_checks(std::ostream& out, const codegen::Lowered& lowered
   for (const codegen::TransactionCheck& c : lowered.transactions) out << "tx check  " << codegen::to_string(c) << "\n";
 }
 
+void print_race_checks(std::ostream& out, const codegen::Lowered& lowered) {
+  for (const codegen::race::RaceCheck& c : lowered.races) out << "race check  " << codegen::race::to_string(c) << "\n";
+  char buf[80];
+  std::snprintf(buf, sizeof buf, "%.3f ms", lowered.race_check_seconds * 1e3);
+  out << "race check  took " << buf << "\n";
+}
+
 }  // namespace tj::cli

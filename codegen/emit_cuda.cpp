@@ -154,6 +154,12 @@ class StmtEmitter {
   void emit(const Stmt& s, int indent) {
     indent_ = indent;
     if (s->kind != StmtKind::Block) line(origin(*s));
+    if (const RaceAllowance* a = s->kind != StmtKind::Block ? k_.race_allowance(s->loc) : nullptr) {
+      std::string why = a->reason;
+      for (char& c : why)
+        if (c == '\n' || c == '\r') c = ' ';
+      line("// allow_race(\"" + why + "\") at " + a->where.str() + ": the race check does not refuse hazards of this statement");
+    }
     dispatch(*s, [&](const auto& n) { this->node(n); });
   }
 

@@ -34,6 +34,9 @@ std::optional<int64_t> sreg(SpecialRegKind r, const EvalEnv& env) {
     case SpecialRegKind::ThreadIdxX: if (env.thread) return env.thread->x; return std::nullopt;
     case SpecialRegKind::ThreadIdxY: if (env.thread) return env.thread->y; return std::nullopt;
     case SpecialRegKind::ThreadIdxZ: if (env.thread) return env.thread->z; return std::nullopt;
+    case SpecialRegKind::LaneId:  // lanes are numbered along the linear thread index
+      if (env.thread) return (env.thread->x + env.block.x * (env.thread->y + env.block.y * env.thread->z)) % 32;
+      return std::nullopt;
     default: return std::nullopt;
   }
 }
@@ -45,6 +48,13 @@ struct Evaluator {
   R operator()(const IntImm& n) const { return n.value; }
   R operator()(const BoolImm& n) const { return n.value ? 1 : 0; }
   R operator()(const SpecialReg& n) const { return sreg(n.reg, env); }
+  R operator()(const VarRef& n) const {
+    if (env.vars)
+      if (auto it = env.vars->find(n.name); it != env.vars->end()) return it->second;
+    if (env.defs)
+      if (auto it = env.defs->find(n.name); it != env.defs->end()) return eval_int(it->second, env);
+    return std::nullopt;
+  }
   R operator()(const Cast& n) const {
     if (!is_integer(n.type.scalar) && n.type.scalar != Scalar::Bool) return std::nullopt;
     R a = eval_int(n.a, env);
@@ -108,6 +118,17 @@ struct Evaluator {
 std::optional<int64_t> eval_int(const ir::Expr& e, const EvalEnv& env) {
   if (!e) return std::nullopt;
   return dispatch(*e, Evaluator{env});
+}
+
+void conjuncts(const ir::Expr& e, bool negated, std::vector<std::pair<ir::Expr, bool>>& out) {
+  using namespace tj::ir;
+  if (const Unary* u = e->as<Unary>(); u && u->op == UnOp::Not) return conjuncts(u->a, !negated, out);
+  if (const Binary* b = e->as<Binary>(); b && b->op == (negated ? BinOp::Or : BinOp::And)) {
+    conjuncts(b->a, negated, out);
+    conjuncts(b->b, negated, out);
+    return;
+  }
+  out.push_back({e, negated});
 }
 
 std::optional<uint64_t> threads_running(const ir::Kernel& k, const std::vector<ir::Expr>& guards, unsigned rank) {

@@ -4,7 +4,9 @@
 // transaction bytes) without running anything.
 #pragma once
 
+#include <map>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "dsl/ir/kernel.h"
@@ -16,6 +18,8 @@ struct EvalEnv {
   ir::Dim3 block{1, 1, 1};
   std::optional<unsigned> rank;                  // %cluster_ctarank
   std::optional<ir::Dim3> thread;                // %tid
+  const std::map<std::string, int64_t>* vars = nullptr;  // values of loop indices unrolled by the caller
+  const std::map<std::string, ir::Expr>* defs = nullptr;  // locals never reassigned: their initial values
 };
 
 // The value of `e` (bools as 0/1), or nullopt when it depends on anything the
@@ -25,5 +29,9 @@ std::optional<int64_t> eval_int(const ir::Expr& e, const EvalEnv& env);
 // How many threads of CTA `rank` get past every one of `guards` (the
 // conditions of the enclosing ifs); nullopt when that cannot be known.
 std::optional<uint64_t> threads_running(const ir::Kernel& k, const std::vector<ir::Expr>& guards, unsigned rank);
+
+// The conjuncts that must all hold for `e` (negated: for !e): a && b, !(a || b), !!a,
+// each with whether it is negated.
+void conjuncts(const ir::Expr& e, bool negated, std::vector<std::pair<ir::Expr, bool>>& out);
 
 }  // namespace tj::codegen

@@ -40,7 +40,7 @@ unsigned long long hang_guard_ns(const LowerOptions& opts) {
 const std::vector<std::string>& pass_names() {
   static const std::vector<std::string> names = {"lower_schedules",     "verify_cluster_shape", "verify_shared_memory",
                                                  "verify_dsmem",        "verify_async",         "verify_tiles",
-                                                 "verify_transactions", "insert_barrier_init",  "insert_entry_barrier",
+                                                 "verify_transactions", "verify_races",         "insert_barrier_init",  "insert_entry_barrier",
                                                  "insert_exit_barrier", "emit_cuda"};
   return names;
 }
@@ -71,6 +71,11 @@ Lowered lower(const ir::Kernel& user, const Target& target, const LowerOptions& 
     transactions = account_transactions(input);
     check("verify_transactions", transactions.errors);
   }
+  RaceReport races;
+  if (diags.empty()) {  // reasons about well-formed copies and barriers
+    races = check_races(input);
+    check("verify_races", races.errors);
+  }
   if (!diags.empty()) throw UserError(std::move(diags));
 
   // 2. Rewrites.
@@ -90,6 +95,8 @@ Lowered lower(const ir::Kernel& user, const Target& target, const LowerOptions& 
   out.dynamic_smem = static_cast<unsigned>(k.dynamic_shared_bytes());
   out.kernel = std::move(k);
   out.transactions = std::move(transactions.checks);
+  out.races = std::move(races.checks);
+  out.race_check_seconds = races.seconds;
   return out;
 }
 

@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 
+#include "codegen/passes/verify_races.h"
 #include "codegen/passes/verify_transactions.h"
 #include "codegen/target.h"
 #include "dsl/ir/kernel.h"
@@ -30,6 +31,9 @@ struct Lowered {
   unsigned dynamic_smem = 0;
   // Transaction accounting of each barrier that receives bytes, verified or not (and why).
   std::vector<TransactionCheck> transactions;
+  // The race check's lines (verified, not checked and why, allowed by allow_race) and its time.
+  std::vector<race::RaceCheck> races;
+  double race_check_seconds = 0;
 };
 
 // Verifies `k` for `target` (throws UserError with every diagnostic found),

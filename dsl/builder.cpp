@@ -74,7 +74,20 @@ KernelBuilder& KernelBuilder::active(const SrcLoc& loc) {
 
 void KernelBuilder::append(ir::Stmt s) {
   if (built_) throw UserError(s->loc, "statement added to kernel '" + kernel_.name + "' after build()");
+  if (!allowances_.empty() && s->loc.known())
+    kernel_.race_allowances.push_back({s->loc, allowances_.back().first, allowances_.back().second});
   blocks_.back().push_back(std::move(s));
+}
+
+void KernelBuilder::open_race_allowance(std::string reason, const SrcLoc& loc) {
+  if (reason.find_first_not_of(" \t\n") == std::string::npos)
+    throw UserError(L(loc), "allow_race needs a reason", "say why the race is intended, e.g. allow_race(\"demo of a race\", ...)");
+  allowances_.emplace_back(std::move(reason), L(loc));
+}
+
+void KernelBuilder::close_race_allowance() {
+  if (allowances_.empty()) ir::internal_error("KernelBuilder::close_race_allowance: no open allow_race");
+  allowances_.pop_back();
 }
 
 void KernelBuilder::push_block() { blocks_.emplace_back(); }
@@ -227,6 +240,16 @@ void IfChain::else_(const std::function<void()>& body, SrcLoc loc) {
 }
 
 void sync_threads(SrcLoc loc) { KernelBuilder::active(loc).append(ir::SyncThreads::make(L(loc))); }
+
+void allow_race(const std::string& reason, const std::function<void()>& body, SrcLoc loc) {
+  KernelBuilder& b = KernelBuilder::active(loc);
+  b.open_race_allowance(reason, loc);
+  struct Close {
+    KernelBuilder& b;
+    ~Close() { b.close_race_allowance(); }
+  } close{b};
+  body();
+}
 
 // ---- cluster barrier ----
 

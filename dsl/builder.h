@@ -137,6 +137,10 @@ class KernelBuilder {
   // Opt in to clusters of 9..16 CTAs (not portable across GPUs; Hopper allows 16).
   KernelBuilder& allow_non_portable_cluster();
 
+  // Statements appended while `reason` is open are exempt from the race check (allow_race).
+  void open_race_allowance(std::string reason, const SrcLoc& loc);
+  void close_race_allowance();
+
   // Finishes the kernel. The builder stops being active; build() may be called once.
   ir::Kernel build();
 
@@ -164,6 +168,7 @@ class KernelBuilder {
   std::set<std::string> names_;
   int counter_ = 0;
   bool built_ = false;
+  std::vector<std::pair<std::string, ir::Loc>> allowances_;  // open allow_race scopes, innermost last
   std::vector<ir::Role> roles_;  // the roles being built (outermost first); bodies empty
   unsigned next_warpgroup_ = 0, role_count_ = 0;
   KernelBuilder* previous_ = nullptr;
@@ -244,5 +249,13 @@ void atomic_add(const Ref<T>& r, const std::type_identity_t<Located<T>>& v) {
 
 // __syncthreads(): every thread of this CTA.
 void sync_threads(SrcLoc loc = SrcLoc::current());
+
+// ---- the race check's opt-out ----------------------------------------------------
+
+// Runs body(); the statements it writes may take part in a race the check would
+// refuse (a user who knows better, or a test of the race itself). `reason` is
+// required; the generated CUDA shows it above each such statement. No barrier
+// is inserted either way.
+void allow_race(const std::string& reason, const std::function<void()>& body, SrcLoc loc = SrcLoc::current());
 
 }  // namespace tj::dsl

@@ -4,6 +4,7 @@
 #include "samples/cluster_reduce.h"
 #include "samples/dsmem_ring.h"
 #include "samples/fault_injection.h"
+#include "samples/race_demo.h"
 #include "samples/gemm.h"
 #include "samples/tma_copy.h"
 #include "samples/tma_multicast.h"
@@ -34,7 +35,8 @@ const std::vector<const Sample*>& all_samples() {
   static const TmaCopy copy;
   static const Gemm gemm;
   static const FaultInjection fault;  // test only: faults and hangs on purpose
-  static const std::vector<const Sample*> all = {&ring, &reduce, &multicast, &copy, &gemm, &global_ring, &fault};
+  static const RaceDemo race_demo;    // test only: races let through with allow_race, and their fixes
+  static const std::vector<const Sample*> all = {&ring, &reduce, &multicast, &copy, &gemm, &global_ring, &fault, &race_demo};
   return all;
 }
 

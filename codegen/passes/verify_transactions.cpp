@@ -50,17 +50,6 @@ std::string barrier_name(const Expr& bar, Expr* mapped_rank) {
   return {};
 }
 
-// The conjuncts that must all hold for `e` (negated: for !e): a && b, !(a || b), !!a.
-void conjuncts(const Expr& e, bool negated, std::vector<std::pair<Expr, bool>>& out) {
-  if (const Unary* u = e->as<Unary>(); u && u->op == UnOp::Not) return conjuncts(u->a, !negated, out);
-  if (const Binary* b = e->as<Binary>(); b && b->op == (negated ? BinOp::Or : BinOp::And)) {
-    conjuncts(b->a, negated, out);
-    conjuncts(b->b, negated, out);
-    return;
-  }
-  out.push_back({e, negated});
-}
-
 class Collector {
  public:
   explicit Collector(const Kernel& k) : k_(k) { regions_.push_back({"the kernel body", {}}); }

@@ -87,4 +87,11 @@ const SharedBuffer* Kernel::find_shared(const std::string& name) const {
   return nullptr;
 }
 
+const RaceAllowance* Kernel::race_allowance(const Loc& stmt) const {
+  if (!stmt.known()) return nullptr;
+  for (const RaceAllowance& a : race_allowances)
+    if (a.stmt.line == stmt.line && a.stmt.column == stmt.column && a.stmt.file == stmt.file) return &a;
+  return nullptr;
+}
+
 }  // namespace tj::ir

@@ -91,6 +91,15 @@ constexpr uint64_t kSharedAlign = 16;
 // The dynamic shared memory window itself is aligned to this.
 constexpr uint64_t kDynamicSharedBaseAlign = 1024;
 
+// A statement written inside allow_race(reason, ...): the race check does not
+// refuse hazards it takes part in (it reports them as allowed), and the
+// generated CUDA says so above it.
+struct RaceAllowance {
+  Loc stmt;            // the statement's source location
+  std::string reason;  // the user's reason, non-empty
+  Loc where;           // the allow_race call
+};
+
 struct Kernel {
   std::string name;
   Loc loc;
@@ -104,12 +113,15 @@ struct Kernel {
   Loc cluster_loc;            // where the cluster shape was set
   Loc block_loc;              // where the threads per CTA were set
   bool non_portable_cluster = false;  // user opted in to clusters of 9..16 CTAs
+  std::vector<RaceAllowance> race_allowances;
 
   uint64_t static_shared_bytes() const;
   uint64_t dynamic_shared_bytes() const;
   const SharedBuffer* find_shared(const std::string& name) const;
   const TensorMapDecl* find_tensor_map(const std::string& name) const;
   const AccumulatorDecl* find_accumulator(const std::string& name) const;
+  // The allow_race covering the statement written at `stmt`, if any.
+  const RaceAllowance* race_allowance(const Loc& stmt) const;
   // Byte offset of each dynamic buffer in the dynamic window (static buffers: 0).
   std::vector<uint64_t> dynamic_offsets() const;
 };

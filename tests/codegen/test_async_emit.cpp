@@ -147,7 +147,7 @@ TEST_CASE("barrier init in a kernel without a cluster ends with sync_threads", "
 TEST_CASE("waits track each barrier's phase bit per thread", "[codegen][emit][mbarrier]") {
   KernelBuilder k("phases");
   k.threads(32);
-  auto full = k.mbarriers("full", 4, 1);
+  auto full = k.mbarriers("full", 4, 32);
   auto iters = k.param<int32_t>("iters");
   for_(0, iters, [&](i32 i) {
     arrive(full[i % 4]);

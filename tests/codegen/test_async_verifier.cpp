@@ -583,11 +583,11 @@ TEST_CASE("an mbarrier array holds at most 32 barriers", "[codegen][verify][asyn
                            "split it into several arrays of at most 32"));
 
   KernelBuilder ok("bar_32");
-  auto bars2 = ok.mbarriers("bars", 32, 1);
+  auto bars2 = ok.mbarriers("bars", 32, 128);  // every thread arrives
   arrive(bars2[31]);
   wait(bars2[31]);
   std::string cuda = lowered_cuda(ok.build());
-  CHECK(contains(cuda, "tj::mbar_init(&bars[31], 1u);"));
+  CHECK(contains(cuda, "tj::mbar_init(&bars[31], 128u);"));
   CHECK(contains(cuda, "tj_phase_bars ^= 1u << 31;"));
 }
 

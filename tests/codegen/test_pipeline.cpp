@@ -11,13 +11,14 @@ using namespace tj::dsl;
 
 TEST_CASE("a pipeline declares full and empty barriers and hands slots over", "[dsl][pipeline]") {
   KernelBuilder k("piped");
-  k.threads(64);
+  k.threads(32);
   auto buf = k.shared<float>("buf", 3 * 16);
   Pipeline pipe(k, "pipe", 3, 32);
   CHECK(pipe.stages() == 3);
   for_(0, 10, [&](i32 it) {
     pipe.acquire(it);
     buf[pipe.slot(it) * 16] = 1.0f;
+    if_(thread_idx_x() == 0, [&] { arrive(pipe.full(it)); });
     pipe.wait_full(it);
     pipe.release(it);
   });

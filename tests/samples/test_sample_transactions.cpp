@@ -23,6 +23,10 @@ const std::map<std::string, std::vector<std::string>> kPinned = {
     {"fault_none.json", {}},
     {"fault_null_store.json", {}},
     {"fault_hang.json", {}},
+    {"race_demo_dsmem_racy.json", {}},
+    {"race_demo_dsmem_fixed.json", {}},
+    {"race_demo_tma_racy.json", {"barrier 'full[0]' in the kernel body: verified"}},
+    {"race_demo_tma_fixed.json", {"barrier 'full[0]' in the kernel body: verified"}},
     // Both GEMM barriers, multicast across the cluster included (the spec's cluster is 2x1).
     {"gemm_auto.json",  // the default config: cluster 1x1
      {"barrier 'full' in the loop at gemm_kernel.cpp:154: verified",
