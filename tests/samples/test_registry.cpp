@@ -2,7 +2,10 @@
 // registration is taken whole or not at all, with a message naming what is wrong.
 #include <catch2/catch.hpp>
 
+#include <cstdlib>
+
 #include "dsl/dsl.h"
+#include "samples/plugin_loader.h"
 #include "samples/registry.h"
 
 using namespace tj;
@@ -95,4 +98,23 @@ TEST_CASE("registry: an exception from the registration function adds nothing", 
                                     }),
                     "boom");
   CHECK(r.all().empty());
+}
+
+TEST_CASE("plugins: TILEJIT_PLUGINS (':'-separated) come before --plugin, empty items skipped", "[samples][plugins]") {
+  const char* saved = std::getenv("TILEJIT_PLUGINS");
+  const std::string before = saved ? saved : "";
+  setenv("TILEJIT_PLUGINS", ":a.so::/x/b.so:", 1);
+  CHECK(samples::plugin_paths({"c.so"}) == std::vector<std::string>{"a.so", "/x/b.so", "c.so"});
+  unsetenv("TILEJIT_PLUGINS");
+  CHECK(samples::plugin_paths({}).empty());
+  if (saved) setenv("TILEJIT_PLUGINS", before.c_str(), 1);
+}
+
+TEST_CASE("plugins: a path that is not a loadable library is refused naming it", "[samples][plugins]") {
+  CHECK_THROWS_WITH(samples::load_plugin("/nonexistent/libx.so"),
+                    "plugin /nonexistent/libx.so: cannot read the file: No such file or directory");
+  CHECK_THROWS_WITH(samples::load_plugin(""), "plugin '': the path is empty; give the shared library's file name");
+  CHECK_THROWS_WITH(samples::load_plugin(std::string(TILEJIT_SOURCE_DIR) + "/samples/specs/dsmem_ring.json"),
+                    Catch::StartsWith("plugin " + std::string(TILEJIT_SOURCE_DIR) +
+                                      "/samples/specs/dsmem_ring.json: cannot be loaded as a shared library: "));
 }
