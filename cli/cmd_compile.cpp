@@ -36,6 +36,8 @@ int cmd_compile(const CompileArgs& args) {
   }
   rt::Cache cache = rt::Cache::from_env();
   samples::Compiled c = samples::compile_sample(*spec.sample, spec.config, target, &cache);
+  // The disassembler runs before anything is written too: if it fails, nothing is.
+  const std::string sass = disassembler ? rt::disassemble(c.result.cubin, *disassembler) : "";
 
   ensure_output_dir(args.out_dir);
   const std::string& name = c.lowered.kernel.name;
@@ -49,8 +51,7 @@ int cmd_compile(const CompileArgs& args) {
     if (kind == "cuda") path = write_output(args.out_dir, name + ".cu", c.lowered.cuda);
     if (kind == "ptx") path = write_output(args.out_dir, name + ".ptx", c.result.ptx);
     if (kind == "cubin") path = write_output(args.out_dir, name + ".cubin", c.result.cubin);
-    if (kind == "sass")
-      path = write_output(args.out_dir, name + ".sass", rt::disassemble(c.result.cubin, *disassembler));
+    if (kind == "sass") path = write_output(args.out_dir, name + ".sass", sass);
     std::cout << "wrote " << path << (kind == "sass" ? " (" + disassembler->path + ")" : std::string()) << "\n";
   }
   std::cout << "compiled " << name << " for " << target.arch << " in " << compile_time_text(c.times, c.result.from_cache)

@@ -45,3 +45,8 @@ file(WRITE "${GEN}/fake_cuda/bin/cuobjdump"
   "#!/bin/sh\nPATH=/usr/bin:/bin\nprintf 'fake cuobjdump %s on ' \"$1\"; head -c 4 \"$2\" | tail -c 3; echo\n")
 file(CHMOD "${GEN}/fake_cuda/bin/cuobjdump" PERMISSIONS OWNER_READ OWNER_WRITE OWNER_EXECUTE GROUP_READ GROUP_EXECUTE
      WORLD_READ WORLD_EXECUTE)
+# One that fails, as a disassembler given a cubin it cannot read would.
+file(MAKE_DIRECTORY "${GEN}/broken_cuda/bin")
+file(WRITE "${GEN}/broken_cuda/bin/cuobjdump" "#!/bin/sh\necho 'cuobjdump fatal   : stand-in failure' >&2\nexit 1\n")
+file(CHMOD "${GEN}/broken_cuda/bin/cuobjdump" PERMISSIONS OWNER_READ OWNER_WRITE OWNER_EXECUTE GROUP_READ GROUP_EXECUTE
+     WORLD_READ WORLD_EXECUTE)
