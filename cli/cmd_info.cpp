@@ -3,6 +3,7 @@
 #include "cli/commands.h"
 #include "cli/exit_codes.h"
 #include "cli/spec.h"
+#include "cli/target_choice.h"
 #include "cli/version.h"
 #include "runtime/device.h"
 #include "runtime/driver.h"
@@ -10,7 +11,7 @@
 
 namespace tj::cli {
 
-int cmd_info(const std::string& spec_file) {
+int cmd_info(const std::string& spec_file, std::optional<int> device) {
   std::optional<Spec> spec;
   if (!spec_file.empty()) spec = load_spec(spec_file);  // bad specs fail before the GPU question
 
@@ -20,7 +21,7 @@ int cmd_info(const std::string& spec_file) {
     std::cout << "device    none: " << why << "\n";
     return kNoGpu;
   }
-  rt::Context ctx;
+  rt::Context ctx = open_device(device);
   const rt::DeviceInfo& d = ctx.info();
   std::cout << "device    " << d.ordinal << ": " << d.name << " (" << ctx.arch() << ", cc " << d.cc_major << "."
             << d.cc_minor << ")\n"

@@ -92,11 +92,11 @@ int cmd_run(const RunArgs& args) {
     return kNoGpu;
   }
 
-  rt::Context ctx;
+  rt::Context ctx = open_device(args.device);
   const rt::DeviceInfo& dev = ctx.info();
   const codegen::Target target = device_target(ctx);
   std::cout << "kernel    " << spec.sample->name() << "\n"
-            << "device    " << dev.name << " (" << target.arch << ", " << dev.sm_count << " SMs)\n";
+            << "device    " << dev.ordinal << ": " << dev.name << " (" << target.arch << ", " << dev.sm_count << " SMs)\n";
   const samples::Config config = tuned_config(spec, args, dev.name);
   BothWays ct = compile_both_ways(*spec.sample, config, target);
   const samples::Compiled& c = ct.compiled;

@@ -72,7 +72,7 @@ int cmd_tune(const TuneArgs& args) {
     std::cout << "tune      not run: no GPU here (" << why << "). Tuning needs an sm_90a or sm_100a GPU.\n";
     return kNoGpu;
   }
-  rt::Context ctx;
+  rt::Context ctx = open_device(args.device);
   const rt::DeviceInfo& dev = ctx.info();
   const codegen::Target target = device_target(ctx);
   const std::vector<std::string> fields = samples::varying_fields(s, candidates);

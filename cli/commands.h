@@ -3,6 +3,7 @@
 #pragma once
 
 #include <iosfwd>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -15,7 +16,7 @@ namespace tj::cli {
 struct CompileArgs {
   std::string spec;
   std::string arch;                  // empty: TILEJIT_ARCH, the device's, or sm_90a
-  std::vector<std::string> emit;     // ir, cuda, ptx, cubin
+  std::vector<std::string> emit;     // some of emit_kinds()
   std::string out_dir = "tilejit-out";
 };
 
@@ -26,6 +27,7 @@ struct RunArgs {
   unsigned long long seed = 1;
   std::string out_dir = "tilejit-out";  // where PTX goes when there is no GPU
   bool tuned = true;                    // false: --no-tuned
+  std::optional<int> device;            // --device; nullopt: TILEJIT_DEVICE, else 0
 };
 
 struct TuneArgs {
@@ -33,13 +35,20 @@ struct TuneArgs {
   int iters = 50;            // timed launches per candidate
   std::string db;            // empty: TILEJIT_TUNING_DB, else <cache dir>/tuning.json
   double max_seconds = 0;    // 0: no limit
+  std::optional<int> device; // --device; nullopt: TILEJIT_DEVICE, else 0
 };
 
+// What `compile --emit` takes: ir, cuda, ptx, cubin, sass; and each one's file extension.
+const std::vector<std::string>& emit_kinds();
+std::string emit_extension(const std::string& kind);
+
 int cmd_list();
+// Prints docs/dsl-reference.md, written from the op table (codegen/op_table.def).
+int cmd_reference();
 // What `tilejit list` prints for `samples`: each one's name and summary, and every
 // parameter with its default and its range, choices or, for a real one, its interval.
 void print_samples(std::ostream& out, const std::vector<const samples::Sample*>& samples);
-int cmd_info(const std::string& spec);  // spec may be empty
+int cmd_info(const std::string& spec, std::optional<int> device);  // spec may be empty
 int cmd_compile(const CompileArgs& args);
 int cmd_run(const RunArgs& args);
 // Sweeps the sample's tuning candidates for the spec's problem on the GPU, verifying and

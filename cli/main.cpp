@@ -1,5 +1,6 @@
 // tilejit: compile and launch DSL kernels described by JSON specs.
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
@@ -8,10 +9,12 @@
 #include "cli/commands.h"
 #include "cli/exit_codes.h"
 #include "cli/spec.h"
+#include "cli/target_choice.h"
 #include "cli/version.h"
 #include "dsl/diagnostic.h"
 #include "dsl/ir/ir.h"
 #include "runtime/error.h"
+#include "samples/plugin_loader.h"
 
 namespace {
 
@@ -36,18 +39,32 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   app.set_version_flag("--version", "tilejit " + version_text());
 
-  app.add_subcommand("list", "List the kernels (samples) a spec can name");
+  std::vector<std::string> plugin_flags;
+  app.add_option("--plugin", plugin_flags,
+                 "Load kernel generators from this shared library (repeatable; TILEJIT_PLUGINS=a.so:b.so loads more, "
+                 "first). Give it before the command: tilejit --plugin libmine.so list")
+      ->type_name("LIB.so");
+
+  app.add_subcommand("list", "List the kernels (samples and plugins' generators) a spec can name");
+
+  app.add_subcommand("reference", "Print the DSL reference (every op, its PTX, the targets that support it) as Markdown");
 
   std::string info_spec;
   CLI::App* info = app.add_subcommand("info", "Show the GPU, and for a spec the cluster occupancy it would get");
   info->add_option("spec", info_spec, "A spec file (optional)");
+  // --device on info, run and tune: parsed by tilejit (digits only), not by CLI11.
+  std::string device_text;
+  const char* device_help = "The CUDA device to use, 0, 1, ... (default: $TILEJIT_DEVICE, else 0)";
+  info->add_option("--device", device_text, device_help)->type_name("N");
 
   CompileArgs ca;
   std::string emit = "ir,cuda,ptx,cubin";
   CLI::App* compile = app.add_subcommand("compile", "Verify, lower and compile a spec; write what --emit names");
   compile->add_option("spec", ca.spec, "The spec file")->required();
   compile->add_option("--arch", ca.arch, "Target architecture")->check(CLI::IsMember({"sm_90a", "sm_100a"}));
-  compile->add_option("--emit", emit, "Comma-separated: ir, cuda, ptx, cubin");
+  compile->add_option("--emit", emit,
+                      "Comma-separated: ir, cuda, ptx, cubin, sass (sass: through cuobjdump or nvdisasm, found in PATH "
+                      "or $CUDA_ROOT/bin; exit 3 when neither is)");
   compile->add_option("-o,--out", ca.out_dir, "Output folder (created if missing)");
   bool debug_hangs = false;
   // Exactly what is guarded: barrier.cluster.wait has no bounded form in PTX, and bulk_wait
@@ -70,6 +87,7 @@ int main(int argc, char** argv) {
   run->add_flag("--debug-hangs", debug_hangs, debug_hangs_help);
   bool no_tuned = false;
   run->add_flag("--no-tuned", no_tuned, "Run the spec's config even when the tuning DB has one for this problem");
+  run->add_option("--device", device_text, device_help)->type_name("N");
 
   TuneArgs ta;
   CLI::App* tune = app.add_subcommand(
@@ -80,6 +98,7 @@ int main(int argc, char** argv) {
   tune->add_option("--db", ta.db, "The tuning DB (default: $TILEJIT_TUNING_DB, else <cache dir>/tuning.json)");
   std::string max_seconds_text;
   tune->add_option("--max-seconds", max_seconds_text, "Start no new candidate after this many seconds (default: no limit)");
+  tune->add_option("--device", device_text, device_help)->type_name("N");
 
   try {
     app.parse(argc, argv);
@@ -93,23 +112,28 @@ int main(int argc, char** argv) {
   if (debug_hangs) setenv("TILEJIT_DEBUG_HANGS", "1", 1);
 
   try {
+    for (const std::string& path : tj::samples::plugin_paths(plugin_flags)) tj::samples::load_plugin(path);
     if (app.got_subcommand("list")) return cmd_list();
-    if (app.got_subcommand("info")) return cmd_info(info_spec);
+    if (app.got_subcommand("reference")) return cmd_reference();
+    std::optional<int> device;
+    for (CLI::App* sub : {info, run, tune})
+      if (app.got_subcommand(sub) && sub->count("--device")) device = parse_device_flag(device_text);
+    if (app.got_subcommand("info")) return cmd_info(info_spec, device);
     if (app.got_subcommand("compile")) {
       ca.emit.clear();
       std::string item;
       for (char ch : emit + ",") {
         if (ch != ',') { item += ch; continue; }
         if (item.empty()) continue;
-        if (item != "ir" && item != "cuda" && item != "ptx" && item != "cubin") {
-          std::cerr << "error: --emit: unknown kind '" << item << "'; use ir, cuda, ptx, cubin\n";
+        if (std::find(emit_kinds().begin(), emit_kinds().end(), item) == emit_kinds().end()) {
+          std::cerr << "error: --emit: unknown kind '" << item << "'; use ir, cuda, ptx, cubin, sass\n";
           return kBadInput;
         }
         ca.emit.push_back(item);
         item.clear();
       }
       if (ca.emit.empty()) {
-        std::cerr << "error: --emit: name at least one of ir, cuda, ptx, cubin\n";
+        std::cerr << "error: --emit: name at least one of ir, cuda, ptx, cubin, sass\n";
         return kBadInput;
       }
       return cmd_compile(ca);
@@ -128,6 +152,7 @@ int main(int argc, char** argv) {
         ra.seed = v;
       }
       ra.tuned = !no_tuned;
+      ra.device = device;
       return cmd_run(ra);
     }
     if (app.got_subcommand("tune")) {
@@ -146,9 +171,13 @@ int main(int argc, char** argv) {
         }
         ta.max_seconds = v;
       }
+      ta.device = device;
       return cmd_tune(ta);
     }
   } catch (const SpecError& e) {
+    std::cerr << "error: " << e.what() << "\n";
+    return kBadInput;
+  } catch (const tj::samples::PluginError& e) {
     std::cerr << "error: " << e.what() << "\n";
     return kBadInput;
   } catch (const tj::UserError& e) {

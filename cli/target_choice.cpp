@@ -1,6 +1,9 @@
 #include "cli/target_choice.h"
 
+#include <charconv>
+
 #include "runtime/device.h"
+#include "runtime/driver.h"
 #include "runtime/error.h"
 
 namespace tj::cli {
@@ -18,6 +21,30 @@ codegen::Target device_target(const rt::Context& ctx) {
     throw rt::RuntimeError(rt::ErrorKind::NoDriver, "GPU " + ctx.info().name + " is " + ctx.arch() +
                                                         "; tilejit runs kernels on sm_90a (Hopper) or sm_100a (Blackwell)");
   return *t;
+}
+
+int parse_device_flag(const std::string& text) {
+  int n = -1;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), n);
+  if (text.empty() || text.find_first_not_of("0123456789") != std::string::npos || ec != std::errc() ||
+      end != text.data() + text.size())
+    throw rt::RuntimeError(rt::ErrorKind::Usage,
+                           "--device: '" + text + "' is not a device number; use 0, 1, ... (`tilejit info` shows device 0)");
+  return n;
+}
+
+rt::Context open_device(std::optional<int> device_flag) {
+  if (device_flag) {
+    int count = 0;
+    rt::check(rt::driver().cuDeviceGetCount(&count), "cuDeviceGetCount");
+    if (count == 0) throw rt::RuntimeError(rt::ErrorKind::NoDriver, "no CUDA device found; launching needs a GPU");
+    if (*device_flag >= count)
+      throw rt::RuntimeError(rt::ErrorKind::Usage, "--device " + std::to_string(*device_flag) + ": this machine has " +
+                                                       std::to_string(count) + " CUDA device" + (count == 1 ? "" : "s") +
+                                                       ", numbered 0.." + std::to_string(count - 1));
+    return rt::Context(*device_flag);
+  }
+  return rt::Context(rt::default_device_ordinal());
 }
 
 }  // namespace tj::cli

@@ -6,6 +6,7 @@
 #include "samples/fault_injection.h"
 #include "samples/race_demo.h"
 #include "samples/gemm.h"
+#include "samples/registry.h"
 #include "samples/tma_copy.h"
 #include "samples/tma_multicast.h"
 
@@ -27,24 +28,34 @@ ir::Dim3 Config::grid_ctas() const {
   return {grid_clusters.x * cluster.x, grid_clusters.y * cluster.y, grid_clusters.z * cluster.z};
 }
 
-const std::vector<const Sample*>& all_samples() {
-  static const DsmemRing ring;
-  static const GlobalRing global_ring;
-  static const ClusterReduce reduce;
-  static const TmaMulticast multicast;
-  static const TmaCopy copy;
-  static const Gemm gemm;
-  static const FaultInjection fault;  // test only: faults and hangs on purpose
-  static const RaceDemo race_demo;    // test only: races let through with allow_race, and their fixes
-  static const std::vector<const Sample*> all = {&ring, &reduce, &multicast, &copy, &gemm, &global_ring, &fault, &race_demo};
-  return all;
+namespace {
+
+// The built-in samples, in ladder order, registered like any plugin's generators.
+void register_builtin_samples(Registrar& r) {
+  r.add(std::make_unique<DsmemRing>());
+  r.add(std::make_unique<ClusterReduce>());
+  r.add(std::make_unique<TmaMulticast>());
+  r.add(std::make_unique<TmaCopy>());
+  r.add(std::make_unique<Gemm>());
+  r.add(std::make_unique<GlobalRing>());
+  r.add(std::make_unique<FaultInjection>());  // test only: faults and hangs on purpose
+  r.add(std::make_unique<RaceDemo>());        // test only: races let through with allow_race, and their fixes
 }
 
-const Sample* find_sample(const std::string& name) {
-  for (const Sample* s : all_samples())
-    if (s->name() == name) return s;
-  return nullptr;
+}  // namespace
+
+Registry& registry() {
+  static Registry* r = [] {
+    auto* reg = new Registry;  // never destroyed: plugins' generators live as long as the process
+    reg->register_from("built-in", register_builtin_samples);
+    return reg;
+  }();
+  return *r;
 }
+
+const std::vector<const Sample*>& all_samples() { return registry().all(); }
+
+const Sample* find_sample(const std::string& name) { return registry().find(name); }
 
 Config default_config(const Sample& s) {
   Config c;

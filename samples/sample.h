@@ -121,7 +121,8 @@ class Sample {
   virtual std::vector<std::string> tuned_fields() const { return {}; }
 };
 
-// Every sample, in ladder order.
+// Every registered generator (samples/registry.h): the built-in samples in ladder order,
+// then those of loaded plugins.
 const std::vector<const Sample*>& all_samples();
 const Sample* find_sample(const std::string& name);
 

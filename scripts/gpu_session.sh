@@ -3,7 +3,7 @@
 # GPU tests, every sample spec through the CLI, benchmarks, tuning (gpu_tune.sh),
 # multicast traffic with ncu, and compute-sanitizer on every sample. Run from the repo root with
 # the binaries staged by scripts/stage.sh in .stage/; logs go to $OUT (or ./out).
-#   scripts/gpu_session.sh [SECTION...]   sections: tests runs faults bench gemm tune multicast sanitizer
+#   scripts/gpu_session.sh [SECTION...]   sections: tests runs faults plugins bench gemm tune multicast sanitizer
 # (all when none is named; named ones append to out/summary.txt, so a session can be split
 # across several commands).
 set -uo pipefail
@@ -51,6 +51,23 @@ timeout 120 $B/tilejit run $G/fault_hang.json --debug-hangs --iters 1 > "$OUT/ha
 expect_rc $? 5 "hang guard, --debug-hangs" "$OUT/hang_flag.log" "tilejit: hang guard: barrier gate\[0\] never completed phase parity 0 in CTA"
 TILEJIT_DEBUG_HANGS=1 timeout 120 $B/tilejit run $G/fault_hang.json --iters 1 > "$OUT/hang_env.log" 2>&1
 expect_rc $? 5 "hang guard, TILEJIT_DEBUG_HANGS=1" "$OUT/hang_env.log" "tilejit: hang guard: barrier gate\[0\] never completed phase parity 0 in CTA"
+fi
+
+# Issue 9 on the GPU: a plugin's kernel through the CLI, --device, and SASS from the CLI.
+if section plugins; then
+P=.stage/plugins
+timeout 120 $B/tilejit --plugin $P/libtilejit_example_plugin.so run $P/cluster_exchange.json --iters 3 > "$OUT/plugin_run.log" 2>&1
+expect_rc $? 0 "example plugin (cluster_exchange) run" "$OUT/plugin_run.log" '^verify +PASSED'
+timeout 120 $B/tilejit run .stage/specs/dsmem_ring.json --device 0 --iters 1 > "$OUT/device0.log" 2>&1
+expect_rc $? 0 "run --device 0" "$OUT/device0.log" '^verify +PASSED'
+n=$(nvidia-smi -L | wc -l)
+timeout 120 $B/tilejit run .stage/specs/dsmem_ring.json --device "$n" --iters 1 > "$OUT/device_absent.log" 2>&1
+expect_rc $? 2 "run --device $n (one past the last)" "$OUT/device_absent.log" "error: --device $n: this machine has $n CUDA device"
+timeout 120 $B/tilejit info --device "$n" > "$OUT/info_device_absent.log" 2>&1
+expect_rc $? 2 "info --device $n" "$OUT/info_device_absent.log" "error: --device $n: this machine has"
+timeout 300 $B/tilejit compile .stage/specs/gemm.json --arch sm_90a --emit sass -o "$OUT/sass" > "$OUT/sass.log" 2>&1
+rc=$?; cp "$OUT/sass.log" "$OUT/sass_all.log"; [ -f "$OUT/sass/gemm.sass" ] && grep -m1 HGMMA "$OUT/sass/gemm.sass" >> "$OUT/sass_all.log"
+expect_rc $rc 0 "compile --emit sass (GEMM, sm_90a)" "$OUT/sass_all.log" 'HGMMA\.64x256x16'
 fi
 
 if section bench; then

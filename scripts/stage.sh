@@ -9,5 +9,7 @@ cmake --install "${BUILD_DIR:-build}" --prefix .stage >/dev/null
 mkdir -p .stage/specs .stage/sanitizer .stage/gpu_specs && cp samples/specs/*.json .stage/specs/ && cp tests/sanitizer/*.json .stage/sanitizer/
 cp tests/gpu/specs/*.json .stage/gpu_specs/  # test-only: fault_injection (a fault, a hang)
 cp bench/multicast_traffic.sh .stage/bin/
-strip .stage/bin/tilejit* .stage/lib/libtilejit.so* 2>/dev/null || true
+# The example plugin and its spec (`--plugin`; the gpu_session.sh section "plugins").
+mkdir -p .stage/plugins && cp "${BUILD_DIR:-build}"/plugins/libtilejit_example_plugin.so samples/plugins/example/*.json .stage/plugins/
+strip .stage/bin/tilejit* .stage/lib/libtilejit.so* 2>/dev/null || true  # keeps the dynamic symbol table plugins link against
 du -sh .stage

@@ -21,7 +21,7 @@ fi
 asan=${ASAN_BUILD_DIR:-build-asan}
 echo "tilejit test: the CPU tests under ASan + UBSan ($asan)"
 BUILD_DIR=$asan TILEJIT_CMAKE_ARGS="-DTILEJIT_SANITIZE=ON" \
-  scripts/setup.sh --target tilejit tilejit_unit_tests tilejit_gpu_tests tilejit_bench_gemm tilejit_shared tilejit_tutorial
+  scripts/setup.sh --target tilejit tilejit_unit_tests tilejit_gpu_tests tilejit_bench_gemm tilejit_shared tilejit_tutorial tilejit_plugins
 UBSAN_OPTIONS=print_stacktrace=1 ctest --test-dir "$asan" -j"$jobs" --output-on-failure
 
 fuzz=${FUZZ_BUILD_DIR:-build-fuzz}

@@ -10,6 +10,7 @@
 #include <set>
 
 #include "codegen/passes/race_checks.h"
+#include "codegen/uniformity.h"
 #include "dsl/ir/printer.h"
 
 namespace tj::codegen::race {
@@ -161,6 +162,32 @@ std::string by(const Access& a, unsigned rank, const PerRank& p) {
   return out;
 }
 
+bool is_sreg(const Expr& e, SpecialRegKind r) {
+  const SpecialReg* s = e ? e->as<SpecialReg>() : nullptr;
+  return s && s->reg == r;
+}
+
+// Whether `rank` is a rotation of the cluster: (cluster_ctarank() + u) % cluster_nctarank()
+// (or u + rank) with u the same in every CTA of the cluster (parameters, constants). Then
+// two CTAs never name the same peer, whatever u is at run time.
+bool is_rotation(const Kernel& k, const Expr& rank) {
+  const Binary* m = rank ? rank->as<Binary>() : nullptr;
+  if (!m || m->op != BinOp::Mod || !is_sreg(m->b, SpecialRegKind::ClusterNumCtas)) return false;
+  const Binary* add = m->a ? m->a->as<Binary>() : nullptr;
+  if (!add || add->op != BinOp::Add) return false;
+  const Expr& u = is_sreg(add->a, SpecialRegKind::ClusterCtaRank) ? add->b : add->a;
+  if (!is_sreg(add->a, SpecialRegKind::ClusterCtaRank) && !is_sreg(add->b, SpecialRegKind::ClusterCtaRank)) return false;
+  return uniformity(u, k, {}) == Uniform::Cluster;
+}
+
+// Two CTAs that run `a` and `b` through the same rotation of the cluster reach different
+// CTAs' buffers: not a race between them. u holds no loop index or local (uniformity says
+// those may differ), so it is the same in every iteration too.
+bool same_rotation(const Kernel& k, const Access& a, const Access& b) {
+  return a.m.buf.rank && b.m.buf.rank && is_rotation(k, a.m.buf.rank) &&
+         ir::to_string(a.m.buf.rank) == ir::to_string(b.m.buf.rank);
+}
+
 // The loop whose next iteration meets `b` with `a` of the one before, if that is how they meet.
 const For* back_edge(const Access& a, const Access& b) {
   for (size_t i = 0; i < a.iterations.size() && i < b.iterations.size(); ++i)
@@ -227,6 +254,7 @@ void check_cluster_epochs(const Kernel& k, Findings& out) {
       if (a.m.buf.name != b.m.buf.name || !(a.m.write || b.m.write) || (a.m.atomic && b.m.atomic)) continue;
       if (a.rel < b.acq || b.rel < a.acq) continue;  // ordered by the cluster barrier
       if (ordered_by_mbarrier(a, b) || ordered_by_mbarrier(b, a)) continue;
+      if (same_rotation(k, a, b)) continue;  // different CTAs reach different peers
       std::pair<std::string, std::string> key{a.m.loc.str() + ":" + std::to_string(a.m.loc.column),
                                               b.m.loc.str() + ":" + std::to_string(b.m.loc.column)};
       if (key.second < key.first) std::swap(key.first, key.second);

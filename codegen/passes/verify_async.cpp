@@ -4,6 +4,7 @@
 #include <set>
 
 #include "codegen/eval.h"
+#include "codegen/op_table.h"
 #include "dsl/ir/printer.h"
 #include "dsl/ir/visitor.h"
 
@@ -214,8 +215,11 @@ std::vector<Diagnostic> verify_async(const Kernel& k, const Target& target) {
   } find;
   find.found = &uses_multicast;
   find.visit(k.body);
-  if (uses_multicast && !target.has(Feature::TmaMulticast))
-    out.push_back({k.loc, "kernel '" + k.name + "' uses TMA multicast, which " + target.arch + " lacks", "compile for sm_90a or sm_100a"});
+  if (uses_multicast && !supports(target, Op::TmaLoadMulticast))
+    out.push_back({k.loc,
+                   "kernel '" + k.name + "' uses " + std::string(feature_name(missing_feature(target, Op::TmaLoadMulticast))) +
+                       ", which " + target.arch + " lacks",
+                   "compile for " + supporting_targets_text(Op::TmaLoadMulticast)});
   AsyncChecker checker(k, out);
   checker.visit(k.body);
   return out;

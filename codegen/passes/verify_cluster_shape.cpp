@@ -1,5 +1,7 @@
 #include "codegen/passes/verify_cluster_shape.h"
 
+#include "codegen/op_table.h"
+
 namespace tj::codegen {
 
 std::vector<Diagnostic> verify_cluster_shape(const ir::Kernel& k, const Target& t) {
@@ -20,8 +22,9 @@ std::vector<Diagnostic> verify_cluster_shape(const ir::Kernel& k, const Target& 
     return out;
   }
   const uint64_t n = uint64_t(c.x) * c.y * c.z;
-  if (n > 1 && !t.has(Feature::Clusters))
-    out.push_back({k.cluster_loc, "cluster shape " + shape + " needs thread-block clusters, which " + t.arch + " lacks",
+  if (n > 1 && !supports(t, Op::ClusterShape))
+    out.push_back({k.cluster_loc, "cluster shape " + shape + " needs " + std::string(feature_name(missing_feature(t, Op::ClusterShape))) +
+                                      ", which " + t.arch + " lacks",
                    "compile for sm_90a or sm_100a"});
   if (n > t.max_cluster)
     out.push_back({k.cluster_loc,

@@ -2,6 +2,7 @@
 
 #include <set>
 
+#include "codegen/op_table.h"
 #include "dsl/ir/printer.h"
 #include "dsl/ir/visitor.h"
 
@@ -19,8 +20,9 @@ class DsmemChecker : public ir::Visitor {
 
   void visit_node(const ir::MapSharedRank& n) override {
     if (!seen_.insert(&n).second) return;  // one node can be reached from several uses
-    if (!t_.has(Feature::DistributedShared)) {
-      out_.push_back({n.loc, "map_shared_rank needs distributed shared memory, which " + t_.arch + " lacks",
+    if (!supports(t_, Op::MapSharedRankOp)) {
+      out_.push_back({n.loc, "map_shared_rank needs " + std::string(feature_name(missing_feature(t_, Op::MapSharedRankOp))) +
+                                 ", which " + t_.arch + " lacks",
                       "compile for sm_90a or sm_100a"});
     }
     if (n.buffer->type.space != ir::Space::Shared) {

@@ -4,6 +4,7 @@
 #include <set>
 
 #include "codegen/emit_tiles.h"
+#include "codegen/op_table.h"
 #include "dsl/ir/visitor.h"
 
 namespace tj::codegen {
@@ -35,7 +36,7 @@ class Checker : public Visitor {
   }
 
   void visit_node(const Mma& n) override {
-    if (!t_.has(Feature::Wgmma)) {
+    if (!supports(t_, Op::MmaOp)) {
       error(n.loc, "mma needs Hopper's wgmma, which " + t_.arch + " does not have",
             "compile for sm_90a (--arch sm_90a); the tcgen05 lowering of tile MMAs for sm_100a is not written yet");
       return;

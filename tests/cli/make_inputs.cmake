@@ -37,3 +37,16 @@ file(CREATE_LINK "loop.json" "${GEN}/loop.json" SYMBOLIC)
 
 # A regular file, so that "${GEN}/regular_file/x" is a path under a regular file.
 file(WRITE "${GEN}/regular_file" "not a folder\n")
+
+# A stand-in CUDA toolkit whose cuobjdump prints its arguments and the cubin's magic, so that
+# `compile --emit sass` can be checked end to end where no real disassembler is installed.
+file(MAKE_DIRECTORY "${GEN}/fake_cuda/bin")
+file(WRITE "${GEN}/fake_cuda/bin/cuobjdump"
+  "#!/bin/sh\nPATH=/usr/bin:/bin\nprintf 'fake cuobjdump %s on ' \"$1\"; head -c 4 \"$2\" | tail -c 3; echo\n")
+file(CHMOD "${GEN}/fake_cuda/bin/cuobjdump" PERMISSIONS OWNER_READ OWNER_WRITE OWNER_EXECUTE GROUP_READ GROUP_EXECUTE
+     WORLD_READ WORLD_EXECUTE)
+# One that fails, as a disassembler given a cubin it cannot read would.
+file(MAKE_DIRECTORY "${GEN}/broken_cuda/bin")
+file(WRITE "${GEN}/broken_cuda/bin/cuobjdump" "#!/bin/sh\necho 'cuobjdump fatal   : stand-in failure' >&2\nexit 1\n")
+file(CHMOD "${GEN}/broken_cuda/bin/cuobjdump" PERMISSIONS OWNER_READ OWNER_WRITE OWNER_EXECUTE GROUP_READ GROUP_EXECUTE
+     WORLD_READ WORLD_EXECUTE)

@@ -2,7 +2,7 @@
 #
 #   cmake -DTILEJIT=<tilejit> -DCASES=<cases.txt> -DCASE=<name> -DBAD=<bad_specs dir>
 #         -DGOOD=<good_specs dir> -DSAMPLES=<samples/specs dir> -DGPU_SPECS=<tests/gpu/specs>
-#         -DGEN=<generated inputs dir> -DWORK=<scratch dir> -P run_case.cmake
+#         -DGEN=<generated inputs dir> [-DPLUGINS=<built plugins dir>] -DWORK=<scratch dir> -P run_case.cmake
 #
 # WORK is emptied first; the binary runs in WORK/cwd, and @OUT@ is WORK/out.
 cmake_minimum_required(VERSION 3.24)
@@ -59,13 +59,16 @@ foreach(i 1 3 4 6)
   string(REPLACE "@SAMPLES@" "${SAMPLES}" field${i} "${field${i}}")
   string(REPLACE "@GPU_SPECS@" "${GPU_SPECS}" field${i} "${field${i}}")
   string(REPLACE "@GEN@" "${GEN}" field${i} "${field${i}}")
+  string(REPLACE "@PLUGINS@" "${PLUGINS}" field${i} "${field${i}}")
   string(REPLACE "@OUT@" "${OUT}" field${i} "${field${i}}")
 endforeach()
 # Conditions, separated by spaces: "unprivileged" (run as uid/gid 65534 through setpriv
 # when running as root, which reads a mode-000 file; skipped, visibly, without setpriv),
 # "sample:NAME" (skipped, visibly, when `tilejit list` does not show that sample),
 # "env:NAME=VALUE" (set for the command), "mkdir:PATH" (a folder
-# made before the run), "gpu" (needs a GPU: without one `tilejit run` exits 3 and the case
+# made before the run), "filehas:FILE=TEXT" (after the run, @OUT@/FILE must contain TEXT;
+# quote the condition when TEXT has spaces), "disasm" (needs cuobjdump or nvdisasm: without
+# them `compile --emit sass` exits 3 and the case reports itself skipped), "gpu" (needs a GPU: without one `tilejit run` exits 3 and the case
 # reports itself skipped), "knownbug" (a bug in code this test may not fix, described in
 # cases.txt: a failure reports the test skipped).
 separate_arguments(conditions UNIX_COMMAND "${field6}")
@@ -73,11 +76,15 @@ set(env_args "")
 set(drop_privileges "")
 set(known_bug FALSE)
 set(needs_gpu FALSE)
+set(needs_disasm FALSE)
+set(file_checks "")
 foreach(cond IN LISTS conditions)
   if(cond STREQUAL "knownbug")
     set(known_bug TRUE)
   elseif(cond STREQUAL "gpu")
     set(needs_gpu TRUE)
+  elseif(cond STREQUAL "disasm")
+    set(needs_disasm TRUE)
   elseif(cond STREQUAL "unprivileged")
     execute_process(COMMAND id -u OUTPUT_VARIABLE uid OUTPUT_STRIP_TRAILING_WHITESPACE)
     if(uid STREQUAL "0")
@@ -100,6 +107,8 @@ foreach(cond IN LISTS conditions)
     list(APPEND env_args "${CMAKE_MATCH_1}")
   elseif(cond MATCHES "^mkdir:(.+)$")
     file(MAKE_DIRECTORY "${CMAKE_MATCH_1}")
+  elseif(cond MATCHES "^filehas:([^=]+)=(.+)$")
+    list(APPEND file_checks "${CMAKE_MATCH_1}" "${CMAKE_MATCH_2}")
   else()
     message(FATAL_ERROR "case '${CASE}': unknown condition '${cond}'")
   endif()
@@ -126,6 +135,10 @@ set(report "tilejit ${cmdline}\nexit: ${rc}\n--- stdout ---\n${out}--- stderr --
 
 if(needs_gpu AND rc STREQUAL "3" AND out MATCHES "launch    not run: no GPU here")
   message(STATUS "SKIPPED: case '${CASE}' needs a GPU\n${report}")
+  return()
+endif()
+if(needs_disasm AND rc STREQUAL "3" AND err MATCHES "neither cuobjdump nor nvdisasm was found")
+  message(STATUS "SKIPPED: case '${CASE}' needs cuobjdump or nvdisasm\n${report}")
   return()
 endif()
 if(expected_rc STREQUAL "3" AND rc STREQUAL "0")
@@ -221,6 +234,20 @@ else()
     string(APPEND failures "files were written to the working directory: ${in_cwd}\n")
   endif()
 endif()
+
+# filehas: conditions, FILE and TEXT pairs.
+while(file_checks)
+  list(POP_FRONT file_checks fname wanted)
+  if(NOT EXISTS "${OUT}/${fname}")
+    string(APPEND failures "filehas: ${OUT}/${fname} does not exist\n")
+    continue()
+  endif()
+  file(READ "${OUT}/${fname}" text)
+  string(FIND "${text}" "${wanted}" found)
+  if(found EQUAL -1)
+    string(APPEND failures "${fname} lacks: ${wanted}\n")
+  endif()
+endwhile()
 
 if(NOT failures STREQUAL "" AND known_bug)
   message(STATUS "SKIPPED: case '${CASE}' shows a known bug (see its comment in cases.txt):\n${failures}\n${report}")

@@ -561,3 +561,29 @@ TEST_CASE("what the race check cannot decide is reported as not checked", "[code
   CHECK(to_string(l2.races[0]) == "cluster epochs: not checked: the two branches of the if_ at test_races.cpp:" + std::to_string(if_line) +
                                       " pass different numbers of cluster barriers");
 }
+
+// Every CTA stores into the peer `shift` ranks to its right, then reads its own buffer
+// after cluster_sync: a rotation by a parameter names a different peer in every CTA.
+// Rotated by a per-thread value instead, two CTAs may reach one peer: refused.
+TEST_CASE("a rotation of the cluster by a uniform offset reaches distinct peers, by a per-thread one it may not",
+          "[codegen][verify][races]") {
+  auto build = [](bool per_thread) {
+    KernelBuilder k("rotate");
+    k.threads(64).cluster(4);
+    auto buf = k.shared<float>("buf", 64);
+    auto out = k.param<float*>("out");
+    auto shift = k.param<int32_t>("shift");
+    i32 offset = per_thread ? thread_idx_x() % 2 : shift;
+    for_(thread_idx_x(), 64, block_dim_x(), [&](i32 i) {
+      map_shared_rank(buf, (cluster_ctarank() + offset) % cluster_nctarank())[i] = 1.0f;
+    });
+    cluster_sync();
+    out[block_idx_x() * 64 + thread_idx_x()] = buf[thread_idx_x()];
+    return k.build();
+  };
+  CHECK(lower_errors(build(false)).empty());
+  std::vector<Diagnostic> d = lower_errors(build(true));
+  REQUIRE(d.size() == 1);
+  CHECK(d[0].str().find("race on shared buffer 'buf'") != std::string::npos);
+  CHECK(d[0].str().find("through map_shared_rank(buf, ((%cluster_ctarank + (%tid.x % 2)) % %cluster_nctarank))") != std::string::npos);
+}

@@ -3,6 +3,8 @@
 #include <catch2/catch.hpp>
 
 #include <cstdint>
+#include <map>
+#include <memory>
 #include <numeric>
 #include <unistd.h>
 
@@ -10,6 +12,7 @@
 #include "runtime/cache.h"
 #include "runtime/compiler.h"
 #include "runtime/device.h"
+#include "runtime/device_modules.h"
 #include "runtime/driver.h"
 #include "runtime/launch.h"
 #include "runtime/module.h"
@@ -70,6 +73,23 @@ struct Fixture {
   }
 };
 
+// Launches tiny_request()'s add_magic over n ints in clusters of `cluster` CTAs of 128
+// threads, and checks every one.
+void run_add_magic(const Module& module, int n, unsigned cluster) {
+  DeviceBuffer out(n * sizeof(int));
+  out.fill_u8(0xff);
+  LaunchConfig config;
+  config.cluster = {cluster, 1, 1};
+  config.block = {128, 1, 1};
+  config.grid_clusters = {(unsigned(n) + 128 * cluster - 1) / (128 * cluster), 1, 1};
+  ArgPack args;
+  args.push(out.ptr()).push(n);
+  launch(module, config, args);
+  synchronize(module);
+  std::vector<int> got = out.download_as<int>();
+  for (int i = 0; i < n; ++i) REQUIRE(got[i] == i + 0x5eed);
+}
+
 } // namespace
 
 TEST_CASE("the device reports itself", "[runtime][gpu]") {
@@ -97,19 +117,7 @@ TEST_CASE("compile, load and launch a kernel with an in-memory header", "[runtim
   CHECK(module.num_regs() > 0);
   CHECK(module.static_smem() == 0);
 
-  const int n = 1000;
-  DeviceBuffer out(n * sizeof(int));
-  out.fill_u8(0xff);
-  LaunchConfig config;
-  config.cluster = {2, 1, 1};
-  config.block = {128, 1, 1};
-  config.grid_clusters = {(n + 255) / 256, 1, 1};
-  ArgPack args;
-  args.push(out.ptr()).push(n);
-  launch(module, config, args);
-  synchronize(module);
-  std::vector<int> got = out.download_as<int>();
-  for (int i = 0; i < n; ++i) REQUIRE(got[i] == i + 0x5eed);
+  run_add_magic(module, 1000, 2);
 }
 
 TEST_CASE("DSMEM ring over cluster sizes 1..16", "[runtime][gpu]") {
@@ -362,4 +370,40 @@ TEST_CASE("a device fault is a Device error that names the kernel", "[runtime][g
   CHECK(status == 0);
   CHECK(contains(output, "All tests passed"));
   CHECK(contains(output, "1 test case"));
+}
+
+TEST_CASE("a kernel compiled once per arch is loaded on each device it runs on", "[runtime][gpu]") {
+  TJ_REQUIRE_GPU();
+  int count = 0;
+  check(driver().cuDeviceGetCount(&count), "cuDeviceGetCount");
+  REQUIRE(count >= 1);
+  // One compile per arch present; each device loads its arch's cubin once.
+  std::map<std::string, std::unique_ptr<DeviceModules>> by_arch;
+  for (int d = 0; d < count; ++d) {
+    Context ctx(d);
+    if (!is_supported_arch(ctx.arch())) {
+      WARN("device " << d << " (" << ctx.info().name << ") is " << ctx.arch() << ": not a tilejit target, not run");
+      continue;
+    }
+    std::unique_ptr<DeviceModules>& kernel = by_arch[ctx.arch()];
+    if (!kernel) {
+      CompileRequest request = tiny_request(ctx.arch());
+      kernel = std::make_unique<DeviceModules>(ctx.arch(), compile(request, nullptr).cubin, "add_magic", 2);
+    }
+    INFO("device " << d << ": " << ctx.info().name);
+    const Module& m = kernel->on(ctx);
+    CHECK(&kernel->on(ctx) == &m);  // loaded once per device
+    CHECK(m.device().ordinal == d);
+    run_add_magic(m, 300, 1);
+  }
+  size_t loaded = 0;
+  for (const auto& [arch, k] : by_arch) loaded += k->loaded_count();
+  CHECK(loaded >= 1);
+  // A cubin of the other arch is refused before the driver sees it, naming both.
+  Context ctx;
+  const std::string other = ctx.arch() == "sm_90a" ? "sm_100a" : "sm_90a";
+  DeviceModules wrong(other, "not a cubin", "add_magic", 2);
+  CHECK_THROWS_WITH(wrong.on(ctx), Catch::Contains("the kernel was compiled for " + other) &&
+                                       Catch::Contains("compile it for " + ctx.arch()));
+  CHECK(wrong.loaded_count() == 0);
 }

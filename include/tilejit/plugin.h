@@ -1,0 +1,73 @@
+// <tilejit/plugin.h>: kernel generators in a shared library that `tilejit --plugin
+// libmykernels.so list|compile|run SPEC` loads.
+//
+// A generator is a tj::plugin::Generator (= tj::samples::Sample, the interface the
+// built-in samples implement): a name, parameters with ranges and docs, the kernel
+// built with the DSL, the host setup (device buffers and arguments) and the reference
+// check. A plugin registers its generators through the same Registrar the built-ins
+// use, from one registration function named in TILEJIT_PLUGIN:
+//
+//   void register_mine(tj::plugin::Registrar& r) { r.add(std::make_unique<MyKernel>()); }
+//   TILEJIT_PLUGIN("my kernels", register_mine)
+//
+// Linking: build the plugin as a shared library (CMake: add_library(x MODULE ...)) that
+// links NO tilejit library. Its references to tilejit (the DSL, DeviceBuffer, ...)
+// resolve, when tilejit loads it, to the tilejit executable's own copies: the
+// executable exports the whole of its dsl, codegen, runtime and samples libraries
+// (ENABLE_EXPORTS and --whole-archive in cli/CMakeLists.txt). So a plugin shares the
+// executable's registry, driver and CUDA context, and it must be compiled against the
+// headers of the tilejit that loads it; the API version below catches a mismatch of
+// this interface, and an undefined symbol is reported when the library is loaded.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+
+#include "dsl/dsl.h"
+#include "runtime/buffer.h"
+#include "samples/compare.h"
+#include "samples/registry.h"
+#include "samples/sample.h"
+
+// Raised whenever the plugin interface (this file, samples/sample.h, samples/registry.h)
+// changes in a way that an already built plugin would not survive.
+#define TILEJIT_PLUGIN_API_VERSION 1u
+
+namespace tj::plugin {
+
+using Generator = samples::Sample;
+using Instance = samples::Instance;
+using Registrar = samples::Registrar;
+using Config = samples::Config;
+using ParamSpec = samples::ParamSpec;
+using RealParamSpec = samples::RealParamSpec;
+using ConfigProblem = samples::ConfigProblem;
+using Check = samples::Check;
+using MismatchLog = samples::MismatchLog;
+
+}  // namespace tj::plugin
+
+extern "C" {
+
+// What the entry point returns. api_version comes first in every version of this
+// struct: tilejit reads it before anything else and refuses a plugin built for another.
+struct tilejit_plugin_info {
+  uint32_t api_version;  // TILEJIT_PLUGIN_API_VERSION the plugin was compiled with
+  uint32_t info_size;    // sizeof(tilejit_plugin_info) in that version
+  const char* name;      // for people: "example cluster kernels"
+  void (*register_generators)(tj::plugin::Registrar& registrar);
+};
+
+// The one symbol tilejit looks up in a plugin.
+#define TILEJIT_PLUGIN_ENTRY_NAME "tilejit_plugin_entry"
+typedef const tilejit_plugin_info* (*tilejit_plugin_entry_fn)(void);
+
+}  // extern "C"
+
+// Defines the plugin's entry point: `name` (a string) and its registration function.
+#define TILEJIT_PLUGIN(name, register_fn)                                                          \
+  extern "C" __attribute__((visibility("default"))) const tilejit_plugin_info* tilejit_plugin_entry(void) { \
+    static const tilejit_plugin_info info = {TILEJIT_PLUGIN_API_VERSION, sizeof(tilejit_plugin_info), name, \
+                                             register_fn};                                         \
+    return &info;                                                                                  \
+  }
