@@ -37,14 +37,23 @@ add_library(tilejit::tilejit ALIAS tilejit_shared)
 install(TARGETS tilejit_shared EXPORT tilejitTargets
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
   INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
-install(FILES ${PROJECT_SOURCE_DIR}/include/tilejit/tilejit.h DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/tilejit)
-foreach(dir dsl codegen runtime api)
+install(FILES ${PROJECT_SOURCE_DIR}/include/tilejit/tilejit.h ${PROJECT_SOURCE_DIR}/include/tilejit/plugin.h
+  DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/tilejit)
+# samples/: the generator interface and registry <tilejit/plugin.h> builds on.
+foreach(dir dsl codegen runtime api samples)
   install(DIRECTORY ${PROJECT_SOURCE_DIR}/${dir} DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/tilejit
-    FILES_MATCHING PATTERN "*.h" PATTERN "*.def")
+    FILES_MATCHING PATTERN "*.h" PATTERN "*.def" PATTERN "plugins" EXCLUDE PATTERN "specs" EXCLUDE)
 endforeach()
 # The device prelude NVRTC compiles with is embedded in the library; this copy is for
 # readers of generated code (it is what `#include "tilejit/prelude.cuh"` there means).
 install(FILES ${PROJECT_SOURCE_DIR}/codegen/prelude/tilejit_prelude.cuh DESTINATION ${CMAKE_INSTALL_DATADIR}/tilejit)
+
+# tilejit::plugin_api: what a plugin for `tilejit --plugin` compiles against, headers only
+# (the tilejit executable that loads the plugin provides the code; include/tilejit/plugin.h).
+target_include_directories(tilejit_plugin_api INTERFACE
+  $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}> $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}/tilejit>)
+set_target_properties(tilejit_plugin_api PROPERTIES EXPORT_NAME plugin_api)
+install(TARGETS tilejit_plugin_api EXPORT tilejitTargets)
 
 set(TILEJIT_CMAKE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/tilejit)
 install(EXPORT tilejitTargets NAMESPACE tilejit:: DESTINATION ${TILEJIT_CMAKE_DIR})

@@ -3,7 +3,7 @@
 # GPU tests, every sample spec through the CLI, benchmarks, tuning (gpu_tune.sh),
 # multicast traffic with ncu, and compute-sanitizer on every sample. Run from the repo root with
 # the binaries staged by scripts/stage.sh in .stage/; logs go to $OUT (or ./out).
-#   scripts/gpu_session.sh [SECTION...]   sections: tests runs faults plugins bench gemm tune multicast sanitizer
+#   scripts/gpu_session.sh [SECTION...]   sections: tests runs faults plugins races bench gemm tune multicast sanitizer
 # (all when none is named; named ones append to out/summary.txt, so a session can be split
 # across several commands).
 set -uo pipefail
@@ -68,6 +68,28 @@ expect_rc $? 2 "info --device $n" "$OUT/info_device_absent.log" "error: --device
 timeout 300 $B/tilejit compile .stage/specs/gemm.json --arch sm_90a --emit sass -o "$OUT/sass" > "$OUT/sass.log" 2>&1
 rc=$?; cp "$OUT/sass.log" "$OUT/sass_all.log"; [ -f "$OUT/sass/gemm.sass" ] && grep -m1 HGMMA "$OUT/sass/gemm.sass" >> "$OUT/sass_all.log"
 expect_rc $rc 0 "compile --emit sass (GEMM, sm_90a)" "$OUT/sass_all.log" 'HGMMA\.64x256x16'
+fi
+
+# The race check's demo (test-only race_demo specs): the racy kernels, let through with
+# allow_race, run 10 times each (how many runs give wrong results); the corrected ones
+# must pass every time; compute-sanitizer racecheck and memcheck on each; the race as
+# written refused before compile (exit 2).
+if section races; then
+G=.stage/gpu_specs
+for s in race_demo_dsmem_racy race_demo_tma_racy race_demo_dsmem_fixed race_demo_tma_fixed; do
+  bad=0
+  for i in 1 2 3 4 5 6 7 8 9 10; do
+    timeout 60 $B/tilejit run $G/$s.json --iters 1 --seed $i > "$OUT/race_run.log" 2>&1; rc=$?
+    [ $rc = 0 ] || bad=$((bad + 1))
+  done
+  note "race demo $s: $bad of 10 runs gave wrong results (last: $(grep -E '^verify' "$OUT/race_run.log" | tr -s ' ' | cut -c1-160))"
+  for tool in racecheck memcheck; do
+    timeout 300 compute-sanitizer --tool $tool --print-limit 3 $B/tilejit run $G/$s.json --iters 1 > "$OUT/san_$s.$tool.log" 2>&1; rc=$?
+    note "compute-sanitizer $tool $s rc=$rc: $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|^verify' "$OUT/san_$s.$tool.log" | tr -s ' ' | cut -c1-200 | tr '\n' ' ')"
+  done
+done
+timeout 60 $B/tilejit compile .stage/gpu_specs/race_demo_refused.json --arch sm_90a -o /tmp/race_refused > "$OUT/race_refused.log" 2>&1
+expect_rc $? 2 "race as written refused" "$OUT/race_refused.log" 'add cluster_sync\(\)'
 fi
 
 if section bench; then

@@ -21,6 +21,8 @@ unset TILEJIT_DUMP_DIR TILEJIT_ARCH TILEJIT_DEVICE
 
 extract cmake "$work/project/CMakeLists.txt"
 extract cpp "$work/project/first_cluster_kernel.cpp"
+extract c++ "$work/project/ring_plugin.cpp"   # section 6: the plugin, and its spec
+extract json "$work/project/ring.json"
 extract sh "$work/sh_1.sh" 1 "$work/sh_count"
 blocks=$(cat "$work/sh_count")
 for ((i = 1; i <= blocks; i++)); do
@@ -29,7 +31,13 @@ for ((i = 1; i <= blocks; i++)); do
   [ "$i" = 1 ] && dir=$work/checkout
   echo "== sh block $i (in ${dir#$work/}):"
   sed 's/^/   $ /' "$work/sh_$i.sh"
-  (cd "$dir" && bash -euo pipefail "$work/sh_$i.sh") 2>&1 | tee "$work/sh_$i.out"
+  rc=0
+  (cd "$dir" && bash -euo pipefail "$work/sh_$i.sh") > "$work/sh_$i.out" 2>&1 || rc=$?
+  cat "$work/sh_$i.out"
+  # `tilejit run` without a GPU compiles, says so and exits 3, as the page says.
+  if [ "$rc" != 0 ]; then
+    [ "$rc" = 3 ] && grep -q "^launch    not run: no GPU here" "$work/sh_$i.out" || fail "sh block $i exited $rc"
+  fi
 done
 
 # The project was built against the prefix only: not the source tree, not the build.
@@ -64,6 +72,16 @@ for line in "// Store at first_cluster_kernel.cpp:17: map_shared_rank(inbox, ((%
 done
 cmp -s "$work/project/ring.ptx" "$work/project/dump/ring.ptx" || fail "TILEJIT_DUMP_DIR's ring.ptx differs from the program's"
 [ -s "$work/project/sample/dsmem_ring.ptx" ] || fail "tilejit compile wrote no sample/dsmem_ring.ptx"
+# Section 6: the plugin, built against the prefix, listed, compiled and (on a GPU) run.
+plugin_out=$work/sh_$blocks.out
+grep -qx "ring" "$plugin_out" || fail "tilejit --plugin ... list does not show the plugin's generator 'ring'"
+grep -q "mapa.shared::cluster.u32" "$work/project/plugin-out/ring.ptx" || fail "the plugin's ring.ptx has no mapa.shared::cluster.u32"
+[ -s "$work/project/plugin-out/ring.cu" ] || fail "tilejit --plugin ... compile wrote no ring.cu"
+if grep -q "^launch    not run: no GPU here" "$plugin_out"; then
+  echo "tutorial: the plugin built, listed and compiled; its run not launched here (no GPU)"
+else
+  grep -q "^verify    PASSED: 540672 u32 through DSMEM: all 540672 match" "$plugin_out" || fail "the plugin's run did not verify"
+fi
 if grep -q "^not launched:" "$out"; then
   echo "tutorial: built against $TILEJIT_PREFIX and compiled to PTX; not launched here ($(grep '^not launched:' "$out"))"
 else
