@@ -175,9 +175,9 @@ bool is_rotation(const Kernel& k, const Expr& rank) {
   if (!m || m->op != BinOp::Mod || !is_sreg(m->b, SpecialRegKind::ClusterNumCtas)) return false;
   const Binary* add = m->a ? m->a->as<Binary>() : nullptr;
   if (!add || add->op != BinOp::Add) return false;
-  const Expr& u = is_sreg(add->a, SpecialRegKind::ClusterCtaRank) ? add->b : add->a;
-  if (!is_sreg(add->a, SpecialRegKind::ClusterCtaRank) && !is_sreg(add->b, SpecialRegKind::ClusterCtaRank)) return false;
-  return uniformity(u, k, {}) == Uniform::Cluster;
+  const bool rank_first = is_sreg(add->a, SpecialRegKind::ClusterCtaRank);
+  if (!rank_first && !is_sreg(add->b, SpecialRegKind::ClusterCtaRank)) return false;
+  return uniformity(rank_first ? add->b : add->a, k, {}) == Uniform::Cluster;
 }
 
 // Two CTAs that run `a` and `b` through the same rotation of the cluster reach different
