@@ -42,8 +42,14 @@ std::string operand_offset(const TileOperand& t, const TileLayout& l, const Expr
          std::to_string(l.panel_cols());
 }
 
-WgmmaShape shape_of(const Mma& m, const Kernel& k) {
-  return WgmmaShape{acc_of(m.acc, k).n, layout_of(m.a, k).elem, layout_of(m.b, k).major == Major::MN};
+// The instructions of one MMA along N: each chunk of columns with its shape.
+std::vector<std::pair<WgmmaColumns, WgmmaShape>> chunks_of(const Mma& m, const Kernel& k) {
+  const TileLayout &a = layout_of(m.a, k), &b = layout_of(m.b, k);
+  const bool mn = b.major == Major::MN;
+  std::vector<std::pair<WgmmaColumns, WgmmaShape>> out;
+  for (const WgmmaColumns& c : wgmma_column_split(acc_of(m.acc, k).n, mn ? b.panel_cols() : 8))
+    out.push_back({c, WgmmaShape{c.n, a.elem, mn}});
+  return out;
 }
 
 std::string cuda_elem(Scalar s) {
@@ -66,7 +72,9 @@ std::string emit_wgmma_wrappers(const Kernel& k) {
   struct Shapes : Visitor {
     const Kernel* k;
     std::set<WgmmaShape> found;
-    void visit_node(const Mma& n) override { found.insert(shape_of(n, *k)); }
+    void visit_node(const Mma& n) override {
+      for (const auto& c : chunks_of(n, *k)) found.insert(c.second);
+    }
   } v;
   v.k = &k;
   v.visit(k.body);
@@ -90,7 +98,6 @@ std::string emit_accumulators(const Kernel& k) {
 std::vector<std::string> emit_mma(const Mma& n, const Kernel& k, const ExprText& ex) {
   const AccumulatorDecl& acc = acc_of(n.acc, k);
   const TileLayout &a = layout_of(n.a, k), &b = layout_of(n.b, k);
-  const WgmmaShape shape = shape_of(n, k);
   const unsigned ksteps = (a.major == Major::K ? a.cols : a.rows) / 16;
   const unsigned esz = scalar_bytes(a.elem);
   // K-major, swizzled: 8-row groups 8 swizzle spans apart (stride offset, 1024
@@ -107,17 +114,23 @@ std::vector<std::string> emit_mma(const Mma& n, const Kernel& k, const ExprText&
   out.push_back("  const tj::u64 tj_desc_b = tj::wgmma_desc(&" + ex(n.b.tile) + "[" + operand_offset(n.b, b, ex) + "], " +
                 u(b_lbo) + ", " + u(b_sbo) + ", " + u(desc_swizzle(b)) + ");");
   out.push_back("  const tj::u32 tj_scale_d = (" + ex(n.accumulate) + ") ? 1u : 0u;");
+  const auto chunks = chunks_of(n, k);
   for (unsigned blk = 0; blk < acc.m / 64; ++blk) {
     for (unsigned j = 0; j < ksteps; ++j) {
       // K step j of A (K-major): panel (16 j) / panel_cols, then 16 j % panel_cols elements in.
       const uint64_t a_off = uint64_t(16 * j / a.panel_cols()) * panel_bytes_of(a) + uint64_t(16 * j % a.panel_cols()) * esz +
                              uint64_t(blk) * 64 * row_bytes(a);
-      const uint64_t b_off = b.major == Major::MN
-                                 ? uint64_t(16 * j) * row_bytes(b)
-                                 : uint64_t(16 * j / b.panel_cols()) * panel_bytes_of(b) + uint64_t(16 * j % b.panel_cols()) * esz;
-      out.push_back("  tj::" + wgmma_wrapper_name(shape) + "(&" + n.acc + "[" + std::to_string(blk * acc.n / 2) +
-                    "], tj_desc_a + " + std::to_string(a_off >> 4) + "ull, tj_desc_b + " + std::to_string(b_off >> 4) +
-                    "ull, " + (j == 0 ? "tj_scale_d" : "1u") + ");");
+      const uint64_t b_k = b.major == Major::MN
+                               ? uint64_t(16 * j) * row_bytes(b)
+                               : uint64_t(16 * j / b.panel_cols()) * panel_bytes_of(b) + uint64_t(16 * j % b.panel_cols()) * esz;
+      for (const auto& [cols, shape] : chunks) {
+        // Columns from cols.first on: rows of a K-major B, whole panels of an N-major one.
+        const uint64_t b_off = b_k + (b.major == Major::MN ? uint64_t(cols.first / b.panel_cols()) * panel_bytes_of(b)
+                                                           : uint64_t(cols.first) * row_bytes(b));
+        out.push_back("  tj::" + wgmma_wrapper_name(shape) + "(&" + n.acc + "[" + std::to_string(blk * acc.n / 2 + cols.first / 2) +
+                      "], tj_desc_a + " + std::to_string(a_off >> 4) + "ull, tj_desc_b + " + std::to_string(b_off >> 4) +
+                      "ull, " + (j == 0 ? "tj_scale_d" : "1u") + ");");
+      }
     }
   }
   out.push_back("  tj::wgmma_commit();");

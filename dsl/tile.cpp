@@ -57,9 +57,9 @@ TileMap KernelBuilder::tile_map(std::string name, const SharedTile& tile, unsign
 
 Accumulator KernelBuilder::accumulator(std::string name, unsigned m, unsigned n, SrcLoc loc) {
   name = claim_name(std::move(name), loc);
-  if (m == 0 || m % 64 != 0 || n == 0 || n % 8 != 0 || n > 256)
+  if (m == 0 || m % 64 != 0 || n == 0 || n % 8 != 0 || n > 512)
     throw UserError(L(loc), "accumulator '" + name + "' is " + std::to_string(m) + " x " + std::to_string(n),
-                    "a warpgroup's accumulator is a multiple of 64 rows by 8..256 columns (a multiple of 8)");
+                    "a warpgroup's accumulator is a multiple of 64 rows by 8..512 columns (a multiple of 8)");
   kernel_.accumulators.push_back(ir::AccumulatorDecl{name, m, n, L(loc)});
   return Accumulator{name, m, n};
 }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "codegen/passes/verify_tiles.h"
 #include "dsl/dsl.h"
 
 namespace tj::samples {
@@ -27,7 +28,7 @@ std::vector<ParamSpec> Gemm::params() const {
           {"out", 0, 0, 2, "element type of C and D (accumulation is f32)", kOutTypes},
           {"layout", 0, 0, 1, "tn: B is N x K row-major (K contiguous); nn: B is K x N row-major", kLayouts},
           {"bm", 128, 64, 256, "tile rows (M) per CTA: a multiple of 64 x consumers"},
-          {"bn", 256, 64, 256, "tile columns (N) per CTA: a multiple of 64"},
+          {"bn", 256, 64, 512, "tile columns (N) per CTA: a multiple of 64"},
           {"bk", 64, 32, 256, "K per pipeline stage: 32 (64-byte-swizzled rows) or a multiple of 64"},
           {"stages", 0, 0, 8, "pipeline stages in shared memory (2..8; 0: as many as fit, at most 8)"},
           {"consumers", 2, 1, 2, "consumer warpgroups (each owns bm / consumers rows of the tile)"},
@@ -97,7 +98,21 @@ std::vector<ConfigProblem> Gemm::check_config(const Config& c) const {
   need(t.bm % (8 * cx) == 0, "cluster", "each of the " + std::to_string(cx) + " CTAs of a cluster row loads bm / " + std::to_string(cx) + " rows of A: that must be a multiple of 8");
   const unsigned brows = s.layout == GemmLayout::NN ? t.bk : t.bn;
   need(brows % (8 * cy) == 0, "cluster", "each of the " + std::to_string(cy) + " CTAs of a cluster column loads " + std::to_string(brows) + " / " + std::to_string(cy) + " rows of B: that must be a multiple of 8");
-  need(t.bm / cx <= 256 && brows / cy <= 256, "params.bm", "a TMA box has at most 256 rows: grow the cluster or shrink the tile");
+  // A CTA's share of a tile over 256 rows goes in two (or more) TMA boxes of equal, 8-row-aligned height.
+  auto boxes_fit = [](unsigned rows) {
+    const unsigned boxes = (rows + 255) / 256;
+    return rows % boxes == 0 && rows / boxes % 8 == 0;
+  };
+  need(boxes_fit(t.bm / cx), "params.bm", "each CTA's " + std::to_string(t.bm / cx) + " rows of A do not split into TMA boxes of at most 256 rows, a multiple of 8 each: grow the cluster or change the tile");
+  need(boxes_fit(brows / cy), s.layout == GemmLayout::NN ? "params.bk" : "params.bn", "each CTA's " + std::to_string(brows / cy) + " rows of B do not split into TMA boxes of at most 256 rows, a multiple of 8 each: grow the cluster or change the tile");
+  if (t.warp_specialized && t.consumers == 2) {
+    const unsigned acc_regs = t.bm / 2 * t.bn / 128;
+    need(acc_regs + codegen::kMmaRoleOverheadRegisters <= gemm_consumer_registers(2), "params.bn",
+         "a " + std::to_string(t.bm / 2) + "x" + std::to_string(t.bn) + " accumulator per consumer warpgroup needs " +
+             std::to_string(acc_regs) + " registers per thread plus about " + std::to_string(codegen::kMmaRoleOverheadRegisters) +
+             " more; a consumer has " + std::to_string(gemm_consumer_registers(2)) + ": use bm x bn of at most " +
+             std::to_string((gemm_consumer_registers(2) - codegen::kMmaRoleOverheadRegisters) * 256) + " elements");
+  }
   const uint64_t smem = smem_bytes(s, t);
   need(c.param("stages") != 1 || !t.warp_specialized, "params.stages",
        "a warp-specialized pipeline needs at least 2 stages (0 picks as many as fit; 1 works with warp_specialized 0)");

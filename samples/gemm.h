@@ -45,6 +45,11 @@ struct GemmTiling {
   unsigned threads() const { return warp_specialized ? 128 * (consumers + 1) : 128; }
 };
 
+// Registers per thread of the producer warpgroup, and of each MMA warpgroup:
+// what the producer gives back, at most 240.
+inline constexpr unsigned kGemmProducerRegisters = 40;
+unsigned gemm_consumer_registers(unsigned consumers);
+
 // Shared memory the kernel uses (tiles, alignment and barriers), bytes.
 uint64_t smem_bytes(const GemmShape& s, const GemmTiling& t);
 // The kernel itself (samples/gemm_kernel.cpp).

@@ -19,18 +19,14 @@ using namespace tj::dsl;
 
 namespace {
 
-constexpr unsigned kProducerRegs = 40;
-
-// Registers per thread for the MMA warpgroups: what the producer gives back, at most 240.
-unsigned consumer_regs(unsigned consumers) {
-  return std::min(240u, (65536u - 128u * kProducerRegs) / (128u * consumers) / 8u * 8u);
-}
-
 // The swizzle of K-major operand tiles: the widest whose span divides a row of bk elements.
 ir::Swizzle k_swizzle(const GemmShape& s, const GemmTiling& t) {
   const unsigned row = t.bk * ir::scalar_bytes(s.in);
   return row % 128 == 0 ? ir::Swizzle::B128 : row % 64 == 0 ? ir::Swizzle::B64 : ir::Swizzle::B32;
 }
+
+// TMA boxes per CTA for `rows` rows of a tile shared by `ctas` CTAs: a box has at most 256 rows.
+unsigned boxes_per_cta(unsigned rows, unsigned ctas) { return (rows / ctas + 255) / 256; }
 
 // What both kernel shapes declare.
 struct GemmKernel {
@@ -38,10 +34,12 @@ struct GemmKernel {
   const GemmTiling& t;
   KernelBuilder& k;
   unsigned cx, cy;  // CTAs sharing A (a cluster row) and B (a column) through multicast; 1 and 1 without
+  unsigned a_boxes, b_boxes;  // boxes each CTA loads of its share of A's and B's tile
   bool nn;
   int32_t bm, bn, bk, stages, rows_per_mma;
+  SharedTile a, b;
   unsigned chunk_cols;  // output columns per epilogue chunk: one 128-byte panel
-  SharedTile a, b, d;
+  SharedTile d;
   TileMap amap, bmap, dmap, cmap;
   i32 m, n, kk;
   f32 alpha, beta;
@@ -53,6 +51,7 @@ struct GemmKernel {
 
   GemmKernel(const GemmShape& s_, const GemmTiling& t_, KernelBuilder& k_, unsigned mma_groups)
       : s(s_), t(t_), k(k_), cx(t_.multicast ? k_.cluster_shape().x : 1), cy(t_.multicast ? k_.cluster_shape().y : 1),
+        a_boxes(boxes_per_cta(t_.bm, cx)), b_boxes(boxes_per_cta(s_.layout == GemmLayout::NN ? t_.bk : t_.bn, cy)),
         nn(s_.layout == GemmLayout::NN),
         bm(int32_t(t_.bm)), bn(int32_t(t_.bn)), bk(int32_t(t_.bk)), stages(int32_t(t_.stages)),
         rows_per_mma(int32_t(t_.bm / mma_groups)),
@@ -66,8 +65,8 @@ struct GemmKernel {
         d(k.shared_tile(s.out, "d", t.bm, chunk_cols, 2)),
         // The CTAs of a cluster row share A's tile: each loads a slice and multicasts
         // it along the row; B's slices go down the cluster column.
-        amap(k.tile_map("A", a, t.bm / cx)),
-        bmap(k.tile_map("B", b, (nn ? t.bk : t.bn) / cy)),
+        amap(k.tile_map("A", a, t.bm / cx / a_boxes)),
+        bmap(k.tile_map("B", b, (nn ? t.bk : t.bn) / cy / b_boxes)),
         dmap(k.tile_map("D", d, unsigned(rows_per_mma))),
         cmap(k.tile_map("C", d, unsigned(rows_per_mma))),
         m(k.param<int32_t>("m")), n(k.param<int32_t>("n")), kk(k.param<int32_t>("k")),
@@ -90,9 +89,13 @@ struct GemmKernel {
     if (cy > 1) col_mask = mask_col();
     // This CTA's slice of each tile: its place in the cluster row (A) and column (B).
     i32 a_part = cx > 1 ? cluster_ctaid_x() : i32(0), b_part = cy > 1 ? cluster_ctaid_y() : i32(0);
-    tma_load_tile(stage(a, st), amap, tm * bm, kb * bk, full[st], a_part, row_mask);
-    if (nn) tma_load_tile(stage(b, st), bmap, kb * bk, tn * bn, full[st], b_part, col_mask);
-    else tma_load_tile(stage(b, st), bmap, tn * bn, kb * bk, full[st], b_part, col_mask);
+    for (unsigned i = 0; i < a_boxes; ++i)
+      tma_load_tile(stage(a, st), amap, tm * bm, kb * bk, full[st], a_part * int32_t(a_boxes) + int32_t(i), row_mask);
+    for (unsigned i = 0; i < b_boxes; ++i) {
+      i32 part = b_part * int32_t(b_boxes) + int32_t(i);
+      if (nn) tma_load_tile(stage(b, st), bmap, kb * bk, tn * bn, full[st], part, col_mask);
+      else tma_load_tile(stage(b, st), bmap, tn * bn, kb * bk, full[st], part, col_mask);
+    }
   }
 
   // Gives stage `st` back to every loader whose copies land here (this CTA's
@@ -147,7 +150,7 @@ struct GemmKernel {
 };
 
 void warp_specialized(GemmKernel& g) {
-  g.k.role("producer", 1, kProducerRegs, [&](i32) {
+  g.k.role("producer", 1, kGemmProducerRegisters, [&](i32) {
     if_(thread_idx_x() == 0, [&] {
       Var<int32_t> it = var(i32(0), "it");
       for_each_tile(g.schedule, g.tiles_m, g.tiles_n, [&](i32 tm, i32 tn) {
@@ -160,7 +163,7 @@ void warp_specialized(GemmKernel& g) {
       });
     });
   });
-  g.k.role("consumer", g.t.consumers, consumer_regs(g.t.consumers), [&](i32 wg) {
+  g.k.role("consumer", g.t.consumers, gemm_consumer_registers(g.t.consumers), [&](i32 wg) {
     Var<int32_t> it = var(i32(0), "it");
     for_each_tile(g.schedule, g.tiles_m, g.tiles_n, [&](i32 tm, i32 tn) {
       for_(0, g.kblocks, [&](i32 kb) {
@@ -204,6 +207,13 @@ void one_warpgroup(GemmKernel& g) {
 }
 
 }  // namespace
+
+unsigned gemm_consumer_registers(unsigned consumers) {
+  // setmaxnreg moves registers within what the CTA got at launch (ptxas's per-thread
+  // count for the block size, times its threads); asking for more blocks forever.
+  const unsigned threads = 128u * (consumers + 1), launched = std::min(255u, 65536u / threads / 8u * 8u);
+  return std::min(240u, (launched * threads - 128u * kGemmProducerRegisters) / (128u * consumers) / 8u * 8u);
+}
 
 uint64_t smem_bytes(const GemmShape& s, const GemmTiling& t) {
   const uint64_t in = ir::scalar_bytes(s.in);

@@ -143,9 +143,15 @@ class Checker : public Visitor {
                   : "a thread has at most 255 registers: split the accumulator across more warpgroups or use a smaller tile");
     }
     if (k_.block.x > in_roles) total += uint64_t(launched) * (k_.block.x - in_roles);
-    if (!roles_.empty() && total > 65536)
-      error(roles_.front()->loc, "the roles ask for " + std::to_string(total) + " registers per CTA; an SM has 65536",
-            "lower the roles' max_regs so that the sum of 128 x warpgroups x max_regs stays within 65536");
+    // setmaxnreg only moves registers between the warps of the CTA's launch
+    // allocation: a role that asks for more than the others gave back waits forever.
+    const uint64_t pool = uint64_t(launched) * k_.block.count();
+    if (!roles_.empty() && total > pool)
+      error(roles_.front()->loc,
+            "the roles ask for " + std::to_string(total) + " registers per CTA, but a CTA of " +
+                std::to_string(k_.block.count()) + " threads launches with " + std::to_string(launched) + " per thread (" +
+                std::to_string(pool) + "), and setmaxnreg only moves registers within that: the raise would wait forever",
+            "lower the roles' max_regs so that the sum of 128 x warpgroups x max_regs stays within " + std::to_string(pool));
   }
 
  private:

@@ -382,9 +382,22 @@ TJ_DEVICE void store_pair(f16* p, float a, float b) {
   asm("cvt.rn.f16x2.f32 %0, %2, %1;" : "=r"(v) : "f"(a), "f"(b));
   asm volatile("st.shared.b32 [%0], %1;" ::"r"(smem_addr(p)), "r"(v) : "memory");
 }
-TJ_DEVICE void load_pair(const float* p, float& a, float& b) { a = p[0], b = p[1]; }
-TJ_DEVICE void load_pair(const bf16* p, float& a, float& b) { a = to_f32(p[0]), b = to_f32(p[1]); }
-TJ_DEVICE void load_pair(const f16* p, float& a, float& b) { a = to_f32(p[0]), b = to_f32(p[1]); }
+// One shared-memory load per pair, volatile like the stores: the epilogue then
+// reads, scales and writes pair by pair instead of the compiler hoisting every
+// load of a chunk (which needs a register per value and spilled wide tiles).
+TJ_DEVICE void load_pair(const float* p, float& a, float& b) {
+  asm volatile("ld.shared.v2.f32 {%0, %1}, [%2];" : "=f"(a), "=f"(b) : "r"(smem_addr(p)) : "memory");
+}
+TJ_DEVICE void load_pair(const bf16* p, float& a, float& b) {
+  u32 v;
+  asm volatile("ld.shared.b32 %0, [%1];" : "=r"(v) : "r"(smem_addr(p)) : "memory");
+  a = to_f32(bf16{(unsigned short)(v & 0xffffu)}), b = to_f32(bf16{(unsigned short)(v >> 16)});
+}
+TJ_DEVICE void load_pair(const f16* p, float& a, float& b) {
+  u32 v;
+  asm volatile("ld.shared.b32 %0, [%1];" : "=r"(v) : "r"(smem_addr(p)) : "memory");
+  a = to_f32(f16{(unsigned short)(v & 0xffffu)}), b = to_f32(f16{(unsigned short)(v >> 16)});
+}
 
 // One warpgroup's m64 x N block of a wgmma accumulator (N / 2 floats per
 // thread: thread t holds rows 16 (t/32) + (t%32)/4 and + 8, columns 8j + 2(t%4)

@@ -1,9 +1,19 @@
 #include "codegen/prelude/wgmma_wrappers.h"
 
+#include <algorithm>
+
 namespace tj::codegen {
 
 std::string wgmma_wrapper_name(const WgmmaShape& s) {
   return "wgmma_m64n" + std::to_string(s.n) + "k16_f32_" + std::string(ir::scalar_name(s.in)) + (s.b_mn_major ? "_kn" : "_kk");
+}
+
+std::vector<WgmmaColumns> wgmma_column_split(unsigned n, unsigned align) {
+  const unsigned count = (n + kWgmmaMaxN - 1) / kWgmmaMaxN;
+  const unsigned width = std::min(kWgmmaMaxN, (n / count + align - 1) / align * align);
+  std::vector<WgmmaColumns> out;
+  for (unsigned first = 0; first < n; first += width) out.push_back({first, std::min(width, n - first)});
+  return out;
 }
 
 namespace {

@@ -5,10 +5,14 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "dsl/ir/types.h"
 
 namespace tj::codegen {
+
+// The widest N one wgmma instruction computes; a wider accumulator is several.
+inline constexpr unsigned kWgmmaMaxN = 256;
 
 struct WgmmaShape {
   unsigned n = 0;                     // 8..256, a multiple of 8
@@ -18,6 +22,16 @@ struct WgmmaShape {
     return n != o.n ? n < o.n : in != o.in ? in < o.in : b_mn_major < o.b_mn_major;
   }
 };
+
+// Columns [first, first + n) of an accumulator, computed by one instruction.
+struct WgmmaColumns {
+  unsigned first = 0, n = 0;
+};
+// An accumulator `n` columns wide as instructions of at most kWgmmaMaxN
+// columns, as even as `align` allows (8, or B's panel width when B is N-major:
+// a descriptor starts on a panel). The accumulator's registers keep one layout
+// whatever the split: columns 8g..8g+7 of an m64 block are registers 4g..4g+3.
+std::vector<WgmmaColumns> wgmma_column_split(unsigned n, unsigned align);
 
 // tj::wgmma_m64n256k16_f32_bf16_kk: "kk" when B is K-major, "kn" when N-major.
 std::string wgmma_wrapper_name(const WgmmaShape& s);

@@ -9,6 +9,7 @@
 #include "tests/codegen/codegen_test_support.h"
 
 #include "codegen/lower.h"
+#include "codegen/prelude/wgmma_wrappers.h"
 #include "dsl/dsl.h"
 #include "runtime/compiler.h"
 #include "samples/gemm.h"
@@ -109,6 +110,43 @@ TEST_CASE("tiles: an N-major B is read transposed with the panel stride as leadi
   CHECK(contains(l.cuda, "tj_desc_a + 6ull, tj_desc_b + 384ull, 1u);"));
 }
 
+TEST_CASE("tiles: an accumulator wider than one wgmma is computed by several, in one register layout", "[codegen][tiles]") {
+  MmaKernel m;  // 64 x 320 from a K-major B of 320 rows: two m64n160 per k16 step
+  m.acc_n = m.b_rows = 320, m.regs = 232;
+  codegen::Lowered l = codegen::lower(m.build(), Target::sm90a());
+  INFO(l.cuda);
+  CHECK(count(l.cuda, "TJ_DEVICE void wgmma_m64n160k16_f32_bf16_kk(") == 1);
+  CHECK(!contains(l.cuda, "m64n320"));
+  CHECK(contains(l.cuda, "float acc[160] = {};"));
+  // Columns 160.. start 160 rows (of 128 bytes: 1280 descriptor units) into B, at register 80.
+  CHECK(contains(l.cuda, "tj::wgmma_m64n160k16_f32_bf16_kk(&acc[0], tj_desc_a + 0ull, tj_desc_b + 0ull, tj_scale_d);"));
+  CHECK(contains(l.cuda, "tj::wgmma_m64n160k16_f32_bf16_kk(&acc[80], tj_desc_a + 0ull, tj_desc_b + 1280ull, tj_scale_d);"));
+  CHECK(contains(l.cuda, "tj::wgmma_m64n160k16_f32_bf16_kk(&acc[80], tj_desc_a + 6ull, tj_desc_b + 1286ull, 1u);"));
+  CHECK(count(l.cuda, "tj::wgmma_m64n160k16_f32_bf16_kk(&acc[") == 8);
+
+  MmaKernel t;  // N-major B: a descriptor starts on a 64-column panel, so 192 + 128
+  t.acc_n = t.b_cols = 320, t.b_rows = 64, t.b_major = ir::Major::MN, t.regs = 232;
+  l = codegen::lower(t.build(), Target::sm90a());
+  INFO(l.cuda);
+  CHECK(contains(l.cuda, "tj::wgmma_m64n192k16_f32_bf16_kn(&acc[0], tj_desc_a + 0ull, tj_desc_b + 0ull, tj_scale_d);"));
+  // Panel 3 (columns 192..255) is 3 x 8192 bytes in: 1536 descriptor units.
+  CHECK(contains(l.cuda, "tj::wgmma_m64n128k16_f32_bf16_kn(&acc[96], tj_desc_a + 0ull, tj_desc_b + 1536ull, tj_scale_d);"));
+
+  for (unsigned n : {8u, 136u, 256u, 264u, 320u, 384u, 504u, 512u})
+    for (unsigned align : {8u, 64u}) {
+      INFO("n " << n << ", align " << align);
+      unsigned next = 0;
+      for (const codegen::WgmmaColumns& c : codegen::wgmma_column_split(n, align)) {
+        CHECK(c.first == next);
+        CHECK(c.first % align == 0);
+        CHECK((c.n % 8 == 0 && c.n >= 8 && c.n <= codegen::kWgmmaMaxN));
+        next = c.first + c.n;
+      }
+      CHECK(next == n);
+      CHECK(codegen::wgmma_column_split(n, align).size() == (n + 255) / 256);
+    }
+}
+
 TEST_CASE("tiles: verifier errors name the user's line, what is wrong and the fix", "[codegen][tiles][verifier]") {
   SECTION("an MMA on a target without wgmma") {
     MmaKernel m;
@@ -162,6 +200,18 @@ TEST_CASE("tiles: verifier errors name the user's line, what is wrong and the fi
                                             "  fix: a thread has at most 255 registers: split the accumulator across more warpgroups or use a smaller tile";
     CHECK(found);
   }
+  SECTION("roles that ask for more registers than the CTA launches with (setmaxnreg.inc would wait forever)") {
+    KernelBuilder k("greedy");
+    k.threads(384);
+    const unsigned line = __LINE__ + 1;
+    k.role("producer", 1, 40, [](i32) {});
+    k.role("consumer", 2, 240, [](i32) {});
+    auto d = lower_errors(k.build());
+    REQUIRE(d.size() == 1);
+    CHECK(d[0].str() == at(line) + ": error: the roles ask for 66560 registers per CTA, but a CTA of 384 threads launches with 168 "
+                                   "per thread (64512), and setmaxnreg only moves registers within that: the raise would wait forever\n"
+                                   "  fix: lower the roles' max_regs so that the sum of 128 x warpgroups x max_regs stays within 64512");
+  }
   SECTION("a role on a thread count that is not a multiple of 128") {
     MmaKernel m;
     m.threads = 96;
@@ -187,7 +237,7 @@ TEST_CASE("tiles: DSL misuse is refused where it is written", "[codegen][tiles][
                                 "  fix: make cols a multiple of 64 elements");
   const unsigned line3 = __LINE__ + 1;
   CHECK_THROWS_WITH(k.accumulator("big", 96, 64), at(line3) + ": error: accumulator 'big' is 96 x 64\n"
-                                                              "  fix: a warpgroup's accumulator is a multiple of 64 rows by 8..256 columns (a multiple of 8)");
+                                                              "  fix: a warpgroup's accumulator is a multiple of 64 rows by 8..512 columns (a multiple of 8)");
   const unsigned line4 = __LINE__ + 1;
   CHECK_THROWS_WITH(k.role("r", 1, 100, [](i32) {}),
                     at(line4) + ": error: role 'r' asks for 100 registers per thread\n"

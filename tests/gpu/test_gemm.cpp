@@ -100,3 +100,15 @@ TEST_CASE("gemm: layouts, element types, alpha and beta against cuBLAS [gpu]", "
   };
   for (size_t i = 0; i < cases.size(); ++i) check(cases[i], 300 + i);
 }
+
+TEST_CASE("gemm: tiles wider than one wgmma (128x320: two m64n160, or m64n192 + m64n128 nn) against cuBLAS [gpu]",
+          "[gpu][gemm]") {
+  const std::vector<GemmCase> cases = {
+      {1000, 1272, 1000, {{"bn", 320}, {"stages", 3}}, {1, 2, 1}},                    // B in two boxes per CTA
+      {777, 1000, 520, {{"bn", 320}, {"stages", 3}, {"layout", 1}}, {1, 1, 1}},       // nn: panels 0-2, then 3-4
+      {1024, 1280, 768, {{"bn", 320}, {"stages", 3}, {"out", 2}}, {2, 1, 1}, 2.0, 0.5},  // f32 out, beta reads C
+      {1000, 1024, 768, {{"bn", 320}, {"stages", 3}, {"layout", 1}}, {2, 2, 1}, 1.0, -1.5},
+      {2048, 2048, 2048, {{"bn", 320}, {"bk", 32}}, {1, 2, 1}},
+  };
+  for (size_t i = 0; i < cases.size(); ++i) check(cases[i], 400 + i);
+}
