@@ -42,13 +42,22 @@ std::string operand_offset(const TileOperand& t, const TileLayout& l, const Expr
          std::to_string(l.panel_cols());
 }
 
+// An accumulator wider than one wgmma reads each k-step of A once per chunk of
+// columns from shared memory; loading it into registers once (ldmatrix) and
+// giving every chunk the registers cuts the MMAs' shared-memory reads, which
+// bound a wide tile's rate. A K-major, swizzled A of 16-bit elements can.
+bool a_from_registers(const TileLayout& a, unsigned chunks) {
+  return chunks > 1 && a.major == Major::K && swizzle_span(a.swizzle) != 0 && scalar_bytes(a.elem) == 2;
+}
+
 // The instructions of one MMA along N: each chunk of columns with its shape.
 std::vector<std::pair<WgmmaColumns, WgmmaShape>> chunks_of(const Mma& m, const Kernel& k) {
   const TileLayout &a = layout_of(m.a, k), &b = layout_of(m.b, k);
   const bool mn = b.major == Major::MN;
+  const std::vector<WgmmaColumns> split = wgmma_column_split(acc_of(m.acc, k).n, mn ? b.panel_cols() : 8);
+  const bool rs = a_from_registers(a, unsigned(split.size()));
   std::vector<std::pair<WgmmaColumns, WgmmaShape>> out;
-  for (const WgmmaColumns& c : wgmma_column_split(acc_of(m.acc, k).n, mn ? b.panel_cols() : 8))
-    out.push_back({c, WgmmaShape{c.n, a.elem, mn}});
+  for (const WgmmaColumns& c : split) out.push_back({c, WgmmaShape{c.n, a.elem, mn, rs}});
   return out;
 }
 
@@ -106,15 +115,29 @@ std::vector<std::string> emit_mma(const Mma& n, const Kernel& k, const ExprText&
   // 8-row groups along K 1024 bytes apart.
   const unsigned a_lbo = 16, a_sbo = 8 * row_bytes(a);
   const unsigned b_lbo = b.major == Major::MN ? panel_bytes_of(b) : 16, b_sbo = 8 * row_bytes(b);
+  const auto chunks = chunks_of(n, k);
+  const bool rs = chunks.front().second.a_in_registers;
   std::vector<std::string> out;
   out.push_back("{");
+  if (rs) {
+    // A's fragments for every k-step first: the fence below then orders all of
+    // these register writes before the MMAs that read them.
+    for (unsigned blk = 0; blk < acc.m / 64; ++blk)
+      for (unsigned j = 0; j < ksteps; ++j) {
+        const std::string frag = "tj_a" + std::to_string(blk) + "_" + std::to_string(j);
+        out.push_back("  tj::u32 " + frag + "[4];");
+        out.push_back("  tj::ldmatrix_a_k16<" + std::to_string(a.panel_cols()) + ", " + std::to_string(panel_bytes_of(a)) + ", " +
+                      std::to_string(swizzle_span(a.swizzle)) + ">(" + frag + ", &" + ex(n.a.tile) + "[" + operand_offset(n.a, a, ex) +
+                      " + " + std::to_string(uint64_t(blk) * 64 * a.panel_cols()) + "], " + std::to_string(16 * j) + ");");
+      }
+  }
   out.push_back("  tj::wgmma_fence();");
-  out.push_back("  const tj::u64 tj_desc_a = tj::wgmma_desc(&" + ex(n.a.tile) + "[" + operand_offset(n.a, a, ex) + "], " +
-                u(a_lbo) + ", " + u(a_sbo) + ", " + u(desc_swizzle(a)) + ");");
+  if (!rs)
+    out.push_back("  const tj::u64 tj_desc_a = tj::wgmma_desc(&" + ex(n.a.tile) + "[" + operand_offset(n.a, a, ex) + "], " +
+                  u(a_lbo) + ", " + u(a_sbo) + ", " + u(desc_swizzle(a)) + ");");
   out.push_back("  const tj::u64 tj_desc_b = tj::wgmma_desc(&" + ex(n.b.tile) + "[" + operand_offset(n.b, b, ex) + "], " +
                 u(b_lbo) + ", " + u(b_sbo) + ", " + u(desc_swizzle(b)) + ");");
   out.push_back("  const tj::u32 tj_scale_d = (" + ex(n.accumulate) + ") ? 1u : 0u;");
-  const auto chunks = chunks_of(n, k);
   for (unsigned blk = 0; blk < acc.m / 64; ++blk) {
     for (unsigned j = 0; j < ksteps; ++j) {
       // K step j of A (K-major): panel (16 j) / panel_cols, then 16 j % panel_cols elements in.
@@ -127,9 +150,10 @@ std::vector<std::string> emit_mma(const Mma& n, const Kernel& k, const ExprText&
         // Columns from cols.first on: rows of a K-major B, whole panels of an N-major one.
         const uint64_t b_off = b_k + (b.major == Major::MN ? uint64_t(cols.first / b.panel_cols()) * panel_bytes_of(b)
                                                            : uint64_t(cols.first) * row_bytes(b));
+        const std::string a_arg = rs ? "tj_a" + std::to_string(blk) + "_" + std::to_string(j)
+                                     : "tj_desc_a + " + std::to_string(a_off >> 4) + "ull";
         out.push_back("  tj::" + wgmma_wrapper_name(shape) + "(&" + n.acc + "[" + std::to_string(blk * acc.n / 2 + cols.first / 2) +
-                      "], tj_desc_a + " + std::to_string(a_off >> 4) + "ull, tj_desc_b + " + std::to_string(b_off >> 4) +
-                      "ull, " + (j == 0 ? "tj_scale_d" : "1u") + ");");
+                      "], " + a_arg + ", tj_desc_b + " + std::to_string(b_off >> 4) + "ull, " + (j == 0 ? "tj_scale_d" : "1u") + ");");
       }
     }
   }

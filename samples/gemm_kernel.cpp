@@ -37,6 +37,7 @@ struct GemmKernel {
   unsigned a_boxes, b_boxes;  // boxes each CTA loads of its share of A's and B's tile
   bool nn;
   int32_t bm, bn, bk, stages, rows_per_mma;
+  bool wide;  // bn over one wgmma's 256 columns: the MMA reads A from registers
   SharedTile a, b;
   unsigned chunk_cols;  // output columns per epilogue chunk: one 128-byte panel
   SharedTile d;
@@ -54,7 +55,7 @@ struct GemmKernel {
         a_boxes(boxes_per_cta(t_.bm, cx)), b_boxes(boxes_per_cta(s_.layout == GemmLayout::NN ? t_.bk : t_.bn, cy)),
         nn(s_.layout == GemmLayout::NN),
         bm(int32_t(t_.bm)), bn(int32_t(t_.bn)), bk(int32_t(t_.bk)), stages(int32_t(t_.stages)),
-        rows_per_mma(int32_t(t_.bm / mma_groups)),
+        rows_per_mma(int32_t(t_.bm / mma_groups)), wide(t_.bn > 256),
         // Shared tiles: A (M x K) and B (N x K, or K x N read N-major) per stage, one output tile.
         // K-major rows of bk elements: 128-byte swizzle, or 64-byte for bk = 32.
         a(k.shared_tile(s.in, "a", t.bm, t.bk, t.stages, ir::Major::K, k_swizzle(s_, t_))),
@@ -170,13 +171,24 @@ void warp_specialized(GemmKernel& g) {
         i32 st = it % g.stages;
         wait_local(g.full[st]);
         mma(g.acc, stage(g.a, st).rows(wg * g.rows_per_mma), stage(g.b, st), kb > 0);
-        // Keep one MMA group in flight; the one before it has finished reading its stage.
-        mma_wait(1);
-        if_(kb > 0, [&] { g.release((it - 1) % g.stages); });
+        if (g.wide) {
+          // A tile wider than one wgmma takes A from registers, which ptxas keeps
+          // until the MMAs that read them complete: keeping a second k-block's
+          // in flight spills. Each warpgroup waits for its own; the other
+          // consumer's MMAs keep the tensor cores busy meanwhile.
+          mma_wait(0);
+          g.release(st);
+        } else {
+          // Keep one MMA group in flight; the one before it has finished reading its stage.
+          mma_wait(1);
+          if_(kb > 0, [&] { g.release((it - 1) % g.stages); });
+        }
         it = it + 1;
       });
-      mma_wait(0);
-      g.release((it - 1) % g.stages);
+      if (!g.wide) {
+        mma_wait(0);
+        g.release((it - 1) % g.stages);
+      }
       g.epilogue(wg, tm, tn);
     });
     if_(thread_idx_x() % 128 == 0, [&] { bulk_wait(0); });

@@ -17,10 +17,11 @@ struct Tile {
 // cluster of 1x2 ~755, 2x1 ~740, 1x1 ~700, 2x2 ~676; 256x128 ~650; 128x128 ~545.
 // A sweep cut short by --max-seconds has then measured the usual winners.
 constexpr Tile kTiles[] = {{128, 256}, {256, 128}, {128, 128}};
-// Tiles wider than one wgmma (two m64n160 per warpgroup, 3 stages), tried last with the
-// two clusters that keep ptxas from spilling them: on the H200 128x320 ran at 0.91x
-// cuBLAS at 8192^3 against 0.94x for 128x256 (A is read from shared memory once per
-// MMA, twice per k-step), but a shape with few k-blocks may still prefer it.
+// Tiles wider than one wgmma (two m64n160 per warpgroup sharing A from registers, 3
+// stages), tried last with the two clusters that keep ptxas from spilling them. On the
+// H200 (this session, one run each) 128x320 with A from shared memory ran at 0.91x
+// cuBLAS at 8192^3 against 0.94x for 128x256, and from registers 0.915x (2x1: 0.923x)
+// against 0.942x; at 4224x4224x4096 it won (0.912x against 0.841x), so it stays a candidate.
 constexpr Tile kWideTile = {128, 320};
 constexpr ir::Dim3 kClusters[] = {{1, 2, 1}, {2, 1, 1}, {1, 1, 1}, {2, 2, 1}};
 constexpr int64_t kGroups[] = {8, 16};

@@ -5,7 +5,8 @@
 namespace tj::codegen {
 
 std::string wgmma_wrapper_name(const WgmmaShape& s) {
-  return "wgmma_m64n" + std::to_string(s.n) + "k16_f32_" + std::string(ir::scalar_name(s.in)) + (s.b_mn_major ? "_kn" : "_kk");
+  return "wgmma_m64n" + std::to_string(s.n) + "k16_f32_" + std::string(ir::scalar_name(s.in)) + (s.b_mn_major ? "_kn" : "_kk") +
+         (s.a_in_registers ? "_rs" : "");
 }
 
 std::vector<WgmmaColumns> wgmma_column_split(unsigned n, unsigned align) {
@@ -38,17 +39,26 @@ std::string wgmma_wrapper(const WgmmaShape& s) {
   std::string list;
   for (unsigned i = 0; i < regs; ++i) list += (i ? ", %" : "%") + std::to_string(i);
   const std::string outs = read_write_operands(regs);
-  const std::string da = "%" + std::to_string(regs), db = "%" + std::to_string(regs + 1), sc = "%" + std::to_string(regs + 2);
+  auto op = [](unsigned i) { return "%" + std::to_string(i); };
+  // Operands after the accumulators: A (a descriptor, or four registers), B's descriptor, scale_d.
+  const unsigned a_ops = s.a_in_registers ? 4 : 1;
+  std::string a_text = op(regs);
+  if (s.a_in_registers) a_text = "{" + op(regs) + ", " + op(regs + 1) + ", " + op(regs + 2) + ", " + op(regs + 3) + "}";
+  const std::string db = op(regs + a_ops), sc = op(regs + a_ops + 1);
   std::string out;
-  out += "// D(64x" + std::to_string(s.n) + ", f32) (+)= A(64x16, K-major) * B(16x" + std::to_string(s.n) + ", " +
-         (s.b_mn_major ? "N-major" : "K-major") + "), " + type + " in; scale_d 0 overwrites D.\n";
-  out += "TJ_DEVICE void " + wgmma_wrapper_name(s) + "(float* d, u64 desc_a, u64 desc_b, u32 scale_d) {\n";
+  out += "// D(64x" + std::to_string(s.n) + ", f32) (+)= A(64x16, " + (s.a_in_registers ? "registers" : "K-major") + ") * B(16x" +
+         std::to_string(s.n) + ", " + (s.b_mn_major ? "N-major" : "K-major") + "), " + type + " in; scale_d 0 overwrites D.\n";
+  out += "TJ_DEVICE void " + wgmma_wrapper_name(s) + "(float* d, " + (s.a_in_registers ? "const u32* a" : "u64 desc_a") +
+         ", u64 desc_b, u32 scale_d) {\n";
   out += "  asm volatile(\n      \"{ .reg .pred p; setp.ne.b32 p, " + sc + ", 0; \"\n";
   out += "      \"wgmma.mma_async.sync.aligned.m64n" + std::to_string(s.n) + "k16.f32." + type + "." + type + " \"\n";
   out += "      \"{" + list + "}, \"\n";
-  out += "      \"" + da + ", " + db + ", p, 1, 1, 0, " + (s.b_mn_major ? "1" : "0") + "; }\"\n";
+  // Immediates: scale-a, scale-b, then the transposes (only B's in the register form).
+  const std::string trans_b = s.b_mn_major ? "1" : "0";
+  out += "      \"" + a_text + ", " + db + ", p, 1, 1, " + (s.a_in_registers ? trans_b : "0, " + trans_b) + "; }\"\n";
   out += "      : " + outs + "\n";
-  out += "      : \"l\"(desc_a), \"l\"(desc_b), \"r\"(scale_d));\n}\n";
+  out += std::string("      : ") + (s.a_in_registers ? "\"r\"(a[0]), \"r\"(a[1]), \"r\"(a[2]), \"r\"(a[3])" : "\"l\"(desc_a)") +
+         ", \"l\"(desc_b), \"r\"(scale_d));\n}\n";
   return out;
 }
 

@@ -18,8 +18,11 @@ struct WgmmaShape {
   unsigned n = 0;                     // 8..256, a multiple of 8
   ir::Scalar in = ir::Scalar::BF16;   // BF16 or F16 (A and B alike), f32 accumulate
   bool b_mn_major = false;            // B read transposed (N contiguous)
+  bool a_in_registers = false;        // A from four registers per thread (ldmatrix), not a descriptor
   bool operator<(const WgmmaShape& o) const {
-    return n != o.n ? n < o.n : in != o.in ? in < o.in : b_mn_major < o.b_mn_major;
+    if (n != o.n) return n < o.n;
+    if (in != o.in) return in < o.in;
+    return b_mn_major != o.b_mn_major ? b_mn_major < o.b_mn_major : a_in_registers < o.a_in_registers;
   }
 };
 
@@ -33,9 +36,11 @@ struct WgmmaColumns {
 // whatever the split: columns 8g..8g+7 of an m64 block are registers 4g..4g+3.
 std::vector<WgmmaColumns> wgmma_column_split(unsigned n, unsigned align);
 
-// tj::wgmma_m64n256k16_f32_bf16_kk: "kk" when B is K-major, "kn" when N-major.
+// tj::wgmma_m64n256k16_f32_bf16_kk: "kk" when B is K-major, "kn" when N-major; "_rs"
+// after it when A comes from registers. (float* d, u64 desc_a, u64 desc_b, u32 scale_d),
+// or (float* d, const u32* a, u64 desc_b, u32 scale_d) for "_rs".
 std::string wgmma_wrapper_name(const WgmmaShape& s);
-// The device function (inside namespace tj): (float* d, u64 desc_a, u64 desc_b, u32 scale_d).
+// The device function (inside namespace tj).
 std::string wgmma_wrapper(const WgmmaShape& s);
 
 // tj::acc_fence_<regs>(float* d): one empty asm statement that reads and writes

@@ -115,22 +115,37 @@ TEST_CASE("tiles: an accumulator wider than one wgmma is computed by several, in
   m.acc_n = m.b_rows = 320, m.regs = 232;
   codegen::Lowered l = codegen::lower(m.build(), Target::sm90a());
   INFO(l.cuda);
-  CHECK(count(l.cuda, "TJ_DEVICE void wgmma_m64n160k16_f32_bf16_kk(") == 1);
+  CHECK(count(l.cuda, "TJ_DEVICE void wgmma_m64n160k16_f32_bf16_kk_rs(float* d, const u32* a, u64 desc_b, u32 scale_d)") == 1);
   CHECK(!contains(l.cuda, "m64n320"));
   CHECK(contains(l.cuda, "float acc[160] = {};"));
+  // Both chunks share A: it is loaded into registers once per k16 step (ldmatrix from
+  // the 128-byte-swizzled stage), then the fence, then the MMAs in the register form.
+  CHECK(contains(l.cuda, "tj::ldmatrix_a_k16<64, 8192, 128>(tj_a0_0, &a[(1) * 4096 + (0) * 64 + 0], 0);"));
+  CHECK(contains(l.cuda, "tj::ldmatrix_a_k16<64, 8192, 128>(tj_a0_3, &a[(1) * 4096 + (0) * 64 + 0], 48);"));
+  CHECK(l.cuda.find("tj_a0_3, &a") < l.cuda.find("tj::wgmma_fence();"));
+  CHECK(!contains(l.cuda, "tj_desc_a"));
+  CHECK(contains(l.cuda, "wgmma.mma_async.sync.aligned.m64n160k16.f32.bf16.bf16 "));
+  CHECK(contains(l.cuda, "p, 1, 1, 0; }"));  // scale-a, scale-b, trans-b: no trans-a in the register form
   // Columns 160.. start 160 rows (of 128 bytes: 1280 descriptor units) into B, at register 80.
-  CHECK(contains(l.cuda, "tj::wgmma_m64n160k16_f32_bf16_kk(&acc[0], tj_desc_a + 0ull, tj_desc_b + 0ull, tj_scale_d);"));
-  CHECK(contains(l.cuda, "tj::wgmma_m64n160k16_f32_bf16_kk(&acc[80], tj_desc_a + 0ull, tj_desc_b + 1280ull, tj_scale_d);"));
-  CHECK(contains(l.cuda, "tj::wgmma_m64n160k16_f32_bf16_kk(&acc[80], tj_desc_a + 6ull, tj_desc_b + 1286ull, 1u);"));
-  CHECK(count(l.cuda, "tj::wgmma_m64n160k16_f32_bf16_kk(&acc[") == 8);
+  CHECK(contains(l.cuda, "tj::wgmma_m64n160k16_f32_bf16_kk_rs(&acc[0], tj_a0_0, tj_desc_b + 0ull, tj_scale_d);"));
+  CHECK(contains(l.cuda, "tj::wgmma_m64n160k16_f32_bf16_kk_rs(&acc[80], tj_a0_0, tj_desc_b + 1280ull, tj_scale_d);"));
+  CHECK(contains(l.cuda, "tj::wgmma_m64n160k16_f32_bf16_kk_rs(&acc[80], tj_a0_3, tj_desc_b + 1286ull, 1u);"));
+  CHECK(count(l.cuda, "tj::wgmma_m64n160k16_f32_bf16_kk_rs(&acc[") == 8);
 
   MmaKernel t;  // N-major B: a descriptor starts on a 64-column panel, so 192 + 128
   t.acc_n = t.b_cols = 320, t.b_rows = 64, t.b_major = ir::Major::MN, t.regs = 232;
   l = codegen::lower(t.build(), Target::sm90a());
   INFO(l.cuda);
-  CHECK(contains(l.cuda, "tj::wgmma_m64n192k16_f32_bf16_kn(&acc[0], tj_desc_a + 0ull, tj_desc_b + 0ull, tj_scale_d);"));
+  CHECK(contains(l.cuda, "tj::wgmma_m64n192k16_f32_bf16_kn_rs(&acc[0], tj_a0_0, tj_desc_b + 0ull, tj_scale_d);"));
   // Panel 3 (columns 192..255) is 3 x 8192 bytes in: 1536 descriptor units.
-  CHECK(contains(l.cuda, "tj::wgmma_m64n128k16_f32_bf16_kn(&acc[96], tj_desc_a + 0ull, tj_desc_b + 1536ull, tj_scale_d);"));
+  CHECK(contains(l.cuda, "tj::wgmma_m64n128k16_f32_bf16_kn_rs(&acc[96], tj_a0_0, tj_desc_b + 1536ull, tj_scale_d);"));
+  CHECK(contains(l.cuda, "p, 1, 1, 1; }"));  // trans-b
+
+  MmaKernel w;  // one wgmma wide: A stays a descriptor
+  w.acc_n = w.b_rows = 256, w.regs = 232;
+  l = codegen::lower(w.build(), Target::sm90a());
+  CHECK(!contains(l.cuda, "ldmatrix"));
+  CHECK(contains(l.cuda, "tj::wgmma_m64n256k16_f32_bf16_kk(&acc[0], tj_desc_a + 0ull, tj_desc_b + 0ull, tj_scale_d);"));
 
   for (unsigned n : {8u, 136u, 256u, 264u, 320u, 384u, 504u, 512u})
     for (unsigned align : {8u, 64u}) {
@@ -284,6 +299,8 @@ TEST_CASE("gemm: sm_90a PTX has wgmma, multicast TMA and setmaxnreg, and no conf
       {{{"bn", 128}, {"layout", 1}}, {2, 2, 1}, "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16"},
       {{{"dtype", 1}, {"out", 2}, {"bn", 128}}, {1, 1, 1}, "wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16"},
       {{{"consumers", 1}, {"bm", 64}, {"bn", 128}}, {1, 1, 1}, "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16"},
+      // Wider than one wgmma: two m64n160 with A from registers (ldmatrix), B in two TMA boxes per CTA.
+      {{{"bn", 320}, {"stages", 3}}, {2, 1, 1}, "wgmma.mma_async.sync.aligned.m64n160k16.f32.bf16.bf16"},
       // The ladder's one-warpgroup steps (no setmaxnreg: one role of 128 threads).
       {{{"warp_specialized", 0}, {"stages", 1}, {"bn", 128}, {"persistent", 0}}, {1, 1, 1}, "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16"},
       {{{"warp_specialized", 0}, {"stages", 4}, {"bn", 128}, {"persistent", 0}}, {1, 1, 1}, "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16"},
@@ -303,6 +320,7 @@ TEST_CASE("gemm: sm_90a PTX has wgmma, multicast TMA and setmaxnreg, and no conf
       CHECK(contains(r.ptx, "setmaxnreg.dec.sync.aligned.u32 40;"));
       CHECK(contains(r.ptx, cfg.params["consumers"] == 2 ? "setmaxnreg.inc.sync.aligned.u32 232;" : "setmaxnreg.dec.sync.aligned.u32 240;"));
     }
+    CHECK(contains(r.ptx, "ldmatrix.sync.aligned.m8n8.x4.shared.b16") == (cfg.params["bn"] > 256));
     if (cfg.cluster.count() > 1) CHECK(contains(r.ptx, "multicast::cluster"));
     else CHECK(!contains(r.ptx, "multicast::cluster"));
   }
