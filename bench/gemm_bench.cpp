@@ -17,6 +17,7 @@
 #include "cli/spec.h"
 #include "dsl/diagnostic.h"
 #include "runtime/cache.h"
+#include "runtime/compiler.h"
 #include "runtime/cublas.h"
 #include "runtime/device.h"
 #include "runtime/driver.h"
@@ -193,6 +194,7 @@ int run(const Options& o) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  tj::rt::disable_nvrtc_result_cache();  // cold means compiled (runtime/compiler.h)
   CLI::App app{"tilejit_bench_gemm: the GEMM sample against cuBLAS, interleaved in one run"};
   Options o;
   app.add_option("--shapes", o.shapes, "MxNxK,... (default: 4096^3, 6144^3, 8192^3, 4224x4224x4096, 8192x8192x1024, 1024x1024x8192, 2048^3)");

@@ -9,6 +9,7 @@
 #include "cli/commands.h"
 #include "cli/exit_codes.h"
 #include "cli/spec.h"
+#include "runtime/compiler.h"
 #include "cli/target_choice.h"
 #include "cli/version.h"
 #include "dsl/diagnostic.h"
@@ -35,6 +36,8 @@ int exit_code(tj::rt::ErrorKind k) {
 
 int main(int argc, char** argv) {
   using namespace tj::cli;
+  // tilejit's own cache is the one to hit: a cold compile is a compile (runtime/compiler.h).
+  tj::rt::disable_nvrtc_result_cache();
   CLI::App app{"tilejit: a JIT kernel generator for Hopper and Blackwell, driven by a C++ DSL"};
   app.require_subcommand(1);
   app.set_version_flag("--version", "tilejit " + version_text());

@@ -130,6 +130,11 @@ std::string nvrtc_version() {
   return version;
 }
 
+bool disable_nvrtc_result_cache() {
+  if (const char* set = std::getenv("CUDA_CACHE_DISABLE")) return std::string(set) == "1";
+  return ::setenv("CUDA_CACHE_DISABLE", "1", 0) == 0;
+}
+
 std::vector<std::string> nvrtc_options(const CompileRequest& request) {
   std::vector<std::string> options = {"--std=c++20", "-lineinfo", "-arch=" + request.arch};
   options.insert(options.end(), request.options.begin(), request.options.end());

@@ -33,6 +33,15 @@ struct CompileResult {
   double seconds = 0;       // wall time of this call (compile or cache lookup)
 };
 
+// NVRTC (12.9 and later) keeps its own results in the CUDA driver's compute cache
+// when a driver is present, so a "cold" compile on a GPU machine may be a lookup:
+// it timed 25 ms on the H200 against 0.7-1.1 s for a real compile, and its log then
+// has no ptxas report. tilejit has its own cache; its programs (CLI, tests, benches)
+// call this first, which turns NVRTC's off (CUDA_CACHE_DISABLE=1) unless the user
+// set CUDA_CACHE_DISABLE. Returns whether NVRTC's cache is off. Call before the first
+// compile and before the driver starts: both read the variable once.
+bool disable_nvrtc_result_cache();
+
 // NVRTC's version as "MAJOR.MINOR", e.g. "13.0".
 std::string nvrtc_version();
 

@@ -1,3 +1,9 @@
 // The CPU test binary's entry point (Catch2 v2).
 #define CATCH_CONFIG_MAIN
 #include <catch2/catch.hpp>
+
+#include "runtime/compiler.h"
+
+// Before any test compiles: NVRTC's own result cache would answer repeated compiles
+// on a GPU machine without running ptxas (no spill report to check).
+static const bool kNvrtcCacheOff = tj::rt::disable_nvrtc_result_cache();
