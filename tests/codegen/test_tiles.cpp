@@ -227,6 +227,9 @@ TEST_CASE("gemm: sm_90a PTX has wgmma, multicast TMA and setmaxnreg, and no conf
       // The ladder's one-warpgroup steps (no setmaxnreg: one role of 128 threads).
       {{{"warp_specialized", 0}, {"stages", 1}, {"bn", 128}, {"persistent", 0}}, {1, 1, 1}, "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16"},
       {{{"warp_specialized", 0}, {"stages", 4}, {"bn", 128}, {"persistent", 0}}, {1, 1, 1}, "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16"},
+      // Split-K (its fix-up: tests/codegen/test_split_k.cpp), explicit and automatic.
+      {{{"splits", 4}}, {1, 2, 1}, "wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16"},
+      {{{"splits", 0}}, {1, 1, 1}, "wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16"},
   };
   for (const Case& c : cases) {
     samples::Config cfg = gemm_config(c.params, c.cluster);
