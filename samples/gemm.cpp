@@ -35,7 +35,7 @@ std::vector<ParamSpec> Gemm::params() const {
           {"group", 8, 1, 64, "rasterization: rows of cluster tiles walked together"},
           {"warp_specialized", 1, 0, 1,
            "1: a producer warpgroup and `consumers` MMA warpgroups; 0: one warpgroup loads and computes (the ladder's first steps)"},
-          {"persistent", 1, 0, 1, "1: as many clusters as fit walk the tiles; 0: one cluster per cluster tile"},
+          {"persistent", 1, 0, 1, "1: as many clusters as fit walk the tiles; 0: one cluster per cluster tile (per tile and split with split-K)"},
           {"multicast", 1, 0, 1, "1: a cluster row shares A and a column B through TMA multicast; 0: every CTA loads its own"},
           {"splits", 1, 0, int64_t(kMaxSplits),
            "split-K: each output tile's K is cut into this many ranges run by different clusters, the last to finish adds "
@@ -156,10 +156,10 @@ std::optional<ir::Dim3> Gemm::persistent_grid(const Config& c, int max_active_cl
   // splits 0 the kernel takes as many as this grid holds, up to its cap).
   const uint64_t kblocks = ceil_div(uint64_t(s.k), t.bk);
   const uint64_t splits = t.splits == 0 ? gemm_auto_split_cap(kblocks) : std::min<uint64_t>(t.splits, kblocks);
-  const uint64_t cluster_tiles = ceil_div(ceil_div(uint64_t(s.m), t.bm), c.cluster.y) *
-                                 ceil_div(ceil_div(uint64_t(s.n), t.bn), c.cluster.x) * splits;
-  const uint64_t fit = t.persistent ? uint64_t(std::max(1, max_active_clusters)) : cluster_tiles;
-  const uint64_t clusters = std::max<uint64_t>(1, std::min<uint64_t>({cluster_tiles, fit, 0x7fffffffu / c.cluster.x}));
+  const uint64_t units = ceil_div(ceil_div(uint64_t(s.m), t.bm), c.cluster.y) *
+                         ceil_div(ceil_div(uint64_t(s.n), t.bn), c.cluster.x) * splits;
+  const uint64_t fit = t.persistent ? uint64_t(std::max(1, max_active_clusters)) : units;
+  const uint64_t clusters = std::max<uint64_t>(1, std::min<uint64_t>({units, fit, 0x7fffffffu / c.cluster.x}));
   return ir::Dim3{unsigned(clusters), 1, 1};
 }
 
