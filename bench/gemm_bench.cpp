@@ -1,7 +1,11 @@
 // The GEMM sample against cuBLAS, shape by shape, in one run: each shape is verified once
 // (the instance's check against cuBLAS), then timed interleaved with cublasGemmEx on the
 // same stream and the same device buffers. Prints min/median/max TFLOP/s of both, the
-// ratio of medians, and a markdown table. Exit: 0 all verified, 1 a verification failed,
+// ratio of medians, and a markdown table. Each shape runs the config `tilejit run` would
+// run for it: the tuning DB's record for this device and the shape's problem class when
+// `tilejit tune` made one and --config names no tuned field (--no-tuned: never), else
+// the sample's defaults with --config. So a shape tuned to split-K (1024x1024x8192)
+// is measured with it. Exit: 0 all verified, 1 a verification failed,
 // 2 bad flags or config, 3 no GPU or cuBLAS, 4 compile error, 5 launch or device error.
 #include <CLI/CLI.hpp>
 
@@ -9,6 +13,7 @@
 #include <ctime>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -23,6 +28,7 @@
 #include "runtime/driver.h"
 #include "samples/gemm_host.h"
 #include "samples/runner.h"
+#include "samples/tuning.h"
 
 namespace {
 
@@ -30,12 +36,13 @@ using namespace tj;
 
 struct Options {
   std::string shapes, layout = "tn", config;
+  bool tuned = true;  // --no-tuned: the defaults (and --config) only
   int iters = 50, reps = 5;
   uint64_t seed = 1;
 };
 
 struct Row {
-  std::string shape, types, layout, launch, error;
+  std::string shape, types, layout, launch, tuned, error;
   samples::Check check;
   bench::Spread ours, cublas;  // TFLOP/s
   int exit_code = 0;
@@ -69,9 +76,13 @@ std::string now_utc() {
 
 // Verifies and times one shape; fills `row` (an error leaves it with exit_code set).
 void run_shape(const samples::Sample& gemm, const bench::MatmulSize& size, const Options& o, const rt::Context& ctx,
-               const codegen::Target& target, rt::Cache& cache, rt::Cublas& blas, Row& row) {
+               const codegen::Target& target, rt::Cache& cache, rt::Cublas& blas, const samples::TunedQuery& tuned, Row& row) {
   const std::string spec_text = bench::gemm_spec(gemm, size, o.layout, o.config);
-  const cli::Spec spec = cli::parse_spec(spec_text, "gemm " + size.str());
+  cli::Spec spec = cli::parse_spec(spec_text, "gemm " + size.str());
+  // The config `tilejit run` would use for this shape (samples/tuning.h).
+  const samples::TunedChoice choice = samples::decide_tuned(gemm, spec.config, tuned);
+  spec.config = choice.config;
+  row.tuned = choice.line;
   const samples::Compiled compiled = samples::compile_sample(gemm, spec.config, target, &cache);
   const ir::Kernel& kernel = compiled.lowered.kernel;
   rt::Module module = rt::Module::load(ctx, compiled.result.cubin, kernel.name, kernel.params.size());
@@ -94,6 +105,7 @@ void run_shape(const samples::Sample& gemm, const bench::MatmulSize& size, const
   row.layout = s.layout == samples::GemmLayout::TN ? "tn" : "nn";
   std::printf("\ngemm %s %s %s, alpha %g beta %g: %s\n", size.str().c_str(), row.layout.c_str(), row.types.c_str(), s.alpha,
               s.beta, row.launch.c_str());
+  if (!row.tuned.empty()) std::printf("  tuned   %s\n", row.tuned.c_str());
 
   rt::ArgPack args = inst->args();
   inst->poison();
@@ -156,6 +168,14 @@ int run(const Options& o) {
   }
   rt::Cublas blas;
   rt::Cache cache = rt::Cache::from_env();
+  std::optional<samples::TuningDb> db;
+  samples::TunedQuery tuned;
+  tuned.enabled = o.tuned;
+  tuned.device = ctx.info().name;
+  tuned.db = [&]() -> const samples::TuningDb& {
+    if (!db) db = samples::TuningDb::load(samples::tuning_db_path(""));
+    return *db;
+  };
   const int driver = rt::driver().version;
   std::printf("device %s (%s, %d SMs), driver %d.%d, NVRTC %s, cuBLAS %s, %s\n", ctx.info().name.c_str(), target->arch.c_str(),
               ctx.info().sm_count, driver / 1000, driver % 1000 / 10, rt::nvrtc_version().c_str(), rt::Cublas::version().c_str(),
@@ -169,7 +189,7 @@ int run(const Options& o) {
     row.shape = size.str();
     row.layout = o.layout;
     try {
-      run_shape(*gemm, size, o, ctx, *target, cache, blas, row);
+      run_shape(*gemm, size, o, ctx, *target, cache, blas, tuned, row);
     } catch (const cli::SpecError& e) {
       row.error = e.what(), row.exit_code = 2;
     } catch (const UserError& e) {
@@ -201,7 +221,9 @@ int main(int argc, char** argv) {
   app.add_option("--layout", o.layout, "B as N x K (tn) or K x N (nn), row-major")->check(CLI::IsMember({"tn", "nn"}));
   app.add_option("--iters", o.iters, "Launches between two events")->check(CLI::Range(1, 100000));
   app.add_option("--reps", o.reps, "Repetitions of {ours x iters, cuBLAS x iters}")->check(CLI::Range(1, 1000));
-  app.add_option("--config", o.config, "key=value,... for the GEMM sample (e.g. bm=128,bn=256,stages=4,cluster=2x1)");
+  app.add_option("--config", o.config, "key=value,... for the GEMM sample (e.g. bm=128,bn=256,stages=4,cluster=2x1,splits=4)");
+  bool no_tuned = false;
+  app.add_flag("--no-tuned", no_tuned, "Ignore the tuning DB: run the sample's defaults (with --config) for every shape");
   std::string seed = "1";
   app.add_option("--seed", seed, "Seed of the random inputs (0 to 2^64 - 1)");
   try {
@@ -212,6 +234,7 @@ int main(int argc, char** argv) {
   }
   try {
     o.seed = bench::parse_seed(seed);
+    o.tuned = !no_tuned;
     return run(o);
   } catch (const bench::OptionError& e) {
     std::fprintf(stderr, "error: %s\n", e.what());

@@ -206,6 +206,10 @@ class StmtEmitter {
     else
       line("tj::red_add(&" + ex(n.ptr) + "[" + ex(n.index) + "], " + ex(n.value) + ");");
   }
+  void node(const AtomicFetchAdd& n) {
+    line(cuda_type(n.value->type) + " " + n.result + " = tj::atom_add_" + std::string(order_name(n.order)) + "_" +
+         std::string(scope_name(n.scope)) + "(&" + ex(n.ptr) + "[" + ex(n.index) + "], " + ex(n.value) + ");");
+  }
   void node(const For& n) {
     std::string t = cuda_type(n.begin->type);
     line("for (" + t + " " + n.var + " = " + ex(n.begin) + "; " + n.var + " < " + ex(n.end) + "; " + n.var +
@@ -298,6 +302,7 @@ class StmtEmitter {
   void node(const Mma& n) { lines(emit_mma(n, k_, ex)); }
   void node(const MmaWait& n) { lines(emit_mma_wait(n, k_)); }
   void node(const AccStore& n) { lines(emit_acc_store(n, k_, ex)); }
+  void node(const AccPartial& n) { lines(emit_acc_partial(n, k_, ex)); }
   void node(const ForEachTile&) { internal_error("emit: for_each_tile was not lowered (lower_schedules runs first)"); }
 
   std::string& out_;

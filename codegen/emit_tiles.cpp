@@ -188,6 +188,15 @@ std::vector<std::string> emit_acc_store(const AccStore& n, const Kernel& k, cons
   return out;
 }
 
+std::vector<std::string> emit_acc_partial(const AccPartial& n, const Kernel& k, const ExprText& ex) {
+  const AccumulatorDecl& acc = acc_of(n.acc, k);
+  const std::string regs = std::to_string(acc.registers_per_thread());
+  // 64-bit: slots x m x n may pass 2^31 floats.
+  const std::string slot = "&" + ex(n.ptr) + "[(tj::u64)(" + ex(n.slot) + ") * " + std::to_string(uint64_t(acc.m) * acc.n) + "ull]";
+  if (n.op == AccPartialOp::Store) return {"tj::acc_partial_store<" + regs + ">(" + n.acc + ", " + slot + ");"};
+  return {"tj::acc_partial_add<" + regs + ">(" + n.acc + ", " + slot + ");"};
+}
+
 std::string role_condition(const Role& r) {
   return "(int)threadIdx.x / 128 >= " + std::to_string(r.first) + " && (int)threadIdx.x / 128 < " +
          std::to_string(r.first + r.count);

@@ -23,6 +23,8 @@ std::string emit_accumulators(const ir::Kernel& k);
 std::vector<std::string> emit_mma(const ir::Mma& n, const ir::Kernel& k, const ExprText& ex);
 std::vector<std::string> emit_mma_wait(const ir::MmaWait& n, const ir::Kernel& k);
 std::vector<std::string> emit_acc_store(const ir::AccStore& n, const ir::Kernel& k, const ExprText& ex);
+// Split-K: the accumulator into / added from a global workspace slot (fragment order).
+std::vector<std::string> emit_acc_partial(const ir::AccPartial& n, const ir::Kernel& k, const ExprText& ex);
 // The role's condition, and what its warpgroups run first (setmaxnreg).
 std::string role_condition(const ir::Role& r);
 std::vector<std::string> role_prologue(const ir::Role& r, const ir::Kernel& k);

@@ -28,7 +28,8 @@ Uniform of_register(SpecialRegKind r) {
 
 class Walk : public Visitor {
  public:
-  Walk(const Kernel& k, const LoopScope& loops) : k_(k), loops_(loops) {}
+  Walk(const Kernel& k, const LoopScope& loops, const std::map<std::string, Expr>* defs)
+      : k_(k), loops_(loops), defs_(defs) {}
   Uniform result = Uniform::Cluster;
 
   void visit_node(const SpecialReg& n) override { worsen(of_register(n.reg)); }
@@ -37,19 +38,31 @@ class Walk : public Visitor {
     for (const Param& p : k_.params)
       if (p.name == n.name) return;  // a kernel parameter
     auto loop = loops_.find(n.name);
-    worsen(loop != loops_.end() ? loop->second : Uniform::Thread);
+    if (loop != loops_.end()) return worsen(loop->second);
+    // A local declared once and never assigned: as uniform as its initial value.
+    if (defs_ && depth_ < kMaxDepth)
+      if (auto d = defs_->find(n.name); d != defs_->end()) {
+        ++depth_;
+        visit(d->second);
+        --depth_;
+        return;
+      }
+    worsen(Uniform::Thread);
   }
 
  private:
   void worsen(Uniform u) { result = std::max(result, u); }
+  static constexpr int kMaxDepth = 64;  // locals defined from locals; deeper counts as per thread
   const Kernel& k_;
   const LoopScope& loops_;
+  const std::map<std::string, Expr>* defs_;
+  int depth_ = 0;
 };
 
 }  // namespace
 
-Uniform uniformity(const Expr& e, const Kernel& k, const LoopScope& loops) {
-  Walk w(k, loops);
+Uniform uniformity(const Expr& e, const Kernel& k, const LoopScope& loops, const std::map<std::string, Expr>* defs) {
+  Walk w(k, loops, defs);
   w.visit(e);
   return w.result;
 }

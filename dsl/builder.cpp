@@ -239,6 +239,16 @@ void IfChain::else_(const std::function<void()>& body, SrcLoc loc) {
   node_ = again[index_];
 }
 
+u32 atomic_fetch_add(const Ref<uint32_t>& r, const u32& v, ir::MemoryOrder order, ir::MemoryScope scope, SrcLoc loc) {
+  KernelBuilder& b = KernelBuilder::active(loc);
+  if (order == ir::MemoryOrder::Default)
+    throw UserError(L(loc), "atomic_fetch_add without a memory order",
+                    "state one: MemoryOrder::Relaxed, Acquire, Release or AcqRel");
+  std::string n = b.fresh_name("old", loc);
+  b.append(ir::AtomicFetchAdd::make(n, r.ptr(), r.index(), v.expr(), order, scope, L(loc)));
+  return u32(ir::VarRef::make(n, ir::Type::of(ir::Scalar::U32), L(loc)));
+}
+
 void sync_threads(SrcLoc loc) { KernelBuilder::active(loc).append(ir::SyncThreads::make(L(loc))); }
 
 void allow_race(const std::string& reason, const std::function<void()>& body, SrcLoc loc) {

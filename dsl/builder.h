@@ -245,6 +245,16 @@ void atomic_add(const Ref<T>& r, const std::type_identity_t<Located<T>>& v) {
   append_stmt(ir::AtomicAdd::make(r.ptr(), r.index(), v.expr, v.loc));
 }
 
+// Atomically adds v to r (global memory) and returns r's old value: one
+// `atom.<order>.<scope>.global.add.u32` by each thread that runs it. State the
+// order (relaxed, acquire, release or acq_rel) and the scope (cta, cluster, gpu):
+// e.g. acq_rel at gpu scope publishes this thread's earlier writes (and, through a
+// barrier before it, its CTA's) to whoever later reads the counter, and makes
+// theirs visible here. The result is this thread's own: broadcast it through
+// shared memory when others need it.
+u32 atomic_fetch_add(const Ref<uint32_t>& r, const u32& v, ir::MemoryOrder order, ir::MemoryScope scope,
+                     SrcLoc loc = SrcLoc::current());
+
 // ---- barriers -------------------------------------------------------------------
 
 // __syncthreads(): every thread of this CTA.

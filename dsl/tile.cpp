@@ -162,6 +162,21 @@ void store_accumulator(const TileView& dst, const Accumulator& acc, Columns cols
   append_stmt(ir::AccStore::make(acc.name, dst.operand(), alpha.expr(), beta.expr(), c.operand(), cols.first, cols.count, L(loc)));
 }
 
+namespace {
+void acc_partial(ir::AccPartialOp op, const char* what, const Ptr<float>& workspace, const Accumulator& acc, const i32& slot,
+                 const SrcLoc& loc) {
+  role_here(what, loc);
+  append_stmt(ir::AccPartial::make(op, acc.name, workspace.expr(), slot.expr(), L(loc)));
+}
+}  // namespace
+
+void store_accumulator_partial(const Ptr<float>& workspace, const Accumulator& acc, const i32& slot, SrcLoc loc) {
+  acc_partial(ir::AccPartialOp::Store, "store_accumulator_partial", workspace, acc, slot, loc);
+}
+void add_accumulator_partial(const Ptr<float>& workspace, const Accumulator& acc, const i32& slot, SrcLoc loc) {
+  acc_partial(ir::AccPartialOp::Add, "add_accumulator_partial", workspace, acc, slot, loc);
+}
+
 void role_sync(SrcLoc loc) {
   const ir::Role& r = role_here("role_sync", loc);
   append_stmt(ir::NamedBarrier::make(ir::IntImm::make(ir::Scalar::I32, kRoleBarrierBase + r.id), 128 * r.count, L(loc)));
@@ -184,6 +199,20 @@ void for_each_tile(const ir::TileSchedule& schedule, const i32& tiles_m, const i
   body(i32(ir::VarRef::make(vm, ir::Type::of(ir::Scalar::I32), L(loc))), i32(ir::VarRef::make(vn, ir::Type::of(ir::Scalar::I32), L(loc))));
   ir::Stmt inner = ir::Block::make(b.pop_block(), L(loc));
   b.append(ir::ForEachTile::make(schedule, tiles_m.expr(), tiles_n.expr(), vm, vn, inner, L(loc)));
+}
+
+void for_each_tile(const ir::TileSchedule& schedule, const i32& tiles_m, const i32& tiles_n, const i32& splits,
+                   const std::function<void(i32, i32, i32)>& body, SrcLoc loc) {
+  KernelBuilder& b = KernelBuilder::active(loc);
+  if (schedule.group == 0) throw UserError(L(loc), "for_each_tile with a group of 0 cluster rows", "use a group of at least 1");
+  if (std::optional<int64_t> s = ir::const_int(splits.expr()); s && *s < 1)
+    throw UserError(L(loc), "for_each_tile with " + std::to_string(*s) + " splits", "use at least 1 split (1: no split-K)");
+  std::string vm = b.fresh_name("tile_m", loc), vn = b.fresh_name("tile_n", loc), vs = b.fresh_name("split", loc);
+  auto ref = [&](const std::string& n) { return i32(ir::VarRef::make(n, ir::Type::of(ir::Scalar::I32), L(loc))); };
+  b.push_block();
+  body(ref(vm), ref(vn), ref(vs));
+  ir::Stmt inner = ir::Block::make(b.pop_block(), L(loc));
+  b.append(ir::ForEachTile::make(schedule, tiles_m.expr(), tiles_n.expr(), vm, vn, inner, L(loc), splits.expr(), vs));
 }
 
 }  // namespace tj::dsl

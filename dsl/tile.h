@@ -72,6 +72,19 @@ struct Columns {
 };
 void store_accumulator(const TileView& dst, const Accumulator& acc, Columns cols, const f32& alpha, const f32& beta,
                        const TileView& c, SrcLoc loc = SrcLoc::current());
+// Split-K: the accumulator as a partial sum in global memory. A slot holds one
+// warpgroup's acc.m x acc.n f32 values, at workspace[slot * acc.m * acc.n ...], in
+// the accumulator's own fragment order (opaque: only these two ops read and write
+// it; 16-byte accesses, coalesced across the warpgroup). The whole warpgroup
+// calls them, after mma_wait(0). store_accumulator_partial writes acc into the
+// slot; add_accumulator_partial adds the slot into acc. Ordering with other CTAs
+// is the caller's: publish with atomic_fetch_add(..., AcqRel, Gpu) after the
+// store, and add only after an acquire that saw the writer's release.
+void store_accumulator_partial(const Ptr<float>& workspace, const Accumulator& acc, const i32& slot,
+                               SrcLoc loc = SrcLoc::current());
+void add_accumulator_partial(const Ptr<float>& workspace, const Accumulator& acc, const i32& slot,
+                             SrcLoc loc = SrcLoc::current());
+
 // The warpgroups of the current role meet (a named barrier); `warpgroup` >= 0:
 // only that warpgroup of the role (its 128 threads) meets.
 void role_sync(SrcLoc loc = SrcLoc::current());
@@ -85,5 +98,12 @@ inline ir::TileSchedule static_persistent(unsigned group = 8) { return {ir::Sche
 // (x, y) in the cluster takes tile_n + x, tile_m + y of the cluster's block.
 void for_each_tile(const ir::TileSchedule& schedule, const i32& tiles_m, const i32& tiles_n,
                    const std::function<void(i32, i32)>& body, SrcLoc loc = SrcLoc::current());
+// Split-K: body(tile_m, tile_n, split) for each unit (tile, split), split in
+// [0, splits) (splits at least 1 at run time). The schedule walks units; the
+// splits of one tile are adjacent, so they run at the same time on different
+// clusters. Each split owns a share of K (the body decides which); combining
+// the partial sums is the body's too (store/add_accumulator_partial).
+void for_each_tile(const ir::TileSchedule& schedule, const i32& tiles_m, const i32& tiles_n, const i32& splits,
+                   const std::function<void(i32, i32, i32)>& body, SrcLoc loc = SrcLoc::current());
 
 }  // namespace tj::dsl

@@ -71,6 +71,13 @@ DeviceInfo query_device(int ordinal) {
   return info;
 }
 
+int current_device_sm_count() {
+  const Driver& d = driver();
+  CUdevice device = 0;
+  check(d.cuCtxGetDevice(&device), "cuCtxGetDevice");
+  return attribute(d, device, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, "SM count");
+}
+
 std::string arch_for(int cc_major, int cc_minor) {
   // The "a" targets unlock wgmma (9.0) and tcgen05 (10.0); they run only on that exact chip,
   // which is the chip we are asking about.

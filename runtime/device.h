@@ -28,6 +28,9 @@ int default_device_ordinal();
 // Attributes of device `ordinal`, without creating a context. Needs the driver.
 DeviceInfo query_device(int ordinal);
 
+// The SM count of the current context's device (a Context must be current).
+int current_device_sm_count();
+
 // "sm_90a" for 9.0, "sm_100a" for 10.0 (the feature-complete targets tilejit emits),
 // else "sm_XY".
 std::string arch_for(int cc_major, int cc_minor);

@@ -29,6 +29,7 @@ namespace tj::rt {
   X(cuDevicePrimaryCtxRetain, 7000)                                                             \
   X(cuDevicePrimaryCtxRelease, 11000)                                                           \
   X(cuCtxSetCurrent, 4000)                                                                      \
+  X(cuCtxGetDevice, 2000)                                                                       \
   X(cuCtxSynchronize, 2000)                                                                     \
   X(cuModuleLoadData, 2000)                                                                     \
   X(cuModuleUnload, 2000)                                                                       \

@@ -4,6 +4,7 @@
 
 #include "codegen/passes/verify_tiles.h"
 #include "dsl/dsl.h"
+#include "runtime/device.h"
 
 namespace tj::samples {
 
@@ -35,8 +36,12 @@ std::vector<ParamSpec> Gemm::params() const {
           {"group", 8, 1, 64, "rasterization: rows of cluster tiles walked together"},
           {"warp_specialized", 1, 0, 1,
            "1: a producer warpgroup and `consumers` MMA warpgroups; 0: one warpgroup loads and computes (the ladder's first steps)"},
-          {"persistent", 1, 0, 1, "1: as many clusters as fit walk the tiles; 0: one cluster per cluster tile"},
-          {"multicast", 1, 0, 1, "1: a cluster row shares A and a column B through TMA multicast; 0: every CTA loads its own"}};
+          {"persistent", 1, 0, 1, "1: as many clusters as fit walk the tiles; 0: one cluster per cluster tile (per tile and split with split-K)"},
+          {"multicast", 1, 0, 1, "1: a cluster row shares A and a column B through TMA multicast; 0: every CTA loads its own"},
+          {"splits", 1, 0, int64_t(kMaxSplits),
+           "split-K: each output tile's K is cut into this many ranges run by different clusters, the last to finish adds "
+           "the f32 partials (a workspace) and writes the tile; 1: no split; 0: as many as fill the GPU's SMs (at most "
+           "k-blocks / 4), chosen at run time. For few tiles and a long K"}};
 }
 
 std::vector<RealParamSpec> Gemm::real_params() const {
@@ -63,6 +68,7 @@ GemmTiling gemm_tiling(const Config& c) {
   t.cluster_n = c.cluster.x, t.cluster_m = c.cluster.y;
   t.warp_specialized = c.param("warp_specialized") == 1, t.persistent = c.param("persistent") == 1;
   t.multicast = c.param("multicast") == 1;
+  t.splits = unsigned(c.param("splits"));
   if (!t.warp_specialized) t.consumers = 1;
   if (t.stages == 0) {
     const GemmShape s = gemm_shape(c);
@@ -113,6 +119,13 @@ std::vector<ConfigProblem> Gemm::check_config(const Config& c) const {
              " more; a consumer has " + std::to_string(gemm_consumer_registers(2)) + ": use bm x bn of at most " +
              std::to_string((gemm_consumer_registers(2) - codegen::kMmaRoleOverheadRegisters) * 256) + " elements");
   }
+  need(t.splits <= kMaxSplits, "params.splits",
+       "splits = " + std::to_string(t.splits) + ": split-K cuts each tile's K into 1 to " + std::to_string(kMaxSplits) +
+           " ranges (1: no split, 0: chosen at run time)");
+  const GemmWorkspace ws = gemm_workspace(s, t, 0);
+  need(ws.workspace_floats * 4 <= (uint64_t(1) << 40), "params.splits",
+       "splits = " + std::to_string(t.splits) + " needs a split-K workspace of " + std::to_string(ws.workspace_floats * 4 >> 30) +
+           " GiB (f32 partials of every tile and split): use fewer splits, or none for a problem this large");
   const uint64_t smem = smem_bytes(s, t);
   need(c.param("stages") != 1 || !t.warp_specialized, "params.stages",
        "a warp-specialized pipeline needs at least 2 stages (0 picks as many as fit; 1 works with warp_specialized 0)");
@@ -120,19 +133,48 @@ std::vector<ConfigProblem> Gemm::check_config(const Config& c) const {
   return out;
 }
 
+unsigned gemm_auto_split_cap(uint64_t kblocks) {
+  return unsigned(std::max<uint64_t>(1, std::min<uint64_t>(kMaxSplits, kblocks / 4)));
+}
+
+GemmWorkspace gemm_workspace(const GemmShape& s, const GemmTiling& t, int sm_count) {
+  if (t.splits == 1) return {};
+  // The tile grid padded to whole clusters, as the kernel numbers tiles.
+  const uint64_t tiles = ceil_div(ceil_div(uint64_t(s.m), t.bm), t.cluster_m) * t.cluster_m *
+                         ceil_div(ceil_div(uint64_t(s.n), t.bn), t.cluster_n) * t.cluster_n;
+  unsigned splits = t.splits;
+  if (splits == 0) {
+    // The kernel runs min(cap, clusters / cluster tiles) splits; at one CTA per SM
+    // that is at most sm_count / tiles. (More CTAs per SM would want more splits:
+    // the kernel then stays at what the workspace holds.)
+    const uint64_t fit = sm_count > 0 ? uint64_t(sm_count) / tiles : 0;
+    splits = unsigned(std::min<uint64_t>(gemm_auto_split_cap(ceil_div(uint64_t(s.k), t.bk)), fit));
+    if (splits <= 1) return {};
+  }
+  const unsigned groups = t.warp_specialized ? t.consumers : 1;
+  return {tiles * splits * t.bm * t.bn, tiles * groups, splits};
+}
+
 ir::Kernel Gemm::build(const Config& c) const { return build_gemm_kernel(gemm_shape(c), gemm_tiling(c)); }
 
 std::unique_ptr<Instance> Gemm::instantiate(const Config& c, uint64_t seed) const {
-  return make_gemm_instance(gemm_shape(c), build(c), seed);
+  const GemmTiling t = gemm_tiling(c);
+  // Automatic split-K sizes its workspace by the device's SMs (a context is current here).
+  const int sms = t.splits == 0 ? rt::current_device_sm_count() : 0;
+  return make_gemm_instance(gemm_shape(c), build(c), seed, gemm_workspace(gemm_shape(c), t, sms));
 }
 
 std::optional<ir::Dim3> Gemm::persistent_grid(const Config& c, int max_active_clusters) const {
   const GemmShape s = gemm_shape(c);
   const GemmTiling t = gemm_tiling(c);
-  const uint64_t cluster_tiles = ceil_div(ceil_div(uint64_t(s.m), t.bm), c.cluster.y) *
-                                 ceil_div(ceil_div(uint64_t(s.n), t.bn), c.cluster.x);
-  const uint64_t fit = t.persistent ? uint64_t(std::max(1, max_active_clusters)) : cluster_tiles;
-  const uint64_t clusters = std::max<uint64_t>(1, std::min<uint64_t>({cluster_tiles, fit, 0x7fffffffu / c.cluster.x}));
+  // Work units: cluster tiles x the splits that run (at most one per k-block; with
+  // splits 0 the kernel takes as many as this grid holds, up to its cap).
+  const uint64_t kblocks = ceil_div(uint64_t(s.k), t.bk);
+  const uint64_t splits = t.splits == 0 ? gemm_auto_split_cap(kblocks) : std::min<uint64_t>(t.splits, kblocks);
+  const uint64_t units = ceil_div(ceil_div(uint64_t(s.m), t.bm), c.cluster.y) *
+                         ceil_div(ceil_div(uint64_t(s.n), t.bn), c.cluster.x) * splits;
+  const uint64_t fit = t.persistent ? uint64_t(std::max(1, max_active_clusters)) : units;
+  const uint64_t clusters = std::max<uint64_t>(1, std::min<uint64_t>({units, fit, 0x7fffffffu / c.cluster.x}));
   return ir::Dim3{unsigned(clusters), 1, 1};
 }
 

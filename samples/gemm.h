@@ -9,6 +9,11 @@
 // consumer warpgroups run wgmma on them into register accumulators, then write
 // the tile through shared memory with TMA stores. Tiles are handed out by a
 // static persistent schedule with grouped rasterization.
+//
+// Split-K (`splits` > 1) for problems with fewer output tiles than SMs and a long
+// K: each tile's K is cut into `splits` ranges run by different clusters at the
+// same time; each writes its f32 partial to a workspace, and the one that
+// finishes last adds them up and runs the epilogue (one launch, no waiting).
 #pragma once
 
 #include <cstdint>
@@ -42,6 +47,7 @@ struct GemmTiling {
   bool warp_specialized = true;  // false: one warpgroup loads and computes (consumers is then 1)
   bool persistent = true;        // false: one cluster per cluster tile
   bool multicast = true;         // false: in a cluster, each CTA still loads its own tiles
+  unsigned splits = 1;           // split-K: K ranges per output tile (1: none, 0: chosen at run time), at most kMaxSplits
   unsigned threads() const { return warp_specialized ? 128 * (consumers + 1) : 128; }
 };
 
@@ -49,6 +55,24 @@ struct GemmTiling {
 // what the producer gives back, at most 240.
 inline constexpr unsigned kGemmProducerRegisters = 40;
 unsigned gemm_consumer_registers(unsigned consumers);
+
+constexpr unsigned kMaxSplits = 32;
+
+// Split-K's global memory, what the host allocates (0, 0, 1 without split-K):
+// `workspace_floats` f32 partials, one slot of (bm / consumers) x bn per (tile,
+// split, MMA warpgroup) over the tile grid padded to whole clusters, for `splits`
+// splits per tile; `counters` u32 tile counters (one per tile and MMA warpgroup),
+// zeroed once: the kernel leaves them at 0. Explicit splits: that many. splits 0
+// (automatic): as many as the device's `sm_count` CTAs can run at once beside
+// each other (the kernel never runs more than the workspace holds), at most
+// min(32, k-blocks / 4); 1 (nothing to allocate) when the tiles fill the SMs.
+struct GemmWorkspace {
+  uint64_t workspace_floats = 0, counters = 0;
+  unsigned splits = 1;
+};
+GemmWorkspace gemm_workspace(const GemmShape& s, const GemmTiling& t, int sm_count);
+// The most splits split-K runs for a problem of `kblocks` k-blocks: min(32, kblocks / 4), at least 1.
+unsigned gemm_auto_split_cap(uint64_t kblocks);
 
 // Shared memory the kernel uses (tiles, alignment and barriers), bytes.
 uint64_t smem_bytes(const GemmShape& s, const GemmTiling& t);
@@ -59,7 +83,9 @@ GemmShape gemm_shape(const Config& c);
 GemmTiling gemm_tiling(const Config& c);
 
 // The kernel's parameters, in order: tensor maps "A", "B", "D", "C" (C shares D's
-// box and swizzle), then i32 "m", "n", "k", f32 "alpha", "beta".
+// box and swizzle), then i32 "m", "n", "k", f32 "alpha", "beta", then split-K's
+// f32* "workspace", u32* "counters" and i32 "workspace_splits" (the splits per
+// tile the workspace holds; with splits 1 unused, and null, null, 1).
 class Gemm final : public Sample {
  public:
   std::string name() const override { return "gemm"; }
@@ -81,6 +107,8 @@ class Gemm final : public Sample {
 // Device buffers, tensor maps and the cuBLAS-checked reference for one GEMM
 // (samples/gemm_host.cpp). `kernel` is the built kernel: the tensor maps are
 // encoded with its declared boxes and swizzles.
-std::unique_ptr<Instance> make_gemm_instance(const GemmShape& shape, const ir::Kernel& kernel, uint64_t seed);
+// `workspace`: split-K's buffers to allocate (gemm_workspace() of the tiling).
+std::unique_ptr<Instance> make_gemm_instance(const GemmShape& shape, const ir::Kernel& kernel, uint64_t seed,
+                                             const GemmWorkspace& workspace = {});
 
 }  // namespace tj::samples

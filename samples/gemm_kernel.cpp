@@ -8,6 +8,19 @@
 //    of the MMAs (1 stage: load, wait, multiply, in series).
 // Both write each tile through a swizzled shared tile and TMA stores, and walk
 // tiles with a static persistent schedule with grouped rasterization.
+//
+// Split-K (splits > 1, or 0: automatic): the schedule walks units (tile, split);
+// split s of S owns k-blocks [s * kb / S, (s + 1) * kb / S), S decided at run time
+// and never above the k-block count, so no split is empty. After its main loop each
+// MMA warpgroup of a unit writes its partial accumulator to its workspace slot and
+// counts itself in on the tile's counter; the one that arrives last adds the other
+// partials and runs the epilogue. Nobody waits for anybody: no deadlock whatever
+// the order units run in. S at run time:
+//  - splits > 1: min(splits, kb);
+//  - splits 0: the splits that fill the launched grid, min(kb / 4, 32, clusters /
+//    cluster tiles), at least 1, and at most what the host's workspace holds
+//    (`workspace_splits`). The grid is sized on the device (persistent_grid), so S
+//    follows the GPU's SM count: 1 (no split) once the tiles fill the GPU.
 #include <algorithm>
 
 #include "dsl/dsl.h"
@@ -44,18 +57,24 @@ struct GemmKernel {
   TileMap amap, bmap, dmap, cmap;
   i32 m, n, kk;
   f32 alpha, beta;
+  Ptr<float> workspace;      // split-K partials: (tile, split, warpgroup) slots of rows_per_mma x bn
+  Ptr<uint32_t> counters;    // split-K: per (tile, warpgroup), the units done; 0 between launches
+  i32 workspace_splits;      // split-K: the splits per tile the workspace holds
   Ptr<mbarrier_t> full, empty, c_full;
   Accumulator acc;
   uint32_t stage_bytes;
   i32 tiles_m, tiles_n, kblocks;
   ir::TileSchedule schedule;
+  unsigned mma_groups;
+  std::optional<Ptr<uint32_t>> split_old;  // split-K: each warpgroup's counter value, broadcast
+  std::optional<i32> split_count;          // split-K: S, a local of the role (declare_splits)
 
-  GemmKernel(const GemmShape& s_, const GemmTiling& t_, KernelBuilder& k_, unsigned mma_groups)
+  GemmKernel(const GemmShape& s_, const GemmTiling& t_, KernelBuilder& k_, unsigned mma_groups_)
       : s(s_), t(t_), k(k_), cx(t_.multicast ? k_.cluster_shape().x : 1), cy(t_.multicast ? k_.cluster_shape().y : 1),
         a_boxes(boxes_per_cta(t_.bm, cx)), b_boxes(boxes_per_cta(s_.layout == GemmLayout::NN ? t_.bk : t_.bn, cy)),
         nn(s_.layout == GemmLayout::NN),
         bm(int32_t(t_.bm)), bn(int32_t(t_.bn)), bk(int32_t(t_.bk)), stages(int32_t(t_.stages)),
-        rows_per_mma(int32_t(t_.bm / mma_groups)), wide(t_.bn > 256),
+        rows_per_mma(int32_t(t_.bm / mma_groups_)), wide(t_.bn > 256),
         // Shared tiles: A (M x K) and B (N x K, or K x N read N-major) per stage, one output tile.
         // K-major rows of bk elements: 128-byte swizzle, or 64-byte for bk = 32.
         a(k.shared_tile(s.in, "a", t.bm, t.bk, t.stages, ir::Major::K, k_swizzle(s_, t_))),
@@ -72,15 +91,108 @@ struct GemmKernel {
         cmap(k.tile_map("C", d, unsigned(rows_per_mma))),
         m(k.param<int32_t>("m")), n(k.param<int32_t>("n")), kk(k.param<int32_t>("k")),
         alpha(k.param<float>("alpha")), beta(k.param<float>("beta")),
+        workspace(k.param<float*>("workspace")), counters(k.param<uint32_t*>("counters")),
+        workspace_splits(k.param<int32_t>("workspace_splits")),
         // full[s]: stage s's A and B landed (the loader's arrival + the bytes);
         // empty[s]: every MMA warp of every CTA this CTA's loads reach released it.
         full(k.mbarriers("full", t.stages, 1)),
-        empty(k.mbarriers("empty", t.stages, mma_groups * 4 * (cx + cy - 1))),
-        c_full(k.mbarriers("c_full", mma_groups, 1)),
+        empty(k.mbarriers("empty", t.stages, mma_groups_ * 4 * (cx + cy - 1))),
+        c_full(k.mbarriers("c_full", mma_groups_, 1)),
         acc(k.accumulator("acc", unsigned(rows_per_mma), t.bn)),
         stage_bytes(uint32_t((uint64_t(t.bm) + t.bn) * t.bk * ir::scalar_bytes(s.in))),
         tiles_m((m + bm - 1) / bm), tiles_n((n + bn - 1) / bn), kblocks((kk + bk - 1) / bk),
-        schedule(static_persistent(t.group)) {}
+        schedule(static_persistent(t.group)), mma_groups(mma_groups_) {
+    if (t.splits != 1) split_old = k.shared<uint32_t>("split_old", mma_groups);
+  }
+
+  // Split-K's S for this launch, as a local of the role that calls it (each role
+  // computes the same value): at most one split per k-block (a split with no
+  // k-block would have no MMA to clear its accumulator), at least 1.
+  void declare_splits() {
+    if (t.splits == 1) return;
+    if (t.splits > 1) {
+      split_count = var(min(i32(int32_t(t.splits)), kblocks), "splits");
+      return;
+    }
+    const int32_t ccx = int32_t(k.cluster_shape().x), ccy = int32_t(k.cluster_shape().y);
+    const bool clustered = ccx * ccy > 1;
+    const i32 cluster_tiles = ((tiles_m + (ccy - 1)) / ccy) * ((tiles_n + (ccx - 1)) / ccx);
+    const i32 launched = clustered ? num_clusters_x() : grid_dim_x();
+    const i32 fill = min(min(kblocks / 4, i32(int32_t(kMaxSplits))), launched / cluster_tiles);
+    split_count = var(max(i32(1), min(fill, workspace_splits)), "splits");
+  }
+  i32 splits() const { return *split_count; }
+
+  // body(tm, tn, split, first k-block, k-block count) for each unit this CTA gets.
+  // Loops over a unit's k-blocks run j from 0 (the race check evaluates j > 0);
+  // k-block j of the unit is kblock(first, j).
+  // The loops carry the caller's line (the race check's reports name it).
+  void each_unit(const std::function<void(i32, i32, i32, i32, i32)>& body, SrcLoc loc = SrcLoc::current()) const {
+    if (t.splits == 1) {
+      for_each_tile(schedule, tiles_m, tiles_n, [&](i32 tm, i32 tn) { body(tm, tn, i32(0), i32(0), kblocks); }, loc);
+      return;
+    }
+    if (!split_count) ir::internal_error("gemm: each_unit with split-K before declare_splits");
+    for_each_tile(
+        schedule, tiles_m, tiles_n, splits(),
+        [&](i32 tm, i32 tn, i32 sp) {
+          const i32 first = sp * kblocks / splits();
+          body(tm, tn, sp, first, (sp + 1) * kblocks / splits() - first);
+        },
+        loc);
+  }
+  i32 kblock(const i32& first, const i32& j) const { return t.splits == 1 ? j : first + j; }
+
+  // Warpgroup wg after its main loop over unit (tm, tn, sp): without split-K, the
+  // epilogue. With it, the fix-up: runs `epilogue` in the warpgroup that finishes
+  // tile (tm, tn) last, after adding the other splits' partials into its
+  // accumulator; the others only leave theirs. (S == 1 at run time: the epilogue.)
+  //
+  // Memory ordering (PTX memory consistency model):
+  //  1. every thread: st.global of its partial (weak stores);
+  //  2. warpgroup_sync (bar.sync): when it completes, the participating threads'
+  //     prior memory accesses are performed relative to each other; in the model it
+  //     orders them before the leader's next operations (base causality at CTA scope);
+  //  3. the leader: atom.acq_rel.gpu.global.add.u32 on the tile's counter. Its
+  //     release half is cumulative: everything ordered before it (the whole
+  //     warpgroup's partial, through step 2) is visible at gpu scope to any thread
+  //     whose acquire reads this value or a later one in the counter's RMW chain
+  //     (atomics to one location form a release sequence);
+  //  4. the leader that reads S - 1 is the last: its acquire half synchronizes with
+  //     the S - 1 earlier releases, so their partials are visible to it; it then
+  //     writes the value to shared memory and step 5's bar.sync carries that
+  //     ordering to the rest of its warpgroup;
+  //  5. warpgroup_sync, then every thread ld.global's the others' partials.
+  // The counter goes back to 0 (a plain store by the last arriver: no other unit of
+  // this launch touches it again; the next launch is ordered after this one).
+  void finish_unit(const i32& wg, const i32& tm, const i32& tn, const i32& sp) {
+    if (t.splits == 1) {
+      epilogue(wg, tm, tn);
+      return;
+    }
+    const int32_t cx_all = int32_t(k.cluster_shape().x), groups = int32_t(mma_groups);
+    // Tiles are numbered over the grid padded to whole clusters (the schedule hands
+    // out whole cluster tiles, ragged ones included); a tile's S slots are adjacent.
+    const i32 tile = tm * ((tiles_n + (cx_all - 1)) / cx_all * cx_all) + tn;
+    auto slot = [&](const i32& split) { return (tile * splits() + split) * groups + wg; };
+    const i32 counter = tile * groups + wg;
+    boolean leader = thread_idx_x() % 128 == 0;
+    Var<bool> last = var(boolean(true), "last");
+    if_(splits() > 1, [&] {
+      store_accumulator_partial(workspace, acc, slot(sp));
+      warpgroup_sync(wg);
+      if_(leader, [&] {
+        (*split_old)[wg] = atomic_fetch_add(counters[counter], u32(1u), ir::MemoryOrder::AcqRel, ir::MemoryScope::Gpu);
+      });
+      warpgroup_sync(wg);
+      last = (*split_old)[wg] == cast<uint32_t>(splits() - 1);
+      if_(last, [&] {
+        if_(leader, [&] { counters[counter] = u32(0u); });
+        for_(0, splits(), [&](i32 q) { if_(q != sp, [&] { add_accumulator_partial(workspace, acc, slot(q)); }); });
+      });
+    });
+    if_(last, [&] { epilogue(wg, tm, tn); });
+  }
 
   // One thread: k-block kb of tile (tm, tn) into stage st, completing on full[st].
   void load(const i32& st, const i32& tm, const i32& tn, const i32& kb) {
@@ -152,25 +264,27 @@ struct GemmKernel {
 
 void warp_specialized(GemmKernel& g) {
   g.k.role("producer", 1, kGemmProducerRegisters, [&](i32) {
+    g.declare_splits();
     if_(thread_idx_x() == 0, [&] {
       Var<int32_t> it = var(i32(0), "it");
-      for_each_tile(g.schedule, g.tiles_m, g.tiles_n, [&](i32 tm, i32 tn) {
-        for_(0, g.kblocks, [&](i32 kb) {
+      g.each_unit([&](i32 tm, i32 tn, i32, i32 kb0, i32 count) {
+        for_(0, count, [&](i32 j) {
           i32 st = it % g.stages;
           if_(it >= g.stages, [&] { wait_local(g.empty[st]); });
-          g.load(st, tm, tn, kb);
+          g.load(st, tm, tn, g.kblock(kb0, j));
           it = it + 1;
         });
       });
     });
   });
   g.k.role("consumer", g.t.consumers, gemm_consumer_registers(g.t.consumers), [&](i32 wg) {
+    g.declare_splits();
     Var<int32_t> it = var(i32(0), "it");
-    for_each_tile(g.schedule, g.tiles_m, g.tiles_n, [&](i32 tm, i32 tn) {
-      for_(0, g.kblocks, [&](i32 kb) {
+    g.each_unit([&](i32 tm, i32 tn, i32 sp, i32, i32 count) {
+      for_(0, count, [&](i32 j) {
         i32 st = it % g.stages;
         wait_local(g.full[st]);
-        mma(g.acc, stage(g.a, st).rows(wg * g.rows_per_mma), stage(g.b, st), kb > 0);
+        mma(g.acc, stage(g.a, st).rows(wg * g.rows_per_mma), stage(g.b, st), j > 0);
         if (g.wide) {
           // A tile wider than one wgmma takes A from registers, which ptxas keeps
           // until the MMAs that read them complete: keeping a second k-block's
@@ -181,7 +295,7 @@ void warp_specialized(GemmKernel& g) {
         } else {
           // Keep one MMA group in flight; the one before it has finished reading its stage.
           mma_wait(1);
-          if_(kb > 0, [&] { g.release((it - 1) % g.stages); });
+          if_(j > 0, [&] { g.release((it - 1) % g.stages); });
         }
         it = it + 1;
       });
@@ -189,7 +303,7 @@ void warp_specialized(GemmKernel& g) {
         mma_wait(0);
         g.release((it - 1) % g.stages);
       }
-      g.epilogue(wg, tm, tn);
+      g.finish_unit(wg, tm, tn, sp);
     });
     if_(thread_idx_x() % 128 == 0, [&] { bulk_wait(0); });
   });
@@ -197,22 +311,23 @@ void warp_specialized(GemmKernel& g) {
 
 void one_warpgroup(GemmKernel& g) {
   g.k.role("worker", 1, 0, [&](i32 wg) {
+    g.declare_splits();
     boolean leader = thread_idx_x() == 0;
     Var<int32_t> it = var(i32(0), "it");  // k-blocks done by this CTA: stage it % stages
     const int32_t ahead = g.stages - 1;
-    for_each_tile(g.schedule, g.tiles_m, g.tiles_n, [&](i32 tm, i32 tn) {
-      // The first `ahead` loads of this tile, then one more per k-block.
-      if_(leader, [&] { for_(0, min(i32(ahead), g.kblocks), [&](i32 kb) { g.load((it + kb) % g.stages, tm, tn, kb); }); });
-      for_(0, g.kblocks, [&](i32 kb) {
-        // The stage refilled here was read by the MMA of k-block kb - 1, already waited for.
-        if_(leader && kb + ahead < g.kblocks, [&] { g.load((it + kb + ahead) % g.stages, tm, tn, kb + ahead); });
-        i32 st = (it + kb) % g.stages;
+    g.each_unit([&](i32 tm, i32 tn, i32 sp, i32 kb0, i32 count) {
+      // The unit's k-blocks j in [0, count): the first `ahead` loads, then one more per k-block.
+      if_(leader, [&] { for_(0, min(i32(ahead), count), [&](i32 j) { g.load((it + j) % g.stages, tm, tn, g.kblock(kb0, j)); }); });
+      for_(0, count, [&](i32 j) {
+        // The stage refilled here was read by the MMA of k-block j - 1, already waited for.
+        if_(leader && j + ahead < count, [&] { g.load((it + j + ahead) % g.stages, tm, tn, g.kblock(kb0, j + ahead)); });
+        i32 st = (it + j) % g.stages;
         wait_local(g.full[st]);
-        mma(g.acc, stage(g.a, st), stage(g.b, st), kb > 0);
+        mma(g.acc, stage(g.a, st), stage(g.b, st), j > 0);
         mma_wait(0);
       });
-      it = it + g.kblocks;
-      g.epilogue(wg, tm, tn);
+      it = it + count;
+      g.finish_unit(wg, tm, tn, sp);
     });
     if_(leader, [&] { bulk_wait(0); });
   });

@@ -25,6 +25,11 @@ constexpr Tile kTiles[] = {{128, 256}, {256, 128}, {128, 128}};
 constexpr Tile kWideTile = {128, 320};
 constexpr ir::Dim3 kClusters[] = {{1, 2, 1}, {2, 1, 1}, {1, 1, 1}, {2, 2, 1}};
 constexpr int64_t kGroups[] = {8, 16};
+constexpr int64_t kSplits[] = {2, 4, 8};
+// Split-K candidates are tried when the problem has at most this many 128x256 tiles:
+// fewer tiles than SMs on any current GPU (132 on the H200; the sweep measures
+// which split count wins, so the bound only keeps the sweep short for large problems).
+constexpr uint64_t kSplitMaxTiles = 160;
 
 // The power of two nearest to n in ratio (round(log2 n)): 5000 -> 4096, 6000 -> 8192.
 int64_t pow2_bucket(int64_t n) {
@@ -36,12 +41,13 @@ int64_t pow2_bucket(int64_t n) {
 
 std::vector<Config> Gemm::tuning_candidates(const Config& c) const {
   std::vector<Config> out;
-  auto candidate = [&](const Tile& tile, const ir::Dim3& cluster, int64_t group, int64_t bk, int64_t stages) {
+  auto candidate = [&](const Tile& tile, const ir::Dim3& cluster, int64_t group, int64_t bk, int64_t stages, int64_t splits = 1) {
     Config k = c;
     // Every tuned field is set, so a candidate does not inherit a spec's hand-picked one.
     k.params["bm"] = tile.bm, k.params["bn"] = tile.bn, k.params["bk"] = bk;
     k.params["stages"] = stages, k.params["consumers"] = 2, k.params["group"] = group;
     k.params["warp_specialized"] = 1, k.params["persistent"] = 1, k.params["multicast"] = 1;
+    k.params["splits"] = splits;
     k.cluster = cluster;
     k.params["stages"] = int64_t(gemm_tiling(k).stages);  // 0: as many as fit, named so the table and DB show it
     if (check_config(k).empty()) out.push_back(std::move(k));
@@ -67,6 +73,14 @@ std::vector<Config> Gemm::tuning_candidates(const Config& c) const {
   // ptxas spills 12 bytes of the wide tile's consumers without a cluster (at 232
   // registers; none with 1x2, 2x1 or 2x2): a spilling kernel is not a candidate.
   for (const ir::Dim3& cluster : {kClusters[0], kClusters[1]}) candidate(kWideTile, cluster, kGroups[0], 64, 3);
+  // ...then split-K, for problems with fewer output tiles than SMs and a long K (at
+  // least 4 k-blocks of 64 per split): 128x256 and 128x128 tiles, clusters 1x1 and 1x2.
+  const uint64_t m = uint64_t(c.param("m")), n = uint64_t(c.param("n")), kblocks = (uint64_t(c.param("k")) + 63) / 64;
+  if (((m + 127) / 128) * ((n + 255) / 256) <= kSplitMaxTiles)
+    for (int64_t splits : kSplits)
+      if (kblocks >= uint64_t(4 * splits))
+        for (const Tile& tile : {kTiles[0], kTiles[2]})
+          for (const ir::Dim3& cluster : {kClusters[2], kClusters[0]}) candidate(tile, cluster, kGroups[0], 64, 0, splits);
   return out;
 }
 
@@ -94,7 +108,8 @@ std::string Gemm::problem_class(const Config& c) const {
 // alpha, beta) stays the spec's. The first four are the ones the candidates vary.
 std::vector<std::string> Gemm::tuned_fields() const {
   return {"params.bm",     "params.bn",        "cluster",          "params.group",      "params.bk",
-          "params.stages", "params.consumers", "params.warp_specialized", "params.persistent", "params.multicast"};
+          "params.stages", "params.consumers", "params.warp_specialized", "params.persistent", "params.multicast",
+          "params.splits"};
 }
 
 }  // namespace tj::samples

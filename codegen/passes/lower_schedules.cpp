@@ -30,6 +30,11 @@ class Lowering {
   }
 
  private:
+  // Units u = first, first + stride, ... of [0, cluster tiles x splits): cluster tile
+  // u / splits, split u % splits. The splits of a tile are adjacent in unit order, so
+  // the static walk hands them to neighbouring clusters in the same wave (they run
+  // at the same time, and their fix-up finds its peers' partials written or about
+  // to be). Grouped rasterization applies to the cluster tile index.
   Stmt lower(const ForEachTile& t) {
     const std::string p = "tj_sched" + std::to_string(n_++) + "_";
     const Loc& loc = t.loc;
@@ -45,12 +50,16 @@ class Lowering {
     Expr ctm = let(outer, "rows", bin(BinOp::Div, bin(BinOp::Add, t.tiles_m, imm(cy - 1)), imm(cy)));
     Expr ctn = let(outer, "cols", bin(BinOp::Div, bin(BinOp::Add, t.tiles_n, imm(cx - 1)), imm(cx)));
     Expr total = let(outer, "total", bin(BinOp::Mul, ctm, ctn));
+    Expr splits = t.splits ? let(outer, "splits", t.splits) : nullptr;
+    Expr units = splits ? let(outer, "units", bin(BinOp::Mul, total, splits)) : total;
     Expr span = let(outer, "group_span", bin(BinOp::Mul, imm(group), ctn));
     Expr first = clustered ? reg(SpecialRegKind::ClusterIdX) : reg(SpecialRegKind::BlockIdxX);
     Expr stride = clustered ? reg(SpecialRegKind::NumClustersX) : reg(SpecialRegKind::GridDimX);
 
     std::vector<Stmt> body;
-    Expr it = var("t");
+    Expr unit = var(splits ? "u" : "t");  // without splits the unit is the tile (the old loop, unchanged)
+    Expr it = splits ? let(body, "t", bin(BinOp::Div, unit, splits)) : unit;
+    if (splits) body.push_back(Declare::make(t.var_split, bin(BinOp::Mod, unit, splits), loc));
     Expr first_row = let(body, "first_row", bin(BinOp::Mul, bin(BinOp::Div, it, span), imm(group)));
     Expr rows = let(body, "group_rows", bin(BinOp::Min, bin(BinOp::Sub, ctm, first_row), imm(group)));
     Expr in_group = let(body, "in_group", bin(BinOp::Mod, it, span));
@@ -61,7 +70,7 @@ class Lowering {
     body.push_back(Declare::make(t.var_m, m, loc));
     body.push_back(Declare::make(t.var_n, n, loc));
     body.push_back(rewrite(t.body));
-    outer.push_back(For::make(p + "t", first, total, stride, Block::make(std::move(body), loc), loc));
+    outer.push_back(For::make(p + (splits ? "u" : "t"), first, units, stride, Block::make(std::move(body), loc), loc));
     return Block::make(std::move(outer), loc);
   }
 

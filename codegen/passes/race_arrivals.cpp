@@ -101,7 +101,8 @@ class Collector {
       return;
     }
     LoopScope saved = loops_;
-    loops_[f.var] = std::max({uniformity(f.begin, k_, loops_), uniformity(f.end, k_, loops_), uniformity(f.step, k_, loops_)});
+    loops_[f.var] = std::max({uniformity(f.begin, k_, loops_, &defs), uniformity(f.end, k_, loops_, &defs),
+                              uniformity(f.step, k_, loops_, &defs)});
     regions.push_back({"the loop at " + f.loc.str(), {}, {}});
     walk(f.body, regions.size() - 1);
     loops_ = std::move(saved);
@@ -135,7 +136,7 @@ class Phase {
           ids.push_back(-1);
           continue;
         }
-        if (uniformity(g.expr, k_, e.loops) == Uniform::Thread)
+        if (uniformity(g.expr, k_, e.loops, &defs_) == Uniform::Thread)
           return "the condition " + ir::to_string(g.expr) + " of the arrive at " + e.loc.str() +
                  " cannot be evaluated before run time and may differ between threads";
         const std::string key = ir::to_string(g.expr);

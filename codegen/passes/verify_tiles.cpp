@@ -5,6 +5,7 @@
 
 #include "codegen/emit_tiles.h"
 #include "codegen/op_table.h"
+#include "dsl/ir/printer.h"
 #include "dsl/ir/visitor.h"
 
 namespace tj::codegen {
@@ -107,6 +108,32 @@ class Checker : public Visitor {
         error(n.loc, "store_accumulator reads C from tile '" + name(*n.c) + "', whose layout differs from the destination's",
               "load C into a tile declared like the destination (or into the destination itself)");
     }
+    Visitor::visit_node(n);
+  }
+
+  void visit_node(const AccPartial& n) override {
+    const char* what = n.op == AccPartialOp::Store ? "store_accumulator_partial" : "add_accumulator_partial";
+    if (!supports(t_, Op::AccPartialOp)) {
+      error(n.loc, std::string(what) + " needs Hopper's register accumulators (wgmma), which " + t_.arch + " does not have",
+            "compile for sm_90a (--arch sm_90a); the tcgen05 lowering of tile MMAs for sm_100a is not written yet");
+      return;
+    }
+    if (!role_)
+      error(n.loc, std::string(what) + " outside a warpgroup role", "call it inside the k.role(...) that runs the mma into the accumulator");
+    const AccumulatorDecl* acc = accumulator(n.acc, n.loc);
+    if (role_ && acc) role_accs_[role_].insert(acc);
+    const Type& p = n.ptr->type;
+    if (p.scalar != Scalar::F32 || p.space != Space::Global)
+      error(n.loc, std::string(what) + " through " + to_string(n.ptr) + ", a " + p.str() +
+                       "; the workspace is global f32 memory",
+            "pass a kernel parameter k.param<float*>(name) (its slots of acc.m x acc.n floats)");
+    Visitor::visit_node(n);
+  }
+
+  void visit_node(const AtomicFetchAdd& n) override {
+    if (n.ptr->type.space != Space::Global)
+      error(n.loc, "atomic_fetch_add on " + to_string(n.ptr) + ", a " + n.ptr->type.str() + "; it works on global memory",
+            "use a global u32 buffer (k.param<uint32_t*>(name)), or atomic_add (no result) for shared memory");
     Visitor::visit_node(n);
   }
 

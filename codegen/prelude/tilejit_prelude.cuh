@@ -385,6 +385,55 @@ TJ_DEVICE u64 wgmma_desc(const void* smem, u32 lbo_bytes, u32 sbo_bytes, u32 swi
          ((u64)((sbo_bytes >> 4) & 0x3FFF) << 32) | ((u64)swizzle << 62);
 }
 
+// ---- atomics that return the old value (split-K's tile counters) --------------------
+// atom.<sem>.<scope>.global.add.u32: one read-modify-write; .acq_rel is both a
+// release (this thread's earlier accesses, and those ordered before them, e.g.
+// by a bar.sync, happen before) and an acquire (later accesses happen after).
+#define TJ_ATOM_ADD(name, insn)                                                          \
+  TJ_DEVICE u32 name(u32* p, u32 v) {                                                    \
+    u32 old;                                                                             \
+    asm volatile(insn " %0, [%1], %2;" : "=r"(old) : "l"(p), "r"(v) : "memory");        \
+    return old;                                                                          \
+  }
+TJ_ATOM_ADD(atom_add_relaxed_cta, "atom.relaxed.cta.global.add.u32")
+TJ_ATOM_ADD(atom_add_relaxed_cluster, "atom.relaxed.cluster.global.add.u32")
+TJ_ATOM_ADD(atom_add_relaxed_gpu, "atom.relaxed.gpu.global.add.u32")
+TJ_ATOM_ADD(atom_add_acquire_cta, "atom.acquire.cta.global.add.u32")
+TJ_ATOM_ADD(atom_add_acquire_cluster, "atom.acquire.cluster.global.add.u32")
+TJ_ATOM_ADD(atom_add_acquire_gpu, "atom.acquire.gpu.global.add.u32")
+TJ_ATOM_ADD(atom_add_release_cta, "atom.release.cta.global.add.u32")
+TJ_ATOM_ADD(atom_add_release_cluster, "atom.release.cluster.global.add.u32")
+TJ_ATOM_ADD(atom_add_release_gpu, "atom.release.gpu.global.add.u32")
+TJ_ATOM_ADD(atom_add_acq_rel_cta, "atom.acq_rel.cta.global.add.u32")
+TJ_ATOM_ADD(atom_add_acq_rel_cluster, "atom.acq_rel.cluster.global.add.u32")
+TJ_ATOM_ADD(atom_add_acq_rel_gpu, "atom.acq_rel.gpu.global.add.u32")
+#undef TJ_ATOM_ADD
+
+// ---- split-K: an accumulator <-> a global workspace slot ---------------------------
+// Fragment order: register group j (acc[4j..4j+3]) of thread t of the warpgroup
+// at float4 j * 128 + t of the slot. Each st/ld.global.v4 of a warp covers 512
+// contiguous bytes. volatile + "memory": they stay on their side of the counter's
+// atomic and of the barriers around it.
+template <int REGS>
+TJ_DEVICE void acc_partial_store(const float* acc, float* slot) {
+  float* p = slot + 4 * ((int)threadIdx.x % 128);
+#pragma unroll
+  for (int j = 0; j < REGS / 4; ++j)
+    asm volatile("st.global.v4.f32 [%0], {%1, %2, %3, %4};" ::"l"(p + 512 * j), "f"(acc[4 * j]), "f"(acc[4 * j + 1]),
+                 "f"(acc[4 * j + 2]), "f"(acc[4 * j + 3])
+                 : "memory");
+}
+template <int REGS>
+TJ_DEVICE void acc_partial_add(float* acc, const float* slot) {
+  const float* p = slot + 4 * ((int)threadIdx.x % 128);
+#pragma unroll
+  for (int j = 0; j < REGS / 4; ++j) {
+    float a, b, c, d;
+    asm volatile("ld.global.v4.f32 {%0, %1, %2, %3}, [%4];" : "=f"(a), "=f"(b), "=f"(c), "=f"(d) : "l"(p + 512 * j) : "memory");
+    acc[4 * j] += a, acc[4 * j + 1] += b, acc[4 * j + 2] += c, acc[4 * j + 3] += d;
+  }
+}
+
 // ---- epilogue: accumulator -> shared tile ------------------------------------------
 TJ_DEVICE void store_pair(float* p, float a, float b) {
   asm volatile("st.shared.v2.f32 [%0], {%1, %2};" ::"r"(smem_addr(p)), "f"(a), "f"(b) : "memory");

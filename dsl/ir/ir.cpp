@@ -108,6 +108,16 @@ std::string_view order_name(MemoryOrder m) {
     case MemoryOrder::Relaxed: return "relaxed";
     case MemoryOrder::Release: return "release";
     case MemoryOrder::Acquire: return "acquire";
+    case MemoryOrder::AcqRel: return "acq_rel";
+  }
+  return "?";
+}
+
+std::string_view scope_name(MemoryScope s) {
+  switch (s) {
+    case MemoryScope::Cta: return "cta";
+    case MemoryScope::Cluster: return "cluster";
+    case MemoryScope::Gpu: return "gpu";
   }
   return "?";
 }
@@ -251,6 +261,21 @@ Stmt AtomicAdd::make(Expr ptr, Expr index, Expr value, Loc loc) {
           "AtomicAdd::make: no atomic add for " + value->type.str());
   require(value->type == ptr->type.element(), "AtomicAdd::make: type mismatch");
   return std::make_shared<AtomicAdd>(std::move(ptr), std::move(index), std::move(value), std::move(loc));
+}
+
+Stmt AtomicFetchAdd::make(std::string result, Expr ptr, Expr index, Expr value, MemoryOrder order, MemoryScope scope,
+                          Loc loc) {
+  require(!result.empty(), "AtomicFetchAdd::make: empty result name");
+  require_expr(ptr, "AtomicFetchAdd", "ptr");
+  require(ptr->type.is_pointer(), "AtomicFetchAdd::make: not a pointer");
+  require_index(index, "AtomicFetchAdd");
+  require_value(value, "AtomicFetchAdd", "value");
+  Scalar s = value->type.scalar;
+  require(s == Scalar::U32, "AtomicFetchAdd::make: no atomic fetch-add for " + value->type.str());
+  require(value->type == ptr->type.element(), "AtomicFetchAdd::make: type mismatch");
+  require(order != MemoryOrder::Default, "AtomicFetchAdd::make: the memory order must be stated");
+  return std::make_shared<AtomicFetchAdd>(std::move(result), std::move(ptr), std::move(index), std::move(value), order, scope,
+                                          std::move(loc));
 }
 
 Stmt For::make(std::string var, Expr begin, Expr end, Expr step, Stmt body, Loc loc) {
@@ -455,6 +480,15 @@ Stmt AccStore::make(std::string acc, TileOperand dst, Expr alpha, Expr beta, std
                                     cols, std::move(loc));
 }
 
+Stmt AccPartial::make(AccPartialOp op, std::string acc, Expr ptr, Expr slot, Loc loc) {
+  require(!acc.empty(), "AccPartial::make: empty accumulator name");
+  require_expr(ptr, "AccPartial", "ptr");
+  require(ptr->type.is_pointer(), "AccPartial::make: not a pointer");
+  require_value(slot, "AccPartial", "slot");
+  require(slot->type.scalar == Scalar::I32, "AccPartial::make: the slot must be i32");
+  return std::make_shared<AccPartial>(op, std::move(acc), std::move(ptr), std::move(slot), std::move(loc));
+}
+
 std::string_view schedule_name(ScheduleKind k) {
   switch (k) {
     case ScheduleKind::StaticPersistent: return "static_persistent";
@@ -463,14 +497,23 @@ std::string_view schedule_name(ScheduleKind k) {
 }
 
 Stmt ForEachTile::make(TileSchedule schedule, Expr tiles_m, Expr tiles_n, std::string var_m, std::string var_n, Stmt body,
-                       Loc loc) {
+                       Loc loc, Expr splits, std::string var_split) {
   require_value(tiles_m, "ForEachTile", "tiles_m");
   require_value(tiles_n, "ForEachTile", "tiles_n");
   require(tiles_m->type.scalar == Scalar::I32 && tiles_n->type.scalar == Scalar::I32, "ForEachTile::make: tile counts must be i32");
   require(schedule.group >= 1, "ForEachTile::make: group must be at least 1");
   require(body != nullptr, "ForEachTile::make: null body");
+  require((splits == nullptr) == var_split.empty(), "ForEachTile::make: splits and its variable come together");
+  if (splits) {
+    require_value(splits, "ForEachTile", "splits");
+    require(splits->type.scalar == Scalar::I32, "ForEachTile::make: the split count must be i32");
+  }
   return std::make_shared<ForEachTile>(schedule, std::move(tiles_m), std::move(tiles_n), std::move(var_m), std::move(var_n),
-                                       std::move(body), std::move(loc));
+                                       std::move(body), std::move(loc), std::move(splits), std::move(var_split));
+}
+
+Stmt ForEachTile::with_body(Stmt b) const {
+  return make(schedule, tiles_m, tiles_n, var_m, var_n, std::move(b), loc, splits, var_split);
 }
 
 }  // namespace tj::ir

@@ -203,6 +203,13 @@ struct VectorLane final : ExprNode {
 
 // ---- statements ----------------------------------------------------------
 
+// Memory orders of barriers and atomics (PTX .relaxed, .release, .acquire, .acq_rel).
+enum class MemoryOrder : uint8_t { Default, Relaxed, Release, Acquire, AcqRel };
+std::string_view order_name(MemoryOrder);
+// The threads an ordering is made for (PTX .cta, .cluster, .gpu).
+enum class MemoryScope : uint8_t { Cta, Cluster, Gpu };
+std::string_view scope_name(MemoryScope);
+
 struct Block final : StmtNode {
   static constexpr StmtKind static_kind = StmtKind::Block;
   const std::vector<Stmt> body;
@@ -242,6 +249,22 @@ struct AtomicAdd final : StmtNode {
       : StmtNode(static_kind, std::move(l)), ptr(std::move(p)), index(std::move(i)), value(std::move(v)) {}
 };
 
+// let result = ptr[index]; ptr[index] += value, as one atomic read-modify-write
+// (PTX atom.<order>.<scope>.global.add.u32) on global u32 memory. order: Relaxed,
+// Acquire, Release or AcqRel (Default is refused); the declared local `result`
+// holds the old value, in the issuing thread only.
+struct AtomicFetchAdd final : StmtNode {
+  static constexpr StmtKind static_kind = StmtKind::AtomicFetchAdd;
+  const std::string result;
+  const Expr ptr, index, value;
+  const MemoryOrder order;
+  const MemoryScope scope;
+  static Stmt make(std::string result, Expr ptr, Expr index, Expr value, MemoryOrder order, MemoryScope scope, Loc loc);
+  AtomicFetchAdd(std::string r, Expr p, Expr i, Expr v, MemoryOrder o, MemoryScope s, Loc l)
+      : StmtNode(static_kind, std::move(l)), result(std::move(r)), ptr(std::move(p)), index(std::move(i)), value(std::move(v)),
+        order(o), scope(s) {}
+};
+
 struct For final : StmtNode {
   static constexpr StmtKind static_kind = StmtKind::For;
   const std::string var;  // the loop index, of begin's type
@@ -273,8 +296,6 @@ struct SyncThreads final : StmtNode {
 // (release, or relaxed: none); wait makes peers' released accesses visible
 // (acquire). Sync is arrive.release followed by wait.acquire.
 enum class ClusterBarrierOp : uint8_t { Arrive, Wait, Sync };
-enum class MemoryOrder : uint8_t { Default, Relaxed, Release, Acquire };
-std::string_view order_name(MemoryOrder);
 
 struct ClusterBarrier final : StmtNode {
   static constexpr StmtKind static_kind = StmtKind::ClusterBarrier;
@@ -476,6 +497,23 @@ struct AccStore final : StmtNode {
         c(std::move(c_)), first_col(fc), cols(nc) {}
 };
 
+// Split-K's accumulator <-> global memory, by the warpgroup that owns the
+// accumulator. Store: ptr[slot * acc.m * acc.n ...] = acc; Add: acc += that slot.
+// The slot's layout is the accumulator's fragment order (each thread's registers,
+// 4 at a time, 128 threads side by side: coalesced 16-byte accesses), opaque to
+// the user: only store and add of the same accumulator shape meet in a slot.
+enum class AccPartialOp : uint8_t { Store, Add };
+struct AccPartial final : StmtNode {
+  static constexpr StmtKind static_kind = StmtKind::AccPartial;
+  const AccPartialOp op;
+  const std::string acc;
+  const Expr ptr;   // f32 pointer (global memory: checked by verify_tiles)
+  const Expr slot;  // i32
+  static Stmt make(AccPartialOp op, std::string acc, Expr ptr, Expr slot, Loc loc);
+  AccPartial(AccPartialOp o, std::string a, Expr p, Expr s, Loc l)
+      : StmtNode(static_kind, std::move(l)), op(o), acc(std::move(a)), ptr(std::move(p)), slot(std::move(s)) {}
+};
+
 // How output tiles are handed to CTAs. StaticPersistent: each cluster walks the
 // cluster tiles t = cluster id, + number of clusters, ...; `group` cluster rows
 // of tiles are walked together (grouped rasterization) so that tiles sharing
@@ -490,17 +528,25 @@ std::string_view schedule_name(ScheduleKind);
 // for each (tile_m, tile_n) of a tiles_m x tiles_n grid that the schedule gives
 // this CTA: body. Each CTA of a cluster gets its own tile of the cluster's
 // cluster_dim_y x cluster_dim_x block (y along M, x along N).
+// With `splits` (split-K): the work units are (cluster tile, split) for split in
+// [0, splits), the splits of one cluster tile adjacent in unit order, so that a
+// schedule hands them to different clusters at the same time; the body also sees
+// var_split. Without (null, var_split empty): one unit per cluster tile.
 struct ForEachTile final : StmtNode {
   static constexpr StmtKind static_kind = StmtKind::ForEachTile;
   const TileSchedule schedule;
   const Expr tiles_m, tiles_n;  // i32
   const std::string var_m, var_n;
   const Stmt body;
+  const Expr splits;            // i32, at least 1 at run time; may be null (1)
+  const std::string var_split;  // empty exactly when splits is null
   static Stmt make(TileSchedule schedule, Expr tiles_m, Expr tiles_n, std::string var_m, std::string var_n, Stmt body,
-                   Loc loc);
-  ForEachTile(TileSchedule s, Expr tm, Expr tn, std::string vm, std::string vn, Stmt b, Loc l)
+                   Loc loc, Expr splits = nullptr, std::string var_split = {});
+  ForEachTile(TileSchedule s, Expr tm, Expr tn, std::string vm, std::string vn, Stmt b, Loc l, Expr sp, std::string vs)
       : StmtNode(static_kind, std::move(l)), schedule(s), tiles_m(std::move(tm)), tiles_n(std::move(tn)), var_m(std::move(vm)),
-        var_n(std::move(vn)), body(std::move(b)) {}
+        var_n(std::move(vn)), body(std::move(b)), splits(std::move(sp)), var_split(std::move(vs)) {}
+  // A copy with another body (passes that rewrite the body keep the split fields).
+  Stmt with_body(Stmt body) const;
 };
 
 // The value of an integer constant expression, if it is one (after looking

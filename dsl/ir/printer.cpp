@@ -75,6 +75,11 @@ struct StmtText {
     return pad(indent) + "atomic_add(" + to_string(n.ptr) + "[" + to_string(n.index) + "], " + to_string(n.value) +
            ")" + at(n.loc) + "\n";
   }
+  std::string operator()(const AtomicFetchAdd& n) const {
+    return pad(indent) + "let " + n.result + ": " + n.value->type.str() + " = atomic_fetch_add." + std::string(order_name(n.order)) +
+           "." + std::string(scope_name(n.scope)) + "(" + to_string(n.ptr) + "[" + to_string(n.index) + "], " + to_string(n.value) +
+           ")" + at(n.loc) + "\n";
+  }
   std::string operator()(const For& n) const {
     return pad(indent) + "for " + n.var + " in [" + to_string(n.begin) + ", " + to_string(n.end) + ") step " +
            to_string(n.step) + " {" + at(n.loc) + "\n" + to_string(n.body, indent + 1) + pad(indent) + "}\n";
@@ -153,10 +158,16 @@ struct StmtText {
                     std::to_string(n.first_col) + ".." + std::to_string(n.first_col + n.cols - 1) + "]" + c + ")",
                 n.loc);
   }
+  std::string operator()(const AccPartial& n) const {
+    const char* op = n.op == AccPartialOp::Store ? "store_accumulator_partial(" : "add_accumulator_partial(";
+    return line(op + to_string(n.ptr) + ", " + n.acc + ", slot " + to_string(n.slot) + ")", n.loc);
+  }
   std::string operator()(const ForEachTile& n) const {
+    const std::string split = n.splits ? ", " + n.var_split : "";
+    const std::string splits = n.splits ? " x " + to_string(n.splits) + " splits" : "";
     return pad(indent) + "for_each_tile " + std::string(schedule_name(n.schedule.kind)) + "(group " +
-           std::to_string(n.schedule.group) + ") (" + n.var_m + ", " + n.var_n + ") in [" + to_string(n.tiles_m) + " x " +
-           to_string(n.tiles_n) + "] {" + at(n.loc) + "\n" + to_string(n.body, indent + 1) + pad(indent) + "}\n";
+           std::to_string(n.schedule.group) + ") (" + n.var_m + ", " + n.var_n + split + ") in [" + to_string(n.tiles_m) +
+           " x " + to_string(n.tiles_n) + splits + "] {" + at(n.loc) + "\n" + to_string(n.body, indent + 1) + pad(indent) + "}\n";
   }
 };
 
@@ -174,7 +185,7 @@ std::string first_line(const StmtNode& s) {
   else if (const If* i = s.as<If>()) text = to_string(If::make(i->cond, empty, nullptr, i->loc));
   else if (const Role* r = s.as<Role>()) text = to_string(Role::make(r->name, r->first, r->count, r->max_regs, r->id, empty, r->loc));
   else if (const ForEachTile* t = s.as<ForEachTile>())
-    text = to_string(ForEachTile::make(t->schedule, t->tiles_m, t->tiles_n, t->var_m, t->var_n, empty, t->loc));
+    text = to_string(t->with_body(empty));
   else text = to_string(s);
   if (size_t nl = text.find('\n'); nl != std::string::npos) text.resize(nl);
   return text;

@@ -34,6 +34,7 @@ void Visitor::visit_node(const Declare& n) { visit(n.init); }
 void Visitor::visit_node(const Assign& n) { visit(n.var); visit(n.value); }
 void Visitor::visit_node(const Store& n) { visit(n.ptr); visit(n.index); visit(n.value); }
 void Visitor::visit_node(const AtomicAdd& n) { visit(n.ptr); visit(n.index); visit(n.value); }
+void Visitor::visit_node(const AtomicFetchAdd& n) { visit(n.ptr); visit(n.index); visit(n.value); }
 void Visitor::visit_node(const For& n) { visit(n.begin); visit(n.end); visit(n.step); visit(n.body); }
 void Visitor::visit_node(const If& n) { visit(n.cond); visit(n.then_body); visit(n.else_body); }
 void Visitor::visit_node(const SyncThreads&) {}
@@ -67,6 +68,7 @@ void Visitor::visit_node(const AccStore& n) {
   visit(n.beta);
   if (n.c) visit_tile(*n.c);
 }
-void Visitor::visit_node(const ForEachTile& n) { visit(n.tiles_m); visit(n.tiles_n); visit(n.body); }
+void Visitor::visit_node(const AccPartial& n) { visit(n.ptr); visit(n.slot); }
+void Visitor::visit_node(const ForEachTile& n) { visit(n.tiles_m); visit(n.tiles_n); visit(n.splits); visit(n.body); }
 
 }  // namespace tj::ir

@@ -7,6 +7,7 @@
 #include <set>
 
 #include "tests/codegen/codegen_test_support.h"
+#include "tests/codegen/gemm_test_support.h"
 
 #include "codegen/lower.h"
 #include "codegen/prelude/wgmma_wrappers.h"
@@ -272,17 +273,6 @@ TEST_CASE("tiles: for_each_tile lowers to a persistent loop over cluster tiles w
   CHECK(contains(l.cuda, "int tile_n = (((tj_sched0_in_group / tj_sched0_group_rows) * 2) + tj::cluster_ctaid_x());"));
 }
 
-namespace {
-samples::Config gemm_config(std::map<std::string, int64_t> params, ir::Dim3 cluster = {1, 1, 1}) {
-  const samples::Sample* s = samples::find_sample("gemm");
-  REQUIRE(s);
-  samples::Config c = samples::default_config(*s);
-  c.cluster = cluster;
-  c.grid_clusters = {1, 1, 1};
-  for (auto& [key, v] : params) c.params[key] = v;
-  return c;
-}
-}  // namespace
 
 TEST_CASE("gemm: sm_90a PTX has wgmma, multicast TMA and setmaxnreg, and no config spills", "[codegen][tiles][gemm][ptx]") {
   const samples::Sample* s = samples::find_sample("gemm");
@@ -304,18 +294,16 @@ TEST_CASE("gemm: sm_90a PTX has wgmma, multicast TMA and setmaxnreg, and no conf
       // The ladder's one-warpgroup steps (no setmaxnreg: one role of 128 threads).
       {{{"warp_specialized", 0}, {"stages", 1}, {"bn", 128}, {"persistent", 0}}, {1, 1, 1}, "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16"},
       {{{"warp_specialized", 0}, {"stages", 4}, {"bn", 128}, {"persistent", 0}}, {1, 1, 1}, "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16"},
+      // Split-K (its fix-up: tests/codegen/test_split_k.cpp), explicit and automatic.
+      {{{"splits", 4}}, {1, 2, 1}, "wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16"},
+      {{{"splits", 0}}, {1, 1, 1}, "wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16"},
   };
   for (const Case& c : cases) {
     samples::Config cfg = gemm_config(c.params, c.cluster);
     codegen::Lowered l = codegen::lower(s->build(cfg), Target::sm90a());
-    rt::CompileRequest req = samples::compile_request(l, Target::sm90a());
-    req.options.push_back("--ptxas-options=--verbose");
-    rt::CompileResult r = rt::compile(req, nullptr);
-    INFO("cluster " << cfg.cluster.str() << "\n" << r.log);
-    CHECK(contains(r.ptx, c.mma));
     // ptxas reports each function; every report must show no spills.
-    REQUIRE(count(r.log, " bytes spill stores, ") >= 1);
-    CHECK(count(r.log, " bytes spill stores, ") == count(r.log, " 0 bytes spill stores, 0 bytes spill loads"));
+    const rt::CompileResult r = compile_without_spills(l, "cluster " + cfg.cluster.str());
+    CHECK(contains(r.ptx, c.mma));
     if (cfg.params["warp_specialized"] == 1) {
       CHECK(contains(r.ptx, "setmaxnreg.dec.sync.aligned.u32 40;"));
       CHECK(contains(r.ptx, cfg.params["consumers"] == 2 ? "setmaxnreg.inc.sync.aligned.u32 232;" : "setmaxnreg.dec.sync.aligned.u32 240;"));
@@ -337,12 +325,8 @@ TEST_CASE("gemm: no config tilejit tune may pick spills registers (every distinc
   for (const samples::Config& cfg : candidates) {
     codegen::Lowered l = codegen::lower(s->build(cfg), Target::sm90a());
     if (!sources.insert(l.cuda).second) continue;
-    rt::CompileRequest req = samples::compile_request(l, Target::sm90a());
-    req.options.push_back("--ptxas-options=--verbose");
-    rt::CompileResult r = rt::compile(req, nullptr);
-    INFO("bm " << cfg.params.at("bm") << " bn " << cfg.params.at("bn") << " cluster " << cfg.cluster.str() << "\n" << r.log);
-    REQUIRE(count(r.log, " bytes spill stores, ") >= 1);
-    CHECK(count(r.log, " bytes spill stores, ") == count(r.log, " 0 bytes spill stores, 0 bytes spill loads"));
+    compile_without_spills(l, "bm " + std::to_string(cfg.params.at("bm")) + " bn " + std::to_string(cfg.params.at("bn")) +
+                                  " cluster " + cfg.cluster.str());
   }
   CHECK(sources.size() >= 12);  // 3 tiles x 4 cluster shapes
 }

@@ -112,3 +112,61 @@ TEST_CASE("gemm: tiles wider than one wgmma (128x320: two m64n160, or m64n192 + 
   };
   for (size_t i = 0; i < cases.size(); ++i) check(cases[i], 400 + i);
 }
+
+// Split-K: each tile's K cut into `splits` ranges run by different CTAs, the last to
+// finish adding the f32 partials (samples/gemm_kernel.cpp). Shapes with few tiles and
+// a long K (the case it is for), ragged K, more splits than k-blocks (the kernel runs
+// min(splits, k-blocks)), beta != 0, f32 out, clusters with multicast, both layouts,
+// one warpgroup, non-persistent, and splits 0 (chosen at run time from the grid).
+TEST_CASE("gemm: split-K against cuBLAS [gpu]", "[gpu][gemm][splitk]") {
+  const std::vector<GemmCase> cases = {
+      {1024, 1024, 8192, {{"splits", 4}}},                               // the bench's shape: 32 tiles x 4
+      {1000, 1000, 3000, {{"splits", 3}}},                               // ragged M, N and K (47 k-blocks)
+      {1024, 1024, 128, {{"splits", 8}}},                                // 2 k-blocks: 2 splits run
+      {256, 256, 64, {{"splits", 32}}},                                  // 1 k-block: no split runs twice
+      {1000, 1000, 3000, {{"splits", 3}}, {1, 1, 1}, 1.5, -0.75},        // beta reads C in the last CTA only
+      {1024, 768, 4096, {{"splits", 4}, {"out", 2}, {"bn", 128}}},        // f32 out
+      {1024, 1024, 4096, {{"splits", 4}}, {1, 2, 1}},                    // cluster 1x2, B multicast
+      {1000, 1104, 2000, {{"splits", 2}, {"bn", 128}}, {2, 2, 1}},       // 2x2, ragged, padded cluster tiles
+      {1024, 1024, 4096, {{"splits", 4}, {"layout", 1}}, {2, 1, 1}},     // nn
+      {384, 128, 2048, {{"splits", 4}, {"consumers", 1}, {"bm", 64}, {"bn", 128}}},
+      {300, 264, 1000, {{"splits", 3}, {"warp_specialized", 0}, {"bn", 128}, {"stages", 3}}},
+      {512, 512, 8192, {{"splits", 8}, {"persistent", 0}}},              // one cluster per unit
+      {1024, 1024, 8192, {{"splits", 0}}},                               // automatic: 132 SMs / 32 tiles = 4 on the H200
+      {1000, 1000, 3000, {{"splits", 0}}, {1, 2, 1}, 1.5, -0.75},        // automatic, cluster 1x2, beta
+      {4096, 4096, 1024, {{"splits", 0}}},                               // automatic: 512 tiles fill the GPU, S = 1 at run time
+  };
+  for (size_t i = 0; i < cases.size(); ++i) check(cases[i], 400 + i);
+}
+
+// The last CTA of each tile puts its counter back to 0: a second launch on the same
+// buffers (no memset between) must be right too. D is poisoned (NaN) before each
+// launch, so a tile whose epilogue did not run shows.
+TEST_CASE("gemm: split-K twice in a row, the counters reset by the kernel [gpu]", "[gpu][gemm][splitk]") {
+  using namespace tj;
+  const samples::Sample* s = samples::find_sample("gemm");
+  REQUIRE(s != nullptr);
+  for (auto [splits, cluster] : {std::pair{4, ir::Dim3{1, 1, 1}}, std::pair{3, ir::Dim3{1, 2, 1}}}) {
+    DYNAMIC_SECTION("splits " << splits << " cluster " << cluster.str()) {
+      samples::Config c = samples::default_config(*s);
+      c.cluster = cluster;
+      c.grid_clusters = {1, 1, 1};
+      c.params["m"] = 1024, c.params["n"] = 1024, c.params["k"] = 6144, c.params["splits"] = splits;
+      c.reals["beta"] = 0.5;
+      samples::Compiled compiled = samples::compile_sample(*s, c, gpu_test::target(), nullptr);
+      rt::Module module = samples::load_module(compiled, gpu_test::context());
+      const samples::LaunchPlan plan = samples::plan_launch(*s, c, compiled, module);
+      std::unique_ptr<samples::Instance> inst = s->instantiate(c, 500 + uint64_t(splits));
+      rt::ArgPack args = inst->args();
+      for (int launch = 0; launch < 3; ++launch) {
+        INFO("launch " << launch);
+        inst->poison();
+        rt::launch(module, plan.config, args);
+        rt::synchronize(module);
+        const samples::Check check = inst->verify();
+        INFO(check.detail);
+        CHECK(check.ok);
+      }
+    }
+  }
+}

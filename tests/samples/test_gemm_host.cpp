@@ -210,16 +210,24 @@ TEST_CASE("the kernel the host feeds is checked against samples/gemm.h", "[sampl
         std::vector<std::string>{"kernel 'gemm' parameter 4 is 'n' (i32); the host passes 'm' (i32) there",
                                  "kernel 'gemm' parameter 5 is 'm' (i32); the host passes 'n' (i32) there"});
   k = gemm_interface_kernel(Scalar::BF16, Scalar::BF16, GemmLayout::TN);
-  k.params.pop_back();
+  k.params.resize(8);
   k.tensor_maps.pop_back();
   k.tensor_maps[1].dtype = Scalar::F16;
   k.tensor_maps[2].rank = 3;
   k.tensor_maps[2].box.push_back(1);
   CHECK(gemm_kernel_problems(s, k) ==
-        std::vector<std::string>{"kernel 'gemm' has 8 parameters; the host passes 9: A, B, D, C, m, n, k, alpha, beta",
+        std::vector<std::string>{"kernel 'gemm' has 8 parameters; the host passes 12: A, B, D, C, m, n, k, alpha, beta, workspace, counters, workspace_splits",
                                  "kernel 'gemm' tensor map 'B' holds f16; the problem's inputs are bf16",
                                  "kernel 'gemm' tensor map 'D' is 3-D; the host encodes 2-D maps (innermost first)",
                                  "kernel 'gemm' declares no tensor map 'C'"});
+  // Split-K's parameters: global pointers, then an i32.
+  k = gemm_interface_kernel(Scalar::BF16, Scalar::BF16, GemmLayout::TN);
+  k.params[10].type = tj::ir::Type::of(Scalar::U32);
+  CHECK(gemm_kernel_problems(s, k) ==
+        std::vector<std::string>{"kernel 'gemm' parameter 10 is 'counters' (u32); the host passes 'counters' (global u32*) there"});
+  k = gemm_interface_kernel(Scalar::BF16, Scalar::BF16, GemmLayout::TN);
+  k.params.pop_back();
+  k.tensor_maps.pop_back();
   GemmShape bad = shape(0, 4096, int64_t(1) << 31);
   bad.in = Scalar::F32, bad.out = Scalar::I32;
   CHECK(gemm_kernel_problems(bad, gemm_interface_kernel(Scalar::F32, Scalar::I32, GemmLayout::TN)) ==
@@ -233,6 +241,6 @@ TEST_CASE("the kernel the host feeds is checked against samples/gemm.h", "[sampl
     FAIL("a mismatched kernel was accepted");
   } catch (const tj::rt::RuntimeError& e) {
     CHECK(e.kind() == tj::rt::ErrorKind::Usage);
-    CHECK_THAT(std::string(e.what()), Catch::StartsWith("gemm host: kernel 'gemm' has 8 parameters;"));
+    CHECK_THAT(std::string(e.what()), Catch::StartsWith("gemm host: kernel 'gemm' has 11 parameters;"));
   }
 }

@@ -142,7 +142,7 @@ TEST_CASE("only tunable samples have candidates and tuned fields", "[samples][tu
   const std::vector<std::string> f = gemm().tuned_fields();
   const std::set<std::string> fields(f.begin(), f.end());
   for (const char* tuned : {"cluster", "params.bm", "params.bn", "params.bk", "params.stages", "params.consumers",
-                            "params.group", "params.warp_specialized", "params.persistent", "params.multicast"})
+                            "params.group", "params.warp_specialized", "params.persistent", "params.multicast", "params.splits"})
     CHECK(fields.count(tuned));
   for (const char* problem : {"params.m", "params.n", "params.k", "params.dtype", "params.out", "params.layout",
                               "params.alpha", "params.beta", "clusters", "grid"})
@@ -170,7 +170,7 @@ TEST_CASE("a record of a tuned config applies back to the same config", "[sample
   CHECK(r.sample == "gemm");
   CHECK(r.problem_class == "bf16>bf16 tn m8192 n8192 k8192 +C");
   CHECK(r.cluster == tuned.cluster);
-  CHECK(r.params.size() == 9);  // the tuned params, and only those
+  CHECK(r.params.size() == 10);  // the tuned params (splits included), and only those
   CHECK(r.params.count("m") == 0);
   tj::samples::AppliedRecord a = tj::samples::apply_record(gemm(), spec, r);
   REQUIRE(a.config);

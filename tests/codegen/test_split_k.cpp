@@ -1,0 +1,319 @@
+// Split-K: the schedule's (tile, split) units, the DSL ops it adds (atomic_fetch_add,
+// store/add_accumulator_partial) with their verifier errors (exact text), and what
+// the GEMM sample with splits > 1 becomes for sm_90a: the fix-up's order of partial
+// stores, barrier, acq_rel atomic and partial loads, and no register spills.
+#include <catch2/catch.hpp>
+
+#include <map>
+#include <set>
+
+#include "tests/codegen/codegen_test_support.h"
+#include "tests/codegen/gemm_test_support.h"
+
+#include "codegen/lower.h"
+#include "codegen/passes/race_model.h"
+#include "codegen/uniformity.h"
+#include "dsl/dsl.h"
+#include "dsl/ir/printer.h"
+#include "runtime/compiler.h"
+#include "samples/gemm.h"
+#include "samples/runner.h"
+
+using namespace tj;
+using namespace tj::dsl;
+using tj::codegen::Target;
+using namespace tj::test;
+
+namespace {
+
+std::string at(unsigned line) { return "test_split_k.cpp:" + std::to_string(line); }
+bool contains(const std::string& s, const std::string& what) { return s.find(what) != std::string::npos; }
+
+// A one-warpgroup kernel that leaves its accumulator in a workspace slot and
+// counts itself in; `shared_workspace` / `shared_counter` put those in shared memory.
+struct PartialKernel {
+  bool shared_workspace = false, shared_counter = false;
+  unsigned store_line = 0, add_line = 0, atom_line = 0;
+  ir::Kernel build() {
+    KernelBuilder k("partial_kernel");
+    k.threads(128);
+    SharedTile a = k.shared_tile(ir::Scalar::BF16, "a", 64, 64, 1);
+    SharedTile b = k.shared_tile(ir::Scalar::BF16, "b", 64, 64, 1);
+    Accumulator acc = k.accumulator("acc", 64, 64);
+    Ptr<float> ws = shared_workspace ? k.shared<float>("ws", 64 * 64) : k.param<float*>("ws");
+    Ptr<uint32_t> counter = shared_counter ? k.shared<uint32_t>("counter", 1) : k.param<uint32_t*>("counter");
+    k.role("math", 1, 0, [&](i32) {
+      mma(acc, stage(a, 0), stage(b, 0), boolean(false));
+      mma_wait(0);
+      store_line = __LINE__ + 1;
+      store_accumulator_partial(ws, acc, i32(0));
+      if_(thread_idx_x() == 0, [&] {
+        atom_line = __LINE__ + 1;
+        u32 old = atomic_fetch_add(counter[0], u32(1u), ir::MemoryOrder::AcqRel, ir::MemoryScope::Gpu);
+        if_(old == u32(1u), [&] { counter[0] = u32(0u); });
+      });
+      add_line = __LINE__ + 1;
+      add_accumulator_partial(ws, acc, i32(1));
+    });
+    return k.build();
+  }
+};
+
+
+}  // namespace
+
+TEST_CASE("split-K: for_each_tile with splits walks (tile, split) units, a tile's splits adjacent", "[codegen][tiles][schedule][splitk]") {
+  KernelBuilder k("sched_split");
+  k.threads(128).cluster(2, 1);
+  auto out = k.param<int32_t*>("out");
+  auto splits = k.param<int32_t>("splits");
+  for_each_tile(static_persistent(4), i32(10), i32(6), splits, [&](i32 tm, i32 tn, i32 sp) { out[(tm * 6 + tn) * 8 + sp] = cluster_ctarank(); });
+  const unsigned line = __LINE__ + 1;
+  CHECK_THROWS_WITH(for_each_tile(static_persistent(4), i32(10), i32(6), i32(0), [&](i32, i32, i32) {}),
+                    at(line) + ": error: for_each_tile with 0 splits\n"
+                               "  fix: use at least 1 split (1: no split-K)");
+  const ir::Kernel kernel = k.build();
+  codegen::Lowered l = codegen::lower(kernel, Target::sm90a());
+  INFO(l.cuda);
+  CHECK(contains(l.cuda, "int tj_sched0_splits = splits;"));
+  CHECK(contains(l.cuda, "int tj_sched0_units = (tj_sched0_total * tj_sched0_splits);"));
+  CHECK(contains(l.cuda, "for (int tj_sched0_u = tj::cluster_id_x(); tj_sched0_u < tj_sched0_units; tj_sched0_u += tj::num_clusters_x()) {"));
+  // Unit u: cluster tile u / splits (rasterized as before), split u % splits.
+  CHECK(contains(l.cuda, "int tj_sched0_t = (tj_sched0_u / tj_sched0_splits);"));
+  CHECK(contains(l.cuda, "int split = (tj_sched0_u % tj_sched0_splits);"));
+  CHECK(contains(l.cuda, "int tj_sched0_in_group = (tj_sched0_t % tj_sched0_group_span);"));
+  CHECK(contains(l.cuda, "int tile_n = (((tj_sched0_in_group / tj_sched0_group_rows) * 2) + tj::cluster_ctaid_x());"));
+  // The IR says it too.
+  CHECK(contains(ir::to_string(kernel.body), "for_each_tile static_persistent(group 4) (tile_m, tile_n, split) in [10 x 6 x splits splits]"));
+}
+
+TEST_CASE("split-K: the accumulator's partials and the counter's atomic are emitted as stated", "[codegen][tiles][splitk]") {
+  PartialKernel p;
+  codegen::Lowered l = codegen::lower(p.build(), Target::sm90a());
+  INFO(l.cuda);
+  // 64x64 f32 per warpgroup: 32 registers per thread, slots of 4096 floats, 64-bit offsets.
+  CHECK(contains(l.cuda, "tj::acc_partial_store<32>(acc, &ws[(tj::u64)(0) * 4096ull]);"));
+  CHECK(contains(l.cuda, "unsigned old = tj::atom_add_acq_rel_gpu(&counter[0], 1u);"));
+  CHECK(contains(l.cuda, "tj::acc_partial_add<32>(acc, &ws[(tj::u64)(1) * 4096ull]);"));
+  CHECK(contains(ir::to_string(p.build().body), "let old: u32 = atomic_fetch_add.acq_rel.gpu(counter[0], 1u)"));
+  rt::CompileResult r = rt::compile(samples::compile_request(l, Target::sm90a()), nullptr);
+  CHECK(contains(r.ptx, "atom.acq_rel.gpu.global.add.u32"));
+  CHECK(contains(r.ptx, "st.global.v4.f32"));
+  CHECK(contains(r.ptx, "ld.global.v4.f32"));
+}
+
+TEST_CASE("split-K: verifier and DSL errors name the user's line", "[codegen][tiles][verifier][splitk]") {
+  SECTION("a workspace in shared memory") {
+    PartialKernel p;
+    p.shared_workspace = true;
+    auto d = lower_errors(p.build());
+    REQUIRE(d.size() == 2);
+    CHECK(d[0].str() == at(p.store_line) + ": error: store_accumulator_partial through ws, a shared f32*; the workspace is global f32 memory\n"
+                        "  fix: pass a kernel parameter k.param<float*>(name) (its slots of acc.m x acc.n floats)");
+    CHECK(d[1].str() == at(p.add_line) + ": error: add_accumulator_partial through ws, a shared f32*; the workspace is global f32 memory\n"
+                        "  fix: pass a kernel parameter k.param<float*>(name) (its slots of acc.m x acc.n floats)");
+  }
+  SECTION("a counter in shared memory") {
+    PartialKernel p;
+    p.shared_counter = true;
+    auto d = lower_errors(p.build());
+    REQUIRE(!d.empty());
+    CHECK(d[0].str() == at(p.atom_line) + ": error: atomic_fetch_add on counter, a shared u32*; it works on global memory\n"
+                        "  fix: use a global u32 buffer (k.param<uint32_t*>(name)), or atomic_add (no result) for shared memory");
+  }
+  SECTION("a target without register accumulators") {
+    PartialKernel p;
+    auto d = lower_errors(p.build(), Target::sm100a());
+    bool store = false, add = false;
+    for (const Diagnostic& x : d) {
+      store |= x.str() == at(p.store_line) + ": error: store_accumulator_partial needs Hopper's register accumulators (wgmma), which sm_100a does not have\n"
+                                             "  fix: compile for sm_90a (--arch sm_90a); the tcgen05 lowering of tile MMAs for sm_100a is not written yet";
+      add |= x.str() == at(p.add_line) + ": error: add_accumulator_partial needs Hopper's register accumulators (wgmma), which sm_100a does not have\n"
+                                         "  fix: compile for sm_90a (--arch sm_90a); the tcgen05 lowering of tile MMAs for sm_100a is not written yet";
+    }
+    CHECK(store);
+    CHECK(add);
+  }
+  SECTION("outside a role, and an atomic without a memory order") {
+    KernelBuilder k("misuse");
+    k.threads(128);
+    Accumulator acc = k.accumulator("acc", 64, 64);
+    auto ws = k.param<float*>("ws");
+    auto counter = k.param<uint32_t*>("counter");
+    const unsigned line = __LINE__ + 1;
+    CHECK_THROWS_WITH(store_accumulator_partial(ws, acc, i32(0)),
+                      at(line) + ": error: store_accumulator_partial outside a warpgroup role\n"
+                                 "  fix: call it inside k.role(name, warpgroups, max_regs, body): it needs whole warpgroups");
+    const unsigned line2 = __LINE__ + 1;
+    CHECK_THROWS_WITH(add_accumulator_partial(ws, acc, i32(0)),
+                      at(line2) + ": error: add_accumulator_partial outside a warpgroup role\n"
+                                  "  fix: call it inside k.role(name, warpgroups, max_regs, body): it needs whole warpgroups");
+    const unsigned line3 = __LINE__ + 1;
+    CHECK_THROWS_WITH(atomic_fetch_add(counter[0], u32(1u), ir::MemoryOrder::Default, ir::MemoryScope::Gpu),
+                      at(line3) + ": error: atomic_fetch_add without a memory order\n"
+                                  "  fix: state one: MemoryOrder::Relaxed, Acquire, Release or AcqRel");
+  }
+}
+
+TEST_CASE("split-K gemm: partials, barrier, acq_rel counter, partial loads in that order, and no config spills",
+          "[codegen][tiles][gemm][ptx][splitk]") {
+  const samples::Sample* s = samples::find_sample("gemm");
+  REQUIRE(s);
+  struct Case {
+    std::map<std::string, int64_t> params;
+    ir::Dim3 cluster;
+    unsigned regs;  // accumulator registers per thread
+  };
+  const std::vector<Case> cases = {
+      {{{"m", 1024}, {"n", 1024}, {"k", 8192}, {"splits", 4}}, {1, 1, 1}, 128},
+      {{{"m", 1000}, {"n", 1000}, {"k", 3000}, {"splits", 3}, {"out", 2}}, {1, 2, 1}, 128},
+      {{{"splits", 8}, {"bn", 128}}, {2, 1, 1}, 64},
+      {{{"splits", 2}, {"consumers", 1}, {"bm", 64}, {"bn", 128}}, {1, 1, 1}, 64},
+      {{{"splits", 2}, {"warp_specialized", 0}, {"stages", 4}, {"bn", 128}}, {1, 1, 1}, 128},
+      {{{"splits", 0}}, {1, 2, 1}, 128},  // automatic: S from the launched grid
+  };
+  for (const Case& c : cases) {
+    samples::Config cfg = gemm_config(c.params, c.cluster);
+    REQUIRE(s->check_config(cfg).empty());
+    codegen::Lowered l = codegen::lower(s->build(cfg), Target::sm90a());
+    const std::string regs = std::to_string(c.regs);
+    if (cfg.params["splits"] == 0) {
+      // S = max(1, min(min(k-blocks / 4, 32), clusters / cluster tiles), what the workspace holds).
+      CHECK(contains(l.cuda, "tj::num_clusters_x()"));
+      CHECK(contains(l.cuda, "workspace_splits"));
+    }
+    const size_t store = l.cuda.find("tj::acc_partial_store<" + regs + ">(acc, &workspace[");
+    const size_t sync1 = l.cuda.find("tj::named_barrier_sync(", store);
+    const size_t atom = l.cuda.find("= tj::atom_add_acq_rel_gpu(&counters[", sync1);
+    const size_t sync2 = l.cuda.find("tj::named_barrier_sync(", atom);
+    const size_t reset = l.cuda.find("] = 0u;", sync2);
+    const size_t add = l.cuda.find("tj::acc_partial_add<" + regs + ">(acc, &workspace[", reset);
+    const size_t epilogue = l.cuda.find("tj::acc_store_m64<", add);
+    INFO(l.cuda);
+    CHECK(store != std::string::npos);
+    CHECK(sync1 != std::string::npos);
+    CHECK(atom != std::string::npos);
+    CHECK(sync2 != std::string::npos);
+    CHECK(reset != std::string::npos);
+    CHECK(add != std::string::npos);
+    CHECK(epilogue != std::string::npos);
+
+    const rt::CompileResult r = compile_without_spills(l, "cluster " + cfg.cluster.str());
+    CHECK(contains(r.ptx, "atom.acq_rel.gpu.global.add.u32"));
+    CHECK(contains(r.ptx, "st.global.v4.f32"));
+    CHECK(contains(r.ptx, "ld.global.v4.f32"));
+  }
+}
+
+TEST_CASE("split-K gemm: splits 1 builds the kernel without split-K, the same as before", "[codegen][tiles][gemm][splitk]") {
+  const samples::Sample* s = samples::find_sample("gemm");
+  REQUIRE(s);
+  codegen::Lowered l = codegen::lower(s->build(gemm_config({})), Target::sm90a());
+  CHECK(!contains(l.cuda, "acc_partial"));
+  CHECK(!contains(l.cuda, "atom_add"));
+  CHECK(!contains(l.cuda, "split_old"));
+  CHECK(contains(l.cuda, "tj_sched0_t < tj_sched0_total;"));  // the plain walk over tiles
+  CHECK(!contains(l.cuda, "tj_sched0_units"));
+}
+
+TEST_CASE("split-K gemm: check_config names params.splits, and the workspace follows tiles, splits and the SMs", "[samples][gemm][splitk]") {
+  const samples::Sample* s = samples::find_sample("gemm");
+  REQUIRE(s);
+  auto problems = [&](std::map<std::string, int64_t> params) {
+    std::vector<std::string> out;
+    for (const samples::ConfigProblem& p : s->check_config(gemm_config(params))) out.push_back(p.field + ": " + p.message);
+    return out;
+  };
+  CHECK(problems({{"splits", 33}}) ==
+        std::vector<std::string>{"params.splits: splits = 33: split-K cuts each tile's K into 1 to 32 ranges (1: no split, 0: chosen at run time)"});
+  // 2^20 x 2^20 in 128x256 tiles, 32 splits: 2^25 tiles x 32 x 128 KiB of partials.
+  CHECK(problems({{"m", 1 << 20}, {"n", 1 << 20}, {"k", 64}, {"splits", 32}}) ==
+        std::vector<std::string>{"params.splits: splits = 32 needs a split-K workspace of 131072 GiB (f32 partials of every tile and split): "
+                                 "use fewer splits, or none for a problem this large"});
+  CHECK(problems({{"splits", 0}}).empty());
+  CHECK(problems({{"m", 1000}, {"n", 1000}, {"k", 3000}, {"splits", 3}}).empty());
+
+  // 1024 x 1024 in 128x256 tiles: 8 x 4 = 32 tiles; 2 consumer warpgroups.
+  samples::GemmShape shape{1024, 1024, 8192};
+  samples::GemmTiling t;
+  t.splits = 4;
+  samples::GemmWorkspace w = samples::gemm_workspace(shape, t, 0);
+  CHECK(w.workspace_floats == 32ull * 4 * 128 * 256);
+  CHECK(w.counters == 32 * 2);
+  CHECK(w.splits == 4);
+  t.splits = 1;
+  w = samples::gemm_workspace(shape, t, 132);
+  CHECK((w.workspace_floats == 0 && w.counters == 0 && w.splits == 1));
+  // Automatic: 132 SMs hold 4 splits of 32 tiles (128 CTAs); 8192 / 64 / 4 = 32 caps nothing here.
+  t.splits = 0;
+  w = samples::gemm_workspace(shape, t, 132);
+  CHECK(w.splits == 4);
+  CHECK(w.workspace_floats == 32ull * 4 * 128 * 256);
+  // ...a GPU of 80 SMs 2; 4096^3 (512 tiles) none; a short K none (256 / 64 / 4 = 1).
+  CHECK(samples::gemm_workspace(shape, t, 80).splits == 2);
+  CHECK(samples::gemm_workspace({4096, 4096, 4096}, t, 132).splits == 1);
+  CHECK(samples::gemm_workspace({1024, 1024, 256}, t, 132).splits == 1);
+  // Ragged tiles in a 2x2 cluster: the grid is padded to whole clusters (8 x 4 tiles).
+  t.splits = 3, t.cluster_n = 2, t.cluster_m = 2;
+  w = samples::gemm_workspace({1000, 900, 3000}, t, 0);
+  CHECK(w.counters == 8 * 4 * 2);
+  // The persistent grid covers every unit, cut to what fits.
+  samples::Config c = gemm_config({{"m", 1024}, {"n", 1024}, {"k", 8192}, {"splits", 4}});
+  CHECK(s->persistent_grid(c, 132)->x == 128);
+  CHECK(s->persistent_grid(c, 100)->x == 100);
+  c.params["splits"] = 0;
+  CHECK(s->persistent_grid(c, 132)->x == 132);  // 32 tiles x up to 32 splits: the whole GPU
+  c.params["k"] = 128;                          // 2 k-blocks: cap 1, no split
+  CHECK(s->persistent_grid(c, 132)->x == 32);
+}
+
+TEST_CASE("split-K gemm: tuning tries splits 2, 4, 8 for few tiles and a long K, and those kernels do not spill",
+          "[samples][gemm][tuning][splitk][ptx]") {
+  const samples::Sample* s = samples::find_sample("gemm");
+  REQUIRE(s);
+  auto with_splits = [&](std::map<std::string, int64_t> shape) {
+    std::vector<samples::Config> out;
+    for (const samples::Config& c : s->tuning_candidates(gemm_config(shape)))
+      if (c.params.at("splits") > 1) out.push_back(c);
+    return out;
+  };
+  // 1024 x 1024 x 8192: 32 tiles of 128x256, 128 k-blocks.
+  const std::vector<samples::Config> split = with_splits({{"m", 1024}, {"n", 1024}, {"k", 8192}});
+  REQUIRE(split.size() == 12);  // splits 2, 4, 8 x tiles 128x256, 128x128 x clusters 1x1, 1x2
+  std::set<int64_t> counts;
+  for (const samples::Config& c : split) {
+    CHECK(s->check_config(c).empty());
+    counts.insert(c.params.at("splits"));
+  }
+  CHECK(counts == std::set<int64_t>{2, 4, 8});
+  // Enough tiles to fill a GPU, or too short a K for 2 splits of 4 k-blocks: none.
+  CHECK(with_splits({{"m", 4096}, {"n", 4096}, {"k", 8192}}).empty());
+  CHECK(with_splits({{"m", 1024}, {"n", 1024}, {"k", 448}}).empty());
+  CHECK(with_splits({{"m", 1024}, {"n", 1024}, {"k", 1024}}).size() == 8);  // 16 k-blocks: splits 2 and 4
+  for (const samples::Config& c : split) {
+    if (c.params.at("splits") != 8) continue;  // the split count is a constant in the code: one per tile and cluster
+    compile_without_spills(codegen::lower(s->build(c), Target::sm90a()),
+                           "bm " + std::to_string(c.params.at("bm")) + " bn " + std::to_string(c.params.at("bn")) + " cluster " +
+                               c.cluster.str());
+  }
+}
+
+TEST_CASE("uniformity sees through locals declared once and never assigned, when given their definitions",
+          "[codegen][uniformity][splitk]") {
+  KernelBuilder k("uniform_locals");
+  k.threads(128);
+  auto n = k.param<int32_t>("n");
+  auto out = k.param<int32_t*>("out");
+  i32 per_cta = var(n / 4 + block_idx_x(), "per_cta");  // never assigned: as uniform as n / 4 + %ctaid.x
+  i32 per_thread = var(n + thread_idx_x(), "per_thread");
+  Var<int32_t> changed = var(n, "changed");
+  changed = changed + 1;                                 // assigned: anything
+  out[0] = per_cta + per_thread + changed;
+  const ir::Kernel kernel = k.build();
+  const auto defs = codegen::race::single_assignment_defs(kernel);
+  CHECK(codegen::uniformity(per_cta.expr(), kernel, {}, &defs) == codegen::Uniform::Cta);
+  CHECK(codegen::uniformity(per_cta.expr(), kernel, {}) == codegen::Uniform::Thread);  // without the definitions
+  CHECK(codegen::uniformity(per_thread.expr(), kernel, {}, &defs) == codegen::Uniform::Thread);
+  CHECK(codegen::uniformity(changed.expr(), kernel, {}, &defs) == codegen::Uniform::Thread);
+  CHECK(codegen::uniformity((n * 2).expr(), kernel, {}, &defs) == codegen::Uniform::Cluster);
+}
