@@ -29,16 +29,16 @@ const std::map<std::string, std::vector<std::string>> kPinned = {
     {"race_demo_tma_fixed.json", {"barrier 'full[0]' in the kernel body: verified"}},
     // Both GEMM barriers, multicast across the cluster included (the spec's cluster is 2x1).
     {"gemm_auto.json",  // the default config: cluster 1x1
-     {"barrier 'full' in the loop at gemm_kernel.cpp:267: verified",
-      "barrier 'c_full' in the loop at gemm_kernel.cpp:279: verified"}},
+     {"barrier 'full' in the loop at gemm_kernel.cpp:271: verified",
+      "barrier 'c_full' in the loop at gemm_kernel.cpp:283: verified"}},
     {"gemm.json",
-     {"barrier 'full' in the loop at gemm_kernel.cpp:267: verified",
-      "barrier 'c_full' in the loop at gemm_kernel.cpp:279: verified"}},
+     {"barrier 'full' in the loop at gemm_kernel.cpp:271: verified",
+      "barrier 'c_full' in the loop at gemm_kernel.cpp:283: verified"}},
     // Split-K: only the CTA that finishes a tile last runs its epilogue, which loads C
     // (arrive_expect_tx and the load under the same run-time condition): not decidable here.
     {"gemm_splitk.json",
-     {"barrier 'full' in the loop at gemm_kernel.cpp:267: verified",
-      "barrier 'c_full' in the loop at gemm_kernel.cpp:279: not verified: the condition last (if_ at gemm_kernel.cpp:194) "
+     {"barrier 'full' in the loop at gemm_kernel.cpp:271: verified",
+      "barrier 'c_full' in the loop at gemm_kernel.cpp:283: not verified: the condition last (if_ at gemm_kernel.cpp:194) "
       "cannot be evaluated before run time and may differ between the threads of a CTA"}},
     // The one-thread copy: both loops' loads sit under `tile < ntiles` with their
     // arrive_expect_tx (unchecked before: the guard cannot be evaluated).
