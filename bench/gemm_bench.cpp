@@ -83,6 +83,11 @@ void run_shape(const samples::Sample& gemm, const bench::MatmulSize& size, const
   const samples::TunedChoice choice = samples::decide_tuned(gemm, spec.config, tuned);
   spec.config = choice.config;
   row.tuned = choice.line;
+  // ... and made concrete for this GPU as `tilejit run` does (splits 0: S decided here).
+  if (std::optional<samples::Sample::DeviceChoice> d = gemm.for_device(spec.config, ctx.info().sm_count)) {
+    spec.config = d->config;
+    row.tuned += (row.tuned.empty() ? "" : "; ") + d->line;
+  }
   const samples::Compiled compiled = samples::compile_sample(gemm, spec.config, target, &cache);
   const ir::Kernel& kernel = compiled.lowered.kernel;
   rt::Module module = rt::Module::load(ctx, compiled.result.cubin, kernel.name, kernel.params.size());

@@ -97,7 +97,11 @@ int cmd_run(const RunArgs& args) {
   const codegen::Target target = device_target(ctx);
   std::cout << "kernel    " << spec.sample->name() << "\n"
             << "device    " << dev.ordinal << ": " << dev.name << " (" << target.arch << ", " << dev.sm_count << " SMs)\n";
-  const samples::Config config = tuned_config(spec, args, dev.name);
+  samples::Config config = tuned_config(spec, args, dev.name);
+  if (std::optional<samples::Sample::DeviceChoice> d = spec.sample->for_device(config, dev.sm_count)) {
+    std::cout << "auto      " << d->line << "\n";
+    config = d->config;
+  }
   BothWays ct = compile_both_ways(*spec.sample, config, target);
   const samples::Compiled& c = ct.compiled;
 

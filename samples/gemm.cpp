@@ -164,6 +164,21 @@ std::unique_ptr<Instance> Gemm::instantiate(const Config& c, uint64_t seed) cons
   return make_gemm_instance(gemm_shape(c), build(c), seed, gemm_workspace(gemm_shape(c), t, sms));
 }
 
+std::optional<Sample::DeviceChoice> Gemm::for_device(const Config& c, int sm_count) const {
+  if (c.param("splits") != 0 || sm_count <= 0) return std::nullopt;
+  const GemmShape s = gemm_shape(c);
+  const GemmTiling t = gemm_tiling(c);
+  // The count the kernel would take at run time, at one CTA per SM (gemm_workspace).
+  const unsigned splits = std::max(1u, gemm_workspace(s, t, sm_count).splits);
+  DeviceChoice d{c, ""};
+  d.config.params["splits"] = int64_t(splits);
+  const uint64_t tiles = ceil_div(uint64_t(s.m), t.bm) * ceil_div(uint64_t(s.n), t.bn);
+  d.line = "splits 0 -> " + std::to_string(splits) + " for " + std::to_string(sm_count) + " SMs (" + std::to_string(tiles) +
+           " output tiles, " + std::to_string(ceil_div(uint64_t(s.k), t.bk)) + " k-blocks)" +
+           (splits == 1 ? ": the tiles fill the GPU, the kernel is built without split-K" : "");
+  return d;
+}
+
 std::optional<ir::Dim3> Gemm::persistent_grid(const Config& c, int max_active_clusters) const {
   const GemmShape s = gemm_shape(c);
   const GemmTiling t = gemm_tiling(c);

@@ -103,6 +103,19 @@ class Sample {
     return std::nullopt;
   }
 
+  // The config made concrete for the device it is about to run on (`sm_count` SMs):
+  // what the sample would otherwise leave to the kernel to decide at run time (the GEMM's
+  // `splits 0`), so the kernel is built for the decision. nullopt: nothing to decide
+  // (and so, without a device, the run-time choice stays in the kernel).
+  struct DeviceChoice {
+    Config config;
+    std::string line;  // what was decided and why, for the run's output
+  };
+  virtual std::optional<DeviceChoice> for_device(const Config& c, int sm_count) const {
+    (void)c, (void)sm_count;
+    return std::nullopt;
+  }
+
   // Tuning (`tilejit tune`). The configs worth trying for c's problem: c with the tuned
   // fields set each way, each passing check_config, the likeliest winners first (a sweep
   // cut short by a time limit has then tried those). Empty: the sample is not tunable.

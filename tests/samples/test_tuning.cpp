@@ -293,3 +293,29 @@ TEST_CASE("the sample specs: gemm_auto.json leaves the tuned fields to the DB, g
   CHECK(gemm().problem_class(automatic) == "bf16>bf16 tn m4096 n4096 k4096");
   CHECK(tj::cli::load_spec(dir + "gemm.json").config.named.count("cluster") == 1);
 }
+
+TEST_CASE("gemm: splits 0 is decided on the host for the device's SMs", "[samples][tuning][gemm]") {
+  // 1024x1024x8192, 128x256 tiles, cluster 1x1: 32 tiles, 128 k-blocks; 132 SMs hold 4
+  // splits per tile (the cap is min(32, 128 / 4)).
+  const Config small = spec_config(R"("m": 1024, "n": 1024, "k": 8192, "splits": 0)");
+  std::optional<tj::samples::Sample::DeviceChoice> d = gemm().for_device(small, 132);
+  REQUIRE(d.has_value());
+  CHECK(d->config.param("splits") == 4);
+  CHECK(d->line == "splits 0 -> 4 for 132 SMs (32 output tiles, 128 k-blocks)");
+  CHECK(gemm().check_config(d->config).empty());
+  // A GPU with a quarter of the SMs holds one split per tile: the plain kernel.
+  d = gemm().for_device(small, 33);
+  REQUIRE(d.has_value());
+  CHECK(d->config.param("splits") == 1);
+  CHECK(d->line == "splits 0 -> 1 for 33 SMs (32 output tiles, 128 k-blocks): the tiles fill the GPU, the kernel is built without split-K");
+  // Short K caps the splits (at least 4 k-blocks each): k 1024 is 16 k-blocks, so 4.
+  d = gemm().for_device(spec_config(R"("m": 512, "n": 512, "k": 1024, "splits": 0)"), 132);
+  REQUIRE(d.has_value());
+  CHECK(d->config.param("splits") == 4);
+  // Large squares never split; explicit splits and no device stay as they are.
+  d = gemm().for_device(spec_config(R"("m": 8192, "n": 8192, "k": 8192, "splits": 0)"), 132);
+  REQUIRE(d.has_value());
+  CHECK(d->config.param("splits") == 1);
+  CHECK_FALSE(gemm().for_device(spec_config(R"("m": 1024, "n": 1024, "k": 8192, "splits": 3)"), 132).has_value());
+  CHECK_FALSE(gemm().for_device(small, 0).has_value());
+}
