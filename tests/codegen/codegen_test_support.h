@@ -11,6 +11,14 @@
 
 namespace tj::test {
 
+// Whether `what` occurs in `s`, and how many times (not overlapping).
+inline bool contains(const std::string& s, const std::string& what) { return s.find(what) != std::string::npos; }
+inline size_t count(const std::string& s, const std::string& what) {
+  size_t n = 0;
+  for (size_t p = s.find(what); p != std::string::npos; p = s.find(what, p + what.size())) ++n;
+  return n;
+}
+
 // The diagnostics lower() throws for `k` (empty when it lowers).
 inline std::vector<Diagnostic> lower_errors(const ir::Kernel& k,
                                             const codegen::Target& t = codegen::Target::sm90a()) {

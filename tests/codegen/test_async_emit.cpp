@@ -24,14 +24,8 @@ namespace {
 std::string at(unsigned line) { return "test_async_emit.cpp:" + std::to_string(line); }
 
 
-bool contains(const std::string& s, const std::string& what) { return s.find(what) != std::string::npos; }
 
 // How often `what` occurs in `s`.
-size_t count(const std::string& s, const std::string& what) {
-  size_t n = 0;
-  for (size_t p = s.find(what); p != std::string::npos; p = s.find(what, p + what.size())) ++n;
-  return n;
-}
 
 // The lines of `lines` from the first one equal to `from`, `n` of them.
 std::vector<std::string> slice(const std::vector<std::string>& lines, const std::string& from, size_t n) {

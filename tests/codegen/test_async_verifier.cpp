@@ -48,7 +48,6 @@ std::string lowered_cuda(const ir::Kernel& k, const Target& t = Target::sm90a())
   return codegen::lower(k, t).cuda;
 }
 
-bool contains(const std::string& s, const std::string& what) { return s.find(what) != std::string::npos; }
 
 // "transaction bytes of barrier 'full' do not match in CTA rank R: ..." as verify_transactions writes it.
 std::string tx_message(unsigned rank, uint64_t announced, unsigned expect_line, uint64_t delivered, unsigned copy_line,

@@ -27,7 +27,6 @@ using namespace tj::test;
 namespace {
 
 std::string at(unsigned line) { return "test_split_k.cpp:" + std::to_string(line); }
-bool contains(const std::string& s, const std::string& what) { return s.find(what) != std::string::npos; }
 
 // A one-warpgroup kernel that leaves its accumulator in a workspace slot and
 // counts itself in; `shared_workspace` / `shared_counter` put those in shared memory.

@@ -24,12 +24,6 @@ using namespace tj::test;
 namespace {
 
 std::string at(unsigned line) { return "test_tiles.cpp:" + std::to_string(line); }
-bool contains(const std::string& s, const std::string& what) { return s.find(what) != std::string::npos; }
-size_t count(const std::string& s, const std::string& what) {
-  size_t n = 0;
-  for (size_t p = s.find(what); p != std::string::npos; p = s.find(what, p + what.size())) ++n;
-  return n;
-}
 
 // A one-warpgroup MMA kernel: acc (64 x n) = a (64 x 64) * b, with the given B layout and swizzle.
 struct MmaKernel {
