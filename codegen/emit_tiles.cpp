@@ -107,7 +107,9 @@ std::string emit_accumulators(const Kernel& k) {
 std::vector<std::string> emit_mma(const Mma& n, const Kernel& k, const ExprText& ex) {
   const AccumulatorDecl& acc = acc_of(n.acc, k);
   const TileLayout &a = layout_of(n.a, k), &b = layout_of(n.b, k);
-  const unsigned ksteps = (a.major == Major::K ? a.cols : a.rows) / 16;
+  const unsigned kext = a.major == Major::K ? a.cols : a.rows;
+  // The K steps this MMA covers: its K range of the tiles' extent.
+  const unsigned kstep0 = n.k_first / 16, ksteps = (n.k_count ? n.k_first + n.k_count : kext) / 16;
   const unsigned esz = scalar_bytes(a.elem);
   // K-major, swizzled: 8-row groups 8 swizzle spans apart (stride offset, 1024
   // bytes for 128-byte rows); the leading offset is unused. N-major B (128-byte
@@ -123,7 +125,7 @@ std::vector<std::string> emit_mma(const Mma& n, const Kernel& k, const ExprText&
     // A's fragments for every k-step first: the fence below then orders all of
     // these register writes before the MMAs that read them.
     for (unsigned blk = 0; blk < acc.m / 64; ++blk)
-      for (unsigned j = 0; j < ksteps; ++j) {
+      for (unsigned j = kstep0; j < ksteps; ++j) {
         const std::string frag = "tj_a" + std::to_string(blk) + "_" + std::to_string(j);
         out.push_back("  tj::u32 " + frag + "[4];");
         out.push_back("  tj::ldmatrix_a_k16<" + std::to_string(a.panel_cols()) + ", " + std::to_string(panel_bytes_of(a)) + ", " +
@@ -139,7 +141,7 @@ std::vector<std::string> emit_mma(const Mma& n, const Kernel& k, const ExprText&
                 u(b_lbo) + ", " + u(b_sbo) + ", " + u(desc_swizzle(b)) + ");");
   out.push_back("  const tj::u32 tj_scale_d = (" + ex(n.accumulate) + ") ? 1u : 0u;");
   for (unsigned blk = 0; blk < acc.m / 64; ++blk) {
-    for (unsigned j = 0; j < ksteps; ++j) {
+    for (unsigned j = kstep0; j < ksteps; ++j) {
       // K step j of A (K-major): panel (16 j) / panel_cols, then 16 j % panel_cols elements in.
       const uint64_t a_off = uint64_t(16 * j / a.panel_cols()) * panel_bytes_of(a) + uint64_t(16 * j % a.panel_cols()) * esz +
                              uint64_t(blk) * 64 * row_bytes(a);
@@ -153,7 +155,7 @@ std::vector<std::string> emit_mma(const Mma& n, const Kernel& k, const ExprText&
         const std::string a_arg = rs ? "tj_a" + std::to_string(blk) + "_" + std::to_string(j)
                                      : "tj_desc_a + " + std::to_string(a_off >> 4) + "ull";
         out.push_back("  tj::" + wgmma_wrapper_name(shape) + "(&" + n.acc + "[" + std::to_string(blk * acc.n / 2 + cols.first / 2) +
-                      "], " + a_arg + ", tj_desc_b + " + std::to_string(b_off >> 4) + "ull, " + (j == 0 ? "tj_scale_d" : "1u") + ");");
+                      "], " + a_arg + ", tj_desc_b + " + std::to_string(b_off >> 4) + "ull, " + (j == kstep0 ? "tj_scale_d" : "1u") + ");");
       }
     }
   }

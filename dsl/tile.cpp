@@ -135,6 +135,11 @@ void mma(const Accumulator& acc, const TileView& a, const TileView& b, const boo
   append_stmt(ir::Mma::make(acc.name, a.operand(), b.operand(), accumulate.expr(), L(loc)));
 }
 
+void mma(const Accumulator& acc, const TileView& a, const TileView& b, const boolean& accumulate, KRange k, SrcLoc loc) {
+  role_here("mma", loc);
+  append_stmt(ir::Mma::make(acc.name, a.operand(), b.operand(), accumulate.expr(), L(loc), k.first, k.count));
+}
+
 void mma_wait(unsigned pending, SrcLoc loc) {
   role_here("mma_wait", loc);
   if (pending > 7) throw UserError(L(loc), "mma_wait(" + std::to_string(pending) + ")", "wait for at most 7 pending groups");

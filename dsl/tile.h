@@ -58,6 +58,15 @@ uint32_t tile_load_bytes(const TileMap& map);
 // its major-ness); accumulate false overwrites acc. Completes at mma_wait.
 void mma(const Accumulator& acc, const TileView& a, const TileView& b, const boolean& accumulate,
          SrcLoc loc = SrcLoc::current());
+// Elements [first, first + count) of the tiles' K extent (count 0: to the end).
+struct KRange {
+  unsigned first, count;
+};
+// The same over part of K, one mma group of its own: a k-block issued in two
+// parts lets mma_wait(1) between them wait for the previous k-block while the
+// first part runs (first and count multiples of the MMA's K step, 16 for 16-bit types).
+void mma(const Accumulator& acc, const TileView& a, const TileView& b, const boolean& accumulate, KRange k,
+         SrcLoc loc = SrcLoc::current());
 // Waits until at most `pending` of this warpgroup's mma groups are in flight.
 void mma_wait(unsigned pending = 0, SrcLoc loc = SrcLoc::current());
 // dst rows [dst.row, + acc.m) = alpha * acc + beta * c, converted to dst's type

@@ -38,6 +38,9 @@ std::vector<ParamSpec> Gemm::params() const {
            "1: a producer warpgroup and `consumers` MMA warpgroups; 0: one warpgroup loads and computes (the ladder's first steps)"},
           {"persistent", 1, 0, 1, "1: as many clusters as fit walk the tiles; 0: one cluster per cluster tile (per tile and split with split-K)"},
           {"multicast", 1, 0, 1, "1: a cluster row shares A and a column B through TMA multicast; 0: every CTA loads its own"},
+          {"split_issue", 1, 0, 1,
+           "1: each k-block's MMAs go out in two groups, the first K step, then the wait for the previous k-block, then "
+           "the rest; 0: one group, then the wait (warp-specialized, up to 256 columns)"},
           {"splits", 1, 0, int64_t(kMaxSplits),
            "split-K: each output tile's K is cut into this many ranges run by different clusters, the last to finish adds "
            "the f32 partials (a workspace) and writes the tile; 1: no split; 0: as many as fill the GPU's SMs (at most "
@@ -68,6 +71,7 @@ GemmTiling gemm_tiling(const Config& c) {
   t.cluster_n = c.cluster.x, t.cluster_m = c.cluster.y;
   t.warp_specialized = c.param("warp_specialized") == 1, t.persistent = c.param("persistent") == 1;
   t.multicast = c.param("multicast") == 1;
+  t.split_issue = c.param("split_issue") == 1;
   t.splits = unsigned(c.param("splits"));
   if (!t.warp_specialized) t.consumers = 1;
   if (t.stages == 0) {

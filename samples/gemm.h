@@ -47,6 +47,7 @@ struct GemmTiling {
   bool warp_specialized = true;  // false: one warpgroup loads and computes (consumers is then 1)
   bool persistent = true;        // false: one cluster per cluster tile
   bool multicast = true;         // false: in a cluster, each CTA still loads its own tiles
+  bool split_issue = true;       // each k-block's MMAs in two groups around the wait for the previous (see gemm_kernel.cpp)
   unsigned splits = 1;           // split-K: K ranges per output tile (1: none, 0: chosen at run time), at most kMaxSplits
   unsigned threads() const { return warp_specialized ? 128 * (consumers + 1) : 128; }
 };

@@ -51,6 +51,8 @@ struct GemmKernel {
   bool nn;
   int32_t bm, bn, bk, stages, rows_per_mma;
   bool wide;  // bn over one wgmma's 256 columns: the MMA reads A from registers
+  // Each k-block's MMAs in two groups around the wait for the previous k-block (not wide tiles).
+  bool split_issue() const { return t.split_issue && !wide; }
   SharedTile a, b;
   unsigned chunk_cols;  // output columns per epilogue chunk: one 128-byte panel
   SharedTile d;
@@ -291,8 +293,19 @@ void warp_specialized(GemmKernel& g) {
       for_(0, count, [&](i32 j) {
         i32 st = it % g.stages;
         wait_local(g.full[st]);
-        mma(g.acc, stage(g.a, st).rows(wg * g.rows_per_mma), stage(g.b, st), j > 0);
-        if (g.wide) {
+        const TileView a = stage(g.a, st).rows(wg * g.rows_per_mma), b = stage(g.b, st);
+        if (g.split_issue()) {
+          // The k-block's first K step as a group of its own, then the wait for the
+          // previous k-block (mma_wait(1): all but that group), its stage released,
+          // then the other K steps: the warpgroup waits with one K step queued on
+          // the tensor cores instead of a whole k-block (see docs/gemm-perf-notes.md).
+          const unsigned step = 16;
+          mma(g.acc, a, b, j > 0, KRange{0, step});
+          mma_wait(1);
+          if_(j > 0, [&] { g.release((it - 1) % g.stages); });
+          mma(g.acc, a, b, boolean(true), KRange{step, 0});
+        } else if (g.wide) {
+          mma(g.acc, a, b, j > 0);
           // A tile wider than one wgmma takes A from registers, which ptxas keeps
           // until the MMAs that read them complete: keeping a second k-block's
           // in flight spills. Each warpgroup waits for its own; the other
@@ -300,6 +313,7 @@ void warp_specialized(GemmKernel& g) {
           mma_wait(0);
           g.release(st);
         } else {
+          mma(g.acc, a, b, j > 0);
           // Keep one MMA group in flight; the one before it has finished reading its stage.
           mma_wait(1);
           if_(j > 0, [&] { g.release((it - 1) % g.stages); });

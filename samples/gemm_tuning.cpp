@@ -47,7 +47,7 @@ std::vector<Config> Gemm::tuning_candidates(const Config& c) const {
     k.params["bm"] = tile.bm, k.params["bn"] = tile.bn, k.params["bk"] = bk;
     k.params["stages"] = stages, k.params["consumers"] = 2, k.params["group"] = group;
     k.params["warp_specialized"] = 1, k.params["persistent"] = 1, k.params["multicast"] = 1;
-    k.params["splits"] = splits;
+    k.params["splits"] = splits, k.params["split_issue"] = 1;
     k.cluster = cluster;
     k.params["stages"] = int64_t(gemm_tiling(k).stages);  // 0: as many as fit, named so the table and DB show it
     if (check_config(k).empty()) out.push_back(std::move(k));
@@ -109,7 +109,7 @@ std::string Gemm::problem_class(const Config& c) const {
 std::vector<std::string> Gemm::tuned_fields() const {
   return {"params.bm",     "params.bn",        "cluster",          "params.group",      "params.bk",
           "params.stages", "params.consumers", "params.warp_specialized", "params.persistent", "params.multicast",
-          "params.splits"};
+          "params.splits", "params.split_issue"};
 }
 
 }  // namespace tj::samples

@@ -8,6 +8,7 @@
 // threads (another role, another thread branch) are met through waits: a reader
 // must wait on their barrier in the same iteration, and a producer must wait on
 // a barrier its readers arrive on before refilling a stage they read.
+#include <functional>
 #include <set>
 
 #include "codegen/passes/race_checks.h"
@@ -141,8 +142,9 @@ class Walk {
       st = merge(std::move(st), mine);
     } else if (const For* f = s->as<For>()) {
       State entry = st;
+      const std::set<std::string> renewed = renewed_each_iteration(*f);
       for (int it = 0; it < 2; ++it) {
-        for (const std::string& b : repeating_) st.waited.erase(b), st.maybe_waited.erase(b);
+        for (const std::string& b : renewed) st.waited.erase(b), st.maybe_waited.erase(b);
         iteration_[f->var] = it;
         walk(f->body, st);
       }
@@ -173,6 +175,34 @@ class Walk {
   unsigned accesses = 0;
 
  private:
+  // The barriers whose waits one iteration of loop f cannot carry into the next:
+  // those with a phase per iteration that the body waits on, or that complete
+  // copies into a buffer the body reads or writes. A loop touching none of them
+  // (a loop over cluster ranks arriving on 'empty', say) keeps the enclosing
+  // iteration's waits.
+  std::set<std::string> renewed_each_iteration(const For& f) {
+    std::set<std::string> used;
+    std::function<void(const Stmt&)> scan = [&](const Stmt& s) {
+      if (!s) return;
+      if (const Block* b = s->as<Block>()) {
+        for (const Stmt& c : b->body) scan(c);
+        return;
+      }
+      if (const MbarrierWait* w = s->as<MbarrierWait>()) used.insert(buffer_of(w->bar).name);
+      for (const MemAccess& m : accesses_of(k_, *s))
+        if (!is_copy(m))
+          for (const Placed& c : copies_[m.buf.name]) used.insert(c.barrier);
+      if (const If* i = s->as<If>()) scan(i->then_body), scan(i->else_body);
+      else if (const Role* r = s->as<Role>()) scan(r->body);
+      else if (const For* g = s->as<For>()) scan(g->body);
+    };
+    scan(f.body);
+    std::set<std::string> out;
+    for (const std::string& b : repeating_)
+      if (used.count(b)) out.insert(b);
+    return out;
+  }
+
   bool overlaps(const MemAccess& m, const Issued& i) const {
     return i.m.buf.name == m.buf.name && !disjoint(k_, defs_, i.m, i.iteration, m, iteration_);
   }

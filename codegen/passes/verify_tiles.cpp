@@ -71,6 +71,11 @@ class Checker : public Visitor {
     if (ka != kb || ka % 16 != 0)
       error(n.loc, "mma operands have K extents " + std::to_string(ka) + " ('" + an + "') and " + std::to_string(kb) + " ('" + bn + "')",
             "give both tiles the same K extent, a multiple of 16");
+    else if (n.k_first % 16 != 0 || n.k_count % 16 != 0 || n.k_first >= ka || n.k_first + n.k_count > ka)
+      error(n.loc, "mma over K elements " + std::to_string(n.k_first) + ".." +
+                       (n.k_count ? std::to_string(n.k_first + n.k_count) : std::string("end")) + " of tiles with a K extent of " +
+                       std::to_string(ka),
+            "give a K range inside [0, " + std::to_string(ka) + ") that starts and ends on a multiple of 16 (the MMA's K step)");
     check_rows(n.a, *a, acc->m, "mma operand A", n.loc);
     const unsigned bn_extent = b->major == Major::K ? b->rows : b->cols;
     if (b->major == Major::K) check_rows(n.b, *b, acc->n, "mma operand B", n.loc);

@@ -455,12 +455,12 @@ Stmt NamedBarrier::make(Expr id, unsigned threads, Loc loc) {
   return std::make_shared<NamedBarrier>(std::move(id), threads, std::move(loc));
 }
 
-Stmt Mma::make(std::string acc, TileOperand a, TileOperand b, Expr accumulate, Loc loc) {
+Stmt Mma::make(std::string acc, TileOperand a, TileOperand b, Expr accumulate, Loc loc, unsigned k_first, unsigned k_count) {
   require_tile(a, "Mma");
   require_tile(b, "Mma");
   require_value(accumulate, "Mma", "accumulate");
   require(accumulate->type.scalar == Scalar::Bool, "Mma::make: accumulate must be a bool");
-  return std::make_shared<Mma>(std::move(acc), std::move(a), std::move(b), std::move(accumulate), std::move(loc));
+  return std::make_shared<Mma>(std::move(acc), std::move(a), std::move(b), std::move(accumulate), k_first, k_count, std::move(loc));
 }
 
 Stmt MmaWait::make(unsigned pending, Loc loc) {

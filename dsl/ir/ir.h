@@ -456,17 +456,21 @@ struct TileOperand {
   Expr row;    // i32
 };
 
-// acc (+)= a x b over the tiles' K extent, issued asynchronously by the
-// warpgroup: a holds acc.m rows of M (from a.row), b holds acc.n of N. With
-// `accumulate` false the accumulator is overwritten.
+// acc (+)= a x b over K elements [k_first, k_first + k_count) of the tiles' K
+// extent (k_count 0: from k_first to the end), issued asynchronously by the
+// warpgroup as one MMA group: a holds acc.m rows of M (from a.row), b holds acc.n
+// of N. With `accumulate` false the accumulator is overwritten.
 struct Mma final : StmtNode {
   static constexpr StmtKind static_kind = StmtKind::Mma;
   const std::string acc;
   const TileOperand a, b;
   const Expr accumulate;  // bool
-  static Stmt make(std::string acc, TileOperand a, TileOperand b, Expr accumulate, Loc loc);
-  Mma(std::string c, TileOperand x, TileOperand y, Expr acc_, Loc l)
-      : StmtNode(static_kind, std::move(l)), acc(std::move(c)), a(std::move(x)), b(std::move(y)), accumulate(std::move(acc_)) {}
+  const unsigned k_first, k_count;
+  static Stmt make(std::string acc, TileOperand a, TileOperand b, Expr accumulate, Loc loc, unsigned k_first = 0,
+                   unsigned k_count = 0);
+  Mma(std::string c, TileOperand x, TileOperand y, Expr acc_, unsigned kf, unsigned kc, Loc l)
+      : StmtNode(static_kind, std::move(l)), acc(std::move(c)), a(std::move(x)), b(std::move(y)), accumulate(std::move(acc_)),
+        k_first(kf), k_count(kc) {}
 };
 
 // Wait until at most `pending` of this warpgroup's MMA groups are in flight:

@@ -149,7 +149,11 @@ struct StmtText {
     return to_string(t.tile) + ".stage(" + to_string(t.stage) + ").rows(" + to_string(t.row) + ")";
   }
   std::string operator()(const Mma& n) const {
-    return line("mma(" + n.acc + ", " + tile(n.a) + ", " + tile(n.b) + ", accumulate " + to_string(n.accumulate) + ")", n.loc);
+    const std::string k = n.k_first == 0 && n.k_count == 0
+                              ? ""
+                              : ", k " + std::to_string(n.k_first) + ".." +
+                                    (n.k_count ? std::to_string(n.k_first + n.k_count - 1) : std::string("end"));
+    return line("mma(" + n.acc + ", " + tile(n.a) + ", " + tile(n.b) + ", accumulate " + to_string(n.accumulate) + k + ")", n.loc);
   }
   std::string operator()(const MmaWait& n) const { return line("mma_wait(" + std::to_string(n.pending) + ")", n.loc); }
   std::string operator()(const AccStore& n) const {

@@ -235,6 +235,36 @@ ir::Kernel consumer_skips_wait(bool racy, Marks& marks) {
   return k.build();
 }
 
+// A two-stage ring whose consumer releases the previous stage through an inner
+// loop (over cluster ranks in a real kernel) between its wait and its read: the
+// inner loop touches neither the stage nor 'full', so the wait still holds after
+// it. Racy: no wait at all.
+ir::Kernel release_loop_before_read(bool racy, Marks& marks) {
+  KernelBuilder k("release_loop");
+  k.threads(64);
+  TensorMap src = k.tensor_map<float>("src", {32, 4});
+  auto tile = k.dynamic_shared<float>("tile", 256, 128);
+  auto full = k.mbarriers("full", 2, 1);
+  auto empty = k.mbarriers("empty", 2, 1);
+  auto out = k.param<float*>("out");
+  auto n = k.param<int32_t>("n");
+  if_(thread_idx_x() == 0, [&] {
+    for_(0, n, [&](i32 i) {
+      if_(i >= 2, [&] { wait(empty[i % 2]); });
+      arrive_expect_tx(full[i % 2], u32(kBoxBytes));
+      MARK("load"); tma_load(tile[(i % 2) * 128], src, {i32(0), i * 4}, full[i % 2]);
+    });
+  });
+  if_(thread_idx_x() >= 32, [&] {
+    for_(0, n, [&](i32 i) {
+      if (!racy) wait(full[i % 2]);
+      if_(i > 0, [&] { for_(0, 1, [&](i32) { if_(lane_id() == 0, [&] { arrive(empty[(i + 1) % 2]); }); }); });
+      MARK("read"); out[i * 32 + thread_idx_x() - 32] = tile[(i % 2) * 128 + thread_idx_x() - 32];
+    });
+  });
+  return k.build();
+}
+
 // A loop whose wait comes after the read.
 ir::Kernel loop_wait_after_read(bool racy, Marks& marks) {
   KernelBuilder k("late_wait");
@@ -474,6 +504,8 @@ const std::vector<Case>& corpus() {
       {"read_before_wait", read_before_wait,
        "test_races.cpp:{read}: error: the load at test_races.cpp:{read} reads shared buffer 'tile' while the TMA load at test_races.cpp:{load} into it may still be landing: no wait on barrier 'full' between them\n  fix: wait on 'full' (wait or wait_local) between line {load} and line {read}"},
       {"consumer_skips_wait", consumer_skips_wait,
+       "test_races.cpp:{read}: error: the load at test_races.cpp:{read} reads shared buffer 'tile' while the TMA load at test_races.cpp:{load} into it may still be landing: no wait on barrier 'full' between them\n  fix: wait on 'full' (wait or wait_local) between line {load} and line {read}"},
+      {"release_loop_before_read", release_loop_before_read,
        "test_races.cpp:{read}: error: the load at test_races.cpp:{read} reads shared buffer 'tile' while the TMA load at test_races.cpp:{load} into it may still be landing: no wait on barrier 'full' between them\n  fix: wait on 'full' (wait or wait_local) between line {load} and line {read}"},
       {"loop_wait_after_read", loop_wait_after_read,
        "test_races.cpp:{read}: error: the load at test_races.cpp:{read} reads shared buffer 'tile' while the TMA load at test_races.cpp:{load} into it may still be landing: no wait on barrier 'full' between them\n  fix: wait on 'full' (wait or wait_local) between line {load} and line {read}"},

@@ -4,6 +4,7 @@
 // no local-memory spills in any tested config).
 #include <catch2/catch.hpp>
 
+#include <optional>
 #include <set>
 
 #include "tests/codegen/codegen_test_support.h"
@@ -12,6 +13,7 @@
 #include "codegen/lower.h"
 #include "codegen/prelude/wgmma_wrappers.h"
 #include "dsl/dsl.h"
+#include "dsl/ir/printer.h"
 #include "runtime/compiler.h"
 #include "samples/gemm.h"
 #include "samples/runner.h"
@@ -33,6 +35,7 @@ struct MmaKernel {
   unsigned k_cols = 64;
   ir::Scalar b_elem = ir::Scalar::BF16;
   unsigned mma_line = 0, role_line = 0, a_line = 0;
+  std::optional<KRange> k_range;  // the MMA over part of K (KRange), in two groups: that part, then the rest
   ir::Kernel build() {
     KernelBuilder k("mma_kernel");
     k.threads(threads);
@@ -42,8 +45,15 @@ struct MmaKernel {
     Accumulator acc = k.accumulator("acc", acc_m, acc_n);
     role_line = __LINE__ + 1;
     k.role("math", 1, regs, [&](i32) {
-      mma_line = __LINE__ + 1;
-      mma(acc, stage(a, 1), stage(b, 1), boolean(false));
+      if (k_range) {
+        mma_line = __LINE__ + 1;
+        mma(acc, stage(a, 1), stage(b, 1), boolean(false), *k_range);
+        mma_wait(1);
+        mma(acc, stage(a, 1), stage(b, 1), boolean(true), KRange{k_range->first + k_range->count, 0});
+      } else {
+        mma_line = __LINE__ + 1;
+        mma(acc, stage(a, 1), stage(b, 1), boolean(false));
+      }
       mma_wait(0);
     });
     return k.build();
@@ -71,6 +81,28 @@ TEST_CASE("tiles: wgmma descriptors come from the tiles' layouts (K-major A and 
   CHECK(contains(l.cuda, "tj::wgmma_wait<0>();"));
   CHECK(contains(l.cuda, "float acc[64] = {};"));
   CHECK(contains(l.cuda, "__launch_bounds__(128, 1)"));
+}
+
+TEST_CASE("tiles: an MMA over part of K issues only those K steps, as a group of its own", "[codegen][tiles]") {
+  MmaKernel m;
+  m.k_range = KRange{0, 16};  // the first K step, then mma_wait(1), then steps 1..3
+  codegen::Lowered l = codegen::lower(m.build(), Target::sm90a());
+  INFO(l.cuda);
+  CHECK(count(l.cuda, "tj::wgmma_m64n128k16_f32_bf16_kk(&acc[0], ") == 4);
+  CHECK(count(l.cuda, "tj::wgmma_commit();") == 2);
+  // K step 0, its commit, the wait, then the second group from K step 1 (32 bytes in:
+  // 2 in descriptor units), which takes the accumulate flag there.
+  const size_t first = l.cuda.find("tj_desc_a + 0ull, tj_desc_b + 0ull, tj_scale_d);"),
+               commit = l.cuda.find("tj::wgmma_commit();"), wait1 = l.cuda.find("tj::wgmma_wait<1>();"),
+               second = l.cuda.find("tj_desc_a + 2ull, tj_desc_b + 2ull, tj_scale_d);");
+  REQUIRE(second != std::string::npos);
+  CHECK(first < commit);
+  CHECK(commit < wait1);
+  CHECK(wait1 < second);
+  CHECK(contains(l.cuda, "const tj::u32 tj_scale_d = (true) ? 1u : 0u;"));
+  CHECK(contains(l.cuda, "tj_desc_a + 6ull, tj_desc_b + 6ull, 1u);"));
+  CHECK(contains(ir::to_string(m.build()), "accumulate false, k 0..15)"));
+  CHECK(contains(ir::to_string(m.build()), "accumulate true, k 16..end)"));
 }
 
 TEST_CASE("tiles: 64- and 32-byte-swizzled K-major tiles give their span to the descriptors", "[codegen][tiles]") {
@@ -188,6 +220,18 @@ TEST_CASE("tiles: verifier errors name the user's line, what is wrong and the fi
     REQUIRE(d.size() == 1);
     CHECK(d[0].str() == at(m.mma_line) + ": error: mma operands 'a' (bf16) and 'b' (f16) differ in element type\n"
                         "  fix: give A and B the same element type");
+  }
+  SECTION("an MMA over a K range that is not whole K steps inside the tiles") {
+    for (KRange r : {KRange{8, 16}, KRange{0, 24}, KRange{64, 0}, KRange{48, 32}}) {
+      MmaKernel m;
+      m.k_range = r;
+      auto d = lower_errors(m.build());
+      REQUIRE(!d.empty());
+      const std::string end = r.count ? std::to_string(r.first + r.count) : "end";
+      CHECK(d[0].str() == at(m.mma_line) + ": error: mma over K elements " + std::to_string(r.first) + ".." + end +
+                              " of tiles with a K extent of 64\n"
+                              "  fix: give a K range inside [0, 64) that starts and ends on a multiple of 16 (the MMA's K step)");
+    }
   }
   SECTION("an accumulator wider than its tile") {
     MmaKernel m;
