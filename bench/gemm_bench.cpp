@@ -45,6 +45,7 @@ struct Row {
   std::string shape, types, layout, launch, tuned, error;
   samples::Check check;
   bench::Spread ours, cublas;  // TFLOP/s
+  bench::Spread paired;        // ours / cuBLAS within each repetition
   int exit_code = 0;
 };
 
@@ -126,23 +127,26 @@ void run_shape(const samples::Sample& gemm, const bench::MatmulSize& size, const
       });
   row.ours = tflops(t.a_ms, inst->flops_per_launch());
   row.cublas = tflops(t.b_ms, inst->flops_per_launch());
+  row.paired = bench::spread(t.paired_speedups());
   std::printf("  ours    TFLOP/s min %.1f  median %.1f  max %.1f\n", row.ours.min, row.ours.median, row.ours.max);
   std::printf("  cuBLAS  TFLOP/s min %.1f  median %.1f  max %.1f\n", row.cublas.min, row.cublas.median, row.cublas.max);
-  std::printf("  ratio   %.3f (median ours / median cuBLAS; %d reps of %d launches each)\n", row.ours.median / row.cublas.median,
-              o.reps, o.iters);
+  std::printf("  ratio   %.3f (median ours / median cuBLAS; %d reps of %d launches each); per rep %.3f / %.3f / %.3f "
+              "(min / median / max of ours / cuBLAS within a rep)\n",
+              row.ours.median / row.cublas.median, o.reps, o.iters, row.paired.min, row.paired.median, row.paired.max);
 }
 
 void print_table(const std::vector<Row>& rows) {
-  std::printf("\n| M x N x K | layout | types | ours TFLOP/s (min / median / max) | cuBLAS TFLOP/s (min / median / max) | ours / cuBLAS | verified |\n");
-  std::printf("|---|---|---|---|---|---|---|\n");
+  std::printf("\n| M x N x K | layout | types | ours TFLOP/s (min / median / max) | cuBLAS TFLOP/s (min / median / max) | ours / cuBLAS | per rep (min / median / max) | verified |\n");
+  std::printf("|---|---|---|---|---|---|---|---|\n");
   for (const Row& r : rows) {
     if (!r.error.empty()) {
-      std::printf("| %s | %s | %s | error | error | - | %s |\n", r.shape.c_str(), r.layout.c_str(), r.types.c_str(), r.error.c_str());
+      std::printf("| %s | %s | %s | error | error | - | - | %s |\n", r.shape.c_str(), r.layout.c_str(), r.types.c_str(), r.error.c_str());
       continue;
     }
-    std::printf("| %s | %s | %s | %.1f / %.1f / %.1f | %.1f / %.1f / %.1f | %.3f | %s |\n", r.shape.c_str(), r.layout.c_str(),
-                r.types.c_str(), r.ours.min, r.ours.median, r.ours.max, r.cublas.min, r.cublas.median, r.cublas.max,
-                r.ours.median / r.cublas.median, r.check.ok ? "yes" : "FAILED");
+    std::printf("| %s | %s | %s | %.1f / %.1f / %.1f | %.1f / %.1f / %.1f | %.3f | %.3f / %.3f / %.3f | %s |\n", r.shape.c_str(),
+                r.layout.c_str(), r.types.c_str(), r.ours.min, r.ours.median, r.ours.max, r.cublas.min, r.cublas.median,
+                r.cublas.max, r.ours.median / r.cublas.median, r.paired.min, r.paired.median, r.paired.max,
+                r.check.ok ? "yes" : "FAILED");
   }
 }
 

@@ -1,6 +1,8 @@
 // Timing two ways of doing the same work against each other, interleaved: repetition r
-// runs A `iters` times between two events, then B `iters` times between two events, on
-// one stream, with no host synchronisation until every repetition is queued.
+// runs A `iters` times between two events and B `iters` times between two events, A
+// first in even repetitions and B first in odd ones (neither always meets the card as
+// the other left it), on one stream, with no host synchronisation until every
+// repetition is queued.
 #pragma once
 
 #include <cuda.h>
@@ -12,6 +14,10 @@ namespace tj::bench {
 
 struct Interleaved {
   std::vector<double> a_ms, b_ms;  // per launch, one value per repetition
+  // A's speed over B's per repetition (b_ms[r] / a_ms[r]): the two blocks of one
+  // repetition run back to back, at about the same clocks and temperature, so the
+  // ratio drifts less than the times do when the card throttles.
+  std::vector<double> paired_speedups() const;
 };
 
 // `run_a(count)` and `run_b(count)` queue `count` back-to-back runs on `stream`. Both

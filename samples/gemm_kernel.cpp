@@ -224,6 +224,11 @@ struct GemmKernel {
         arrive_relaxed(empty[st]);
         return;
       }
+      // A cluster of one row or one column: every CTA shares this one's row or column.
+      if (cx == 1 || cy == 1) {
+        for_(0, int32_t(cx * cy), [&](i32 q) { arrive_relaxed(map_shared_rank(empty, q)[st]); });
+        return;
+      }
       for_(0, int32_t(cx * cy), [&](i32 q) {
         if_(q % int32_t(cx) == cluster_ctaid_x() || q / int32_t(cx) == cluster_ctaid_y(),
             [&] { arrive_relaxed(map_shared_rank(empty, q)[st]); });
@@ -245,11 +250,13 @@ struct GemmKernel {
       // previous tile's last: wait for every store then.
       const unsigned chunks = unsigned(bn) / chunk_cols;
       if_(leader, [&] { bulk_wait_read(ch == 0 && chunks % 2 == 1 ? 0 : 1); });
+      // Built for the problem's alpha when it is 1 (the usual case): no multiply per element.
+      const f32 scale = s.alpha == 1.0 ? f32(1.0f) : alpha;
       if (s.beta == 0) {
         // Built for beta 0 (the problem's, known here): no C path in the kernel at all,
         // fewer registers and instructions in the consumers. The instance passes beta 0.
         warpgroup_sync(wg);
-        store_accumulator(out, acc, Columns{ch * chunk_cols, chunk_cols}, alpha, f32(0.0f), out);
+        store_accumulator(out, acc, Columns{ch * chunk_cols, chunk_cols}, scale, f32(0.0f), out);
       } else {
         if_(beta != 0.0f, [&] {
           if_(leader, [&] {
@@ -259,7 +266,7 @@ struct GemmKernel {
           wait_local(c_full[wg]);
         }).else_([&] { warpgroup_sync(wg); });
         // One epilogue for both cases (it reads C only when beta != 0): half the code to compile.
-        store_accumulator(out, acc, Columns{ch * chunk_cols, chunk_cols}, alpha, beta, out);
+        store_accumulator(out, acc, Columns{ch * chunk_cols, chunk_cols}, scale, beta, out);
       }
       fence_proxy_async();
       warpgroup_sync(wg);

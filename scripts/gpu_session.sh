@@ -101,7 +101,7 @@ fi
 
 # The GEMM against cuBLAS (interleaved, per shape), the README's ladder, and the SASS.
 if section gemm; then
-$B/tilejit_bench_gemm --iters 50 --reps 5 --config cluster=1x2 > "$OUT/bench_gemm.log" 2>&1; note "bench gemm (cluster 1x2) rc=$?"
+$B/tilejit_bench_gemm --iters 50 --reps 10 --config cluster=1x2 > "$OUT/bench_gemm.log" 2>&1; note "bench gemm (cluster 1x2) rc=$?"
 grep -E '^(device|[0-9]+ reps|\|)' "$OUT/bench_gemm.log" >> "$summary"
 # The same shapes with automatic split-K (splits 0: S chosen at run time from the grid the
 # GPU holds; 1 where the tiles fill the SMs): 1024x1024x8192 splits, the large squares show
@@ -110,7 +110,7 @@ $B/tilejit_bench_gemm --iters 50 --reps 5 --config cluster=1x2,splits=0 > "$OUT/
 grep -E '^(device|[0-9]+ reps|\|)' "$OUT/bench_gemm_splitk.log" >> "$summary"
 for step in "warp_specialized=0,stages=1,bn=128,persistent=0,cluster=1" "warp_specialized=0,stages=4,bn=128,persistent=0,cluster=1" \
             "persistent=0,cluster=1" "persistent=1,cluster=1" "cluster=1x2"; do
-  $B/tilejit_bench_gemm --iters 30 --reps 3 --shapes 8192x8192x8192 --config "$step" > "$OUT/ladder.log" 2>&1
+  $B/tilejit_bench_gemm --iters 30 --reps 4 --shapes 8192x8192x8192 --config "$step" > "$OUT/ladder.log" 2>&1
   note "ladder $step rc=$?: $(grep -E '^\| *8192' "$OUT/ladder.log")"
 done
 $B/tilejit_bench_jit --reps 10 > "$OUT/bench_jit.log" 2>&1; note "bench jit rc=$?"; cat "$OUT/bench_jit.log" >> "$summary"

@@ -98,3 +98,16 @@ TEST_CASE("a timing spread: min, median, max", "[bench]") {
   const Spread one = spread({7});
   CHECK((one.min == 7 && one.median == 7 && one.max == 7));
 }
+
+TEST_CASE("the per-repetition ratio pairs each rep's two blocks: A's speed over B's", "[bench]") {
+  Interleaved t;
+  t.a_ms = {2.0, 4.0, 1.0};  // A slows down with the card, B too: the pairs keep the ratio
+  t.b_ms = {3.0, 6.0, 0.5};
+  const std::vector<double> r = t.paired_speedups();
+  REQUIRE(r.size() == 3);
+  CHECK(r[0] == 1.5);
+  CHECK(r[1] == 1.5);
+  CHECK(r[2] == 0.5);
+  const Spread s = spread(r);
+  CHECK((s.min == 0.5 && s.median == 1.5 && s.max == 1.5));
+}

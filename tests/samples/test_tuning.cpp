@@ -170,7 +170,7 @@ TEST_CASE("a record of a tuned config applies back to the same config", "[sample
   CHECK(r.sample == "gemm");
   CHECK(r.problem_class == "bf16>bf16 tn m8192 n8192 k8192 +C");
   CHECK(r.cluster == tuned.cluster);
-  CHECK(r.params.size() == 10);  // the tuned params (splits included), and only those
+  CHECK(r.params.size() == 11);  // the tuned params (splits and split_issue included), and only those
   CHECK(r.params.count("m") == 0);
   tj::samples::AppliedRecord a = tj::samples::apply_record(gemm(), spec, r);
   REQUIRE(a.config);
