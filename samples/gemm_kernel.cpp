@@ -242,22 +242,32 @@ struct GemmKernel {
   // instead of a whole output tile leave room for one more pipeline stage.
   void epilogue(const i32& wg, const i32& tm, const i32& tn) {
     boolean leader = thread_idx_x() % 128 == 0;
-    for (unsigned ch = 0; ch < unsigned(bn) / chunk_cols; ++ch) {
+    const unsigned chunks = unsigned(bn) / chunk_cols;
+    // Built for the problem's alpha when it is 1 (the usual case): no multiply per element.
+    const f32 scale = s.alpha == 1.0 ? f32(1.0f) : alpha;
+    for (unsigned ch = 0; ch < chunks; ++ch) {
       TileView out = stage(d, int32_t(ch % 2)).rows(wg * rows_per_mma);
       const i32 col0 = tn * bn + int32_t(ch * chunk_cols);
-      // The store that last read this buffer (two chunks ago) is done reading. With
-      // an odd number of chunks, a tile's first chunk reuses the buffer of the
-      // previous tile's last: wait for every store then.
-      const unsigned chunks = unsigned(bn) / chunk_cols;
-      if_(leader, [&] { bulk_wait_read(ch == 0 && chunks % 2 == 1 ? 0 : 1); });
-      // Built for the problem's alpha when it is 1 (the usual case): no multiply per element.
-      const f32 scale = s.alpha == 1.0 ? f32(1.0f) : alpha;
       if (s.beta == 0) {
         // Built for beta 0 (the problem's, known here): no C path in the kernel at all,
         // fewer registers and instructions in the consumers. The instance passes beta 0.
-        warpgroup_sync(wg);
+        // One barrier per chunk: before it, the leader waits until the previous chunk's
+        // store has read its buffer, which the next chunk writes after the barrier.
+        // With an odd number of chunks, a tile's first chunk reuses the buffer of the
+        // previous tile's last, stored after that barrier: wait for it first.
+        if (ch == 0 && chunks % 2 == 1) {
+          if_(leader, [&] { bulk_wait_read(0); });
+          warpgroup_sync(wg);
+        }
         store_accumulator(out, acc, Columns{ch * chunk_cols, chunk_cols}, scale, f32(0.0f), out);
+        fence_proxy_async();
+        if_(leader, [&] { bulk_wait_read(0); });
+        warpgroup_sync(wg);
       } else {
+        // The store that last read this buffer (two chunks ago) is done reading. With
+        // an odd number of chunks, a tile's first chunk reuses the buffer of the
+        // previous tile's last: wait for every store then.
+        if_(leader, [&] { bulk_wait_read(ch == 0 && chunks % 2 == 1 ? 0 : 1); });
         if_(beta != 0.0f, [&] {
           if_(leader, [&] {
             arrive_expect_tx(c_full[wg], u32(tile_load_bytes(cmap)));
@@ -267,9 +277,9 @@ struct GemmKernel {
         }).else_([&] { warpgroup_sync(wg); });
         // One epilogue for both cases (it reads C only when beta != 0): half the code to compile.
         store_accumulator(out, acc, Columns{ch * chunk_cols, chunk_cols}, scale, beta, out);
+        fence_proxy_async();
+        warpgroup_sync(wg);
       }
-      fence_proxy_async();
-      warpgroup_sync(wg);
       if_(leader, [&] {
         tma_store_tile(dmap, tm * bm, col0, out);
         bulk_commit();
