@@ -29,7 +29,9 @@ std::vector<ParamSpec> Gemm::params() const {
           {"out", 0, 0, 2, "element type of C and D (accumulation is f32)", kOutTypes},
           {"layout", 0, 0, 1, "tn: B is N x K row-major (K contiguous); nn: B is K x N row-major", kLayouts},
           {"bm", 128, 64, 256, "tile rows (M) per CTA: a multiple of 64 x consumers"},
-          {"bn", 256, 64, 512, "tile columns (N) per CTA: a multiple of 64"},
+          {"bn", 0, 0, 512,
+           "tile columns (N) per CTA: a multiple of 64; 0: 256 or 192, whichever leaves less of the last wave of tiles idle on "
+           "the device that runs it (256 where no device is known)"},
           {"bk", 64, 32, 256, "K per pipeline stage: 32 (64-byte-swizzled rows) or a multiple of 64"},
           {"stages", 0, 0, 8, "pipeline stages in shared memory (2..8; 0: as many as fit, at most 8)"},
           {"consumers", 2, 1, 2, "consumer warpgroups (each owns bm / consumers rows of the tile)"},
@@ -66,6 +68,7 @@ GemmShape gemm_shape(const Config& c) {
 GemmTiling gemm_tiling(const Config& c) {
   GemmTiling t;
   t.bm = unsigned(c.param("bm")), t.bn = unsigned(c.param("bn")), t.bk = unsigned(c.param("bk"));
+  if (t.bn == 0) t.bn = kGemmDefaultBn;  // automatic: for_device decides where a device is known
   t.stages = unsigned(c.param("stages")), t.consumers = unsigned(c.param("consumers"));
   t.group = unsigned(c.param("group"));
   t.cluster_n = c.cluster.x, t.cluster_m = c.cluster.y;
@@ -168,18 +171,47 @@ std::unique_ptr<Instance> Gemm::instantiate(const Config& c, uint64_t seed) cons
   return make_gemm_instance(gemm_shape(c), build(c), seed, gemm_workspace(gemm_shape(c), t, sms));
 }
 
+unsigned gemm_auto_bn(const GemmShape& s, const GemmTiling& t, int sm_count) {
+  if (sm_count <= 0) return kGemmDefaultBn;
+  const uint64_t cluster = uint64_t(t.cluster_m) * t.cluster_n, clusters = std::max<uint64_t>(1, uint64_t(sm_count) / cluster);
+  // Estimated time: waves of cluster tiles over the clusters that fit at once, times a
+  // tile's width over its relative rate (192 columns: about 3% slower per element on the
+  // H200, more operand bytes per flop). Ties keep 256.
+  auto cost = [&](unsigned bn, double rate) {
+    const uint64_t tiles = ceil_div(ceil_div(uint64_t(s.m), t.bm), t.cluster_m) * ceil_div(ceil_div(uint64_t(s.n), bn), t.cluster_n);
+    return double(ceil_div(tiles, clusters)) * bn / rate;
+  };
+  // A GPU that 256-column tiles do not fill keeps them (fewer tiles than clusters: split-K's case).
+  if (cost(256, 1.0) <= 256) return 256;
+  return cost(192, 0.97) < cost(256, 1.0) ? 192 : 256;
+}
+
 std::optional<Sample::DeviceChoice> Gemm::for_device(const Config& c, int sm_count) const {
-  if (c.param("splits") != 0 || sm_count <= 0) return std::nullopt;
-  const GemmShape s = gemm_shape(c);
-  const GemmTiling t = gemm_tiling(c);
-  // The count the kernel would take at run time, at one CTA per SM (gemm_workspace).
-  const unsigned splits = std::max(1u, gemm_workspace(s, t, sm_count).splits);
+  if (sm_count <= 0 || (c.param("splits") != 0 && c.param("bn") != 0)) return std::nullopt;
   DeviceChoice d{c, ""};
-  d.config.params["splits"] = int64_t(splits);
-  const uint64_t tiles = ceil_div(uint64_t(s.m), t.bm) * ceil_div(uint64_t(s.n), t.bn);
-  d.line = "splits 0 -> " + std::to_string(splits) + " for " + std::to_string(sm_count) + " SMs (" + std::to_string(tiles) +
-           " output tiles, " + std::to_string(ceil_div(uint64_t(s.k), t.bk)) + " k-blocks)" +
-           (splits == 1 ? ": the tiles fill the GPU, the kernel is built without split-K" : "");
+  if (c.param("bn") == 0) {
+    GemmTiling t = gemm_tiling(c);
+    const unsigned bn = gemm_auto_bn(gemm_shape(c), t, sm_count);
+    d.config.params["bn"] = int64_t(bn);
+    t.bn = bn;
+    const auto tiles = [&](unsigned w) {
+      return ceil_div(ceil_div(uint64_t(gemm_shape(c).m), t.bm), t.cluster_m) * ceil_div(ceil_div(uint64_t(gemm_shape(c).n), w), t.cluster_n);
+    };
+    d.line = "bn 0 -> " + std::to_string(bn) + " for " + std::to_string(sm_count) + " SMs (cluster tiles: " +
+             std::to_string(tiles(256)) + " of 256 columns, " + std::to_string(tiles(192)) + " of 192)";
+  }
+  if (c.param("splits") == 0) {
+    const GemmShape s = gemm_shape(d.config);
+    const GemmTiling t = gemm_tiling(d.config);
+    // The count the kernel would take at run time, at one CTA per SM (gemm_workspace).
+    const unsigned splits = std::max(1u, gemm_workspace(s, t, sm_count).splits);
+    d.config.params["splits"] = int64_t(splits);
+    const uint64_t tiles = ceil_div(uint64_t(s.m), t.bm) * ceil_div(uint64_t(s.n), t.bn);
+    d.line += std::string(d.line.empty() ? "" : "; ") + "splits 0 -> " + std::to_string(splits) + " for " +
+              std::to_string(sm_count) + " SMs (" + std::to_string(tiles) + " output tiles, " +
+              std::to_string(ceil_div(uint64_t(s.k), t.bk)) + " k-blocks)" +
+              (splits == 1 ? ": the tiles fill the GPU, the kernel is built without split-K" : "");
+  }
   return d;
 }
 

@@ -59,6 +59,13 @@ unsigned gemm_consumer_registers(unsigned consumers);
 
 constexpr unsigned kMaxSplits = 32;
 
+// bn 0 (automatic) without a device: 256 columns.
+constexpr unsigned kGemmDefaultBn = 256;
+// bn 0 on a device of `sm_count` SMs: 256 or 192 columns, whichever gives fewer idle
+// tile slots in the last wave, weighed by the narrower tile's slower rate (t's bm and
+// cluster; 4224^2 x 4096 at 1x2: 6 waves of 192 against 5 of 256, +8% measured).
+unsigned gemm_auto_bn(const GemmShape& s, const GemmTiling& t, int sm_count);
+
 // Split-K's global memory, what the host allocates (0, 0, 1 without split-K):
 // `workspace_floats` f32 partials, one slot of (bm / consumers) x bn per (tile,
 // split, MMA warpgroup) over the tile grid padded to whole clusters, for `splits`

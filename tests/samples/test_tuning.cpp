@@ -16,6 +16,7 @@ using tj::ir::Dim3;
 using tj::rt::test::CaptureStderr;
 using tj::rt::test::TempDir;
 using tj::samples::Config;
+using tj::samples::gemm_tiling;
 using tj::samples::TunedChoice;
 using tj::samples::TuningDb;
 using tj::samples::TuningRecord;
@@ -249,7 +250,7 @@ TEST_CASE("run applies a record only for a tunable spec naming no tuned field, o
   CHECK(unusable.kind == TunedChoice::Kind::Unusable);
   CHECK(unusable.line == "the record for NVIDIA H200, gemm bf16>bf16 tn m8192 n8192 k8192 in /db/tuning.json does not "
                          "apply (params.bn: bn = 96 must be a multiple of 64); the spec's config runs");
-  CHECK(unusable.config.param("bn") == 256);
+  CHECK(unusable.config.param("bn") == 0);  // the spec's: automatic
 
   // A sample with nothing to tune says nothing and never reads the DB.
   fake.reads = 0;
@@ -301,13 +302,16 @@ TEST_CASE("gemm: splits 0 is decided on the host for the device's SMs", "[sample
   std::optional<tj::samples::Sample::DeviceChoice> d = gemm().for_device(small, 132);
   REQUIRE(d.has_value());
   CHECK(d->config.param("splits") == 4);
-  CHECK(d->line == "splits 0 -> 4 for 132 SMs (32 output tiles, 128 k-blocks)");
+  CHECK(d->config.param("bn") == 256);  // 32 tiles do not fill 132 SMs: bn 0 keeps 256
+  CHECK(d->line == "bn 0 -> 256 for 132 SMs (cluster tiles: 16 of 256 columns, 24 of 192); "
+                   "splits 0 -> 4 for 132 SMs (32 output tiles, 128 k-blocks)");
   CHECK(gemm().check_config(d->config).empty());
   // A GPU with a quarter of the SMs holds one split per tile: the plain kernel.
   d = gemm().for_device(small, 33);
   REQUIRE(d.has_value());
   CHECK(d->config.param("splits") == 1);
-  CHECK(d->line == "splits 0 -> 1 for 33 SMs (32 output tiles, 128 k-blocks): the tiles fill the GPU, the kernel is built without split-K");
+  CHECK(d->line == "bn 0 -> 256 for 33 SMs (cluster tiles: 16 of 256 columns, 24 of 192); "
+                   "splits 0 -> 1 for 33 SMs (32 output tiles, 128 k-blocks): the tiles fill the GPU, the kernel is built without split-K");
   // Short K caps the splits (at least 4 k-blocks each): k 1024 is 16 k-blocks, so 4.
   d = gemm().for_device(spec_config(R"("m": 512, "n": 512, "k": 1024, "splits": 0)"), 132);
   REQUIRE(d.has_value());
@@ -316,6 +320,38 @@ TEST_CASE("gemm: splits 0 is decided on the host for the device's SMs", "[sample
   d = gemm().for_device(spec_config(R"("m": 8192, "n": 8192, "k": 8192, "splits": 0)"), 132);
   REQUIRE(d.has_value());
   CHECK(d->config.param("splits") == 1);
-  CHECK_FALSE(gemm().for_device(spec_config(R"("m": 1024, "n": 1024, "k": 8192, "splits": 3)"), 132).has_value());
+  CHECK_FALSE(gemm().for_device(spec_config(R"("m": 1024, "n": 1024, "k": 8192, "splits": 3, "bn": 256)"), 132).has_value());
   CHECK_FALSE(gemm().for_device(small, 0).has_value());
+}
+
+TEST_CASE("gemm: bn 0 picks 256 or 192 columns by the last wave on the device's SMs", "[samples][tuning][gemm]") {
+  // 132 SMs, cluster 1x2 (66 clusters). 4224^2: 17 x 17 = 289 cluster tiles of 256 columns
+  // (5 waves, the last a third full) against 17 x 22 = 374 of 192 (6 waves): 192.
+  Config c = spec_config(R"("m": 4224, "n": 4224, "k": 4096)");
+  c.cluster = Dim3{1, 2, 1};
+  std::optional<tj::samples::Sample::DeviceChoice> d = gemm().for_device(c, 132);
+  REQUIRE(d.has_value());
+  CHECK(d->config.param("bn") == 192);
+  CHECK(d->line == "bn 0 -> 192 for 132 SMs (cluster tiles: 289 of 256 columns, 374 of 192)");
+  CHECK(gemm().check_config(d->config).empty());
+  // 4096^3: 256 whole waves' worth (4 waves) against 6 of 192: 256. So for 6144^3 and 8192^3.
+  for (int64_t n : {4096, 6144, 8192}) {
+    Config sq = spec_config("\"m\": " + std::to_string(n) + ", \"n\": " + std::to_string(n) + ", \"k\": 1024");
+    sq.cluster = Dim3{1, 2, 1};
+    d = gemm().for_device(sq, 132);
+    REQUIRE(d.has_value());
+    CHECK(d->config.param("bn") == 256);
+  }
+  // 2048^3: 64 cluster tiles of 256 do not fill the 66 clusters: 256 stays (192 measured 0.64x there).
+  Config small = spec_config(R"("m": 2048, "n": 2048, "k": 2048)");
+  small.cluster = Dim3{1, 2, 1};
+  d = gemm().for_device(small, 132);
+  REQUIRE(d.has_value());
+  CHECK(d->config.param("bn") == 256);
+  // Without a device the kernel is built with 256; an explicit bn is the user's.
+  CHECK(gemm_tiling(c).bn == 256);
+  CHECK_FALSE(gemm().for_device(c, 0).has_value());
+  c.params["bn"] = 128;
+  d = gemm().for_device(c, 132);
+  CHECK_FALSE(d.has_value());
 }
