@@ -101,6 +101,10 @@ TEST_CASE("tiles: an MMA over part of K issues only those K steps, as a group of
   CHECK(wait1 < second);
   CHECK(contains(l.cuda, "const tj::u32 tj_scale_d = (true) ? 1u : 0u;"));
   CHECK(contains(l.cuda, "tj_desc_a + 6ull, tj_desc_b + 6ull, 1u);"));
+  // Only the wait for every group fences the accumulator (its reads stay after it): one
+  // fence, after wgmma_wait<0>, none after wgmma_wait<1>.
+  CHECK(count(l.cuda, "tj::acc_fence_64(acc);") == 1);
+  CHECK(l.cuda.find("tj::acc_fence_64(acc);") > l.cuda.find("tj::wgmma_wait<0>();"));
   CHECK(contains(ir::to_string(m.build()), "accumulate false, k 0..15)"));
   CHECK(contains(ir::to_string(m.build()), "accumulate true, k 16..end)"));
 }
