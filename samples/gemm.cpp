@@ -171,16 +171,20 @@ std::unique_ptr<Instance> Gemm::instantiate(const Config& c, uint64_t seed) cons
   return make_gemm_instance(gemm_shape(c), build(c), seed, gemm_workspace(gemm_shape(c), t, sms));
 }
 
+namespace {
+// Cluster tiles of t's bm and cluster with `bn` columns per CTA.
+uint64_t cluster_tiles(const GemmShape& s, const GemmTiling& t, unsigned bn) {
+  return ceil_div(ceil_div(uint64_t(s.m), t.bm), t.cluster_m) * ceil_div(ceil_div(uint64_t(s.n), bn), t.cluster_n);
+}
+}  // namespace
+
 unsigned gemm_auto_bn(const GemmShape& s, const GemmTiling& t, int sm_count) {
   if (sm_count <= 0) return kGemmDefaultBn;
   const uint64_t cluster = uint64_t(t.cluster_m) * t.cluster_n, clusters = std::max<uint64_t>(1, uint64_t(sm_count) / cluster);
   // Estimated time: waves of cluster tiles over the clusters that fit at once, times a
   // tile's width over its relative rate (192 columns: about 3% slower per element on the
   // H200, more operand bytes per flop). Ties keep 256.
-  auto cost = [&](unsigned bn, double rate) {
-    const uint64_t tiles = ceil_div(ceil_div(uint64_t(s.m), t.bm), t.cluster_m) * ceil_div(ceil_div(uint64_t(s.n), bn), t.cluster_n);
-    return double(ceil_div(tiles, clusters)) * bn / rate;
-  };
+  auto cost = [&](unsigned bn, double rate) { return double(ceil_div(cluster_tiles(s, t, bn), clusters)) * bn / rate; };
   // A GPU that 256-column tiles do not fill keeps them (fewer tiles than clusters: split-K's case).
   if (cost(256, 1.0) <= 256) return 256;
   return cost(192, 0.97) < cost(256, 1.0) ? 192 : 256;
@@ -190,15 +194,12 @@ std::optional<Sample::DeviceChoice> Gemm::for_device(const Config& c, int sm_cou
   if (sm_count <= 0 || (c.param("splits") != 0 && c.param("bn") != 0)) return std::nullopt;
   DeviceChoice d{c, ""};
   if (c.param("bn") == 0) {
-    GemmTiling t = gemm_tiling(c);
-    const unsigned bn = gemm_auto_bn(gemm_shape(c), t, sm_count);
+    const GemmShape s = gemm_shape(c);
+    const GemmTiling t = gemm_tiling(c);
+    const unsigned bn = gemm_auto_bn(s, t, sm_count);
     d.config.params["bn"] = int64_t(bn);
-    t.bn = bn;
-    const auto tiles = [&](unsigned w) {
-      return ceil_div(ceil_div(uint64_t(gemm_shape(c).m), t.bm), t.cluster_m) * ceil_div(ceil_div(uint64_t(gemm_shape(c).n), w), t.cluster_n);
-    };
     d.line = "bn 0 -> " + std::to_string(bn) + " for " + std::to_string(sm_count) + " SMs (cluster tiles: " +
-             std::to_string(tiles(256)) + " of 256 columns, " + std::to_string(tiles(192)) + " of 192)";
+             std::to_string(cluster_tiles(s, t, 256)) + " of 256 columns, " + std::to_string(cluster_tiles(s, t, 192)) + " of 192)";
   }
   if (c.param("splits") == 0) {
     const GemmShape s = gemm_shape(d.config);
