@@ -149,7 +149,14 @@ std::string phase_var(const std::string& barrier) { return "tj_phase_" + barrier
 
 class StmtEmitter {
  public:
-  StmtEmitter(std::string& out, const Kernel& k, const EmitOptions& opts) : out_(out), k_(k), opts_(opts) {}
+  StmtEmitter(std::string& out, const Kernel& k, const EmitOptions& opts) : out_(out), k_(k), opts_(opts) {
+    struct Uses : Visitor {
+      std::set<std::string>& names;
+      explicit Uses(std::set<std::string>& n) : names(n) {}
+      void visit_node(const VarRef& n) override { names.insert(n.name); }
+    } uses(used_);
+    uses.visit(k.body);
+  }
 
   void emit(const Stmt& s, int indent) {
     indent_ = indent;
@@ -192,7 +199,11 @@ class StmtEmitter {
     }
     indent_ = saved;
   }
-  void node(const Declare& n) { line(cuda_type(n.init->type) + " " + n.name + " = " + ex(n.init) + ";"); }
+  // A local nothing reads (a role's warpgroup index the body ignores) would draw
+  // NVRTC's warning #177 on every compile: not the user's to act on in generated code.
+  void node(const Declare& n) {
+    line(std::string(used_.count(n.name) ? "" : "[[maybe_unused]] ") + cuda_type(n.init->type) + " " + n.name + " = " + ex(n.init) + ";");
+  }
   void node(const Assign& n) { line(ex(n.var) + " = " + ex(n.value) + ";"); }
   void node(const Store& n) {
     if (n.ptr->type.space == Space::Cluster)
@@ -308,6 +319,7 @@ class StmtEmitter {
   std::string& out_;
   const Kernel& k_;
   const EmitOptions& opts_;
+  std::set<std::string> used_;  // names some expression reads
   int indent_ = 0;
 };
 

@@ -1,6 +1,7 @@
 #include "codegen/emit_tiles.h"
 
 #include <algorithm>
+#include <optional>
 #include <set>
 
 #include "codegen/prelude/wgmma_wrappers.h"
@@ -140,24 +141,64 @@ std::vector<std::string> emit_mma(const Mma& n, const Kernel& k, const ExprText&
   out.push_back("  const tj::u64 tj_desc_b = tj::wgmma_desc(&" + ex(n.b.tile) + "[" + operand_offset(n.b, b, ex) + "], " +
                 u(b_lbo) + ", " + u(b_sbo) + ", " + u(desc_swizzle(b)) + ");");
   out.push_back("  const tj::u32 tj_scale_d = (" + ex(n.accumulate) + ") ? 1u : 0u;");
-  for (unsigned blk = 0; blk < acc.m / 64; ++blk) {
-    for (unsigned j = kstep0; j < ksteps; ++j) {
-      // K step j of A (K-major): panel (16 j) / panel_cols, then 16 j % panel_cols elements in.
-      const uint64_t a_off = uint64_t(16 * j / a.panel_cols()) * panel_bytes_of(a) + uint64_t(16 * j % a.panel_cols()) * esz +
-                             uint64_t(blk) * 64 * row_bytes(a);
-      const uint64_t b_k = b.major == Major::MN
-                               ? uint64_t(16 * j) * row_bytes(b)
-                               : uint64_t(16 * j / b.panel_cols()) * panel_bytes_of(b) + uint64_t(16 * j % b.panel_cols()) * esz;
-      for (const auto& [cols, shape] : chunks) {
-        // Columns from cols.first on: rows of a K-major B, whole panels of an N-major one.
-        const uint64_t b_off = b_k + (b.major == Major::MN ? uint64_t(cols.first / b.panel_cols()) * panel_bytes_of(b)
-                                                           : uint64_t(cols.first) * row_bytes(b));
-        const std::string a_arg = rs ? "tj_a" + std::to_string(blk) + "_" + std::to_string(j)
-                                     : "tj_desc_a + " + std::to_string(a_off >> 4) + "ull";
-        out.push_back("  tj::" + wgmma_wrapper_name(shape) + "(&" + n.acc + "[" + std::to_string(blk * acc.n / 2 + cols.first / 2) +
-                      "], " + a_arg + ", tj_desc_b + " + std::to_string(b_off >> 4) + "ull, " + (j == kstep0 ? "tj_scale_d" : "1u") + ");");
-      }
-    }
+  // K step j of A (K-major): panel (16 j) / panel_cols, then 16 j % panel_cols elements in.
+  const auto a_off = [&](unsigned j, unsigned blk) {
+    return uint64_t(16 * j / a.panel_cols()) * panel_bytes_of(a) + uint64_t(16 * j % a.panel_cols()) * esz + uint64_t(blk) * 64 * row_bytes(a);
+  };
+  const auto b_off = [&](unsigned j, unsigned first_col) {
+    const uint64_t b_k = b.major == Major::MN
+                             ? uint64_t(16 * j) * row_bytes(b)
+                             : uint64_t(16 * j / b.panel_cols()) * panel_bytes_of(b) + uint64_t(16 * j % b.panel_cols()) * esz;
+    // Columns from first_col on: rows of a K-major B, whole panels of an N-major one.
+    return b_k + (b.major == Major::MN ? uint64_t(first_col / b.panel_cols()) * panel_bytes_of(b) : uint64_t(first_col) * row_bytes(b));
+  };
+  const auto call = [&](const WgmmaShape& shape, unsigned blk, unsigned first_col, const std::string& a_arg,
+                        const std::string& b_arg, const std::string& scale) {
+    return "tj::" + wgmma_wrapper_name(shape) + "(&" + n.acc + "[" + std::to_string(blk * acc.n / 2 + first_col / 2) + "], " +
+           a_arg + ", " + b_arg + ", " + scale + ");";
+  };
+  const auto desc_plus = [](const char* desc, uint64_t bytes) { return std::string(desc) + " + " + std::to_string(bytes >> 4) + "ull"; };
+  // Descriptor offsets (16-byte units) of steps kstep0.. as start + step * i, when
+  // they are that (always within one swizzle panel along K, and for whole panels).
+  const auto linear = [&](const auto& off) -> std::optional<std::pair<uint64_t, uint64_t>> {
+    const uint64_t first = off(kstep0) >> 4, step = (off(kstep0 + 1) - off(kstep0)) >> 4;
+    for (unsigned j = kstep0; j < ksteps; ++j)
+      if ((off(j) >> 4) != first + step * (j - kstep0)) return std::nullopt;
+    return std::pair{first, step};
+  };
+  std::optional<std::pair<uint64_t, uint64_t>> a_lin;
+  std::vector<std::pair<uint64_t, uint64_t>> b_lin;
+  if (!rs && acc.m == 64 && ksteps - kstep0 >= 2) {
+    a_lin = linear([&](unsigned j) { return a_off(j, 0); });
+    for (const auto& chunk : chunks)
+      if (auto l = linear([&](unsigned j) { return b_off(j, chunk.first.first); })) b_lin.push_back(*l);
+    if (b_lin.size() != chunks.size()) a_lin.reset();
+  }
+  if (a_lin) {
+    // One m64 block, A from shared memory, offsets linear in the step: the K steps as
+    // a loop that is not unrolled, issuing the same wgmma sequence as the unrolled
+    // form (the first step may overwrite D). Each unrolled call is an asm naming
+    // every accumulator register, ~50 ms of NVRTC time apiece on the GEMM.
+    const auto offset = [](const char* desc, const std::pair<uint64_t, uint64_t>& l) {
+      return std::string(desc) + " + (" + std::to_string(l.first) + "ull + " + std::to_string(l.second) + "ull * tj_k)";
+    };
+    out.push_back("#pragma unroll 1");
+    out.push_back("  for (unsigned tj_k = 0; tj_k < " + std::to_string(ksteps - kstep0) + "; ++tj_k) {");
+    // The accumulator registers cross the loop's back edge and leave through its exit:
+    // ptxas would insert these two fences itself (and say so in the log, info C7519).
+    out.push_back("    tj::wgmma_fence();");
+    for (size_t c = 0; c < chunks.size(); ++c)
+      out.push_back("    " + call(chunks[c].second, 0, chunks[c].first.first, offset("tj_desc_a", *a_lin), offset("tj_desc_b", b_lin[c]),
+                                  "tj_k == 0u ? tj_scale_d : 1u"));
+    out.push_back("  }");
+    out.push_back("  tj::wgmma_fence();");
+  } else {
+    for (unsigned blk = 0; blk < acc.m / 64; ++blk)
+      for (unsigned j = kstep0; j < ksteps; ++j)
+        for (const auto& [cols, shape] : chunks) {
+          const std::string a_arg = rs ? "tj_a" + std::to_string(blk) + "_" + std::to_string(j) : desc_plus("tj_desc_a", a_off(j, blk));
+          out.push_back("  " + call(shape, blk, cols.first, a_arg, desc_plus("tj_desc_b", b_off(j, cols.first)), j == kstep0 ? "tj_scale_d" : "1u"));
+        }
   }
   out.push_back("  tj::wgmma_commit();");
   out.push_back("}");
@@ -180,16 +221,23 @@ std::vector<std::string> emit_acc_store(const AccStore& n, const Kernel& k, cons
   const AccumulatorDecl& acc = acc_of(n.acc, k);
   const TileLayout& d = layout_of(n.dst, k);
   const std::string t = cuda_elem(d.elem);
+  // 16-bit out without C (none given, or beta the literal 0): the stmatrix form.
+  const FloatImm* beta = n.beta->as<FloatImm>();
+  const bool x4 = scalar_bytes(d.elem) == 2 && n.cols % 16 == 0 && (!n.c || (beta && beta->value == 0.0));
   std::vector<std::string> out;
   for (unsigned blk = 0; blk < acc.m / 64; ++blk) {
     const std::string rows = " + " + std::to_string(blk * 64 * d.panel_cols());
+    const std::string targs = "<" + std::to_string(n.cols) + ", " + t + ", " + std::to_string(d.panel_cols()) + ", " +
+                              std::to_string(panel_bytes_of(d)) + ">(&" + n.acc + "[" + std::to_string(blk * acc.n / 2 + n.first_col / 2) +
+                              "], &" + ex(n.dst.tile) + "[" + operand_offset(n.dst, d, ex) + rows + "], " + ex(n.alpha);
+    if (x4) {
+      out.push_back("tj::acc_store_m64_x4" + targs + ");");
+      continue;
+    }
     std::string c = "nullptr";
     if (n.c) c = "&" + ex(n.c->tile) + "[" + operand_offset(*n.c, layout_of(*n.c, k), ex) + rows + "]";
     // Columns [first_col, +cols) of the m64 block: n8 groups first_col / 8 on, 4 registers each.
-    out.push_back("tj::acc_store_m64<" + std::to_string(n.cols) + ", " + t + ", " + std::to_string(d.panel_cols()) + ", " +
-                  std::to_string(panel_bytes_of(d)) + ">(&" + n.acc + "[" + std::to_string(blk * acc.n / 2 + n.first_col / 2) + "], &" +
-                  ex(n.dst.tile) + "[" + operand_offset(n.dst, d, ex) + rows + "], " + ex(n.alpha) + ", " + ex(n.beta) + ", " +
-                  c + ");");
+    out.push_back("tj::acc_store_m64" + targs + ", " + ex(n.beta) + ", " + c + ");");
   }
   return out;
 }

@@ -476,7 +476,6 @@ TJ_DEVICE u32 pack2(f16*, float a, float b) {
   asm("cvt.rn.f16x2.f32 %0, %2, %1;" : "=r"(v) : "f"(a), "f"(b));
   return v;
 }
-TJ_DEVICE u32 pack2(float*, float, float) { return 0; }  // not called: 32-bit tiles take store_pair
 // Four 8x8 matrices of 16-bit values into shared memory: lane l gives the address of
 // row l % 8 of matrix l / 8; register k holds this lane's pair of matrix k (row
 // lane / 4, columns 2 (lane % 4) and + 1: the accumulator's own layout).
@@ -496,22 +495,6 @@ TJ_DEVICE void acc_store_m64(const float* acc, T* dst, float alpha, float beta, 
   const int t = (int)threadIdx.x % 128, lane = t % 32;
   const int r0 = (t / 32) * 16 + lane / 4;
   const bool with_c = c != nullptr && beta != 0.0f;
-  if (sizeof(T) == 2 && N % 16 == 0 && !with_c) {
-    // 16-bit out without C: stmatrix, four 8x8 matrices (column blocks j and j + 1,
-    // rows + 0 and + 8) per instruction instead of a 32-bit store per pair.
-    const int m = lane / 8, row = (t / 32) * 16 + 8 * (m % 2) + lane % 8;
-    const u32 base = smem_addr(dst);
-#pragma unroll
-    for (int j = 0; j < N / 8; j += 2) {
-      const int col = 8 * (j + m / 2);
-      u32 off = (u32)(col / PANEL_COLS) * PANEL_BYTES + (u32)row * (PANEL_COLS * sizeof(T)) + (u32)(col % PANEL_COLS) * sizeof(T);
-      off ^= ((off >> 7) & 7u) << 4;  // the 128-byte swizzle TMA reads with
-      stmatrix_x4(base + off, pack2(dst, alpha * acc[4 * j], alpha * acc[4 * j + 1]),
-                  pack2(dst, alpha * acc[4 * j + 2], alpha * acc[4 * j + 3]), pack2(dst, alpha * acc[4 * j + 4], alpha * acc[4 * j + 5]),
-                  pack2(dst, alpha * acc[4 * j + 6], alpha * acc[4 * j + 7]));
-    }
-    return;
-  }
 #pragma unroll
   for (int j = 0; j < N / 8; ++j) {
 #pragma unroll
@@ -527,6 +510,29 @@ TJ_DEVICE void acc_store_m64(const float* acc, T* dst, float alpha, float beta, 
       }
       store_pair(reinterpret_cast<T*>(reinterpret_cast<unsigned char*>(dst) + off), a, b);
     }
+  }
+}
+
+
+// The same for 16-bit tiles without C (N a multiple of 16): stmatrix, four 8x8
+// matrices (column blocks j and j + 1, rows + 0 and + 8) per instruction instead
+// of a 32-bit store per pair. Codegen picks it when the element type and a C-less
+// (or beta-literal-0) store allow; a separate function so that the NVRTC front end
+// and optimizer see only the path that runs.
+template <int N, class T, int PANEL_COLS, int PANEL_BYTES>
+TJ_DEVICE void acc_store_m64_x4(const float* acc, T* dst, float alpha) {
+  static_assert(sizeof(T) == 2 && N % 16 == 0, "stmatrix stores 16-bit values, 16 columns at a time");
+  const int t = (int)threadIdx.x % 128, lane = t % 32;
+  const int m = lane / 8, row = (t / 32) * 16 + 8 * (m % 2) + lane % 8;
+  const u32 base = smem_addr(dst);
+#pragma unroll
+  for (int j = 0; j < N / 8; j += 2) {
+    const int col = 8 * (j + m / 2);
+    u32 off = (u32)(col / PANEL_COLS) * PANEL_BYTES + (u32)row * (PANEL_COLS * sizeof(T)) + (u32)(col % PANEL_COLS) * sizeof(T);
+    off ^= ((off >> 7) & 7u) << 4;  // the 128-byte swizzle TMA reads with
+    stmatrix_x4(base + off, pack2(dst, alpha * acc[4 * j], alpha * acc[4 * j + 1]),
+                pack2(dst, alpha * acc[4 * j + 2], alpha * acc[4 * j + 3]), pack2(dst, alpha * acc[4 * j + 4], alpha * acc[4 * j + 5]),
+                pack2(dst, alpha * acc[4 * j + 6], alpha * acc[4 * j + 7]));
   }
 }
 
