@@ -134,11 +134,21 @@ std::vector<std::string> emit_mma(const Mma& n, const Kernel& k, const ExprText&
       }
   }
   out.push_back("  tj::wgmma_fence();");
-  if (!rs)
-    out.push_back("  const tj::u64 tj_desc_a = tj::wgmma_desc(&" + ex(n.a.tile) + "[" + operand_offset(n.a, a, ex) + "], " +
-                  u(a_lbo) + ", " + u(a_sbo) + ", " + u(desc_swizzle(a)) + ");");
-  out.push_back("  const tj::u64 tj_desc_b = tj::wgmma_desc(&" + ex(n.b.tile) + "[" + operand_offset(n.b, b, ex) + "], " +
-                u(b_lbo) + ", " + u(b_sbo) + ", " + u(desc_swizzle(b)) + ");");
+  // The descriptor of the tile's first byte (the same every k-block: hoisted out of the
+  // loop) plus the operand's offset in the descriptor's 16-byte units: whole stages and
+  // rows of 16-byte multiples (checked by verify_tiles), within the 14-bit address field
+  // for any shared-memory address.
+  const auto desc = [&](const char* name, const TileOperand& t, const TileLayout& l, unsigned lbo, unsigned sbo) {
+    const uint64_t stage_bytes = l.stage_elems() * scalar_bytes(l.elem), stage_units = stage_bytes / 16, row_units = row_bytes(l) / 16;
+    if (stage_bytes % 16 || row_bytes(l) % 16)  // not whole descriptor units: from the operand's address
+      return "  const tj::u64 " + std::string(name) + " = tj::wgmma_desc(&" + ex(t.tile) + "[" + operand_offset(t, l, ex) + "], " + u(lbo) +
+             ", " + u(sbo) + ", " + u(desc_swizzle(l)) + ");";
+    return "  const tj::u64 " + std::string(name) + " = tj::wgmma_desc(" + ex(t.tile) + ", " + u(lbo) + ", " + u(sbo) + ", " +
+           u(desc_swizzle(l)) + ") + (tj::u64)(unsigned)((" + ex(t.stage) + ") * " + std::to_string(stage_units) + " + (" + ex(t.row) +
+           ") * " + std::to_string(row_units) + ");";
+  };
+  if (!rs) out.push_back(desc("tj_desc_a", n.a, a, a_lbo, a_sbo));
+  out.push_back(desc("tj_desc_b", n.b, b, b_lbo, b_sbo));
   out.push_back("  const tj::u32 tj_scale_d = (" + ex(n.accumulate) + ") ? 1u : 0u;");
   // K step j of A (K-major): panel (16 j) / panel_cols, then 16 j % panel_cols elements in.
   const auto a_off = [&](unsigned j, unsigned blk) {

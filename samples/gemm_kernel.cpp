@@ -313,14 +313,15 @@ void warp_specialized(GemmKernel& g) {
         const TileView a = stage(g.a, st).rows(wg * g.rows_per_mma), b = stage(g.b, st);
         if (g.split_issue()) {
           // The k-block's first K step as a group of its own, then the wait for the
-          // previous k-block (mma_wait(1): all but that group), its stage released,
-          // then the other K steps: the warpgroup waits with one K step queued on
-          // the tensor cores instead of a whole k-block (see docs/gemm-perf-notes.md).
+          // previous k-block (mma_wait(1): all but that group), then the other K
+          // steps: the warpgroup waits with one K step queued on the tensor cores
+          // instead of a whole k-block (see docs/gemm-perf-notes.md). The previous
+          // stage goes back after those are issued: the tensor cores get them first.
           const unsigned step = 16;
           mma(g.acc, a, b, j > 0, KRange{0, step});
           mma_wait(1);
-          if_(j > 0, [&] { g.release((it - 1) % g.stages); });
           mma(g.acc, a, b, boolean(true), KRange{step, 0});
+          if_(j > 0, [&] { g.release((it - 1) % g.stages); });
         } else if (g.wide) {
           mma(g.acc, a, b, j > 0);
           // A tile wider than one wgmma takes A from registers, which ptxas keeps

@@ -70,9 +70,11 @@ TEST_CASE("tiles: wgmma descriptors come from the tiles' layouts (K-major A and 
   CHECK(count(l.cuda, "TJ_DEVICE void wgmma_m64n128k16_f32_bf16_kk(") == 1);
   CHECK(contains(l.cuda, "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 "));
   CHECK(count(l.cuda, "tj::wgmma_m64n128k16_f32_bf16_kk(&acc[0], ") == 4);
-  // Stage 1 of a 64x64 tile starts 4096 elements in; 8-row groups are 1024 bytes apart.
-  CHECK(contains(l.cuda, "tj::wgmma_desc(&a[(1) * 4096 + (0) * 64], 16u, 1024u, 1u);"));
-  CHECK(contains(l.cuda, "tj::wgmma_desc(&b[(1) * 8192 + (0) * 64], 16u, 1024u, 1u);"));
+  // The tile's own descriptor (8-row groups 1024 bytes apart) plus the operand's offset in
+  // 16-byte units: stage 1 of a 64x64 bf16 tile is 8192 bytes (512 units) in, of a 128x64
+  // one 16384 (1024); a row of 128 bytes is 8 units.
+  CHECK(contains(l.cuda, "tj::wgmma_desc(a, 16u, 1024u, 1u) + (tj::u64)(unsigned)((1) * 512 + (0) * 8);"));
+  CHECK(contains(l.cuda, "tj::wgmma_desc(b, 16u, 1024u, 1u) + (tj::u64)(unsigned)((1) * 1024 + (0) * 8);"));
   // K steps advance 32 bytes (2 in descriptor units) inside the 128-byte swizzled row.
   CHECK(contains(l.cuda, "tj_desc_a + 6ull, tj_desc_b + 6ull, 1u);"));
   CHECK(contains(l.cuda, "tj_desc_a + 0ull, tj_desc_b + 0ull, tj_scale_d);"));
@@ -115,8 +117,8 @@ TEST_CASE("tiles: 64- and 32-byte-swizzled K-major tiles give their span to the 
   codegen::Lowered l = codegen::lower(m.build(), Target::sm90a());
   INFO(l.cuda);
   // 8-row groups 512 bytes apart; layout field 2 (64-byte swizzle); two k16 steps of 32 bytes.
-  CHECK(contains(l.cuda, "tj::wgmma_desc(&a[(1) * 2048 + (0) * 32], 16u, 512u, 2u);"));
-  CHECK(contains(l.cuda, "tj::wgmma_desc(&b[(1) * 4096 + (0) * 32], 16u, 512u, 2u);"));
+  CHECK(contains(l.cuda, "tj::wgmma_desc(a, 16u, 512u, 2u) + (tj::u64)(unsigned)((1) * 256 + (0) * 4);"));
+  CHECK(contains(l.cuda, "tj::wgmma_desc(b, 16u, 512u, 2u) + (tj::u64)(unsigned)((1) * 512 + (0) * 4);"));
   CHECK(count(l.cuda, "tj::wgmma_m64n128k16_f32_bf16_kk(&acc[0], ") == 2);
   CHECK(contains(l.cuda, "tj_desc_a + 2ull, tj_desc_b + 2ull, 1u);"));
 
@@ -124,7 +126,7 @@ TEST_CASE("tiles: 64- and 32-byte-swizzled K-major tiles give their span to the 
   w.a_swizzle = w.b_swizzle = ir::Swizzle::B32;
   l = codegen::lower(w.build(), Target::sm90a());
   INFO(l.cuda);
-  CHECK(contains(l.cuda, "tj::wgmma_desc(&a[(1) * 4096 + (0) * 16], 16u, 256u, 3u);"));
+  CHECK(contains(l.cuda, "tj::wgmma_desc(a, 16u, 256u, 3u) + (tj::u64)(unsigned)((1) * 512 + (0) * 2);"));
   // Step 3 starts 3 panels (64 rows x 32 bytes = 2048 bytes each) into A, 3 panels of 128 rows into B.
   CHECK(contains(l.cuda, "tj_desc_a + 384ull, tj_desc_b + 768ull, 1u);"));
 
@@ -147,7 +149,7 @@ TEST_CASE("tiles: an N-major B is read transposed with the panel stride as leadi
   CHECK(contains(l.cuda, "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 "));
   CHECK(contains(l.cuda, "p, 1, 1, 0, 1; }"));  // imm-trans-b = 1
   // Panels of 64 rows (K) x 64 columns (N): 8192 bytes apart; K steps of 16 rows = 2048 bytes.
-  CHECK(contains(l.cuda, "tj::wgmma_desc(&b[(1) * 8192 + (0) * 64], 8192u, 1024u, 1u);"));
+  CHECK(contains(l.cuda, "tj::wgmma_desc(b, 8192u, 1024u, 1u) + (tj::u64)(unsigned)((1) * 1024 + (0) * 8);"));
   CHECK(contains(l.cuda, "tj_desc_a + 6ull, tj_desc_b + 384ull, 1u);"));
 }
 
