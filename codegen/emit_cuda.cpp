@@ -202,6 +202,11 @@ class StmtEmitter {
   // A local nothing reads (a role's warpgroup index the body ignores) would draw
   // NVRTC's warning #177 on every compile: not the user's to act on in generated code.
   void node(const Declare& n) {
+    if (&n == role_index_) {
+      line(std::string(used_.count(n.name) ? "" : "[[maybe_unused]] ") + "int " + n.name + " = tj::warpgroup_index() - " +
+           std::to_string(n.init->as<Binary>()->b->as<IntImm>()->value) + ";  // = (threadIdx.x / 128) - first, from lane 0");
+      return;
+    }
     line(std::string(used_.count(n.name) ? "" : "[[maybe_unused]] ") + cuda_type(n.init->type) + " " + n.name + " = " + ex(n.init) + ";");
   }
   void node(const Assign& n) { line(ex(n.var) + " = " + ex(n.value) + ";"); }
@@ -306,7 +311,26 @@ class StmtEmitter {
     indent_ = saved + 1;
     lines(role_prologue(n, k_));
     indent_ = saved;
+    role_index_ = role_index_decl(n);
     body(n.body);
+    role_index_ = nullptr;
+  }
+  // The role's warpgroup index (KernelBuilder::role declares it first: %tid.x / 128 -
+  // first), in a one-dimensional block. At the role's entry every lane of each warp is
+  // there, so it can be taken from lane 0: ptxas then knows it is the same in the whole
+  // warp and computes what depends on it (the wgmma descriptors of a warpgroup's rows)
+  // in uniform registers, without moving each value from a vector register (R2UR).
+  const Declare* role_index_decl(const Role& n) const {
+    const Block* b = n.body->as<Block>();
+    if (!b || b->body.empty() || k_.block.y != 1 || k_.block.z != 1 || k_.block.x % 32) return nullptr;
+    const Declare* d = b->body.front()->as<Declare>();
+    const Binary* sub = d ? d->init->as<Binary>() : nullptr;
+    const Binary* div = sub && sub->op == BinOp::Sub ? sub->a->as<Binary>() : nullptr;
+    const SpecialReg* tid = div && div->op == BinOp::Div ? div->a->as<SpecialReg>() : nullptr;
+    const IntImm *wg = div ? div->b->as<IntImm>() : nullptr, *first = sub ? sub->b->as<IntImm>() : nullptr;
+    if (!tid || tid->reg != SpecialRegKind::ThreadIdxX || !wg || wg->value != 128 || !first || first->value != int64_t(n.first))
+      return nullptr;
+    return d;
   }
   void node(const Role&) { internal_error("emit: a role outside a block"); }
   void node(const NamedBarrier& n) { line("tj::named_barrier_sync(" + ex(n.id) + ", " + std::to_string(n.threads) + "u);"); }
@@ -320,6 +344,7 @@ class StmtEmitter {
   const Kernel& k_;
   const EmitOptions& opts_;
   std::set<std::string> used_;  // names some expression reads
+  const Declare* role_index_ = nullptr;  // the warpgroup index of the role being emitted
   int indent_ = 0;
 };
 

@@ -83,6 +83,8 @@ TEST_CASE("tiles: wgmma descriptors come from the tiles' layouts (K-major A and 
   CHECK(contains(l.cuda, "tj::wgmma_wait<0>();"));
   CHECK(contains(l.cuda, "float acc[64] = {};"));
   CHECK(contains(l.cuda, "__launch_bounds__(128, 1)"));
+  // The role's warpgroup index comes from lane 0 (warp-uniform to ptxas); unused here.
+  CHECK(contains(l.cuda, "[[maybe_unused]] int wg = tj::warpgroup_index() - 0;"));
 }
 
 TEST_CASE("tiles: an MMA over part of K issues only those K steps, as a group of its own", "[codegen][tiles]") {
@@ -361,6 +363,7 @@ TEST_CASE("gemm: sm_90a PTX has wgmma, multicast TMA and setmaxnreg, and no conf
     if (cfg.params["warp_specialized"] == 1) {
       CHECK(contains(r.ptx, "setmaxnreg.dec.sync.aligned.u32 40;"));
       CHECK(contains(r.ptx, cfg.params["consumers"] == 2 ? "setmaxnreg.inc.sync.aligned.u32 232;" : "setmaxnreg.dec.sync.aligned.u32 240;"));
+      CHECK(contains(r.ptx, "shfl.sync.idx.b32"));  // the consumers' warpgroup index, from lane 0
     }
     CHECK(contains(r.ptx, "ldmatrix.sync.aligned.m8n8.x4.shared.b16") == (cfg.params["bn"] > 256));
     if (cfg.cluster.count() > 1) CHECK(contains(r.ptx, "multicast::cluster"));
