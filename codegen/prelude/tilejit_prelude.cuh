@@ -101,11 +101,7 @@ TJ_DEVICE int warpgroup_index() {
   return wg;
 }
 
-TJ_DEVICE u32 smem_addr(const void* p) {
-  u32 a;
-  asm("{ .reg .u64 t; cvta.to.shared.u64 t, %1; cvt.u32.u64 %0, t; }" : "=r"(a) : "l"(p));
-  return a;
-}
+TJ_DEVICE u32 smem_addr(const void* p) { return (u32)__cvta_generic_to_shared(p); }
 
 // An element pointer into a peer CTA's shared memory (cluster window address).
 template <class T>
