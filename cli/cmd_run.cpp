@@ -9,7 +9,6 @@
 #include "cli/report.h"
 #include "cli/spec.h"
 #include "cli/target_choice.h"
-#include "runtime/compiler.h"
 #include "runtime/driver.h"
 #include "runtime/error.h"
 #include "samples/runner.h"
@@ -93,9 +92,6 @@ int cmd_run(const RunArgs& args) {
     return kNoGpu;
   }
 
-  // NVRTC starts up while the device opens (each takes a few hundred ms on the H200
-  // machine); the arch of the warm-up does not matter.
-  rt::NvrtcWarmUp nvrtc_warm_up("sm_90a");
   rt::Context ctx = open_device(args.device);
   const rt::DeviceInfo& dev = ctx.info();
   const codegen::Target target = device_target(ctx);

@@ -16,7 +16,6 @@
 #include "cli/tune_report.h"
 #include "cli/tune_sweep.h"
 #include "cli/version.h"
-#include "runtime/compiler.h"
 #include "runtime/driver.h"
 #include "runtime/error.h"
 #include "samples/tuning.h"
@@ -73,9 +72,6 @@ int cmd_tune(const TuneArgs& args) {
     std::cout << "tune      not run: no GPU here (" << why << "). Tuning needs an sm_90a or sm_100a GPU.\n";
     return kNoGpu;
   }
-  // NVRTC starts up while the device opens (each takes a few hundred ms on the H200
-  // machine); the arch of the warm-up does not matter.
-  rt::NvrtcWarmUp nvrtc_warm_up("sm_90a");
   rt::Context ctx = open_device(args.device);
   const rt::DeviceInfo& dev = ctx.info();
   const codegen::Target target = device_target(ctx);

@@ -121,21 +121,6 @@ CompileResult run_nvrtc(const CompileRequest& request) {
 
 } // namespace
 
-NvrtcWarmUp::NvrtcWarmUp(std::string arch)
-    : thread_([arch = std::move(arch)] {
-        const char* source = "extern \"C\" __global__ void tilejit_warm_up(int* p) { *p = 0; }";
-        const std::string arch_option = "-arch=" + arch;
-        const char* options[] = {"--std=c++20", arch_option.c_str()};
-        nvrtcProgram program = nullptr;
-        if (nvrtcCreateProgram(&program, source, "tilejit_warm_up.cu", 0, nullptr, nullptr) != NVRTC_SUCCESS) return;
-        nvrtcCompileProgram(program, 2, options);  // the result does not matter, only that NVRTC started
-        nvrtcDestroyProgram(&program);
-      }) {}
-
-NvrtcWarmUp::~NvrtcWarmUp() {
-  if (thread_.joinable()) thread_.join();
-}
-
 std::string nvrtc_version() {
   static const std::string version = [] {
     int major = 0, minor = 0;

@@ -3,7 +3,6 @@
 #pragma once
 
 #include <string>
-#include <thread>
 #include <vector>
 
 namespace tj::rt {
@@ -42,25 +41,6 @@ struct CompileResult {
 // set CUDA_CACHE_DISABLE. Returns whether NVRTC's cache is off. Call before the first
 // compile and before the driver starts: both read the variable once.
 bool disable_nvrtc_result_cache();
-
-// NVRTC spends a few hundred milliseconds of the first compile in a process starting
-// up (on the H200 machine a one-line kernel's first compile took 216-243 ms). A
-// NvrtcWarmUp compiles such a kernel for `arch` on a thread of its own, so that the
-// start-up overlaps what the caller does meanwhile (the CLI: opening the CUDA device,
-// which takes about as long); the first real compile then finds NVRTC started. It
-// changes no result and reports nothing (a failing NVRTC fails the real compile with
-// its message). The destructor waits for the thread. Create it after
-// disable_nvrtc_result_cache().
-class NvrtcWarmUp {
- public:
-  explicit NvrtcWarmUp(std::string arch);
-  ~NvrtcWarmUp();
-  NvrtcWarmUp(const NvrtcWarmUp&) = delete;
-  NvrtcWarmUp& operator=(const NvrtcWarmUp&) = delete;
-
- private:
-  std::thread thread_;
-};
 
 // NVRTC's version as "MAJOR.MINOR", e.g. "13.0".
 std::string nvrtc_version();

@@ -47,23 +47,6 @@ TEST_CASE("compiles a kernel with an in-memory header for sm_90a (runs on the H2
   CHECK(r.seconds > 0);
 }
 
-TEST_CASE("an NVRTC warm-up changes no result and a failing one is silent", "[runtime][compiler]") {
-  const CompileResult before = compile(tiny_request("sm_90a"), nullptr);
-  {
-    NvrtcWarmUp warm_up("sm_90a");
-    // A compile while the warm-up may still run: NVRTC compiles both at once.
-    const CompileResult during = compile(tiny_request("sm_90a"), nullptr);
-    CHECK(during.ptx == before.ptx);
-    CHECK(during.cubin == before.cubin);
-  }
-  // An arch NVRTC rejects: the warm-up's compile fails on its thread, nothing is thrown
-  // or printed, and the next compile is unaffected.
-  { NvrtcWarmUp bad("sm_bogus"); }
-  const CompileResult after = compile(tiny_request("sm_90a"), nullptr);
-  CHECK(after.ptx == before.ptx);
-  CHECK(after.cubin == before.cubin);
-}
-
 TEST_CASE("compiles for sm_100a with NVRTC alone (cannot run on the H200)", "[runtime][compiler]") {
   CompileResult r = compile(tiny_request("sm_100a"), nullptr);
   CHECK(contains(r.ptx, ".target sm_100a"));
