@@ -135,9 +135,9 @@ std::vector<std::string> emit_mma(const Mma& n, const Kernel& k, const ExprText&
   }
   out.push_back("  tj::wgmma_fence();");
   // The descriptor of the tile's first byte (the same every k-block: hoisted out of the
-  // loop) plus the operand's offset in the descriptor's 16-byte units: whole stages and
-  // rows of 16-byte multiples (checked by verify_tiles), within the 14-bit address field
-  // for any shared-memory address.
+  // loop) plus the operand's offset in the descriptor's 16-byte units, when stages and
+  // rows are whole units (so for every layout wgmma reads: 16-bit elements, K a multiple
+  // of 16); the sum stays inside the 14-bit address field for any shared-memory address.
   const auto desc = [&](const char* name, const TileOperand& t, const TileLayout& l, unsigned lbo, unsigned sbo) {
     const uint64_t stage_bytes = l.stage_elems() * scalar_bytes(l.elem), stage_units = stage_bytes / 16, row_units = row_bytes(l) / 16;
     if (stage_bytes % 16 || row_bytes(l) % 16)  // not whole descriptor units: from the operand's address
