@@ -90,8 +90,6 @@ TJ_SREG_U32(cluster_dim_z, "%cluster_nctaid.z")
 // ---- CTA barrier ----------------------------------------------------------------
 TJ_DEVICE void sync_threads() { asm volatile("bar.sync 0;" ::: "memory"); }
 
-// ---- distributed shared memory -------------------------------------------------
-// A generic pointer into this CTA's shared memory, as a 32-bit shared-window address.
 // This thread's warpgroup (threadIdx.x / 128 in a one-dimensional block), read from
 // lane 0 so that the compiler treats it as the same in the whole warp. Every lane of
 // the warp must be active (a role's entry).
@@ -101,6 +99,9 @@ TJ_DEVICE int warpgroup_index() {
   return wg;
 }
 
+// ---- distributed shared memory -------------------------------------------------
+// A generic pointer into this CTA's shared memory, as a 32-bit shared-window address.
+// The builtin, not an asm cvta: NVVM folds it for shared variables and buffers.
 TJ_DEVICE u32 smem_addr(const void* p) { return (u32)__cvta_generic_to_shared(p); }
 
 // An element pointer into a peer CTA's shared memory (cluster window address).
