@@ -10,6 +10,7 @@ export TILEJIT_CACHE_DIR=/tmp/tilejit-cache
 NEW=.stage/bin OLD=${OLD_BIN:-.stage/old}
 SHAPES=${SHAPES:-4096x4096x4096,6144x6144x6144,8192x8192x8192}
 CONFIG=${CONFIG:-cluster=1x2}
+: > "$OUT/ab.txt"  # this call's results only
 for round in 1 2; do
   for side in new old; do
     bin=$NEW; [ $side = old ] && bin=$OLD
