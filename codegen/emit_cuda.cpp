@@ -5,7 +5,8 @@
 #include <cstdlib>
 #include <set>
 
-#include "codegen/emit_tiles.h"
+#include "codegen/emit_roles.h"
+#include "codegen/mma/family.h"
 #include "codegen/prelude.h"
 #include "dsl/ir/printer.h"
 #include "dsl/ir/visitor.h"
@@ -149,7 +150,8 @@ std::string phase_var(const std::string& barrier) { return "tj_phase_" + barrier
 
 class StmtEmitter {
  public:
-  StmtEmitter(std::string& out, const Kernel& k, const EmitOptions& opts) : out_(out), k_(k), opts_(opts) {
+  StmtEmitter(std::string& out, const Kernel& k, const mma::Family* family, const EmitOptions& opts)
+      : out_(out), k_(k), family_(family), opts_(opts) {
     struct Uses : Visitor {
       std::set<std::string>& names;
       explicit Uses(std::set<std::string>& n) : names(n) {}
@@ -204,7 +206,7 @@ class StmtEmitter {
   void node(const Declare& n) {
     if (&n == role_index_) {
       line(std::string(used_.count(n.name) ? "" : "[[maybe_unused]] ") + "int " + n.name + " = tj::warpgroup_index() - " +
-           std::to_string(n.init->as<Binary>()->b->as<IntImm>()->value) + ";  // = (threadIdx.x / 128) - first, from lane 0");
+           std::to_string(role_first_) + ";  // = (threadIdx.x / 128) - first, from lane 0");
       return;
     }
     line(std::string(used_.count(n.name) ? "" : "[[maybe_unused]] ") + cuda_type(n.init->type) + " " + n.name + " = " + ex(n.init) + ";");
@@ -312,39 +314,39 @@ class StmtEmitter {
     lines(role_prologue(n, k_));
     indent_ = saved;
     role_index_ = role_index_decl(n);
+    role_first_ = n.first;
     body(n.body);
     role_index_ = nullptr;
   }
-  // The role's warpgroup index (KernelBuilder::role declares it first: %tid.x / 128 -
-  // first), in a one-dimensional block. At the role's entry every lane of each warp is
-  // there, so it can be taken from lane 0: ptxas then knows it is the same in the whole
-  // warp and computes what depends on it (the wgmma descriptors of a warpgroup's rows)
-  // in uniform registers, without moving each value from a vector register (R2UR).
+  // The role's warpgroup index (Role::index_var, declared by the body's first statement),
+  // in a one-dimensional block. At the role's entry every lane of each warp is there, so
+  // it can be taken from lane 0: ptxas then knows it is the same in the whole warp and
+  // computes what depends on it (the wgmma descriptors of a warpgroup's rows) in uniform
+  // registers, without moving each value from a vector register (R2UR).
   const Declare* role_index_decl(const Role& n) const {
-    const Block* b = n.body->as<Block>();
-    if (!b || b->body.empty() || k_.block.y != 1 || k_.block.z != 1 || k_.block.x % 32) return nullptr;
-    const Declare* d = b->body.front()->as<Declare>();
-    const Binary* sub = d ? d->init->as<Binary>() : nullptr;
-    const Binary* div = sub && sub->op == BinOp::Sub ? sub->a->as<Binary>() : nullptr;
-    const SpecialReg* tid = div && div->op == BinOp::Div ? div->a->as<SpecialReg>() : nullptr;
-    const IntImm *wg = div ? div->b->as<IntImm>() : nullptr, *first = sub ? sub->b->as<IntImm>() : nullptr;
-    if (!tid || tid->reg != SpecialRegKind::ThreadIdxX || !wg || wg->value != 128 || !first || first->value != int64_t(n.first))
-      return nullptr;
-    return d;
+    if (n.index_var.empty() || k_.block.y != 1 || k_.block.z != 1 || k_.block.x % 32) return nullptr;
+    return n.body->as<Block>()->body.front()->as<Declare>();
   }
   void node(const Role&) { internal_error("emit: a role outside a block"); }
   void node(const NamedBarrier& n) { line("tj::named_barrier_sync(" + ex(n.id) + ", " + std::to_string(n.threads) + "u);"); }
-  void node(const Mma& n) { lines(emit_mma(n, k_, ex)); }
-  void node(const MmaWait& n) { lines(emit_mma_wait(n, k_)); }
-  void node(const AccStore& n) { lines(emit_acc_store(n, k_, ex)); }
-  void node(const AccPartial& n) { lines(emit_acc_partial(n, k_, ex)); }
+  void node(const Mma& n) { lines(family().mma(n, k_, ex)); }
+  void node(const MmaWait& n) { lines(family().mma_wait(n, k_)); }
+  void node(const AccStore& n) { lines(family().acc_store(n, k_, ex)); }
+  void node(const AccPartial& n) { lines(family().acc_partial(n, k_, ex)); }
   void node(const ForEachTile&) { internal_error("emit: for_each_tile was not lowered (lower_schedules runs first)"); }
+
+  const mma::Family& family() const {
+    if (!family_) internal_error("emit: a tile MMA op for a target without an MMA family (the verifier should have refused it)");
+    return *family_;
+  }
 
   std::string& out_;
   const Kernel& k_;
+  const mma::Family* family_;  // the target's; null where it has none
   const EmitOptions& opts_;
   std::set<std::string> used_;  // names some expression reads
   const Declare* role_index_ = nullptr;  // the warpgroup index of the role being emitted
+  unsigned role_first_ = 0;              // and that role's first warpgroup
   int indent_ = 0;
 };
 
@@ -366,7 +368,8 @@ std::string emit_cuda(const Kernel& k, const Target& target, const EmitOptions& 
   out += "// Generated by tilejit for " + target.arch + " from kernel '" + k.name + "' (" + k.loc.str() + ").\n";
   out += "// block " + k.block.str() + ", cluster " + k.cluster.str() + "\n";
   out += "#include \"" + std::string(kPreludeName) + "\"\n\n";
-  out += emit_wgmma_wrappers(k);
+  const mma::Family* family = mma::family_for(target);
+  if (family) out += family->declarations(k);
   // A kernel with warpgroup roles runs one CTA per SM: its registers are split
   // between the roles with setmaxnreg.
   bool has_roles = false;
@@ -411,8 +414,8 @@ std::string emit_cuda(const Kernel& k, const Target& target, const EmitOptions& 
   waited.visit(k.body);
   for (const SharedBuffer& b : k.shared)
     if (b.elem == Scalar::MBarrier && waited.names.count(b.name)) out += "  unsigned " + phase_var(b.name) + " = 0u;  // bit i: phase parity of " + b.name + "[i]\n";
-  out += emit_accumulators(k);
-  StmtEmitter(out, k, opts).emit(k.body, 1);
+  if (!k.accumulators.empty()) out += mma::family_of(target).accumulator_decls(k);
+  StmtEmitter(out, k, family, opts).emit(k.body, 1);
   out += "}\n";
   return out;
 }

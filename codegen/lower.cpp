@@ -35,68 +35,92 @@ unsigned long long hang_guard_ns(const LowerOptions& opts) {
   return env && *env && std::string(env) != "0" ? kHangGuardNs : 0;
 }
 
+// What the passes read and write as lower() runs them.
+struct PassState {
+  const Target& target;
+  ir::Kernel kernel;
+  std::vector<Diagnostic> diags;
+  TransactionReport transactions;
+  RaceReport races;
+  EmitOptions emit;
+  std::string cuda;
+};
+
+enum class Stage : uint8_t {
+  Normalize,  // before verification: what every check must see (schedules become loops)
+  Verify,     // collects diagnostics; every verifier runs, so that the user sees all errors at once
+  VerifyWellFormed,  // runs only when the verifiers before it found nothing (needs well-formed copies)
+  Rewrite,    // after verification passed
+  Emit,
+};
+
+struct Pass {
+  const char* name;
+  Stage stage;
+  void (*run)(PassState&);
+};
+
+void add(PassState& s, std::vector<Diagnostic> found) { s.diags.insert(s.diags.end(), found.begin(), found.end()); }
+
+// The pipeline, in order: one row per pass.
+const std::vector<Pass>& passes() {
+  static const std::vector<Pass> table = {
+      {"lower_schedules", Stage::Normalize, [](PassState& s) { s.kernel = lower_schedules(s.kernel, s.target); }},
+      {"verify_cluster_shape", Stage::Verify, [](PassState& s) { add(s, verify_cluster_shape(s.kernel, s.target)); }},
+      {"verify_shared_memory", Stage::Verify, [](PassState& s) { add(s, verify_shared_memory(s.kernel, s.target)); }},
+      {"verify_dsmem", Stage::Verify, [](PassState& s) { add(s, verify_dsmem(s.kernel, s.target)); }},
+      {"verify_async", Stage::Verify, [](PassState& s) { add(s, verify_async(s.kernel, s.target)); }},
+      {"verify_tiles", Stage::Verify, [](PassState& s) { add(s, verify_tiles(s.kernel, s.target)); }},
+      {"verify_transactions", Stage::VerifyWellFormed,
+       [](PassState& s) {
+         s.transactions = account_transactions(s.kernel);
+         add(s, s.transactions.errors);
+       }},
+      {"verify_races", Stage::VerifyWellFormed,
+       [](PassState& s) {
+         s.races = check_races(s.kernel);
+         add(s, s.races.errors);
+       }},
+      {"insert_barrier_init", Stage::Rewrite, [](PassState& s) { s.kernel = insert_barrier_init(s.kernel); }},
+      {"insert_entry_barrier", Stage::Rewrite, [](PassState& s) { s.kernel = insert_entry_barrier(s.kernel); }},
+      {"insert_exit_barrier", Stage::Rewrite, [](PassState& s) { s.kernel = insert_exit_barrier(s.kernel); }},
+      {"emit_cuda", Stage::Emit, [](PassState& s) { s.cuda = emit_cuda(s.kernel, s.target, s.emit); }},
+  };
+  return table;
+}
+
 }  // namespace
 
 const std::vector<std::string>& pass_names() {
-  static const std::vector<std::string> names = {"lower_schedules",     "verify_cluster_shape", "verify_shared_memory",
-                                                 "verify_dsmem",        "verify_async",         "verify_tiles",
-                                                 "verify_transactions", "verify_races",         "insert_barrier_init",  "insert_entry_barrier",
-                                                 "insert_exit_barrier", "emit_cuda"};
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> out;
+    for (const Pass& p : passes()) out.push_back(p.name);
+    return out;
+  }();
   return names;
 }
 
 Lowered lower(const ir::Kernel& user, const Target& target, const LowerOptions& opts) {
   auto dump = dumper(opts);
-  auto after = [&](const char* pass, const ir::Kernel& k) {
-    if (dump) dump(pass, ir::to_string(k));
-  };
-
-  // 0. Schedules become plain loops, so that every check sees what will run.
-  const ir::Kernel input = lower_schedules(user, target);
-  after("lower_schedules", input);
-
-  // 1. Verification: collect every user error before giving up.
-  std::vector<Diagnostic> diags;
-  auto check = [&](const char* pass, std::vector<Diagnostic> found) {
-    diags.insert(diags.end(), found.begin(), found.end());
-    after(pass, input);
-  };
-  check("verify_cluster_shape", verify_cluster_shape(input, target));
-  check("verify_shared_memory", verify_shared_memory(input, target));
-  check("verify_dsmem", verify_dsmem(input, target));
-  check("verify_async", verify_async(input, target));
-  check("verify_tiles", verify_tiles(input, target));
-  TransactionReport transactions;
-  if (diags.empty()) {  // needs well-formed copies
-    transactions = account_transactions(input);
-    check("verify_transactions", transactions.errors);
+  PassState state{target, user, {}, {}, {}, {}, {}};
+  state.emit.hang_guard_ns = hang_guard_ns(opts);
+  for (const Pass& p : passes()) {
+    const bool verifying = p.stage == Stage::Verify || p.stage == Stage::VerifyWellFormed;
+    if (p.stage == Stage::VerifyWellFormed && !state.diags.empty()) continue;
+    // Leaving verification: every user error found so far, at once.
+    if (!verifying && p.stage != Stage::Normalize && !state.diags.empty()) throw UserError(std::move(state.diags));
+    p.run(state);
+    if (dump) dump(p.name, p.stage == Stage::Emit ? state.cuda : ir::to_string(state.kernel));
   }
-  RaceReport races;
-  if (diags.empty()) {  // reasons about well-formed copies and barriers
-    races = check_races(input);
-    check("verify_races", races.errors);
-  }
-  if (!diags.empty()) throw UserError(std::move(diags));
+  if (!state.diags.empty()) throw UserError(std::move(state.diags));
 
-  // 2. Rewrites.
-  ir::Kernel k = insert_barrier_init(input);
-  after("insert_barrier_init", k);
-  k = insert_entry_barrier(k);
-  after("insert_entry_barrier", k);
-  k = insert_exit_barrier(k);
-  after("insert_exit_barrier", k);
-
-  // 3. Emission.
   Lowered out;
-  EmitOptions emit;
-  emit.hang_guard_ns = hang_guard_ns(opts);
-  out.cuda = emit_cuda(k, target, emit);
-  if (dump) dump("emit_cuda", out.cuda);
-  out.dynamic_smem = static_cast<unsigned>(k.dynamic_shared_bytes());
-  out.kernel = std::move(k);
-  out.transactions = std::move(transactions.checks);
-  out.races = std::move(races.checks);
-  out.race_check_seconds = races.seconds;
+  out.cuda = std::move(state.cuda);
+  out.dynamic_smem = static_cast<unsigned>(state.kernel.dynamic_shared_bytes());
+  out.kernel = std::move(state.kernel);
+  out.transactions = std::move(state.transactions.checks);
+  out.races = std::move(state.races.checks);
+  out.race_check_seconds = state.races.seconds;
   return out;
 }
 

@@ -80,15 +80,16 @@ void KernelBuilder::role(std::string name, unsigned warpgroups, unsigned max_reg
                                 std::to_string(next_warpgroup_ + warpgroups - 1) + "; a CTA has at most 8 (1024 threads)",
                     "use fewer warpgroups");
   const unsigned first = next_warpgroup_;
-  roles_.emplace_back(name, first, warpgroups, max_regs, role_count_, nullptr, L(loc));
+  roles_.emplace_back(name, first, warpgroups, max_regs, role_count_, nullptr, L(loc), std::string());
   next_warpgroup_ += warpgroups;
   ++role_count_;
   push_block();
   i32 wg = var(thread_idx_x() / 128 - int32_t(first), "wg", loc);
+  const std::string index_var = wg.expr()->as<ir::VarRef>()->name;
   body(wg);
   ir::Stmt inner = ir::Block::make(pop_block(), L(loc));
   roles_.pop_back();
-  append(ir::Role::make(std::move(name), first, warpgroups, max_regs, role_count_ - 1, inner, L(loc)));
+  append(ir::Role::make(std::move(name), first, warpgroups, max_regs, role_count_ - 1, inner, L(loc), index_var));
 }
 
 // ---- tile copies ----

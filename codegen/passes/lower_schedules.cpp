@@ -2,6 +2,8 @@
 
 #include <string>
 
+#include "dsl/ir/mutator.h"
+
 namespace tj::codegen {
 namespace {
 
@@ -11,23 +13,12 @@ Expr imm(int64_t v) { return IntImm::make(Scalar::I32, v); }
 Expr bin(BinOp op, Expr a, Expr b) { return Binary::make(op, std::move(a), std::move(b)); }
 Expr reg(SpecialRegKind r) { return SpecialReg::make(r); }
 
-class Lowering {
+class Lowering : public Mutator {
  public:
   explicit Lowering(const Kernel& k) : k_(k) {}
 
-  Stmt rewrite(const Stmt& s) {
-    if (!s) return s;
-    if (const Block* b = s->as<Block>()) {
-      std::vector<Stmt> body;
-      for (const Stmt& c : b->body) body.push_back(rewrite(c));
-      return Block::make(std::move(body), b->loc);
-    }
-    if (const For* f = s->as<For>()) return For::make(f->var, f->begin, f->end, f->step, rewrite(f->body), f->loc);
-    if (const If* i = s->as<If>()) return If::make(i->cond, rewrite(i->then_body), rewrite(i->else_body), i->loc);
-    if (const Role* r = s->as<Role>()) return Role::make(r->name, r->first, r->count, r->max_regs, r->id, rewrite(r->body), r->loc);
-    if (const ForEachTile* t = s->as<ForEachTile>()) return lower(*t);
-    return s;
-  }
+ protected:
+  Stmt mutate_node(const ForEachTile& t, const Stmt&) override { return lower(t); }
 
  private:
   // Units u = first, first + stride, ... of [0, cluster tiles x splits): cluster tile
@@ -69,7 +60,7 @@ class Lowering {
                  clustered ? reg(SpecialRegKind::ClusterCtaIdX) : imm(0));
     body.push_back(Declare::make(t.var_m, m, loc));
     body.push_back(Declare::make(t.var_n, n, loc));
-    body.push_back(rewrite(t.body));
+    body.push_back(mutate(t.body));
     outer.push_back(For::make(p + (splits ? "u" : "t"), first, units, stride, Block::make(std::move(body), loc), loc));
     return Block::make(std::move(outer), loc);
   }
@@ -82,7 +73,7 @@ class Lowering {
 
 Kernel lower_schedules(const Kernel& k, const Target&) {
   Kernel out = k;
-  out.body = Lowering(k).rewrite(k.body);
+  out.body = Lowering(k).mutate(k.body);
   return out;
 }
 

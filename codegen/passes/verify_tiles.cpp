@@ -3,7 +3,8 @@
 #include <map>
 #include <set>
 
-#include "codegen/emit_tiles.h"
+#include "codegen/emit_roles.h"
+#include "codegen/mma/family.h"
 #include "codegen/op_table.h"
 #include "dsl/ir/printer.h"
 #include "dsl/ir/visitor.h"
@@ -17,7 +18,8 @@ std::string n2(unsigned a, unsigned b) { return std::to_string(a) + "x" + std::t
 
 class Checker : public Visitor {
  public:
-  Checker(const Kernel& k, const Target& t, std::vector<Diagnostic>& out) : k_(k), t_(t), out_(out) {}
+  Checker(const Kernel& k, const Target& t, std::vector<Diagnostic>& out)
+      : k_(k), t_(t), family_(mma::family_for(t)), out_(out) {}
 
   void visit_node(const Role& n) override {
     const unsigned wgs = k_.block.x / 128;
@@ -37,7 +39,8 @@ class Checker : public Visitor {
   }
 
   void visit_node(const Mma& n) override {
-    if (!supports(t_, Op::MmaOp)) {
+    if (!supports(t_, Op::MmaOp) || !family_) {
+      no_family_reported_ = true;
       error(n.loc, "mma needs Hopper's wgmma, which " + t_.arch + " does not have",
             "compile for sm_90a (--arch sm_90a); the tcgen05 lowering of tile MMAs for sm_100a is not written yet");
       return;
@@ -48,34 +51,7 @@ class Checker : public Visitor {
     if (role_ && acc) role_accs_[role_].insert(acc);
     if (!acc || !a || !b) return;
     const std::string an = name(n.a), bn = name(n.b);
-    for (auto [l, nm] : {std::pair{a, an}, std::pair{b, bn}}) {
-      if (l->swizzle == Swizzle::None)
-        error(n.loc, "mma reads tile '" + nm + "', which is not swizzled; the wgmma lowering reads 32-, 64- or 128-byte-swizzled tiles",
-              "declare '" + nm + "' with Swizzle::B128 (the default of shared_tile), B64 or B32");
-      else if (l->major == Major::MN && l->swizzle != Swizzle::B128)
-        error(n.loc, "mma reads tile '" + nm + "' MN-major with a " + std::string(swizzle_name(l->swizzle)) +
-                         " swizzle; the wgmma lowering reads MN-major tiles 128-byte-swizzled",
-              "declare '" + nm + "' with Swizzle::B128 (the default of shared_tile)");
-      if (l->elem != Scalar::BF16 && l->elem != Scalar::F16)
-        error(n.loc, "mma operand '" + nm + "' holds " + std::string(scalar_name(l->elem)) + "; wgmma takes bf16 or f16 here",
-              "declare the tile as shared_tile<bf16> or shared_tile<f16>");
-    }
-    if (a->elem != b->elem)
-      error(n.loc, "mma operands '" + an + "' (" + std::string(scalar_name(a->elem)) + ") and '" + bn + "' (" +
-                       std::string(scalar_name(b->elem)) + ") differ in element type",
-            "give A and B the same element type");
-    if (a->major != Major::K)
-      error(n.loc, "mma operand A '" + an + "' is M-major; this lowering reads A K-major (rows M, columns K)",
-            "declare A as shared_tile<T>(name, M, K, stages) with Major::K");
-    const unsigned ka = a->major == Major::K ? a->cols : a->rows, kb = b->major == Major::K ? b->cols : b->rows;
-    if (ka != kb || ka % 16 != 0)
-      error(n.loc, "mma operands have K extents " + std::to_string(ka) + " ('" + an + "') and " + std::to_string(kb) + " ('" + bn + "')",
-            "give both tiles the same K extent, a multiple of 16");
-    else if (n.k_first % 16 != 0 || n.k_count % 16 != 0 || n.k_first >= ka || n.k_first + n.k_count > ka)
-      error(n.loc, "mma over K elements " + std::to_string(n.k_first) + ".." +
-                       (n.k_count ? std::to_string(n.k_first + n.k_count) : std::string("end")) + " of tiles with a K extent of " +
-                       std::to_string(ka),
-            "give a K range inside [0, " + std::to_string(ka) + ") that starts and ends on a multiple of 16 (the MMA's K step)");
+    family_->check_mma(n, {an, *a}, {bn, *b}, out_);
     check_rows(n.a, *a, acc->m, "mma operand A", n.loc);
     const unsigned bn_extent = b->major == Major::K ? b->rows : b->cols;
     if (b->major == Major::K) check_rows(n.b, *b, acc->n, "mma operand B", n.loc);
@@ -91,13 +67,8 @@ class Checker : public Visitor {
     const TileLayout* d = tile(n.dst, "store_accumulator destination", n.loc);
     if (role_ && acc) role_accs_[role_].insert(acc);
     if (!acc || !d) return;
-    if (d->swizzle != Swizzle::B128)
-      error(n.loc, "store_accumulator writes tile '" + name(n.dst) + "' with a " + std::string(swizzle_name(d->swizzle)) +
-                       " swizzle; the epilogue writes 128-byte-swizzled tiles",
-            "declare the tile with Swizzle::B128");
-    if (d->elem != Scalar::BF16 && d->elem != Scalar::F16 && d->elem != Scalar::F32)
-      error(n.loc, "store_accumulator into tile '" + name(n.dst) + "' of " + std::string(scalar_name(d->elem)),
-            "the epilogue writes bf16, f16 or f32 tiles");
+    if (!family_) return;  // the accumulator's own error says so (finish)
+    family_->check_acc_store(n, {name(n.dst), *d}, out_);
     if (n.first_col + n.cols > acc->n)
       error(n.loc, "store_accumulator writes columns " + std::to_string(n.first_col) + ".." +
                        std::to_string(n.first_col + n.cols - 1) + " of accumulator '" + acc->name + "' (" + n2(acc->m, acc->n) + ")",
@@ -118,7 +89,8 @@ class Checker : public Visitor {
 
   void visit_node(const AccPartial& n) override {
     const char* what = n.op == AccPartialOp::Store ? "store_accumulator_partial" : "add_accumulator_partial";
-    if (!supports(t_, Op::AccPartialOp)) {
+    if (!supports(t_, Op::AccPartialOp) || !family_) {
+      no_family_reported_ = true;
       error(n.loc, std::string(what) + " needs Hopper's register accumulators (wgmma), which " + t_.arch + " does not have",
             "compile for sm_90a (--arch sm_90a); the tcgen05 lowering of tile MMAs for sm_100a is not written yet");
       return;
@@ -152,6 +124,11 @@ class Checker : public Visitor {
   }
 
   void finish() {
+    // Accumulators the kernel declares but no MMA op reported: they still need a family.
+    if (!family_ && !no_family_reported_)
+      for (const AccumulatorDecl& a : k_.accumulators)
+        error(a.loc, "accumulator '" + a.name + "' needs an MMA family, and " + t_.arch + " has none in tilejit yet",
+              "compile for sm_90a (--arch sm_90a); the tcgen05 lowering of tile MMAs for sm_100a is not written yet");
     uint64_t total = 0;
     const unsigned launched = launch_registers_per_thread(k_);
     unsigned in_roles = 0;
@@ -162,7 +139,7 @@ class Checker : public Visitor {
       unsigned need = 0;
       std::string names;
       for (const AccumulatorDecl* a : role_accs_[r]) {
-        need += a->registers_per_thread();
+        need += family_ ? family_->accumulator_registers(*a) : 0;
         names += (names.empty() ? "'" : ", '") + a->name + "' (" + n2(a->m, a->n) + ")";
       }
       if (need && need + kMmaRoleOverheadRegisters > regs)
@@ -237,6 +214,8 @@ class Checker : public Visitor {
 
   const Kernel& k_;
   const Target& t_;
+  const mma::Family* family_;  // null: the target has no tile MMA lowering
+  bool no_family_reported_ = false;
   std::vector<Diagnostic>& out_;
   const Role* role_ = nullptr;
   std::vector<const Role*> roles_;

@@ -436,10 +436,16 @@ void require_tile(const TileOperand& t, const char* node) {
 }
 }  // namespace
 
-Stmt Role::make(std::string name, unsigned first, unsigned count, unsigned max_regs, unsigned id, Stmt body, Loc loc) {
+Stmt Role::make(std::string name, unsigned first, unsigned count, unsigned max_regs, unsigned id, Stmt body, Loc loc,
+                std::string index_var) {
   require(count >= 1, "Role::make: a role needs at least one warpgroup");
   require(body != nullptr, "Role::make: null body");
-  return std::make_shared<Role>(std::move(name), first, count, max_regs, id, std::move(body), std::move(loc));
+  if (!index_var.empty()) {
+    const Block* b = body->as<Block>();
+    const Declare* d = b && !b->body.empty() ? b->body.front()->as<Declare>() : nullptr;
+    require(d && d->name == index_var, "Role::make: the index variable must be declared by the body's first statement");
+  }
+  return std::make_shared<Role>(std::move(name), first, count, max_regs, id, std::move(body), std::move(loc), std::move(index_var));
 }
 
 Expr Role::condition() const {

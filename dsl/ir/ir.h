@@ -426,15 +426,21 @@ struct StAsync final : StmtNode {
 // all 128 threads of each warpgroup together (MMAs and setmaxnreg need that).
 // max_regs: the per-thread register count the role runs with (setmaxnreg); 0
 // leaves the allocation the kernel was launched with.
+// index_var: the local holding the thread's warpgroup index within the role,
+// (%tid.x / 128) - first, declared by the body's first statement; empty: none.
+// Emission may compute it in a warp-uniform way because it knows what it holds.
 struct Role final : StmtNode {
   static constexpr StmtKind static_kind = StmtKind::Role;
   const std::string name;
   const unsigned first, count, max_regs;
   const unsigned id;  // the role's index in the kernel (its named barrier is id + 1)
   const Stmt body;
-  static Stmt make(std::string name, unsigned first, unsigned count, unsigned max_regs, unsigned id, Stmt body, Loc loc);
-  Role(std::string n, unsigned f, unsigned c, unsigned r, unsigned i, Stmt b, Loc l)
-      : StmtNode(static_kind, std::move(l)), name(std::move(n)), first(f), count(c), max_regs(r), id(i), body(std::move(b)) {}
+  const std::string index_var;
+  static Stmt make(std::string name, unsigned first, unsigned count, unsigned max_regs, unsigned id, Stmt body, Loc loc,
+                   std::string index_var = {});
+  Role(std::string n, unsigned f, unsigned c, unsigned r, unsigned i, Stmt b, Loc l, std::string iv)
+      : StmtNode(static_kind, std::move(l)), name(std::move(n)), first(f), count(c), max_regs(r), id(i), body(std::move(b)),
+        index_var(std::move(iv)) {}
   // The condition "this thread belongs to the role" (thread_idx_x / 128 in range).
   Expr condition() const;
 };

@@ -64,13 +64,13 @@ struct TileLayout {
   bool operator==(const TileLayout&) const = default;
 };
 
-// An MMA accumulator: an m x n f32 fragment owned by each warpgroup of the role
-// that uses it. The Target decides where it lives (registers on sm_90a).
+// An MMA accumulator: an m x n f32 tile owned by each warpgroup of the role that
+// uses it. Where it lives and what it costs is the target's MMA family's business
+// (codegen/mma/): registers on sm_90a, tensor memory on sm_100a.
 struct AccumulatorDecl {
   std::string name;
   unsigned m = 0, n = 0;
   Loc loc;
-  unsigned registers_per_thread() const { return m * n / 128; }  // f32 values per thread of a warpgroup
 };
 
 struct SharedBuffer {

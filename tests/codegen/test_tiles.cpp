@@ -11,7 +11,7 @@
 #include "tests/codegen/gemm_test_support.h"
 
 #include "codegen/lower.h"
-#include "codegen/prelude/wgmma_wrappers.h"
+#include "codegen/mma/wgmma_instructions.h"
 #include "dsl/dsl.h"
 #include "dsl/ir/printer.h"
 #include "runtime/compiler.h"

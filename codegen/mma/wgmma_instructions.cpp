@@ -1,4 +1,4 @@
-#include "codegen/prelude/wgmma_wrappers.h"
+#include "codegen/mma/wgmma_instructions.h"
 
 #include <algorithm>
 

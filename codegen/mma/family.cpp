@@ -1,0 +1,18 @@
+#include "codegen/mma/family.h"
+
+#include "codegen/mma/wgmma.h"
+
+namespace tj::codegen::mma {
+
+const Family* family_for(const Target& target) {
+  if (target.has(Feature::Wgmma)) return &wgmma_family();
+  return nullptr;  // Feature::Tcgen05: the tcgen05 family is not written yet
+}
+
+const Family& family_of(const Target& target) {
+  const Family* f = family_for(target);
+  if (!f) ir::internal_error("emit: " + target.arch + " has no MMA family (the verifier should have refused the kernel's MMAs)");
+  return *f;
+}
+
+}  // namespace tj::codegen::mma

@@ -1,0 +1,81 @@
+// An MMA family: what one kind of tensor-core instruction means for the tile layer.
+// One implementation per family knows the operand layouts it reads, where its
+// accumulators live and what they cost, how an MMA is issued and completed, how an
+// epilogue reads an accumulator, and the checks on all of that. The Target picks the
+// family (family_for); the IR and the generic emitter hold none of these facts.
+//
+// sm_90a: wgmma (codegen/mma/wgmma.cpp), register accumulators, fence/commit/wait.
+// A new family (tcgen05 with tensor memory: one elected thread issues, completion is a
+// commit to an mbarrier) is a new file implementing this interface, its prelude
+// wrappers, and one line in family_for.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "codegen/target.h"
+#include "dsl/diagnostic.h"
+#include "dsl/ir/kernel.h"
+
+namespace tj::codegen::mma {
+
+// Lines of generated code, without indentation.
+using Lines = std::vector<std::string>;
+// The C++ text of an IR expression (the generic emitter's).
+using ExprText = std::function<std::string(const ir::Expr&)>;
+
+// Where an accumulator lives while the MMAs run.
+enum class AccumulatorHome : uint8_t { Registers, TensorMemory };
+
+// A tile operand's buffer name and layout, resolved by the caller (verify_tiles).
+struct OperandView {
+  std::string name;
+  const ir::TileLayout& layout;
+};
+
+class Family {
+ public:
+  virtual ~Family() = default;
+  virtual std::string_view name() const = 0;
+
+  // ---- accumulators ----
+  virtual AccumulatorHome accumulator_home() const = 0;
+  // f32 registers per thread of each warpgroup that owns `a` (0 where it lives in
+  // tensor memory): what the register budget check adds up per role.
+  virtual unsigned accumulator_registers(const ir::AccumulatorDecl& a) const = 0;
+
+  // ---- checks (DSL-level diagnostics with the user's line) ----
+  // The operand tiles of `n` as this family reads them: swizzles, element types,
+  // major-ness and K steps. verify_tiles has already resolved the tiles and checks
+  // what every family shares (rows covering the accumulator, 8-row offsets).
+  virtual void check_mma(const ir::Mma& n, const OperandView& a, const OperandView& b,
+                         std::vector<Diagnostic>& out) const = 0;
+  // The epilogue's destination tile (`d`) as this family's store writes it.
+  virtual void check_acc_store(const ir::AccStore& n, const OperandView& d, std::vector<Diagnostic>& out) const = 0;
+
+  // ---- emission ----
+  // Device functions the kernel's MMAs need, placed before the kernel (empty when none).
+  virtual std::string declarations(const ir::Kernel& k) const = 0;
+  // The kernel's accumulators, declared at the top of its body.
+  virtual std::string accumulator_decls(const ir::Kernel& k) const = 0;
+  // Issue: one MMA group of the warpgroup.
+  virtual Lines mma(const ir::Mma& n, const ir::Kernel& k, const ExprText& ex) const = 0;
+  // Completion: at most n.pending groups in flight; with 0 the accumulators are readable.
+  virtual Lines mma_wait(const ir::MmaWait& n, const ir::Kernel& k) const = 0;
+  // The epilogue's read of the accumulator into a shared tile.
+  virtual Lines acc_store(const ir::AccStore& n, const ir::Kernel& k, const ExprText& ex) const = 0;
+  // Split-K: the accumulator into, or added from, a global workspace slot.
+  virtual Lines acc_partial(const ir::AccPartial& n, const ir::Kernel& k, const ExprText& ex) const = 0;
+};
+
+// The family `target` lowers tile MMAs with; nullptr where none is written
+// (sm_100a until tcgen05 lands).
+const Family* family_for(const Target& target);
+
+// The family of `target`, for emission: an internal error where there is none (the
+// verifier refuses tile MMAs on such a target before emission).
+const Family& family_of(const Target& target);
+
+}  // namespace tj::codegen::mma

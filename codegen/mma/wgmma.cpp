@@ -1,0 +1,284 @@
+#include "codegen/mma/wgmma.h"
+
+#include <algorithm>
+#include <set>
+
+#include "codegen/mma/wgmma_instructions.h"
+#include "dsl/ir/visitor.h"
+
+namespace tj::codegen::mma {
+namespace {
+
+using namespace tj::ir;
+
+const TileLayout& layout_of(const TileOperand& t, const Kernel& k) {
+  const SharedRef* r = t.tile->as<SharedRef>();
+  const SharedBuffer* b = r ? k.find_shared(r->name) : nullptr;
+  if (!b || !b->tile) internal_error("emit: a tile operand is not a tile buffer (the verifier should have said so)");
+  return *b->tile;
+}
+const AccumulatorDecl& acc_of(const std::string& name, const Kernel& k) {
+  const AccumulatorDecl* a = k.find_accumulator(name);
+  if (!a) internal_error("emit: unknown accumulator '" + name + "'");
+  return *a;
+}
+std::string u(uint64_t v) { return std::to_string(v) + "u"; }
+unsigned panel_bytes_of(const TileLayout& t) { return unsigned(t.panel_elems() * scalar_bytes(t.elem)); }
+unsigned row_bytes(const TileLayout& t) { return t.panel_cols() * scalar_bytes(t.elem); }
+// The layout field of a wgmma shared-memory descriptor (bits 62-63 on sm_90a).
+unsigned desc_swizzle(const TileLayout& t) {
+  switch (t.swizzle) {
+    case Swizzle::B128: return 1;
+    case Swizzle::B64: return 2;
+    case Swizzle::B32: return 3;
+    case Swizzle::None: break;
+  }
+  return 0;  // refused by verify_tiles before emission
+}
+
+// The element offset of a tile operand's first row.
+std::string operand_offset(const TileOperand& t, const TileLayout& l, const ExprText& ex) {
+  return "(" + ex(t.stage) + ") * " + std::to_string(l.stage_elems()) + " + (" + ex(t.row) + ") * " +
+         std::to_string(l.panel_cols());
+}
+
+// An accumulator wider than one wgmma reads each k-step of A once per chunk of
+// columns from shared memory; loading it into registers once (ldmatrix) and
+// giving every chunk the registers cuts the MMAs' shared-memory reads, which
+// bound a wide tile's rate. A K-major, swizzled A of 16-bit elements can.
+bool a_from_registers(const TileLayout& a, unsigned chunks) {
+  return chunks > 1 && a.major == Major::K && swizzle_span(a.swizzle) != 0 && scalar_bytes(a.elem) == 2;
+}
+
+// The instructions of one MMA along N: each chunk of columns with its shape.
+std::vector<std::pair<WgmmaColumns, WgmmaShape>> chunks_of(const Mma& m, const Kernel& k) {
+  const TileLayout &a = layout_of(m.a, k), &b = layout_of(m.b, k);
+  const bool mn = b.major == Major::MN;
+  const std::vector<WgmmaColumns> split = wgmma_column_split(acc_of(m.acc, k).n, mn ? b.panel_cols() : 8);
+  const bool rs = a_from_registers(a, unsigned(split.size()));
+  std::vector<std::pair<WgmmaColumns, WgmmaShape>> out;
+  for (const WgmmaColumns& c : split) out.push_back({c, WgmmaShape{c.n, a.elem, mn, rs}});
+  return out;
+}
+
+std::string cuda_elem(Scalar s) {
+  switch (s) {
+    case Scalar::BF16: return "tj::bf16";
+    case Scalar::F16: return "tj::f16";
+    case Scalar::F32: return "float";
+    default: internal_error("emit: tile element type " + std::string(scalar_name(s)) + " in an epilogue");
+  }
+}
+
+class Wgmma final : public Family {
+ public:
+  std::string_view name() const override { return "wgmma"; }
+  AccumulatorHome accumulator_home() const override { return AccumulatorHome::Registers; }
+  // An m x n f32 fragment spread over the warpgroup's 128 threads.
+  unsigned accumulator_registers(const AccumulatorDecl& a) const override { return a.m * a.n / 128; }
+
+  void check_mma(const Mma& n, const OperandView& av, const OperandView& bv, std::vector<Diagnostic>& diags) const override {
+    const TileLayout *a = &av.layout, *b = &bv.layout;
+    const std::string &an = av.name, &bn = bv.name;
+    auto error = [&](const Loc& loc, std::string msg, std::string fix) { diags.push_back({loc, std::move(msg), std::move(fix)}); };
+    for (auto [l, nm] : {std::pair{a, an}, std::pair{b, bn}}) {
+      if (l->swizzle == Swizzle::None)
+        error(n.loc, "mma reads tile '" + nm + "', which is not swizzled; the wgmma lowering reads 32-, 64- or 128-byte-swizzled tiles",
+              "declare '" + nm + "' with Swizzle::B128 (the default of shared_tile), B64 or B32");
+      else if (l->major == Major::MN && l->swizzle != Swizzle::B128)
+        error(n.loc, "mma reads tile '" + nm + "' MN-major with a " + std::string(swizzle_name(l->swizzle)) +
+                         " swizzle; the wgmma lowering reads MN-major tiles 128-byte-swizzled",
+              "declare '" + nm + "' with Swizzle::B128 (the default of shared_tile)");
+      if (l->elem != Scalar::BF16 && l->elem != Scalar::F16)
+        error(n.loc, "mma operand '" + nm + "' holds " + std::string(scalar_name(l->elem)) + "; wgmma takes bf16 or f16 here",
+              "declare the tile as shared_tile<bf16> or shared_tile<f16>");
+    }
+    if (a->elem != b->elem)
+      error(n.loc, "mma operands '" + an + "' (" + std::string(scalar_name(a->elem)) + ") and '" + bn + "' (" +
+                       std::string(scalar_name(b->elem)) + ") differ in element type",
+            "give A and B the same element type");
+    if (a->major != Major::K)
+      error(n.loc, "mma operand A '" + an + "' is M-major; this lowering reads A K-major (rows M, columns K)",
+            "declare A as shared_tile<T>(name, M, K, stages) with Major::K");
+    const unsigned ka = a->major == Major::K ? a->cols : a->rows, kb = b->major == Major::K ? b->cols : b->rows;
+    if (ka != kb || ka % 16 != 0)
+      error(n.loc, "mma operands have K extents " + std::to_string(ka) + " ('" + an + "') and " + std::to_string(kb) + " ('" + bn + "')",
+            "give both tiles the same K extent, a multiple of 16");
+    else if (n.k_first % 16 != 0 || n.k_count % 16 != 0 || n.k_first >= ka || n.k_first + n.k_count > ka)
+      error(n.loc, "mma over K elements " + std::to_string(n.k_first) + ".." +
+                       (n.k_count ? std::to_string(n.k_first + n.k_count) : std::string("end")) + " of tiles with a K extent of " +
+                       std::to_string(ka),
+            "give a K range inside [0, " + std::to_string(ka) + ") that starts and ends on a multiple of 16 (the MMA's K step)");
+  }
+
+  void check_acc_store(const AccStore& n, const OperandView& dv, std::vector<Diagnostic>& diags) const override {
+    const TileLayout* d = &dv.layout;
+    auto error = [&](const Loc& loc, std::string msg, std::string fix) { diags.push_back({loc, std::move(msg), std::move(fix)}); };
+    if (d->swizzle != Swizzle::B128)
+      error(n.loc, "store_accumulator writes tile '" + dv.name + "' with a " + std::string(swizzle_name(d->swizzle)) +
+                       " swizzle; the epilogue writes 128-byte-swizzled tiles",
+            "declare the tile with Swizzle::B128");
+    if (d->elem != Scalar::BF16 && d->elem != Scalar::F16 && d->elem != Scalar::F32)
+      error(n.loc, "store_accumulator into tile '" + dv.name + "' of " + std::string(scalar_name(d->elem)),
+            "the epilogue writes bf16, f16 or f32 tiles");
+  }
+
+  std::string declarations(const Kernel& k) const override {
+    struct Shapes : Visitor {
+      const Kernel* k;
+      std::set<WgmmaShape> found;
+      void visit_node(const Mma& n) override {
+        for (const auto& c : chunks_of(n, *k)) found.insert(c.second);
+      }
+    } v;
+    v.k = &k;
+    v.visit(k.body);
+    if (v.found.empty()) return {};
+    std::string out = "namespace tj {\n";
+    for (const WgmmaShape& s : v.found) out += wgmma_wrapper(s);
+    std::set<unsigned> sizes;
+    for (const AccumulatorDecl& a : k.accumulators) sizes.insert(accumulator_registers(a));
+    for (unsigned n : sizes) out += acc_fence(n);
+    return out + "}  // namespace tj\n\n";
+  }
+
+  std::string accumulator_decls(const Kernel& k) const override {
+    std::string out;
+    for (const AccumulatorDecl& a : k.accumulators)
+      out += "  // accumulator at " + a.loc.str() + ": " + std::to_string(a.m) + "x" + std::to_string(a.n) +
+             " f32 per warpgroup, in registers\n  float " + a.name + "[" + std::to_string(accumulator_registers(a)) + "] = {};\n";
+    return out;
+  }
+
+  Lines mma(const Mma& n, const Kernel& k, const ExprText& ex) const override {
+    const AccumulatorDecl& acc = acc_of(n.acc, k);
+    const TileLayout &a = layout_of(n.a, k), &b = layout_of(n.b, k);
+    const unsigned kext = a.major == Major::K ? a.cols : a.rows;
+    // The K steps this MMA covers: its K range of the tiles' extent.
+    const unsigned kstep0 = n.k_first / 16, ksteps = (n.k_count ? n.k_first + n.k_count : kext) / 16;
+    const unsigned esz = scalar_bytes(a.elem);
+    // K-major, swizzled: 8-row groups 8 swizzle spans apart (stride offset, 1024
+    // bytes for 128-byte rows); the leading offset is unused. N-major B (128-byte
+    // swizzle): the 64-element panels along N are a panel apart (leading offset),
+    // 8-row groups along K 1024 bytes apart.
+    const unsigned a_lbo = 16, a_sbo = 8 * row_bytes(a);
+    const unsigned b_lbo = b.major == Major::MN ? panel_bytes_of(b) : 16, b_sbo = 8 * row_bytes(b);
+    const auto chunks = chunks_of(n, k);
+    const bool rs = chunks.front().second.a_in_registers;
+    Lines out;
+    out.push_back("{");
+    if (rs) {
+      // A's fragments for every k-step first: the fence below then orders all of
+      // these register writes before the MMAs that read them.
+      for (unsigned blk = 0; blk < acc.m / 64; ++blk)
+        for (unsigned j = kstep0; j < ksteps; ++j) {
+          const std::string frag = "tj_a" + std::to_string(blk) + "_" + std::to_string(j);
+          out.push_back("  tj::u32 " + frag + "[4];");
+          out.push_back("  tj::ldmatrix_a_k16<" + std::to_string(a.panel_cols()) + ", " + std::to_string(panel_bytes_of(a)) + ", " +
+                        std::to_string(swizzle_span(a.swizzle)) + ">(" + frag + ", &" + ex(n.a.tile) + "[" + operand_offset(n.a, a, ex) +
+                        " + " + std::to_string(uint64_t(blk) * 64 * a.panel_cols()) + "], " + std::to_string(16 * j) + ");");
+        }
+    }
+    out.push_back("  tj::wgmma_fence();");
+    // The descriptor of the tile's first byte (the same every k-block: hoisted out of the
+    // loop) plus the operand's offset in the descriptor's 16-byte units, when stages and
+    // rows are whole units (so for every layout wgmma reads: 16-bit elements, K a multiple
+    // of 16); the sum stays inside the 14-bit address field for any shared-memory address.
+    const auto desc = [&](const char* name, const TileOperand& t, const TileLayout& l, unsigned lbo, unsigned sbo) {
+      const uint64_t stage_bytes = l.stage_elems() * scalar_bytes(l.elem), stage_units = stage_bytes / 16, row_units = row_bytes(l) / 16;
+      if (stage_bytes % 16 || row_bytes(l) % 16)  // not whole descriptor units: from the operand's address
+        return "  const tj::u64 " + std::string(name) + " = tj::wgmma_desc(&" + ex(t.tile) + "[" + operand_offset(t, l, ex) + "], " + u(lbo) +
+               ", " + u(sbo) + ", " + u(desc_swizzle(l)) + ");";
+      return "  const tj::u64 " + std::string(name) + " = tj::wgmma_desc(" + ex(t.tile) + ", " + u(lbo) + ", " + u(sbo) + ", " +
+             u(desc_swizzle(l)) + ") + (tj::u64)(unsigned)((" + ex(t.stage) + ") * " + std::to_string(stage_units) + " + (" + ex(t.row) +
+             ") * " + std::to_string(row_units) + ");";
+    };
+    if (!rs) out.push_back(desc("tj_desc_a", n.a, a, a_lbo, a_sbo));
+    out.push_back(desc("tj_desc_b", n.b, b, b_lbo, b_sbo));
+    out.push_back("  const tj::u32 tj_scale_d = (" + ex(n.accumulate) + ") ? 1u : 0u;");
+    // K step j of A (K-major): panel (16 j) / panel_cols, then 16 j % panel_cols elements in.
+    const auto a_off = [&](unsigned j, unsigned blk) {
+      return uint64_t(16 * j / a.panel_cols()) * panel_bytes_of(a) + uint64_t(16 * j % a.panel_cols()) * esz + uint64_t(blk) * 64 * row_bytes(a);
+    };
+    const auto b_off = [&](unsigned j, unsigned first_col) {
+      const uint64_t b_k = b.major == Major::MN
+                               ? uint64_t(16 * j) * row_bytes(b)
+                               : uint64_t(16 * j / b.panel_cols()) * panel_bytes_of(b) + uint64_t(16 * j % b.panel_cols()) * esz;
+      // Columns from first_col on: rows of a K-major B, whole panels of an N-major one.
+      return b_k + (b.major == Major::MN ? uint64_t(first_col / b.panel_cols()) * panel_bytes_of(b) : uint64_t(first_col) * row_bytes(b));
+    };
+    const auto call = [&](const WgmmaShape& shape, unsigned blk, unsigned first_col, const std::string& a_arg,
+                          const std::string& b_arg, const std::string& scale) {
+      return "tj::" + wgmma_wrapper_name(shape) + "(&" + n.acc + "[" + std::to_string(blk * acc.n / 2 + first_col / 2) + "], " +
+             a_arg + ", " + b_arg + ", " + scale + ");";
+    };
+    const auto desc_plus = [](const char* desc, uint64_t bytes) { return std::string(desc) + " + " + std::to_string(bytes >> 4) + "ull"; };
+    // Every K step unrolled, one call each: ptxas gives each HGMMA of a rolled loop its
+    // own scoreboard wait (docs/gemm-perf-notes.md has the measurement).
+    for (unsigned blk = 0; blk < acc.m / 64; ++blk)
+      for (unsigned j = kstep0; j < ksteps; ++j)
+        for (const auto& [cols, shape] : chunks) {
+          const std::string a_arg = rs ? "tj_a" + std::to_string(blk) + "_" + std::to_string(j) : desc_plus("tj_desc_a", a_off(j, blk));
+          out.push_back("  " + call(shape, blk, cols.first, a_arg, desc_plus("tj_desc_b", b_off(j, cols.first)), j == kstep0 ? "tj_scale_d" : "1u"));
+        }
+    out.push_back("  tj::wgmma_commit();");
+    out.push_back("}");
+    return out;
+  }
+
+  Lines mma_wait(const MmaWait& n, const Kernel& k) const override {
+    Lines out = {"tj::wgmma_wait<" + std::to_string(n.pending) + ">();"};
+    // The MMAs write the accumulators asynchronously: keep their reads after the wait.
+    // Only a wait for every group makes them readable (with groups still pending, some
+    // accumulator may still be written), so only that wait needs the fence, an asm
+    // statement naming every accumulator register: each costs NVRTC ~25 ms on the GEMM.
+    if (n.pending == 0)
+      for (const AccumulatorDecl& a : k.accumulators)
+        out.push_back("tj::" + acc_fence_name(accumulator_registers(a)) + "(" + a.name + ");");
+    return out;
+  }
+
+  Lines acc_store(const AccStore& n, const Kernel& k, const ExprText& ex) const override {
+    const AccumulatorDecl& acc = acc_of(n.acc, k);
+    const TileLayout& d = layout_of(n.dst, k);
+    const std::string t = cuda_elem(d.elem);
+    // 16-bit out without C (none given, or beta the literal 0): the stmatrix form.
+    const FloatImm* beta = n.beta->as<FloatImm>();
+    const bool x4 = scalar_bytes(d.elem) == 2 && n.cols % 16 == 0 && (!n.c || (beta && beta->value == 0.0));
+    Lines out;
+    for (unsigned blk = 0; blk < acc.m / 64; ++blk) {
+      const std::string rows = " + " + std::to_string(blk * 64 * d.panel_cols());
+      const std::string targs = "<" + std::to_string(n.cols) + ", " + t + ", " + std::to_string(d.panel_cols()) + ", " +
+                                std::to_string(panel_bytes_of(d)) + ">(&" + n.acc + "[" + std::to_string(blk * acc.n / 2 + n.first_col / 2) +
+                                "], &" + ex(n.dst.tile) + "[" + operand_offset(n.dst, d, ex) + rows + "], " + ex(n.alpha);
+      if (x4) {
+        out.push_back("tj::acc_store_m64_x4" + targs + ");");
+        continue;
+      }
+      std::string c = "nullptr";
+      if (n.c) c = "&" + ex(n.c->tile) + "[" + operand_offset(*n.c, layout_of(*n.c, k), ex) + rows + "]";
+      // Columns [first_col, +cols) of the m64 block: n8 groups first_col / 8 on, 4 registers each.
+      out.push_back("tj::acc_store_m64" + targs + ", " + ex(n.beta) + ", " + c + ");");
+    }
+    return out;
+  }
+
+  Lines acc_partial(const AccPartial& n, const Kernel& k, const ExprText& ex) const override {
+    const AccumulatorDecl& acc = acc_of(n.acc, k);
+    const std::string regs = std::to_string(accumulator_registers(acc));
+    // 64-bit: slots x m x n may pass 2^31 floats.
+    const std::string slot = "&" + ex(n.ptr) + "[(tj::u64)(" + ex(n.slot) + ") * " + std::to_string(uint64_t(acc.m) * acc.n) + "ull]";
+    if (n.op == AccPartialOp::Store) return {"tj::acc_partial_store<" + regs + ">(" + n.acc + ", " + slot + ");"};
+    return {"tj::acc_partial_add<" + regs + ">(" + n.acc + ", " + slot + ");"};
+  }
+
+};
+
+}  // namespace
+
+const Family& wgmma_family() {
+  static const Wgmma family;
+  return family;
+}
+
+}  // namespace tj::codegen::mma

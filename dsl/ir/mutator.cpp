@@ -1,0 +1,184 @@
+#include "dsl/ir/mutator.h"
+
+#include "dsl/ir/visitor.h"
+
+namespace tj::ir {
+
+Expr Mutator::mutate(const Expr& e) {
+  if (!e) return e;
+  return dispatch(*e, [&](const auto& n) { return mutate_node(n, e); });
+}
+Stmt Mutator::mutate(const Stmt& s) {
+  if (!s) return s;
+  return dispatch(*s, [&](const auto& n) { return mutate_node(n, s); });
+}
+
+TileOperand Mutator::mutate_tile(const TileOperand& t) { return {mutate(t.tile), mutate(t.stage), mutate(t.row)}; }
+std::vector<Expr> Mutator::mutate_all(const std::vector<Expr>& es) {
+  std::vector<Expr> out;
+  out.reserve(es.size());
+  for (const Expr& e : es) out.push_back(mutate(e));
+  return out;
+}
+
+namespace {
+bool same(const TileOperand& a, const TileOperand& b) { return a.tile == b.tile && a.stage == b.stage && a.row == b.row; }
+}  // namespace
+
+// ---- expressions: leaves stay, the others rebuild when a child changed ----
+Expr Mutator::mutate_node(const IntImm&, const Expr& self) { return self; }
+Expr Mutator::mutate_node(const FloatImm&, const Expr& self) { return self; }
+Expr Mutator::mutate_node(const BoolImm&, const Expr& self) { return self; }
+Expr Mutator::mutate_node(const VarRef&, const Expr& self) { return self; }
+Expr Mutator::mutate_node(const SharedRef&, const Expr& self) { return self; }
+Expr Mutator::mutate_node(const SpecialReg&, const Expr& self) { return self; }
+Expr Mutator::mutate_node(const Unary& n, const Expr& self) {
+  Expr a = mutate(n.a);
+  return a == n.a ? self : Unary::make(n.op, a, n.loc);
+}
+Expr Mutator::mutate_node(const Binary& n, const Expr& self) {
+  Expr a = mutate(n.a), b = mutate(n.b);
+  return a == n.a && b == n.b ? self : Binary::make(n.op, a, b, n.loc);
+}
+Expr Mutator::mutate_node(const Cast& n, const Expr& self) {
+  Expr a = mutate(n.a);
+  return a == n.a ? self : Cast::make(n.type.scalar, a, n.loc);
+}
+Expr Mutator::mutate_node(const Select& n, const Expr& self) {
+  Expr c = mutate(n.cond), a = mutate(n.a), b = mutate(n.b);
+  return c == n.cond && a == n.a && b == n.b ? self : Select::make(c, a, b, n.loc);
+}
+Expr Mutator::mutate_node(const MapSharedRank& n, const Expr& self) {
+  Expr buf = mutate(n.buffer), rank = mutate(n.rank);
+  return buf == n.buffer && rank == n.rank ? self : MapSharedRank::make(buf, rank, n.loc);
+}
+Expr Mutator::mutate_node(const Load& n, const Expr& self) {
+  Expr p = mutate(n.ptr), i = mutate(n.index);
+  return p == n.ptr && i == n.index ? self : Load::make(p, i, n.loc);
+}
+Expr Mutator::mutate_node(const VectorPack& n, const Expr& self) {
+  std::vector<Expr> lanes = mutate_all(n.lanes);
+  return lanes == n.lanes ? self : VectorPack::make(std::move(lanes), n.loc);
+}
+Expr Mutator::mutate_node(const VectorLane& n, const Expr& self) {
+  Expr v = mutate(n.vec);
+  return v == n.vec ? self : VectorLane::make(v, n.lane, n.loc);
+}
+
+// ---- statements ----
+Stmt Mutator::mutate_node(const Block& n, const Stmt& self) {
+  std::vector<Stmt> body;
+  body.reserve(n.body.size());
+  bool changed = false;
+  for (const Stmt& s : n.body) {
+    body.push_back(mutate(s));
+    changed |= body.back() != s;
+  }
+  return changed ? Block::make(std::move(body), n.loc) : self;
+}
+Stmt Mutator::mutate_node(const Declare& n, const Stmt& self) {
+  Expr init = mutate(n.init);
+  return init == n.init ? self : Declare::make(n.name, init, n.loc);
+}
+Stmt Mutator::mutate_node(const Assign& n, const Stmt& self) {
+  Expr var = mutate(n.var), value = mutate(n.value);
+  return var == n.var && value == n.value ? self : Assign::make(var, value, n.loc);
+}
+Stmt Mutator::mutate_node(const Store& n, const Stmt& self) {
+  Expr p = mutate(n.ptr), i = mutate(n.index), v = mutate(n.value);
+  return p == n.ptr && i == n.index && v == n.value ? self : Store::make(p, i, v, n.loc);
+}
+Stmt Mutator::mutate_node(const AtomicAdd& n, const Stmt& self) {
+  Expr p = mutate(n.ptr), i = mutate(n.index), v = mutate(n.value);
+  return p == n.ptr && i == n.index && v == n.value ? self : AtomicAdd::make(p, i, v, n.loc);
+}
+Stmt Mutator::mutate_node(const AtomicFetchAdd& n, const Stmt& self) {
+  Expr p = mutate(n.ptr), i = mutate(n.index), v = mutate(n.value);
+  return p == n.ptr && i == n.index && v == n.value ? self : AtomicFetchAdd::make(n.result, p, i, v, n.order, n.scope, n.loc);
+}
+Stmt Mutator::mutate_node(const For& n, const Stmt& self) {
+  Expr b = mutate(n.begin), e = mutate(n.end), st = mutate(n.step);
+  Stmt body = mutate(n.body);
+  return b == n.begin && e == n.end && st == n.step && body == n.body ? self : For::make(n.var, b, e, st, body, n.loc);
+}
+Stmt Mutator::mutate_node(const If& n, const Stmt& self) {
+  Expr c = mutate(n.cond);
+  Stmt t = mutate(n.then_body), e = mutate(n.else_body);
+  return c == n.cond && t == n.then_body && e == n.else_body ? self : If::make(c, t, e, n.loc);
+}
+Stmt Mutator::mutate_node(const SyncThreads&, const Stmt& self) { return self; }
+Stmt Mutator::mutate_node(const ClusterBarrier&, const Stmt& self) { return self; }
+Stmt Mutator::mutate_node(const MbarrierInit& n, const Stmt& self) {
+  Expr b = mutate(n.bar), i = mutate(n.index);
+  return b == n.bar && i == n.index ? self : MbarrierInit::make(b, i, n.arrivals, n.loc);
+}
+Stmt Mutator::mutate_node(const Fence&, const Stmt& self) { return self; }
+Stmt Mutator::mutate_node(const MbarrierArrive& n, const Stmt& self) {
+  Expr b = mutate(n.bar), i = mutate(n.index), tx = mutate(n.tx);
+  return b == n.bar && i == n.index && tx == n.tx ? self : MbarrierArrive::make(b, i, tx, n.loc, n.order);
+}
+Stmt Mutator::mutate_node(const MbarrierWait& n, const Stmt& self) {
+  Expr b = mutate(n.bar), i = mutate(n.index);
+  return b == n.bar && i == n.index ? self : MbarrierWait::make(b, i, n.loc, n.cta_scope);
+}
+Stmt Mutator::mutate_node(const TmaLoad& n, const Stmt& self) {
+  Expr t = mutate(n.tmap), d = mutate(n.dst), di = mutate(n.dst_index), b = mutate(n.bar), bi = mutate(n.bar_index),
+       m = mutate(n.mask);
+  std::vector<Expr> coords = mutate_all(n.coords);
+  if (t == n.tmap && coords == n.coords && d == n.dst && di == n.dst_index && b == n.bar && bi == n.bar_index && m == n.mask)
+    return self;
+  return TmaLoad::make(t, std::move(coords), d, di, b, bi, m, n.loc);
+}
+Stmt Mutator::mutate_node(const TmaStore& n, const Stmt& self) {
+  Expr t = mutate(n.tmap), s = mutate(n.src), si = mutate(n.src_index);
+  std::vector<Expr> coords = mutate_all(n.coords);
+  if (t == n.tmap && coords == n.coords && s == n.src && si == n.src_index) return self;
+  return TmaStore::make(t, std::move(coords), s, si, n.loc);
+}
+Stmt Mutator::mutate_node(const BulkGroup&, const Stmt& self) { return self; }
+Stmt Mutator::mutate_node(const BulkCopy& n, const Stmt& self) {
+  Expr d = mutate(n.dst), di = mutate(n.dst_index), s = mutate(n.src), si = mutate(n.src_index), b = mutate(n.bar),
+       bi = mutate(n.bar_index);
+  if (d == n.dst && di == n.dst_index && s == n.src && si == n.src_index && b == n.bar && bi == n.bar_index) return self;
+  return BulkCopy::make(d, di, s, si, n.bytes, b, bi, n.loc);
+}
+Stmt Mutator::mutate_node(const StAsync& n, const Stmt& self) {
+  Expr d = mutate(n.dst), di = mutate(n.dst_index), v = mutate(n.value), b = mutate(n.bar), bi = mutate(n.bar_index);
+  if (d == n.dst && di == n.dst_index && v == n.value && b == n.bar && bi == n.bar_index) return self;
+  return StAsync::make(d, di, v, b, bi, n.loc);
+}
+Stmt Mutator::mutate_node(const Role& n, const Stmt& self) {
+  Stmt body = mutate(n.body);
+  return body == n.body ? self : Role::make(n.name, n.first, n.count, n.max_regs, n.id, body, n.loc, n.index_var);
+}
+Stmt Mutator::mutate_node(const NamedBarrier& n, const Stmt& self) {
+  Expr id = mutate(n.id);
+  return id == n.id ? self : NamedBarrier::make(id, n.threads, n.loc);
+}
+Stmt Mutator::mutate_node(const Mma& n, const Stmt& self) {
+  TileOperand a = mutate_tile(n.a), b = mutate_tile(n.b);
+  Expr acc = mutate(n.accumulate);
+  if (same(a, n.a) && same(b, n.b) && acc == n.accumulate) return self;
+  return Mma::make(n.acc, a, b, acc, n.loc, n.k_first, n.k_count);
+}
+Stmt Mutator::mutate_node(const MmaWait&, const Stmt& self) { return self; }
+Stmt Mutator::mutate_node(const AccStore& n, const Stmt& self) {
+  TileOperand dst = mutate_tile(n.dst);
+  Expr alpha = mutate(n.alpha), beta = mutate(n.beta);
+  std::optional<TileOperand> c;
+  if (n.c) c = mutate_tile(*n.c);
+  if (same(dst, n.dst) && alpha == n.alpha && beta == n.beta && (!n.c || same(*c, *n.c))) return self;
+  return AccStore::make(n.acc, dst, alpha, beta, c, n.first_col, n.cols, n.loc);
+}
+Stmt Mutator::mutate_node(const AccPartial& n, const Stmt& self) {
+  Expr p = mutate(n.ptr), s = mutate(n.slot);
+  return p == n.ptr && s == n.slot ? self : AccPartial::make(n.op, n.acc, p, s, n.loc);
+}
+Stmt Mutator::mutate_node(const ForEachTile& n, const Stmt& self) {
+  Expr tm = mutate(n.tiles_m), tn = mutate(n.tiles_n), sp = mutate(n.splits);
+  Stmt body = mutate(n.body);
+  if (tm == n.tiles_m && tn == n.tiles_n && sp == n.splits && body == n.body) return self;
+  return ForEachTile::make(n.schedule, tm, tn, n.var_m, n.var_n, body, n.loc, sp, n.var_split);
+}
+
+}  // namespace tj::ir
