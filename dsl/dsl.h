@@ -6,5 +6,6 @@
 #include "dsl/cluster.h"
 #include "dsl/diagnostic.h"
 #include "dsl/pipeline.h"
+#include "dsl/split_k.h"
 #include "dsl/tile.h"
 #include "dsl/values.h"

@@ -9,18 +9,13 @@
 // Both write each tile through a swizzled shared tile and TMA stores, and walk
 // tiles with a static persistent schedule with grouped rasterization.
 //
-// Split-K (splits > 1, or 0: automatic): the schedule walks units (tile, split);
-// split s of S owns k-blocks [s * kb / S, (s + 1) * kb / S), S decided at run time
-// and never above the k-block count, so no split is empty. After its main loop each
-// MMA warpgroup of a unit writes its partial accumulator to its workspace slot and
-// counts itself in on the tile's counter; the one that arrives last adds the other
-// partials and runs the epilogue. Nobody waits for anybody: no deadlock whatever
-// the order units run in. S at run time:
-//  - splits > 1: min(splits, kb);
-//  - splits 0: the splits that fill the launched grid, min(kb / 4, 32, clusters /
-//    cluster tiles), at least 1, and at most what the host's workspace holds
-//    (`workspace_splits`). The grid is sized on the device (persistent_grid), so S
-//    follows the GPU's SM count: 1 (no split) once the tiles fill the GPU.
+// Split-K (splits > 1, or 0: automatic) is the DSL's SplitK (dsl/split_k.h): the
+// schedule walks units (tile, split), each split owns a range of k-blocks, and the
+// last MMA warpgroup to finish a tile adds the others' partials and runs the epilogue.
+// S at run time: min(splits, k-blocks); with splits 0, the splits that fill the
+// launched grid (at most min(k-blocks / 4, 32) and what the host's workspace holds).
+// The grid is sized on the device (persistent_grid), so S follows the GPU's SM count:
+// 1 (no split) once the tiles fill the GPU.
 #include <algorithm>
 
 #include "dsl/dsl.h"
@@ -59,17 +54,13 @@ struct GemmKernel {
   TileMap amap, bmap, dmap, cmap;
   i32 m, n, kk;
   f32 alpha, beta;
-  Ptr<float> workspace;      // split-K partials: (tile, split, warpgroup) slots of rows_per_mma x bn
-  Ptr<uint32_t> counters;    // split-K: per (tile, warpgroup), the units done; 0 between launches
-  i32 workspace_splits;      // split-K: the splits per tile the workspace holds
+  SplitK split;              // split-K's workspace, units and fix-up (dsl/split_k.h); its parameters follow beta
   Ptr<mbarrier_t> full, empty, c_full;
   Accumulator acc;
   uint32_t stage_bytes;
   i32 tiles_m, tiles_n, kblocks;
   ir::TileSchedule schedule;
   unsigned mma_groups;
-  std::optional<Ptr<uint32_t>> split_old;  // split-K: each warpgroup's counter value, broadcast
-  std::optional<i32> split_count;          // split-K: S, a local of the role (declare_splits)
 
   GemmKernel(const GemmShape& s_, const GemmTiling& t_, KernelBuilder& k_, unsigned mma_groups_)
       : s(s_), t(t_), k(k_), cx(t_.multicast ? k_.cluster_shape().x : 1), cy(t_.multicast ? k_.cluster_shape().y : 1),
@@ -93,8 +84,7 @@ struct GemmKernel {
         cmap(k.tile_map("C", d, unsigned(rows_per_mma))),
         m(k.param<int32_t>("m")), n(k.param<int32_t>("n")), kk(k.param<int32_t>("k")),
         alpha(k.param<float>("alpha")), beta(k.param<float>("beta")),
-        workspace(k.param<float*>("workspace")), counters(k.param<uint32_t*>("counters")),
-        workspace_splits(k.param<int32_t>("workspace_splits")),
+        split(k, t.splits, kMaxSplits, mma_groups_),
         // full[s]: stage s's A and B landed (the loader's arrival + the bytes);
         // empty[s]: every MMA warp of every CTA this CTA's loads reach released it.
         full(k.mbarriers("full", t.stages, 1)),
@@ -104,96 +94,21 @@ struct GemmKernel {
         stage_bytes(uint32_t((uint64_t(t.bm) + t.bn) * t.bk * ir::scalar_bytes(s.in))),
         tiles_m((m + bm - 1) / bm), tiles_n((n + bn - 1) / bn), kblocks((kk + bk - 1) / bk),
         schedule(static_persistent(t.group)), mma_groups(mma_groups_) {
-    if (t.splits != 1) split_old = k.shared<uint32_t>("split_old", mma_groups);
+    split.declare_shared();
   }
 
-  // Split-K's S for this launch, as a local of the role that calls it (each role
-  // computes the same value): at most one split per k-block (a split with no
-  // k-block would have no MMA to clear its accumulator), at least 1.
-  void declare_splits() {
-    if (t.splits == 1) return;
-    if (t.splits > 1) {
-      split_count = var(min(i32(int32_t(t.splits)), kblocks), "splits");
-      return;
-    }
-    const int32_t ccx = int32_t(k.cluster_shape().x), ccy = int32_t(k.cluster_shape().y);
-    const bool clustered = ccx * ccy > 1;
-    const i32 cluster_tiles = ((tiles_m + (ccy - 1)) / ccy) * ((tiles_n + (ccx - 1)) / ccx);
-    const i32 launched = clustered ? num_clusters_x() : grid_dim_x();
-    const i32 fill = min(min(kblocks / 4, i32(int32_t(kMaxSplits))), launched / cluster_tiles);
-    split_count = var(max(i32(1), min(fill, workspace_splits)), "splits");
-  }
-  i32 splits() const { return *split_count; }
-
+  void declare_splits() { split.declare_count(tiles_m, tiles_n, kblocks); }
   // body(tm, tn, split, first k-block, k-block count) for each unit this CTA gets.
   // Loops over a unit's k-blocks run j from 0 (the race check evaluates j > 0);
   // k-block j of the unit is kblock(first, j).
-  // The loops carry the caller's line (the race check's reports name it).
   void each_unit(const std::function<void(i32, i32, i32, i32, i32)>& body, SrcLoc loc = SrcLoc::current()) const {
-    if (t.splits == 1) {
-      for_each_tile(schedule, tiles_m, tiles_n, [&](i32 tm, i32 tn) { body(tm, tn, i32(0), i32(0), kblocks); }, loc);
-      return;
-    }
-    if (!split_count) ir::internal_error("gemm: each_unit with split-K before declare_splits");
-    for_each_tile(
-        schedule, tiles_m, tiles_n, splits(),
-        [&](i32 tm, i32 tn, i32 sp) {
-          const i32 first = sp * kblocks / splits();
-          body(tm, tn, sp, first, (sp + 1) * kblocks / splits() - first);
-        },
-        loc);
+    split.for_each_unit(schedule, tiles_m, tiles_n, kblocks, body, loc);
   }
-  i32 kblock(const i32& first, const i32& j) const { return t.splits == 1 ? j : first + j; }
-
-  // Warpgroup wg after its main loop over unit (tm, tn, sp): without split-K, the
-  // epilogue. With it, the fix-up: runs `epilogue` in the warpgroup that finishes
-  // tile (tm, tn) last, after adding the other splits' partials into its
-  // accumulator; the others only leave theirs. (S == 1 at run time: the epilogue.)
-  //
-  // Memory ordering (PTX memory consistency model):
-  //  1. every thread: st.global of its partial (weak stores);
-  //  2. warpgroup_sync (bar.sync): when it completes, the participating threads'
-  //     prior memory accesses are performed relative to each other; in the model it
-  //     orders them before the leader's next operations (base causality at CTA scope);
-  //  3. the leader: atom.acq_rel.gpu.global.add.u32 on the tile's counter. Its
-  //     release half is cumulative: everything ordered before it (the whole
-  //     warpgroup's partial, through step 2) is visible at gpu scope to any thread
-  //     whose acquire reads this value or a later one in the counter's RMW chain
-  //     (atomics to one location form a release sequence);
-  //  4. the leader that reads S - 1 is the last: its acquire half synchronizes with
-  //     the S - 1 earlier releases, so their partials are visible to it; it then
-  //     writes the value to shared memory and step 5's bar.sync carries that
-  //     ordering to the rest of its warpgroup;
-  //  5. warpgroup_sync, then every thread ld.global's the others' partials.
-  // The counter goes back to 0 (a plain store by the last arriver: no other unit of
-  // this launch touches it again; the next launch is ordered after this one).
+  i32 kblock(const i32& first, const i32& j) const { return split.kblock(first, j); }
+  // Warpgroup wg after its main loop over unit (tm, tn, sp): the epilogue, after
+  // split-K's fix-up where the tile's K is split.
   void finish_unit(const i32& wg, const i32& tm, const i32& tn, const i32& sp) {
-    if (t.splits == 1) {
-      epilogue(wg, tm, tn);
-      return;
-    }
-    const int32_t cx_all = int32_t(k.cluster_shape().x), groups = int32_t(mma_groups);
-    // Tiles are numbered over the grid padded to whole clusters (the schedule hands
-    // out whole cluster tiles, ragged ones included); a tile's S slots are adjacent.
-    const i32 tile = tm * ((tiles_n + (cx_all - 1)) / cx_all * cx_all) + tn;
-    auto slot = [&](const i32& split) { return (tile * splits() + split) * groups + wg; };
-    const i32 counter = tile * groups + wg;
-    boolean leader = thread_idx_x() % 128 == 0;
-    Var<bool> last = var(boolean(true), "last");
-    if_(splits() > 1, [&] {
-      store_accumulator_partial(workspace, acc, slot(sp));
-      warpgroup_sync(wg);
-      if_(leader, [&] {
-        (*split_old)[wg] = atomic_fetch_add(counters[counter], u32(1u), ir::MemoryOrder::AcqRel, ir::MemoryScope::Gpu);
-      });
-      warpgroup_sync(wg);
-      last = (*split_old)[wg] == cast<uint32_t>(splits() - 1);
-      if_(last, [&] {
-        if_(leader, [&] { counters[counter] = u32(0u); });
-        for_(0, splits(), [&](i32 q) { if_(q != sp, [&] { add_accumulator_partial(workspace, acc, slot(q)); }); });
-      });
-    });
-    if_(last, [&] { epilogue(wg, tm, tn); });
+    split.finish(acc, wg, tm, tn, sp, tiles_n, [&] { epilogue(wg, tm, tn); });
   }
 
   // One thread: k-block kb of tile (tm, tn) into stage st, completing on full[st].

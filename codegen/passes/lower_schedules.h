@@ -7,11 +7,10 @@
 
 namespace tj::codegen {
 
-// StaticPersistent: cluster c walks cluster tiles c, c + clusters, ... of the
-// ceil(tiles_m / cluster_y) x ceil(tiles_n / cluster_x) grid in groups of
-// `group` cluster rows; CTA (x, y) of the cluster takes tile (m * cy + y, n * cx + x).
-// With a split count S the walk is over units (cluster tile, split), unit u being
-// cluster tile u / S and split u % S: a tile's splits are adjacent.
+// The units are (cluster tile, split) of the ceil(tiles_m / cluster_y) x
+// ceil(tiles_n / cluster_x) grid of cluster tiles, S splits per tile (1 without
+// split-K); the for_each_tile's schedule (codegen/schedules/) decides which CTA walks
+// which units and decodes each into the tile the body sees.
 ir::Kernel lower_schedules(const ir::Kernel& k, const Target& target);
 
 }  // namespace tj::codegen

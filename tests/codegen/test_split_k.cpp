@@ -316,3 +316,34 @@ TEST_CASE("uniformity sees through locals declared once and never assigned, when
   CHECK(codegen::uniformity(changed.expr(), kernel, {}, &defs) == codegen::Uniform::Thread);
   CHECK(codegen::uniformity((n * 2).expr(), kernel, {}, &defs) == codegen::Uniform::Cluster);
 }
+
+TEST_CASE("SplitK declares the schedule's workspace: three parameters, then its shared buffer where the kernel puts it",
+          "[codegen][split_k]") {
+  for (unsigned requested : {1u, 0u, 4u}) {
+    INFO("requested splits " << requested);
+    KernelBuilder k("split_decl");
+    k.threads(128);
+    auto before = k.param<int32_t>("n");
+    SplitK sk(k, requested, 32, 2);
+    auto mine = k.shared<uint32_t>("mine", 4);
+    sk.declare_shared();
+    (void)before, (void)mine;
+    // The split count is a local of a role: reading it first is a bug in the kernel's generator.
+    if (requested != 1) CHECK_THROWS_AS(sk.count(), ir::InternalError);
+    ir::Kernel kern = k.build();
+    REQUIRE(kern.params.size() == 4);
+    CHECK(kern.params[1].name == "workspace");
+    CHECK(kern.params[1].type == ir::Type::pointer(ir::Scalar::F32, ir::Space::Global));
+    CHECK(kern.params[2].name == "counters");
+    CHECK(kern.params[2].type == ir::Type::pointer(ir::Scalar::U32, ir::Space::Global));
+    CHECK(kern.params[3].name == "workspace_splits");
+    // S = 1 has no fix-up, so no broadcast buffer; otherwise one counter value per MMA warpgroup, after the kernel's own.
+    if (requested == 1) {
+      CHECK(kern.shared.size() == 1);
+    } else {
+      REQUIRE(kern.shared.size() == 2);
+      CHECK(kern.shared[1].name == "split_old");
+      CHECK(kern.shared[1].count == 2);
+    }
+  }
+}

@@ -1,0 +1,99 @@
+#include "dsl/split_k.h"
+
+#include "dsl/cluster.h"
+
+namespace tj::dsl {
+
+SplitK::SplitK(KernelBuilder& k, unsigned requested, unsigned max_splits, unsigned mma_groups)
+    : k_(k), requested_(requested), max_splits_(max_splits), mma_groups_(mma_groups),
+      workspace_(k.param<float*>("workspace")), counters_(k.param<uint32_t*>("counters")),
+      workspace_splits_(k.param<int32_t>("workspace_splits")) {}
+
+void SplitK::declare_shared() {
+  if (requested_ != 1) old_ = k_.shared<uint32_t>("split_old", mma_groups_);
+}
+
+void SplitK::declare_count(const i32& tiles_m, const i32& tiles_n, const i32& kblocks) {
+  if (requested_ == 1) return;
+  if (requested_ > 1) {
+    count_ = var(min(i32(int32_t(requested_)), kblocks), "splits");
+    return;
+  }
+  const int32_t ccx = int32_t(k_.cluster_shape().x), ccy = int32_t(k_.cluster_shape().y);
+  const bool clustered = ccx * ccy > 1;
+  const i32 cluster_tiles = ((tiles_m + (ccy - 1)) / ccy) * ((tiles_n + (ccx - 1)) / ccx);
+  const i32 launched = clustered ? num_clusters_x() : grid_dim_x();
+  const i32 fill = min(min(kblocks / 4, i32(int32_t(max_splits_))), launched / cluster_tiles);
+  count_ = var(max(i32(1), min(fill, workspace_splits_)), "splits");
+}
+
+const i32& SplitK::count() const {
+  if (!count_) ir::internal_error("split-K: the split count is read before declare_count");
+  return *count_;
+}
+
+void SplitK::for_each_unit(const ir::TileSchedule& schedule, const i32& tiles_m, const i32& tiles_n, const i32& kblocks,
+                           const std::function<void(i32, i32, i32, i32, i32)>& body, SrcLoc loc) const {
+  if (requested_ == 1) {
+    for_each_tile(schedule, tiles_m, tiles_n, [&](i32 tm, i32 tn) { body(tm, tn, i32(0), i32(0), kblocks); }, loc);
+    return;
+  }
+  for_each_tile(
+      schedule, tiles_m, tiles_n, count(),
+      [&](i32 tm, i32 tn, i32 sp) {
+        const i32 first = sp * kblocks / count();
+        body(tm, tn, sp, first, (sp + 1) * kblocks / count() - first);
+      },
+      loc);
+}
+
+i32 SplitK::kblock(const i32& first, const i32& j) const { return requested_ == 1 ? j : first + j; }
+
+// Memory ordering (PTX memory consistency model):
+//  1. every thread: st.global of its partial (weak stores);
+//  2. warpgroup_sync (bar.sync): when it completes, the participating threads' prior
+//     memory accesses are performed relative to each other; in the model it orders them
+//     before the leader's next operations (base causality at CTA scope);
+//  3. the leader: atom.acq_rel.gpu.global.add.u32 on the tile's counter. Its release
+//     half is cumulative: everything ordered before it (the whole warpgroup's partial,
+//     through step 2) is visible at gpu scope to any thread whose acquire reads this
+//     value or a later one in the counter's RMW chain (atomics to one location form a
+//     release sequence);
+//  4. the leader that reads S - 1 is the last: its acquire half synchronizes with the
+//     S - 1 earlier releases, so their partials are visible to it; it then writes the
+//     value to shared memory and step 5's bar.sync carries that ordering to the rest of
+//     its warpgroup;
+//  5. warpgroup_sync, then every thread ld.global's the others' partials.
+// The counter goes back to 0 (a plain store by the last arriver: no other unit of this
+// launch touches it again; the next launch is ordered after this one).
+void SplitK::finish(const Accumulator& acc, const i32& wg, const i32& tm, const i32& tn, const i32& sp, const i32& tiles_n,
+                    const std::function<void()>& epilogue) const {
+  if (requested_ == 1) {
+    epilogue();
+    return;
+  }
+  const int32_t cx_all = int32_t(k_.cluster_shape().x), groups = int32_t(mma_groups_);
+  // Tiles are numbered over the grid padded to whole clusters (the schedule hands out
+  // whole cluster tiles, ragged ones included); a tile's S slots are adjacent.
+  const i32 tile = tm * ((tiles_n + (cx_all - 1)) / cx_all * cx_all) + tn;
+  auto slot = [&](const i32& split) { return (tile * count() + split) * groups + wg; };
+  const i32 counter = tile * groups + wg;
+  boolean leader = thread_idx_x() % 128 == 0;
+  Var<bool> last = var(boolean(true), "last");
+  if_(count() > 1, [&] {
+    store_accumulator_partial(workspace_, acc, slot(sp));
+    warpgroup_sync(wg);
+    if_(leader, [&] {
+      (*old_)[wg] = atomic_fetch_add(counters_[counter], u32(1u), ir::MemoryOrder::AcqRel, ir::MemoryScope::Gpu);
+    });
+    warpgroup_sync(wg);
+    last = (*old_)[wg] == cast<uint32_t>(count() - 1);
+    if_(last, [&] {
+      if_(leader, [&] { counters_[counter] = u32(0u); });
+      for_(0, count(), [&](i32 q) { if_(q != sp, [&] { add_accumulator_partial(workspace_, acc, slot(q)); }); });
+    });
+  });
+  if_(last, [&] { epilogue(); });
+}
+
+}  // namespace tj::dsl

@@ -1,0 +1,75 @@
+// Split-K, the DSL half of a schedule whose units cover part of K: each output tile's K
+// is cut into S ranges run as separate work units (the schedule walks (tile, split)
+// units; codegen/schedules lowers the walk); after its main loop, each MMA warpgroup of
+// a unit writes its partial accumulator to a workspace slot and counts itself in on the
+// tile's counter, and the one that arrives last adds the other partials and runs the
+// epilogue. Nobody waits for anybody: no deadlock whatever order the units run in.
+//
+// The workspace is per launch and belongs to the schedule: the kernel parameters
+// "workspace" (f32 partials), "counters" (u32, zeroed once; the kernel leaves them at 0)
+// and "workspace_splits" (the splits per tile the workspace holds), declared by the
+// constructor in that order. With S = 1 they are unused (null, null, 1).
+//
+//   SplitK sk(k, splits, 32, mma_groups);
+//   sk.declare_shared();                       // after the kernel's other shared buffers
+//   k.role("consumer", 2, 232, [&](i32 wg) {
+//     sk.declare_count(tiles_m, tiles_n, kblocks);
+//     sk.for_each_unit(schedule, tiles_m, tiles_n, kblocks, [&](i32 tm, i32 tn, i32 sp, i32 kb0, i32 count) {
+//       ...main loop over k-blocks kb0 + j, j < count...
+//       sk.finish(acc, wg, tm, tn, sp, tiles_n, [&] { epilogue(); });
+//     });
+//   });
+#pragma once
+
+#include <functional>
+#include <optional>
+
+#include "dsl/tile.h"
+
+namespace tj::dsl {
+
+class SplitK {
+ public:
+  // requested: S (1: no split; > 1: min(S, k-blocks); 0: chosen per launch, see
+  // declare_count), at most max_splits; mma_groups: the warpgroups of a CTA that each
+  // own an accumulator (one workspace slot and counter each per tile).
+  SplitK(KernelBuilder& k, unsigned requested, unsigned max_splits, unsigned mma_groups);
+
+  // The shared buffer through which a warpgroup's leader broadcasts its counter value
+  // (only with S != 1). Declared separately so that the kernel places it after its own
+  // shared buffers.
+  void declare_shared();
+
+  // S for this launch, as a local of the role that calls it (each role computes the
+  // same value): at most one split per k-block (a split with no k-block would have no
+  // MMA to clear its accumulator), at least 1. requested 0: the splits that fill the
+  // launched grid, min(kblocks / 4, max_splits, clusters / cluster tiles), and at most
+  // what the host's workspace holds (workspace_splits).
+  void declare_count(const i32& tiles_m, const i32& tiles_n, const i32& kblocks);
+  const i32& count() const;
+
+  // body(tm, tn, split, first k-block, k-block count) for each unit this CTA gets:
+  // split s of S owns k-blocks [s * kblocks / S, (s + 1) * kblocks / S). Without a split
+  // the unit is the tile, all of K. The loops carry the caller's line.
+  void for_each_unit(const ir::TileSchedule& schedule, const i32& tiles_m, const i32& tiles_n, const i32& kblocks,
+                     const std::function<void(i32, i32, i32, i32, i32)>& body, SrcLoc loc = SrcLoc::current()) const;
+  // K-block j of a unit whose first k-block is `first`.
+  i32 kblock(const i32& first, const i32& j) const;
+
+  // Warpgroup wg (of the role) after its main loop over unit (tm, tn, sp): without a
+  // split, the epilogue; with one, the fix-up, running `epilogue` in the warpgroup that
+  // finishes the tile last after adding the other splits' partials into `acc`.
+  void finish(const Accumulator& acc, const i32& wg, const i32& tm, const i32& tn, const i32& sp, const i32& tiles_n,
+              const std::function<void()>& epilogue) const;
+
+ private:
+  KernelBuilder& k_;
+  unsigned requested_, max_splits_, mma_groups_;
+  Ptr<float> workspace_;
+  Ptr<uint32_t> counters_;
+  i32 workspace_splits_;
+  std::optional<Ptr<uint32_t>> old_;  // each warpgroup's counter value, broadcast
+  std::optional<i32> count_;          // S, a local of the role (declare_count)
+};
+
+}  // namespace tj::dsl

@@ -1,0 +1,47 @@
+// The MMA family seam: the Target picks the family, the family owns the accumulator's
+// home and budget, and a target without a family refuses tile MMAs and accumulators
+// with the user's line instead of failing in emission.
+#include <catch2/catch.hpp>
+
+#include "codegen/lower.h"
+#include "codegen/mma/family.h"
+#include "dsl/dsl.h"
+
+using namespace tj;
+using namespace tj::dsl;
+using tj::codegen::Target;
+
+TEST_CASE("mma family: sm_90a lowers tile MMAs with wgmma, sm_100a has none yet", "[codegen][mma]") {
+  const codegen::mma::Family* hopper = codegen::mma::family_for(Target::sm90a());
+  REQUIRE(hopper != nullptr);
+  CHECK(hopper->name() == "wgmma");
+  CHECK(hopper->accumulator_home() == codegen::mma::AccumulatorHome::Registers);
+  // m x n f32 over the warpgroup's 128 threads.
+  CHECK(hopper->accumulator_registers(ir::AccumulatorDecl{"acc", 64, 256, {}}) == 128);
+  CHECK(hopper->accumulator_registers(ir::AccumulatorDecl{"acc", 128, 128, {}}) == 128);
+  CHECK(hopper->accumulator_registers(ir::AccumulatorDecl{"acc", 64, 8, {}}) == 4);
+  CHECK(codegen::mma::family_for(Target::sm100a()) == nullptr);
+  CHECK_THROWS_AS(codegen::mma::family_of(Target::sm100a()), ir::InternalError);
+}
+
+TEST_CASE("mma family: an accumulator no MMA uses still needs the target's family", "[codegen][mma]") {
+  KernelBuilder k("lonely_acc");
+  k.threads(128);
+  const unsigned line = __LINE__ + 1;
+  k.accumulator("acc", 64, 64);
+  ir::Kernel kern = k.build();
+  // sm_90a: declared and emitted as registers.
+  codegen::Lowered l = codegen::lower(kern, Target::sm90a());
+  CHECK(l.cuda.find("  float acc[32] = {};\n") != std::string::npos);
+  // sm_100a: refused with the declaration's line, not an internal error in emission.
+  try {
+    codegen::lower(kern, Target::sm100a());
+    FAIL("sm_100a accepted an accumulator it cannot lower");
+  } catch (const UserError& e) {
+    REQUIRE(e.diagnostics().size() == 1);
+    CHECK(e.diagnostics()[0].str() ==
+          "test_mma_family.cpp:" + std::to_string(line) +
+              ": error: accumulator 'acc' needs an MMA family, and sm_100a has none in tilejit yet\n"
+              "  fix: compile for sm_90a (--arch sm_90a); the tcgen05 lowering of tile MMAs for sm_100a is not written yet");
+  }
+}
