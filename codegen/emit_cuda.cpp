@@ -235,6 +235,11 @@ class StmtEmitter {
     body(n.body);
     line("}");
   }
+  void node(const While& n) {
+    line("while (" + ex(n.cond) + ") {");
+    body(n.body);
+    line("}");
+  }
   void node(const If& n) {
     line("if (" + ex(n.cond) + ") {");
     body(n.then_body);

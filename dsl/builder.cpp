@@ -216,6 +216,14 @@ void for_(const i64& begin, const i64& end, const i64& step, const std::function
   build_for<int64_t>(begin, end, step, body, loc);
 }
 
+void while_(const boolean& cond, const std::function<void()>& body, SrcLoc loc) {
+  KernelBuilder& b = KernelBuilder::active(loc);
+  b.push_block();
+  body();
+  ir::Stmt inner = ir::Block::make(b.pop_block(), L(loc));
+  b.append(ir::While::make(cond.expr(), inner, L(loc)));
+}
+
 IfChain if_(const boolean& cond, const std::function<void()>& then, SrcLoc loc) {
   KernelBuilder& b = KernelBuilder::active(loc);
   b.push_block();

@@ -194,6 +194,10 @@ void for_(const i32& begin, const i32& end, const std::function<void(i32)>& body
 void for_(const i64& begin, const i64& end, const i64& step, const std::function<void(i64)>& body,
           SrcLoc loc = SrcLoc::current());
 
+// while (cond) body(): cond is evaluated before each iteration (a Var the body assigns,
+// a flag a wait delivers). The race and transaction checks treat its trip count as unknown.
+void while_(const boolean& cond, const std::function<void()>& body, SrcLoc loc = SrcLoc::current());
+
 class IfChain {
  public:
   IfChain(KernelBuilder& b, size_t depth, size_t index, ir::Stmt node) : b_(&b), depth_(depth), index_(index), node_(std::move(node)) {}

@@ -2,6 +2,7 @@
 #include "codegen/passes/race_model.h"
 
 #include "dsl/ir/visitor.h"
+#include "dsl/ir/loops.h"
 
 namespace tj::codegen::race {
 
@@ -59,7 +60,7 @@ std::vector<MemAccess> accesses_of(const Kernel& k, const StmtNode& s) {
     exprs = {at->index, at->value};
     generic(at->ptr, at->index, true, true, "atomic_add");
   } else if (const If* i = s.as<If>()) exprs = {i->cond};
-  else if (const For* f = s.as<For>()) exprs = {f->begin, f->end, f->step};
+  else if (std::optional<LoopView> l = as_loop(s)) exprs = l->control_exprs();
   else if (const MbarrierArrive* m = s.as<MbarrierArrive>()) exprs = {m->tx};
   else if (const TmaLoad* t = s.as<TmaLoad>()) {
     exprs = t->coords;

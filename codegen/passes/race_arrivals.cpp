@@ -10,6 +10,7 @@
 #include "codegen/passes/race_checks.h"
 #include "dsl/ir/printer.h"
 #include "dsl/ir/visitor.h"
+#include "dsl/ir/loops.h"
 
 namespace tj::codegen::race {
 namespace {
@@ -70,8 +71,8 @@ class Collector {
       push_guard(guards_, r->condition(), false);
       walk(r->body, region);
       guards_.resize(depth);
-    } else if (const For* f = s->as<For>()) {
-      loop(*f, region);
+    } else if (std::optional<LoopView> l = as_loop(*s)) {
+      loop(*l, region);
     } else if (const MbarrierArrive* a = s->as<MbarrierArrive>()) {
       BufferRef b = buffer_of(a->bar);
       if (b.name.empty()) return;
@@ -87,9 +88,12 @@ class Collector {
   }
 
  private:
-  void loop(const For& f, size_t region) {
+  // A counted loop with known bounds and no wait is unrolled (its index bound to each
+  // value in turn); any other loop (a while loop among them) is a region of its own.
+  void loop(const LoopView& f, size_t region) {
     const EvalEnv env{k_.cluster, k_.block, std::nullopt, std::nullopt, &vars_, &defs};
-    std::optional<int64_t> b = eval_int(f.begin, env), e = eval_int(f.end, env), st = eval_int(f.step, env);
+    std::optional<int64_t> b, e, st;
+    if (f.counted()) b = eval_int(f.begin, env), e = eval_int(f.end, env), st = eval_int(f.step, env);
     if (b && e && st && *st > 0 && (*e - *b) / *st < kMaxUnrolled && !has_wait(f.body)) {
       loops_[f.var] = Uniform::Cluster;  // bound to each value in turn
       for (int64_t v = *b; v < *e; v += *st) {
@@ -101,9 +105,10 @@ class Collector {
       return;
     }
     LoopScope saved = loops_;
-    loops_[f.var] = std::max({uniformity(f.begin, k_, loops_, &defs), uniformity(f.end, k_, loops_, &defs),
-                              uniformity(f.step, k_, loops_, &defs)});
-    regions.push_back({"the loop at " + f.loc.str(), {}, {}});
+    if (f.counted())
+      loops_[f.var] = std::max({uniformity(f.begin, k_, loops_, &defs), uniformity(f.end, k_, loops_, &defs),
+                                uniformity(f.step, k_, loops_, &defs)});
+    regions.push_back({"the loop at " + f.node->loc.str(), {}, {}});
     walk(f.body, regions.size() - 1);
     loops_ = std::move(saved);
   }

@@ -13,6 +13,7 @@
 
 #include "codegen/passes/race_checks.h"
 #include "dsl/ir/printer.h"
+#include "dsl/ir/loops.h"
 
 namespace tj::codegen::race {
 namespace {
@@ -108,8 +109,8 @@ class Walk {
       agent.push_back({"role " + r->name, true});
       survey(r->body, agent, loops);
       agent.pop_back();
-    } else if (const For* f = s->as<For>()) {
-      survey(f->body, agent, loops + 1);
+    } else if (std::optional<LoopView> l = as_loop(*s)) {
+      survey(l->body, agent, loops + 1);
     }
   }
 
@@ -140,15 +141,15 @@ class Walk {
       walk(r->body, mine);
       agent_.pop_back();
       st = merge(std::move(st), mine);
-    } else if (const For* f = s->as<For>()) {
+    } else if (std::optional<LoopView> f = as_loop(*s)) {
       State entry = st;
       const std::set<std::string> renewed = renewed_each_iteration(*f);
       for (int it = 0; it < 2; ++it) {
         for (const std::string& b : renewed) st.waited.erase(b), st.maybe_waited.erase(b);
-        iteration_[f->var] = it;
+        if (f->counted()) iteration_[f->var] = it;
         walk(f->body, st);
       }
-      iteration_.erase(f->var);
+      if (f->counted()) iteration_.erase(f->var);
       st = merge(std::move(st), entry);
     } else if (const MbarrierWait* w = s->as<MbarrierWait>()) {
       const std::string name = buffer_of(w->bar).name;
@@ -180,7 +181,7 @@ class Walk {
   // copies into a buffer the body reads or writes. A loop touching none of them
   // (a loop over cluster ranks arriving on 'empty', say) keeps the enclosing
   // iteration's waits.
-  std::set<std::string> renewed_each_iteration(const For& f) {
+  std::set<std::string> renewed_each_iteration(const LoopView& f) {
     std::set<std::string> used;
     std::function<void(const Stmt&)> scan = [&](const Stmt& s) {
       if (!s) return;
@@ -194,7 +195,7 @@ class Walk {
           for (const Placed& c : copies_[m.buf.name]) used.insert(c.barrier);
       if (const If* i = s->as<If>()) scan(i->then_body), scan(i->else_body);
       else if (const Role* r = s->as<Role>()) scan(r->body);
-      else if (const For* g = s->as<For>()) scan(g->body);
+      else if (std::optional<LoopView> g = as_loop(*s)) scan(g->body);
     };
     scan(f.body);
     std::set<std::string> out;

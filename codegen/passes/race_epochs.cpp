@@ -12,6 +12,7 @@
 #include "codegen/passes/race_checks.h"
 #include "codegen/uniformity.h"
 #include "dsl/ir/printer.h"
+#include "dsl/ir/loops.h"
 
 namespace tj::codegen::race {
 namespace {
@@ -26,7 +27,7 @@ struct Access {
   unsigned acq = 0, rel = kNever;
   Loc arrive;  // between a cluster_arrive (here) and its cluster_wait
   Loc relaxed;  // a cluster_arrive_relaxed after it, which released nothing
-  std::vector<std::pair<const For*, int>> iterations;  // loops around it, and which walked iteration
+  std::vector<std::pair<const StmtNode*, int>> iterations;  // loops around it, and which walked iteration
   // mbarriers: arrived on (releasing) after it, and waited on (cluster scope) before it, on its path.
   std::set<std::string> released_by, acquired;
 };
@@ -78,11 +79,11 @@ class Walk {
       push_guard(guards_, r->condition(), false);
       walk(r->body);
       guards_.resize(depth);
-    } else if (const For* f = s->as<For>()) {
+    } else if (std::optional<LoopView> f = as_loop(*s)) {
       const std::set<std::string> entry = st_.waited;
       for (int it = 0; it < 2; ++it) {
         st_.waited.clear();  // a barrier's phase may differ per iteration: waits count within one
-        iterations_.push_back({f, it});
+        iterations_.push_back({f->node, it});
         walk(f->body);
         iterations_.pop_back();
       }
@@ -130,7 +131,7 @@ class Walk {
   const std::set<std::string>& buffers_;
   Guards guards_;
   State st_;
-  std::vector<std::pair<const For*, int>> iterations_;
+  std::vector<std::pair<const StmtNode*, int>> iterations_;
 };
 
 // Per access and CTA rank: whether it runs there, whose buffer it touches, at which index.
@@ -189,7 +190,7 @@ bool same_rotation(const Kernel& k, const Access& a, const Access& b) {
 }
 
 // The loop whose next iteration meets `b` with `a` of the one before, if that is how they meet.
-const For* back_edge(const Access& a, const Access& b) {
+const StmtNode* back_edge(const Access& a, const Access& b) {
   for (size_t i = 0; i < a.iterations.size() && i < b.iterations.size(); ++i)
     if (a.iterations[i].first == b.iterations[i].first && a.iterations[i].second != b.iterations[i].second)
       return a.iterations[i].first;
@@ -201,7 +202,7 @@ Diagnostic describe(const Access& a, unsigned sa, const PerRank& pa, const Acces
   std::string msg = "race on shared buffer '" + a.m.buf.name + "' of " + ranks_text(owners) + ": " + by(a, sa, pa) + " and " +
                     by(b, sb, pb) + " may run at the same time";
   std::string fix;
-  if (const For* f = back_edge(a, b)) {
+  if (const StmtNode* f = back_edge(a, b)) {
     msg += " (iteration i of the loop at " + f->loc.str() + " and iteration i + 1)";
     fix = "add cluster_sync() at the end of the loop body at " + f->loc.str() + " (after " + line_of(a.m.loc) +
           "), so that no CTA starts the next iteration while a peer is still in this one";

@@ -3,6 +3,7 @@
 #include <set>
 
 #include "dsl/ir/visitor.h"
+#include "dsl/ir/loops.h"
 
 namespace tj::codegen::race {
 
@@ -151,7 +152,7 @@ void for_each_stmt(const Stmt& s, const std::function<void(const StmtNode&)>& f)
   else if (const If* i = s->as<If>()) {
     for_each_stmt(i->then_body, f);
     for_each_stmt(i->else_body, f);
-  } else if (const For* l = s->as<For>()) for_each_stmt(l->body, f);
+  } else if (std::optional<LoopView> l = as_loop(*s)) for_each_stmt(l->body, f);
   else if (const Role* r = s->as<Role>()) for_each_stmt(r->body, f);
   else if (const ForEachTile* t = s->as<ForEachTile>()) for_each_stmt(t->body, f);
 }

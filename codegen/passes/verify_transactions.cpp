@@ -7,6 +7,7 @@
 #include "codegen/eval.h"
 #include "codegen/uniformity.h"
 #include "dsl/ir/printer.h"
+#include "dsl/ir/loops.h"
 
 namespace tj::codegen {
 namespace {
@@ -73,11 +74,12 @@ class Collector {
       push(r->condition(), false, r->loc);
       walk(r->body, region);
       conds_.resize(depth);
-    } else if (const For* f = s->as<For>()) {
+    } else if (std::optional<LoopView> f = as_loop(*s)) {
       LoopScope saved = loops_;
-      loops_[f->var] = std::max({uniformity(f->begin, k_, loops_), uniformity(f->end, k_, loops_),
-                                 uniformity(f->step, k_, loops_)});
-      regions_.push_back({"the loop at " + f->loc.str(), {}});
+      if (f->counted())
+        loops_[f->var] = std::max({uniformity(f->begin, k_, loops_), uniformity(f->end, k_, loops_),
+                                   uniformity(f->step, k_, loops_)});
+      regions_.push_back({"the loop at " + s->loc.str(), {}});
       walk(f->body, regions_.size() - 1);
       loops_ = std::move(saved);
     } else if (const MbarrierArrive* a = s->as<MbarrierArrive>()) {

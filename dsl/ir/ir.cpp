@@ -290,6 +290,13 @@ Stmt For::make(std::string var, Expr begin, Expr end, Expr step, Stmt body, Loc 
                                std::move(loc));
 }
 
+Stmt While::make(Expr cond, Stmt body, Loc loc) {
+  require_value(cond, "While", "cond");
+  require(cond->type.scalar == Scalar::Bool, "While::make: condition is not bool");
+  require(body != nullptr, "While::make: null body");
+  return std::make_shared<While>(std::move(cond), std::move(body), std::move(loc));
+}
+
 Stmt If::make(Expr cond, Stmt then_body, Stmt else_body, Loc loc) {
   require_value(cond, "If", "cond");
   require(cond->type.scalar == Scalar::Bool, "If::make: condition is not bool");

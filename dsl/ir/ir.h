@@ -276,6 +276,16 @@ struct For final : StmtNode {
         step(std::move(s)), body(std::move(body_)) {}
 };
 
+// while (cond) body: the loop of a schedule whose next unit is data (ask, then
+// compute), or of a user's own; cond is evaluated before each iteration.
+struct While final : StmtNode {
+  static constexpr StmtKind static_kind = StmtKind::While;
+  const Expr cond;
+  const Stmt body;
+  static Stmt make(Expr cond, Stmt body, Loc loc);
+  While(Expr c, Stmt b, Loc l) : StmtNode(static_kind, std::move(l)), cond(std::move(c)), body(std::move(b)) {}
+};
+
 struct If final : StmtNode {
   static constexpr StmtKind static_kind = StmtKind::If;
   const Expr cond;

@@ -101,6 +101,11 @@ Stmt Mutator::mutate_node(const For& n, const Stmt& self) {
   Stmt body = mutate(n.body);
   return b == n.begin && e == n.end && st == n.step && body == n.body ? self : For::make(n.var, b, e, st, body, n.loc);
 }
+Stmt Mutator::mutate_node(const While& n, const Stmt& self) {
+  Expr c = mutate(n.cond);
+  Stmt body = mutate(n.body);
+  return c == n.cond && body == n.body ? self : While::make(c, body, n.loc);
+}
 Stmt Mutator::mutate_node(const If& n, const Stmt& self) {
   Expr c = mutate(n.cond);
   Stmt t = mutate(n.then_body), e = mutate(n.else_body);

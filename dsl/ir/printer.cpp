@@ -84,6 +84,9 @@ struct StmtText {
     return pad(indent) + "for " + n.var + " in [" + to_string(n.begin) + ", " + to_string(n.end) + ") step " +
            to_string(n.step) + " {" + at(n.loc) + "\n" + to_string(n.body, indent + 1) + pad(indent) + "}\n";
   }
+  std::string operator()(const While& n) const {
+    return pad(indent) + "while " + to_string(n.cond) + " {" + at(n.loc) + "\n" + to_string(n.body, indent + 1) + pad(indent) + "}\n";
+  }
   std::string operator()(const If& n) const {
     std::string out = pad(indent) + "if " + to_string(n.cond) + " {" + at(n.loc) + "\n" + to_string(n.then_body, indent + 1);
     if (n.else_body) out += pad(indent) + "} else {\n" + to_string(n.else_body, indent + 1);
@@ -186,6 +189,7 @@ std::string first_line(const StmtNode& s) {
   std::string text;
   if (s.kind == StmtKind::Block) return {};
   if (const For* f = s.as<For>()) text = to_string(For::make(f->var, f->begin, f->end, f->step, empty, f->loc));
+  else if (const While* w = s.as<While>()) text = to_string(While::make(w->cond, empty, w->loc));
   else if (const If* i = s.as<If>()) text = to_string(If::make(i->cond, empty, nullptr, i->loc));
   else if (const Role* r = s.as<Role>()) text = to_string(Role::make(r->name, r->first, r->count, r->max_regs, r->id, empty, r->loc));
   else if (const ForEachTile* t = s.as<ForEachTile>())

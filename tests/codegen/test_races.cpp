@@ -97,6 +97,25 @@ ir::Kernel ring_loop_back_edge(bool racy, Marks& marks) {
   return k.build();
 }
 
+// The same ring in a while loop (a trip count that is data): its body is walked as
+// iteration i and i + 1 like any loop's.
+ir::Kernel ring_while_back_edge(bool racy, Marks& marks) {
+  KernelBuilder k("ring_while");
+  k.threads(32).cluster(4);
+  auto buf = k.shared<uint32_t>("buf", 32);
+  auto out = k.param<uint32_t*>("out");
+  auto rounds = k.param<int32_t>("rounds");
+  auto r = var(i32(0), "r");
+  MARK("loop"); while_(r < rounds, [&] {
+    MARK("store"); map_shared_rank(buf, (cluster_ctarank() + 1) % 4)[thread_idx_x()] = cast<uint32_t>(r);
+    cluster_sync();
+    MARK("read"); out[block_idx_x() * 32 + thread_idx_x()] = buf[thread_idx_x()];
+    if (!racy) cluster_sync();
+    r = r + 1;
+  });
+  return k.build();
+}
+
 // A peer store between cluster_arrive and cluster_wait.
 ir::Kernel split_barrier(bool racy, Marks& marks) {
   KernelBuilder k("split");
@@ -488,6 +507,8 @@ const std::vector<Case>& corpus() {
       {"cluster_2d_row", cluster_2d_row,
        "test_races.cpp:{read}: error: race on shared buffer 'buf' of CTA rank 1: the store at test_races.cpp:{store} by CTA rank 0 through map_shared_rank(buf, ((%cluster_ctaid.y * 2) + (1 - %cluster_ctaid.x))) and the load at test_races.cpp:{read} by CTA rank 1 may run at the same time (no cluster barrier between them)\n  fix: add cluster_sync() between line {store} and line {read} (or hand over with an mbarrier of the reading CTA: arrive after the first, wait() before the second)"},
       {"ring_loop_back_edge", ring_loop_back_edge,
+       "test_races.cpp:{store}: error: race on shared buffer 'buf' of CTA rank 0: the load at test_races.cpp:{read} by CTA rank 0 and the store at test_races.cpp:{store} by CTA rank 3 through map_shared_rank(buf, ((%cluster_ctarank + 1) % 4)) may run at the same time (iteration i of the loop at test_races.cpp:{loop} and iteration i + 1)\n  fix: add cluster_sync() at the end of the loop body at test_races.cpp:{loop} (after line {read}), so that no CTA starts the next iteration while a peer is still in this one"},
+      {"ring_while_back_edge", ring_while_back_edge,
        "test_races.cpp:{store}: error: race on shared buffer 'buf' of CTA rank 0: the load at test_races.cpp:{read} by CTA rank 0 and the store at test_races.cpp:{store} by CTA rank 3 through map_shared_rank(buf, ((%cluster_ctarank + 1) % 4)) may run at the same time (iteration i of the loop at test_races.cpp:{loop} and iteration i + 1)\n  fix: add cluster_sync() at the end of the loop body at test_races.cpp:{loop} (after line {read}), so that no CTA starts the next iteration while a peer is still in this one"},
       {"split_barrier", split_barrier,
        "test_races.cpp:{add}: error: race on shared buffer 'buf' of CTA rank 0: the store at test_races.cpp:{zero} by CTA rank 0 and the atomic_add at test_races.cpp:{add} by CTA rank 1 through map_shared_rank(buf, (%cluster_ctarank ^ 1)) may run at the same time (line {add} lies between cluster_arrive() at test_races.cpp:{arrive} and its cluster_wait())\n  fix: move line {add} before the cluster_arrive() at line {arrive} or after its cluster_wait(), or use cluster_sync()"},
