@@ -12,8 +12,8 @@
 //
 // Linking: build the plugin as a shared library (CMake: add_library(x MODULE ...)) that
 // links NO tilejit library. Its references to tilejit (the DSL, DeviceBuffer, ...)
-// resolve, when tilejit loads it, to the tilejit executable's own copies: the
-// executable exports the whole of its dsl, codegen, runtime and samples libraries
+// resolve, when tilejit loads it, to the tilejit executable's own copies: the executable
+// exports the whole of its dsl, codegen, runtime, generators and samples libraries
 // (ENABLE_EXPORTS and --whole-archive in cli/CMakeLists.txt). So a plugin shares the
 // executable's registry, driver and CUDA context, and it must be compiled against the
 // headers of the tilejit that loads it; the API version below catches a mismatch of
@@ -24,13 +24,13 @@
 #include <memory>
 
 #include "dsl/dsl.h"
+#include "generators/compare.h"
+#include "generators/registry.h"
+#include "generators/sample.h"
 #include "runtime/buffer.h"
-#include "samples/compare.h"
-#include "samples/registry.h"
-#include "samples/sample.h"
 
-// Raised whenever the plugin interface (this file, samples/sample.h, samples/registry.h)
-// changes in a way that an already built plugin would not survive.
+// Raised whenever the plugin interface (this file, generators/sample.h,
+// generators/registry.h) changes in a way that an already built plugin would not survive.
 #define TILEJIT_PLUGIN_API_VERSION 1u
 
 namespace tj::plugin {

@@ -4,7 +4,8 @@
 
 #include "codegen/lower.h"
 #include "dsl/ir/printer.h"
-#include "samples/sample.h"
+#include "generators/sample.h"
+#include "samples/builtin.h"
 
 using namespace tj;
 
