@@ -8,8 +8,8 @@
 #include <cstring>
 #include <map>
 
+#include "generators/plugin_abi.h"
 #include "generators/registry.h"
-#include "tilejit/plugin.h"
 
 namespace tj::samples {
 namespace {
