@@ -2,9 +2,7 @@
 
 #include "samples/cluster_reduce.h"
 #include "samples/dsmem_ring.h"
-#include "samples/fault_injection.h"
 #include "samples/gemm.h"
-#include "samples/race_demo.h"
 #include "samples/tma_copy.h"
 #include "samples/tma_multicast.h"
 
@@ -17,8 +15,6 @@ void register_builtin_samples(Registrar& r) {
   r.add(std::make_unique<TmaCopy>());
   r.add(std::make_unique<Gemm>());
   r.add(std::make_unique<GlobalRing>());
-  r.add(std::make_unique<FaultInjection>());  // test only: faults and hangs on purpose
-  r.add(std::make_unique<RaceDemo>());        // test only: races let through with allow_race, and their fixes
 }
 
 Registry& registry() {

@@ -1,4 +1,4 @@
-#include "samples/race_demo.h"
+#include "tests/kernels/race_demo.h"
 
 #include <cstring>
 

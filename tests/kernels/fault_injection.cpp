@@ -1,4 +1,4 @@
-#include "samples/fault_injection.h"
+#include "tests/kernels/fault_injection.h"
 
 #include "dsl/dsl.h"
 #include "generators/compare.h"
