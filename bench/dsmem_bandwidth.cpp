@@ -11,10 +11,11 @@
 #include <string>
 #include <vector>
 
+#include "generators/runner.h"
 #include "runtime/device.h"
 #include "runtime/driver.h"
 #include "runtime/module.h"
-#include "samples/runner.h"
+#include "samples/builtin.h"
 
 namespace {
 

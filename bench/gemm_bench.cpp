@@ -21,14 +21,15 @@
 #include "bench/interleaved_timing.h"
 #include "cli/spec.h"
 #include "dsl/diagnostic.h"
+#include "generators/runner.h"
+#include "generators/tuning.h"
 #include "runtime/cache.h"
 #include "runtime/compiler.h"
 #include "runtime/cublas.h"
 #include "runtime/device.h"
 #include "runtime/driver.h"
+#include "samples/builtin.h"
 #include "samples/gemm_host.h"
-#include "samples/runner.h"
-#include "samples/tuning.h"
 
 namespace {
 
@@ -80,7 +81,7 @@ void run_shape(const samples::Sample& gemm, const bench::MatmulSize& size, const
                const codegen::Target& target, rt::Cache& cache, rt::Cublas& blas, const samples::TunedQuery& tuned, Row& row) {
   const std::string spec_text = bench::gemm_spec(gemm, size, o.layout, o.config);
   cli::Spec spec = cli::parse_spec(spec_text, "gemm " + size.str());
-  // The config `tilejit run` would use for this shape (samples/tuning.h).
+  // The config `tilejit run` would use for this shape (generators/tuning.h).
   const samples::TunedChoice choice = samples::decide_tuned(gemm, spec.config, tuned);
   spec.config = choice.config;
   row.tuned = choice.line;

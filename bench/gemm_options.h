@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "samples/sample.h"
+#include "generators/sample.h"
 
 namespace tj::bench {
 

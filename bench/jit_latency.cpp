@@ -16,10 +16,11 @@
 #include <vector>
 
 #include "dsl/diagnostic.h"
+#include "generators/runner.h"
 #include "runtime/cache.h"
 #include "runtime/compiler.h"
 #include "runtime/error.h"
-#include "samples/runner.h"
+#include "samples/builtin.h"
 
 using namespace tj;
 

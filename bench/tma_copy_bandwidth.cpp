@@ -11,12 +11,13 @@
 #include <string>
 #include <vector>
 
+#include "generators/runner.h"
 #include "runtime/buffer.h"
 #include "runtime/device.h"
 #include "runtime/driver.h"
 #include "runtime/module.h"
 #include "runtime/timing.h"
-#include "samples/runner.h"
+#include "samples/builtin.h"
 
 namespace {
 

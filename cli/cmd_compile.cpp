@@ -9,8 +9,8 @@
 #include "cli/spec.h"
 #include "cli/target_choice.h"
 #include "dsl/ir/printer.h"
+#include "generators/runner.h"
 #include "runtime/disassemble.h"
-#include "samples/runner.h"
 
 namespace tj::cli {
 

@@ -5,9 +5,9 @@
 #include "cli/spec.h"
 #include "cli/target_choice.h"
 #include "cli/version.h"
+#include "generators/runner.h"
 #include "runtime/device.h"
 #include "runtime/driver.h"
-#include "samples/runner.h"
 
 namespace tj::cli {
 

@@ -2,7 +2,8 @@
 
 #include "cli/commands.h"
 #include "cli/exit_codes.h"
-#include "samples/sample.h"
+#include "generators/sample.h"
+#include "samples/builtin.h"
 
 namespace tj::cli {
 namespace {

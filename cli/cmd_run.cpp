@@ -9,10 +9,10 @@
 #include "cli/report.h"
 #include "cli/spec.h"
 #include "cli/target_choice.h"
+#include "generators/runner.h"
+#include "generators/tuning.h"
 #include "runtime/driver.h"
 #include "runtime/error.h"
-#include "samples/runner.h"
-#include "samples/tuning.h"
 
 namespace tj::cli {
 namespace {
@@ -51,7 +51,7 @@ BothWays compile_both_ways(const samples::Sample& sample, const samples::Config&
   return t;
 }
 
-// The tuned config for this run (see samples/tuning.h); prints its "tuned" line, if any.
+// The tuned config for this run (see generators/tuning.h); prints its "tuned" line, if any.
 samples::Config tuned_config(const Spec& spec, const RunArgs& args, const std::string& device) {
   std::optional<samples::TuningDb> db;
   samples::TunedQuery q;

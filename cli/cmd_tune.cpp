@@ -16,9 +16,10 @@
 #include "cli/tune_report.h"
 #include "cli/tune_sweep.h"
 #include "cli/version.h"
+#include "generators/tuning.h"
 #include "runtime/driver.h"
 #include "runtime/error.h"
-#include "samples/tuning.h"
+#include "samples/builtin.h"
 
 namespace tj::cli {
 

@@ -9,13 +9,14 @@
 #include "cli/commands.h"
 #include "cli/exit_codes.h"
 #include "cli/spec.h"
-#include "runtime/compiler.h"
 #include "cli/target_choice.h"
 #include "cli/version.h"
 #include "dsl/diagnostic.h"
 #include "dsl/ir/ir.h"
+#include "generators/plugin_loader.h"
+#include "runtime/compiler.h"
 #include "runtime/error.h"
-#include "samples/plugin_loader.h"
+#include "samples/builtin.h"
 
 namespace {
 
@@ -115,7 +116,8 @@ int main(int argc, char** argv) {
   if (debug_hangs) setenv("TILEJIT_DEBUG_HANGS", "1", 1);
 
   try {
-    for (const std::string& path : tj::samples::plugin_paths(plugin_flags)) tj::samples::load_plugin(path);
+    for (const std::string& path : tj::samples::plugin_paths(plugin_flags))
+      tj::samples::load_plugin(tj::samples::registry(), path);
     if (app.got_subcommand("list")) return cmd_list();
     if (app.got_subcommand("reference")) return cmd_reference();
     std::optional<int> device;

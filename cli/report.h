@@ -8,7 +8,7 @@
 #include <string>
 
 #include "codegen/lower.h"
-#include "samples/runner.h"
+#include "generators/runner.h"
 
 namespace tj::cli {
 

@@ -14,6 +14,7 @@
 #include <sstream>
 
 #include "llvm/Support/JSON.h"
+#include "samples/builtin.h"
 
 namespace tj::cli {
 namespace {

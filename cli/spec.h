@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "samples/sample.h"
+#include "generators/sample.h"
 
 namespace tj::cli {
 

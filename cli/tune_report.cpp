@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <cstdio>
 
-#include "samples/tuning.h"
-#include "samples/tuning_db.h"
+#include "generators/tuning.h"
+#include "generators/tuning_db.h"
 
 namespace tj::cli {
 

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "cli/tune_sweep.h"
-#include "samples/sample.h"
+#include "generators/sample.h"
 
 namespace tj::cli {
 

@@ -4,9 +4,9 @@
 #include <chrono>
 #include <cstdio>
 
+#include "generators/compile_ahead.h"
+#include "generators/runner.h"
 #include "runtime/error.h"
-#include "samples/compile_ahead.h"
-#include "samples/runner.h"
 
 namespace tj::cli {
 

@@ -9,10 +9,10 @@
 #include <vector>
 
 #include "codegen/target.h"
+#include "generators/runner.h"
+#include "generators/sample.h"
 #include "runtime/device.h"
 #include "runtime/launch.h"
-#include "samples/runner.h"
-#include "samples/sample.h"
 
 namespace tj::cli {
 

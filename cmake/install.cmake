@@ -3,6 +3,7 @@
 #                              its symbols hidden; the device prelude embedded)
 #   include/tilejit/tilejit.h  the one public include, and under include/tilejit/ the
 #                              dsl/, codegen/, runtime/, api/ headers it includes
+#                              (and plugin.h, with the generators/ headers it includes)
 #   lib/cmake/tilejit/         find_package(tilejit CONFIG) -> tilejit::tilejit
 #   bin/tilejit                the CLI (cli/CMakeLists.txt), with the benches and tests
 include(GNUInstallDirs)
@@ -39,10 +40,10 @@ install(TARGETS tilejit_shared EXPORT tilejitTargets
   INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 install(FILES ${PROJECT_SOURCE_DIR}/include/tilejit/tilejit.h ${PROJECT_SOURCE_DIR}/include/tilejit/plugin.h
   DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/tilejit)
-# samples/: the generator interface and registry <tilejit/plugin.h> builds on.
-foreach(dir dsl codegen runtime api samples)
+# generators/: the generator interface and registry <tilejit/plugin.h> builds on.
+foreach(dir dsl codegen runtime api generators)
   install(DIRECTORY ${PROJECT_SOURCE_DIR}/${dir} DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/tilejit
-    FILES_MATCHING PATTERN "*.h" PATTERN "*.def" PATTERN "plugins" EXCLUDE PATTERN "specs" EXCLUDE)
+    FILES_MATCHING PATTERN "*.h" PATTERN "*.def")
 endforeach()
 # The device prelude NVRTC compiles with is embedded in the library; this copy is for
 # readers of generated code (it is what `#include "tilejit/prelude.cuh"` there means).

@@ -4,8 +4,8 @@
 #include <random>
 
 #include "dsl/dsl.h"
+#include "generators/compare.h"
 #include "runtime/buffer.h"
-#include "samples/compare.h"
 
 namespace tj::samples {
 

@@ -3,7 +3,7 @@
 // 0 writes one sum per cluster. Checked against a host sum in double (ReduceInputs).
 #pragma once
 
-#include "samples/sample.h"
+#include "generators/sample.h"
 
 namespace tj::samples {
 

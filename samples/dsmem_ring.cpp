@@ -1,8 +1,8 @@
 #include "samples/dsmem_ring.h"
 
 #include "dsl/dsl.h"
+#include "generators/compare.h"
 #include "runtime/buffer.h"
-#include "samples/compare.h"
 
 namespace tj::samples {
 

@@ -3,7 +3,7 @@
 // cluster barrier makes them visible and each CTA copies what it received out.
 #pragma once
 
-#include "samples/sample.h"
+#include "generators/sample.h"
 
 namespace tj::samples {
 

@@ -21,7 +21,7 @@
 
 #include "dsl/ir/kernel.h"
 #include "dsl/ir/types.h"
-#include "samples/sample.h"
+#include "generators/sample.h"
 
 namespace tj::samples {
 

@@ -5,13 +5,13 @@
 #include <random>
 
 #include "api/tensor.h"
+#include "generators/compare.h"
+#include "generators/host_matrix.h"
 #include "runtime/buffer.h"
 #include "runtime/driver.h"
 #include "runtime/error.h"
-#include "samples/compare.h"
 #include "samples/gemm_reference.h"
 #include "samples/gemm_tolerance.h"
-#include "samples/host_matrix.h"
 
 namespace tj::samples {
 

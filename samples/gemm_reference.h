@@ -4,10 +4,10 @@
 
 #include <vector>
 
+#include "generators/host_matrix.h"
 #include "runtime/buffer.h"
 #include "runtime/cublas.h"
 #include "samples/gemm.h"
-#include "samples/host_matrix.h"
 
 namespace tj::samples {
 

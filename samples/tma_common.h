@@ -9,8 +9,8 @@
 #include <cuda.h>
 
 #include "dsl/values.h"
+#include "generators/sample.h"
 #include "runtime/tensor_map.h"
-#include "samples/sample.h"
 
 namespace tj::samples {
 

@@ -5,7 +5,7 @@
 // the stage is refilled.
 #pragma once
 
-#include "samples/sample.h"
+#include "generators/sample.h"
 
 namespace tj::samples {
 

@@ -1,9 +1,9 @@
 #include "samples/tma_multicast.h"
 
 #include "dsl/dsl.h"
+#include "generators/compare.h"
 #include "runtime/buffer.h"
 #include "runtime/tensor_map.h"
-#include "samples/compare.h"
 #include "samples/tma_common.h"
 
 namespace tj::samples {

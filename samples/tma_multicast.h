@@ -4,7 +4,7 @@
 // tensor (with the swizzle applied and zeros beyond the tensor's edges).
 #pragma once
 
-#include "samples/sample.h"
+#include "generators/sample.h"
 
 namespace tj::samples {
 

@@ -34,6 +34,9 @@ for s in .stage/specs/*.json; do
 done
 fi
 
+# The test-only kernels (fault_injection, race_demo) are a plugin, installed with the tests.
+TK="--plugin .stage/lib/tilejit/plugins/libtilejit_test_kernels.so"
+
 # A device fault and a hang through the CLI (test-only fault_injection specs): each must
 # exit 5; the hang only with the guard (--debug-hangs or TILEJIT_DEBUG_HANGS=1), which
 # must name the barrier. `timeout` keeps a guard that failed from hanging the session.
@@ -45,13 +48,13 @@ expect_rc() {  # expect_rc RC WANT NAME LOG REGEX: the exit code and a line of t
 }
 if section faults; then
 G=.stage/gpu_specs
-timeout 120 $B/tilejit run $G/fault_none.json --iters 1 > "$OUT/fault_none.log" 2>&1
+timeout 120 $B/tilejit $TK run $G/fault_none.json --iters 1 > "$OUT/fault_none.log" 2>&1
 expect_rc $? 0 "fault_injection, no fault" "$OUT/fault_none.log" '^verify +PASSED'
-timeout 120 $B/tilejit run $G/fault_null_store.json --iters 1 > "$OUT/fault_null_store.log" 2>&1
+timeout 120 $B/tilejit $TK run $G/fault_null_store.json --iters 1 > "$OUT/fault_null_store.log" 2>&1
 expect_rc $? 5 "device fault through the CLI" "$OUT/fault_null_store.log" "CUDA_ERROR_ILLEGAL_ADDRESS"
-timeout 120 $B/tilejit run $G/fault_hang.json --debug-hangs --iters 1 > "$OUT/hang_flag.log" 2>&1
+timeout 120 $B/tilejit $TK run $G/fault_hang.json --debug-hangs --iters 1 > "$OUT/hang_flag.log" 2>&1
 expect_rc $? 5 "hang guard, --debug-hangs" "$OUT/hang_flag.log" "tilejit: hang guard: barrier gate\[0\] never completed phase parity 0 in CTA"
-TILEJIT_DEBUG_HANGS=1 timeout 120 $B/tilejit run $G/fault_hang.json --iters 1 > "$OUT/hang_env.log" 2>&1
+TILEJIT_DEBUG_HANGS=1 timeout 120 $B/tilejit $TK run $G/fault_hang.json --iters 1 > "$OUT/hang_env.log" 2>&1
 expect_rc $? 5 "hang guard, TILEJIT_DEBUG_HANGS=1" "$OUT/hang_env.log" "tilejit: hang guard: barrier gate\[0\] never completed phase parity 0 in CTA"
 fi
 
@@ -81,16 +84,16 @@ G=.stage/gpu_specs
 for s in race_demo_dsmem_racy race_demo_tma_racy race_demo_dsmem_fixed race_demo_tma_fixed; do
   bad=0
   for i in 1 2 3 4 5 6 7 8 9 10; do
-    timeout 60 $B/tilejit run $G/$s.json --iters 1 --seed $i > "$OUT/race_run.log" 2>&1; rc=$?
+    timeout 60 $B/tilejit $TK run $G/$s.json --iters 1 --seed $i > "$OUT/race_run.log" 2>&1; rc=$?
     [ $rc = 0 ] || bad=$((bad + 1))
   done
   note "race demo $s: $bad of 10 runs gave wrong results (last: $(grep -E '^verify' "$OUT/race_run.log" | tr -s ' ' | cut -c1-160))"
   for tool in racecheck memcheck; do
-    timeout 300 compute-sanitizer --tool $tool --print-limit 3 $B/tilejit run $G/$s.json --iters 1 > "$OUT/san_$s.$tool.log" 2>&1; rc=$?
+    timeout 300 compute-sanitizer --tool $tool --print-limit 3 $B/tilejit $TK run $G/$s.json --iters 1 > "$OUT/san_$s.$tool.log" 2>&1; rc=$?
     note "compute-sanitizer $tool $s rc=$rc: $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|^verify' "$OUT/san_$s.$tool.log" | tr -s ' ' | cut -c1-200 | tr '\n' ' ')"
   done
 done
-timeout 60 $B/tilejit compile .stage/gpu_specs/race_demo_refused.json --arch sm_90a -o /tmp/race_refused > "$OUT/race_refused.log" 2>&1
+timeout 60 $B/tilejit $TK compile .stage/gpu_specs/race_demo_refused.json --arch sm_90a -o /tmp/race_refused > "$OUT/race_refused.log" 2>&1
 expect_rc $? 2 "race as written refused" "$OUT/race_refused.log" 'add cluster_sync\(\)'
 fi
 

@@ -7,7 +7,9 @@ scripts/setup.sh
 rm -rf .stage
 cmake --install "${BUILD_DIR:-build}" --prefix .stage >/dev/null
 mkdir -p .stage/specs .stage/sanitizer .stage/gpu_specs && cp samples/specs/*.json .stage/specs/ && cp tests/sanitizer/*.json .stage/sanitizer/
-cp tests/gpu/specs/*.json tests/cli/bad_specs/race_demo_refused.json .stage/gpu_specs/  # test-only: fault_injection (a fault, a hang), race_demo
+# Test-only: fault_injection (a fault, a hang), race_demo; their kernels are a plugin the
+# install puts in .stage/lib/tilejit/plugins/ (tests/kernels).
+cp tests/gpu/specs/*.json tests/cli/bad_specs/race_demo_refused.json .stage/gpu_specs/
 cp bench/multicast_traffic.sh .stage/bin/
 # The example plugin and its spec (`--plugin`; the gpu_session.sh section "plugins").
 mkdir -p .stage/plugins && cp "${BUILD_DIR:-build}"/plugins/libtilejit_example_plugin.so samples/plugins/example/*.json .stage/plugins/

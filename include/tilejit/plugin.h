@@ -12,26 +12,23 @@
 //
 // Linking: build the plugin as a shared library (CMake: add_library(x MODULE ...)) that
 // links NO tilejit library. Its references to tilejit (the DSL, DeviceBuffer, ...)
-// resolve, when tilejit loads it, to the tilejit executable's own copies: the
-// executable exports the whole of its dsl, codegen, runtime and samples libraries
+// resolve, when tilejit loads it, to the tilejit executable's own copies: the executable
+// exports the whole of its dsl, codegen, runtime, generators and samples libraries
 // (ENABLE_EXPORTS and --whole-archive in cli/CMakeLists.txt). So a plugin shares the
 // executable's registry, driver and CUDA context, and it must be compiled against the
-// headers of the tilejit that loads it; the API version below catches a mismatch of
-// this interface, and an undefined symbol is reported when the library is loaded.
+// headers of the tilejit that loads it; the API version (generators/plugin_abi.h, with
+// the entry point's struct) catches a mismatch of this interface, and an undefined
+// symbol is reported when the library is loaded.
 #pragma once
 
-#include <cstdint>
 #include <memory>
 
 #include "dsl/dsl.h"
+#include "generators/compare.h"
+#include "generators/plugin_abi.h"
+#include "generators/registry.h"
+#include "generators/sample.h"
 #include "runtime/buffer.h"
-#include "samples/compare.h"
-#include "samples/registry.h"
-#include "samples/sample.h"
-
-// Raised whenever the plugin interface (this file, samples/sample.h, samples/registry.h)
-// changes in a way that an already built plugin would not survive.
-#define TILEJIT_PLUGIN_API_VERSION 1u
 
 namespace tj::plugin {
 
@@ -46,23 +43,6 @@ using Check = samples::Check;
 using MismatchLog = samples::MismatchLog;
 
 }  // namespace tj::plugin
-
-extern "C" {
-
-// What the entry point returns. api_version comes first in every version of this
-// struct: tilejit reads it before anything else and refuses a plugin built for another.
-struct tilejit_plugin_info {
-  uint32_t api_version;  // TILEJIT_PLUGIN_API_VERSION the plugin was compiled with
-  uint32_t info_size;    // sizeof(tilejit_plugin_info) in that version
-  const char* name;      // for people: "example cluster kernels"
-  void (*register_generators)(tj::plugin::Registrar& registrar);
-};
-
-// The one symbol tilejit looks up in a plugin.
-#define TILEJIT_PLUGIN_ENTRY_NAME "tilejit_plugin_entry"
-typedef const tilejit_plugin_info* (*tilejit_plugin_entry_fn)(void);
-
-}  // extern "C"
 
 // Defines the plugin's entry point: `name` (a string) and its registration function.
 #define TILEJIT_PLUGIN(name, register_fn)                                                          \

@@ -9,9 +9,10 @@
 #include "cli/progress.h"
 #include "cli/tune_report.h"
 #include "cli/tune_sweep.h"
-#include "samples/sample.h"
-#include "samples/tuning.h"
-#include "samples/tuning_db.h"
+#include "generators/sample.h"
+#include "generators/tuning.h"
+#include "generators/tuning_db.h"
+#include "samples/builtin.h"
 #include "tests/runtime/test_support.h"
 
 using tj::cli::CandidateResult;

@@ -7,6 +7,7 @@
 
 #include "cli/tune_sweep.h"
 #include "runtime/error.h"
+#include "samples/builtin.h"
 #include "tests/runtime/test_support.h"
 
 using tj::cli::CandidateResult;

@@ -8,9 +8,10 @@
 #include <string>
 
 #include "codegen/lower.h"
+#include "generators/runner.h"
+#include "generators/sample.h"
 #include "runtime/compiler.h"
-#include "samples/sample.h"
-#include "samples/runner.h"
+#include "samples/builtin.h"
 
 namespace tj::test {
 

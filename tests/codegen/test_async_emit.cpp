@@ -10,9 +10,9 @@
 #include "codegen/lower.h"
 #include "codegen/prelude.h"
 #include "dsl/dsl.h"
+#include "generators/runner.h"
 #include "runtime/cache.h"
 #include "runtime/compiler.h"
-#include "samples/runner.h"
 
 using namespace tj;
 using namespace tj::dsl;

@@ -15,9 +15,9 @@
 #include "codegen/prelude.h"
 #include "dsl/dsl.h"
 #include "dsl/ir/printer.h"
+#include "generators/runner.h"
 #include "runtime/compiler.h"
 #include "runtime/error.h"
-#include "samples/runner.h"
 
 using namespace tj;
 using namespace tj::dsl;

@@ -20,7 +20,8 @@
 #include "cli/spec.h"
 #include "codegen/lower.h"
 #include "dsl/diagnostic.h"
-#include "samples/sample.h"
+#include "generators/sample.h"
+#include "samples/builtin.h"
 
 namespace fs = std::filesystem;
 using tj::samples::Config;

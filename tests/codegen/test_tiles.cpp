@@ -14,9 +14,10 @@
 #include "codegen/mma/wgmma_instructions.h"
 #include "dsl/dsl.h"
 #include "dsl/ir/printer.h"
+#include "generators/runner.h"
 #include "runtime/compiler.h"
+#include "samples/builtin.h"
 #include "samples/gemm.h"
-#include "samples/runner.h"
 
 using namespace tj;
 using namespace tj::dsl;

@@ -3,8 +3,9 @@
 
 #include <catch2/catch.hpp>
 
+#include "generators/runner.h"
 #include "runtime/device.h"
-#include "samples/runner.h"
+#include "samples/builtin.h"
 
 namespace tj::gpu_test {
 

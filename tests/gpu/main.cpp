@@ -8,6 +8,8 @@
 #include "runtime/compiler.h"
 #include "runtime/device.h"
 #include "runtime/driver.h"
+#include "samples/builtin.h"
+#include "tests/kernels/test_kernels.h"
 
 int main(int argc, char** argv) {
   tj::rt::disable_nvrtc_result_cache();  // before the driver starts: it reads the variable once
@@ -28,5 +30,7 @@ int main(int argc, char** argv) {
     return 77;
   }
   std::printf("GPU tests on %s (%s, %d SMs)\n", info.name.c_str(), arch.c_str(), info.sm_count);
+  // The test-only kernels join the registry after the built-in samples, as a plugin would.
+  tj::samples::registry().register_from("tests/kernels", tj::samples::register_test_kernels);
   return Catch::Session().run(argc, argv);
 }

@@ -4,6 +4,7 @@
 // alpha and beta.
 #include "tests/gpu/gpu_fixture.h"
 
+#include "samples/builtin.h"
 #include "samples/gemm.h"
 
 namespace {

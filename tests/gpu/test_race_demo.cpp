@@ -4,6 +4,7 @@
 // failing the suite; the corrected kernels must be exactly right on every run.
 #include <iostream>
 
+#include "samples/builtin.h"
 #include "tests/gpu/gpu_fixture.h"
 
 namespace {

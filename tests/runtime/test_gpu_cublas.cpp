@@ -3,6 +3,7 @@
 // says it was skipped.
 #include <catch2/catch.hpp>
 
+#include "generators/float16.h"
 #include "runtime/buffer.h"
 #include "runtime/compiler.h"
 #include "runtime/cublas.h"
@@ -10,7 +11,6 @@
 #include "runtime/driver.h"
 #include "runtime/launch.h"
 #include "runtime/module.h"
-#include "samples/float16.h"
 
 using namespace tj::rt;
 

@@ -4,7 +4,7 @@
 #pragma once
 
 #include "dsl/ir/ir.h"
-#include "samples/sample.h"
+#include "generators/sample.h"
 
 namespace tj::samples::test {
 

@@ -3,9 +3,10 @@
 #include <catch2/catch.hpp>
 
 #include "codegen/target.h"
+#include "generators/compile_ahead.h"
+#include "generators/runner.h"
 #include "runtime/cache.h"
-#include "samples/compile_ahead.h"
-#include "samples/runner.h"
+#include "samples/builtin.h"
 #include "tests/runtime/test_support.h"
 
 using tj::rt::test::TempDir;

@@ -1,17 +1,21 @@
-// The test-only fault_injection sample: the fault is chosen at launch, so every fault
-// compiles the same kernel, which the verifier accepts; the hang guard bounds its wait.
+// The test-only fault_injection kernel (tests/kernels): the fault is chosen at launch, so
+// every fault compiles the same kernel, which the verifier accepts; the hang guard bounds
+// its wait.
 #include <catch2/catch.hpp>
 
 #include "codegen/lower.h"
 #include "dsl/ir/printer.h"
-#include "samples/sample.h"
+#include "generators/sample.h"
+#include "samples/builtin.h"
 
 using namespace tj;
 
 TEST_CASE("fault_injection skips its barrier's only arrival when told at launch", "[samples][fault_injection]") {
   const samples::Sample* s = samples::find_sample("fault_injection");
   REQUIRE(s != nullptr);
-  // After the ladder, with the other test-only sample (race_demo) last.
+  // Registered by the test binary after the built-in samples (tests/main.cpp), with the
+  // other test-only kernel (race_demo) last.
+  CHECK(samples::registry().origin_of("fault_injection") == "tests/kernels");
   CHECK(samples::all_samples()[samples::all_samples().size() - 2] == s);
   CHECK(samples::all_samples().back() == samples::find_sample("race_demo"));
   samples::Config c = samples::default_config(*s);

@@ -7,13 +7,13 @@
 #include <cmath>
 #include <cstring>
 
+#include "generators/compare.h"
+#include "generators/float16.h"
+#include "generators/host_matrix.h"
 #include "runtime/error.h"
-#include "samples/compare.h"
-#include "samples/float16.h"
 #include "samples/gemm_host.h"
 #include "samples/gemm_reference.h"
 #include "samples/gemm_tolerance.h"
-#include "samples/host_matrix.h"
 #include "tests/samples/gemm_interface_kernel.h"
 
 using namespace tj::samples;

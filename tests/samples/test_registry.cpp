@@ -5,8 +5,9 @@
 #include <cstdlib>
 
 #include "dsl/dsl.h"
-#include "samples/plugin_loader.h"
-#include "samples/registry.h"
+#include "generators/plugin_loader.h"
+#include "generators/registry.h"
+#include "samples/builtin.h"
 
 using namespace tj;
 using samples::ParamSpec;
@@ -111,10 +112,11 @@ TEST_CASE("plugins: TILEJIT_PLUGINS (':'-separated) come before --plugin, empty 
 }
 
 TEST_CASE("plugins: a path that is not a loadable library is refused naming it", "[samples][plugins]") {
-  CHECK_THROWS_WITH(samples::load_plugin("/nonexistent/libx.so"),
+  Registry r;
+  CHECK_THROWS_WITH(samples::load_plugin(r, "/nonexistent/libx.so"),
                     "plugin /nonexistent/libx.so: cannot read the file: No such file or directory");
-  CHECK_THROWS_WITH(samples::load_plugin(""), "plugin '': the path is empty; give the shared library's file name");
-  CHECK_THROWS_WITH(samples::load_plugin(std::string(TILEJIT_SOURCE_DIR) + "/samples/specs/dsmem_ring.json"),
+  CHECK_THROWS_WITH(samples::load_plugin(r, ""), "plugin '': the path is empty; give the shared library's file name");
+  CHECK_THROWS_WITH(samples::load_plugin(r, std::string(TILEJIT_SOURCE_DIR) + "/samples/specs/dsmem_ring.json"),
                     Catch::StartsWith("plugin " + std::string(TILEJIT_SOURCE_DIR) +
                                       "/samples/specs/dsmem_ring.json: cannot be loaded as a shared library: "));
 }

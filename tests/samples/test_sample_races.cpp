@@ -15,8 +15,9 @@
 #include "codegen/lower.h"
 #include "codegen/passes/lower_schedules.h"
 #include "codegen/passes/verify_races.h"
-#include "samples/runner.h"
-#include "samples/sample.h"
+#include "generators/runner.h"
+#include "generators/sample.h"
+#include "samples/builtin.h"
 
 using namespace tj;
 

@@ -8,7 +8,7 @@
 
 #include "cli/spec.h"
 #include "codegen/lower.h"
-#include "samples/runner.h"
+#include "generators/runner.h"
 
 using namespace tj;
 

@@ -9,10 +9,11 @@
 #include "codegen/prelude.h"
 #include "dsl/diagnostic.h"
 #include "dsl/ir/printer.h"
+#include "generators/runner.h"
+#include "generators/sample.h"
+#include "samples/builtin.h"
 #include "samples/cluster_reduce.h"
 #include "samples/dsmem_ring.h"
-#include "samples/runner.h"
-#include "samples/sample.h"
 
 using namespace tj;
 using tj::codegen::Target;

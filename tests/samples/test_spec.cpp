@@ -5,7 +5,8 @@
 #include <set>
 
 #include "cli/spec.h"
-#include "samples/sample.h"
+#include "generators/sample.h"
+#include "samples/builtin.h"
 
 using tj::cli::parse_spec;
 using tj::cli::Spec;

@@ -6,9 +6,10 @@
 #include <set>
 
 #include "cli/spec.h"
+#include "generators/sample.h"
+#include "generators/tuning.h"
+#include "samples/builtin.h"
 #include "samples/gemm.h"
-#include "samples/sample.h"
-#include "samples/tuning.h"
 #include "tests/runtime/test_support.h"
 
 using tj::cli::parse_spec;

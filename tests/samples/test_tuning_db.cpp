@@ -9,9 +9,9 @@
 #include <llvm/Support/FileSystem.h>
 #include <llvm/Support/Path.h>
 
+#include "generators/tuning_db.h"
 #include "runtime/error.h"
 #include "runtime/files.h"
-#include "samples/tuning_db.h"
 #include "tests/runtime/test_support.h"
 
 using tj::rt::test::CaptureStderr;

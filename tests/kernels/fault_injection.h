@@ -6,7 +6,7 @@
 // The fault is chosen at launch through kernel arguments, so the verifier cannot see it.
 #pragma once
 
-#include "samples/sample.h"
+#include "generators/sample.h"
 
 namespace tj::samples {
 

@@ -1,4 +1,4 @@
-#include "samples/float16.h"
+#include "generators/float16.h"
 
 #include <bit>
 

@@ -1,4 +1,4 @@
-#include "samples/runner.h"
+#include "generators/runner.h"
 
 #include <chrono>
 

@@ -8,12 +8,12 @@
 #include "api/compile.h"
 #include "codegen/lower.h"
 #include "codegen/target.h"
+#include "generators/sample.h"
 #include "runtime/cache.h"
 #include "runtime/compiler.h"
 #include "runtime/device.h"
 #include "runtime/launch.h"
 #include "runtime/module.h"
-#include "samples/sample.h"
 
 namespace tj::samples {
 

@@ -1,4 +1,4 @@
-#include "samples/tuning.h"
+#include "generators/tuning.h"
 
 #include <algorithm>
 #include <cstdio>

@@ -1,4 +1,4 @@
-#include "samples/compile_ahead.h"
+#include "generators/compile_ahead.h"
 
 #include <algorithm>
 #include <chrono>

@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "samples/sample.h"
-#include "samples/tuning_db.h"
+#include "generators/sample.h"
+#include "generators/tuning_db.h"
 
 namespace tj::samples {
 

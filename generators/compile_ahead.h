@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "codegen/target.h"
+#include "generators/runner.h"
 #include "runtime/cache.h"
-#include "samples/runner.h"
 
 namespace tj::samples {
 

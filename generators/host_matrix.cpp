@@ -1,11 +1,11 @@
-#include "samples/host_matrix.h"
+#include "generators/host_matrix.h"
 
 #include <algorithm>
 #include <cstring>
 #include <thread>
 
 #include "dsl/ir/ir.h"
-#include "samples/float16.h"
+#include "generators/float16.h"
 
 namespace tj::samples {
 

@@ -1,6 +1,7 @@
 // The generator registry: every kernel generator a spec can name ("kernel": NAME),
 // built-in samples and plugins' generators alike. Both register through the same
-// Registrar, the API <tilejit/plugin.h> gives plugins.
+// Registrar, the API <tilejit/plugin.h> gives plugins. The process's registry, which
+// holds the built-ins, is samples/builtin.h's registry().
 #pragma once
 
 #include <memory>
@@ -8,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "samples/sample.h"
+#include "generators/sample.h"
 
 namespace tj::samples {
 
@@ -57,9 +58,6 @@ class Registry {
   std::vector<std::string> origins_;
   std::vector<const Sample*> view_;
 };
-
-// The process's registry, with the built-in samples registered on first use.
-Registry& registry();
 
 // What is wrong with a generator's name and parameters, or "" when nothing is: the
 // checks commit() applies to every generator, built-in or not.

@@ -1,4 +1,4 @@
-#include "samples/tuning_db.h"
+#include "generators/tuning_db.h"
 
 #include <cstdio>
 #include <cstdlib>

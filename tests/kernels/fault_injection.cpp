@@ -1,8 +1,8 @@
-#include "samples/fault_injection.h"
+#include "tests/kernels/fault_injection.h"
 
 #include "dsl/dsl.h"
+#include "generators/compare.h"
 #include "runtime/buffer.h"
-#include "samples/compare.h"
 
 namespace tj::samples {
 

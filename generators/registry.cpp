@@ -1,4 +1,4 @@
-#include "samples/registry.h"
+#include "generators/registry.h"
 
 #include <cmath>
 #include <set>

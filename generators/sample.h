@@ -134,11 +134,6 @@ class Sample {
   virtual std::vector<std::string> tuned_fields() const { return {}; }
 };
 
-// Every registered generator (samples/registry.h): the built-in samples in ladder order,
-// then those of loaded plugins.
-const std::vector<const Sample*>& all_samples();
-const Sample* find_sample(const std::string& name);
-
 // A config with the sample's defaults: cluster 2, 2 clusters, 128 threads.
 Config default_config(const Sample& s);
 

@@ -1,4 +1,4 @@
-#include "samples/plugin_loader.h"
+#include "generators/plugin_loader.h"
 
 #include <dlfcn.h>
 #include <sys/stat.h>
@@ -8,8 +8,8 @@
 #include <cstring>
 #include <map>
 
-#include "samples/registry.h"
-#include "tilejit/plugin.h"
+#include "generators/plugin_abi.h"
+#include "generators/registry.h"
 
 namespace tj::samples {
 namespace {
@@ -30,7 +30,7 @@ std::string dl_error() {
 PluginError::PluginError(const std::string& path, const std::string& problem)
     : std::runtime_error("plugin " + path + ": " + problem), path_(path) {}
 
-void load_plugin(const std::string& path) {
+void load_plugin(Registry& registry, const std::string& path) {
   if (path.empty()) throw PluginError("''", "the path is empty; give the shared library's file name");
   struct stat st {};
   if (stat(path.c_str(), &st) != 0) throw PluginError(path, std::string("cannot read the file: ") + std::strerror(errno));
@@ -59,9 +59,9 @@ void load_plugin(const std::string& path) {
     throw PluginError(path, "its plugin info is malformed (size " + std::to_string(info->info_size) + ", expected " +
                                 std::to_string(sizeof(tilejit_plugin_info)) + ", or no registration function)");
   const std::string label = info->name && *info->name ? " ('" + std::string(info->name) + "')" : "";
-  const size_t before = registry().all().size();
+  const size_t before = registry.all().size();
   try {
-    registry().register_from(path, [&](Registrar& r) { info->register_generators(r); });
+    registry.register_from(path, [&](Registrar& r) { info->register_generators(r); });
   } catch (const RegistryError& e) {
     throw PluginError(path, std::string("registration refused: ") + e.what());
   } catch (const std::exception& e) {
@@ -69,7 +69,7 @@ void load_plugin(const std::string& path) {
   } catch (...) {
     throw PluginError(path, "registration threw an exception that is not a std::exception");
   }
-  if (registry().all().size() == before) throw PluginError(path, "registered no generators" + label);
+  if (registry.all().size() == before) throw PluginError(path, "registered no generators" + label);
   loaded()[handle] = path;  // never dlclose'd: the registry holds objects whose code lives there
 }
 

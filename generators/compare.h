@@ -3,7 +3,7 @@
 #pragma once
 
 #include "api/check.h"
-#include "samples/sample.h"
+#include "generators/sample.h"
 
 namespace tj::samples {
 

@@ -10,7 +10,7 @@
 // refuses (exit 2 from the CLI).
 #pragma once
 
-#include "samples/sample.h"
+#include "generators/sample.h"
 
 namespace tj::samples {
 
