@@ -46,8 +46,9 @@ foreach(dir dsl codegen runtime api generators)
     FILES_MATCHING PATTERN "*.h" PATTERN "*.def")
 endforeach()
 # The device prelude NVRTC compiles with is embedded in the library; this copy is for
-# readers of generated code (it is what `#include "tilejit/prelude.cuh"` there means).
-install(FILES ${PROJECT_SOURCE_DIR}/codegen/prelude/tilejit_prelude.cuh DESTINATION ${CMAKE_INSTALL_DATADIR}/tilejit)
+# readers of generated code (it is what `#include "tilejit/prelude.cuh"` there means):
+# the one flattened header (codegen/CMakeLists.txt), byte for byte the embedded text.
+install(FILES ${TILEJIT_PRELUDE_FLAT} DESTINATION ${CMAKE_INSTALL_DATADIR}/tilejit)
 
 # tilejit::plugin_api: what a plugin for `tilejit --plugin` compiles against, headers only
 # (the tilejit executable that loads the plugin provides the code; include/tilejit/plugin.h).

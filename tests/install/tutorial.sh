@@ -57,6 +57,8 @@ for flag in $includes; do
 done
 [ "$checked" -ge 2 ] || fail "read only $checked include path(s) from: $includes"
 [ -f "$TILEJIT_PREFIX/share/tilejit/tilejit_prelude.cuh" ] || fail "no prelude under the prefix"
+# The flattened prelude, as NVRTC receives it: the topic files of codegen/prelude/ inlined.
+! grep -q "#include" "$TILEJIT_PREFIX/share/tilejit/tilejit_prelude.cuh" || fail "the installed prelude still includes its parts"
 # What the program printed, and what it wrote.
 out=$work/sh_2.out
 grep -q "^compiled ring for sm_" "$out" || fail "the program did not say it compiled"

@@ -1,0 +1,126 @@
+// ---- split-K: an accumulator <-> a global workspace slot ---------------------------
+// Fragment order: register group j (acc[4j..4j+3]) of thread t of the warpgroup
+// at float4 j * 128 + t of the slot. Each st/ld.global.v4 of a warp covers 512
+// contiguous bytes. volatile + "memory": they stay on their side of the counter's
+// atomic and of the barriers around it.
+template <int REGS>
+TJ_DEVICE void acc_partial_store(const float* acc, float* slot) {
+  float* p = slot + 4 * ((int)threadIdx.x % 128);
+#pragma unroll
+  for (int j = 0; j < REGS / 4; ++j)
+    asm volatile("st.global.v4.f32 [%0], {%1, %2, %3, %4};" ::"l"(p + 512 * j), "f"(acc[4 * j]), "f"(acc[4 * j + 1]),
+                 "f"(acc[4 * j + 2]), "f"(acc[4 * j + 3])
+                 : "memory");
+}
+template <int REGS>
+TJ_DEVICE void acc_partial_add(float* acc, const float* slot) {
+  const float* p = slot + 4 * ((int)threadIdx.x % 128);
+#pragma unroll
+  for (int j = 0; j < REGS / 4; ++j) {
+    float a, b, c, d;
+    asm volatile("ld.global.v4.f32 {%0, %1, %2, %3}, [%4];" : "=f"(a), "=f"(b), "=f"(c), "=f"(d) : "l"(p + 512 * j) : "memory");
+    acc[4 * j] += a, acc[4 * j + 1] += b, acc[4 * j + 2] += c, acc[4 * j + 3] += d;
+  }
+}
+
+// ---- epilogue: accumulator -> shared tile ------------------------------------------
+TJ_DEVICE void store_pair(float* p, float a, float b) {
+  asm volatile("st.shared.v2.f32 [%0], {%1, %2};" ::"r"(smem_addr(p)), "f"(a), "f"(b) : "memory");
+}
+TJ_DEVICE void store_pair(bf16* p, float a, float b) {
+  u32 v;
+  asm("cvt.rn.bf16x2.f32 %0, %2, %1;" : "=r"(v) : "f"(a), "f"(b));
+  asm volatile("st.shared.b32 [%0], %1;" ::"r"(smem_addr(p)), "r"(v) : "memory");
+}
+TJ_DEVICE void store_pair(f16* p, float a, float b) {
+  u32 v;
+  asm("cvt.rn.f16x2.f32 %0, %2, %1;" : "=r"(v) : "f"(a), "f"(b));
+  asm volatile("st.shared.b32 [%0], %1;" ::"r"(smem_addr(p)), "r"(v) : "memory");
+}
+// One shared-memory load per pair, volatile like the stores: the epilogue then
+// reads, scales and writes pair by pair instead of the compiler hoisting every
+// load of a chunk (which needs a register per value and spilled wide tiles).
+TJ_DEVICE void load_pair(const float* p, float& a, float& b) {
+  asm volatile("ld.shared.v2.f32 {%0, %1}, [%2];" : "=f"(a), "=f"(b) : "r"(smem_addr(p)) : "memory");
+}
+TJ_DEVICE void load_pair(const bf16* p, float& a, float& b) {
+  u32 v;
+  asm volatile("ld.shared.b32 %0, [%1];" : "=r"(v) : "r"(smem_addr(p)) : "memory");
+  a = to_f32(bf16{(unsigned short)(v & 0xffffu)}), b = to_f32(bf16{(unsigned short)(v >> 16)});
+}
+TJ_DEVICE void load_pair(const f16* p, float& a, float& b) {
+  u32 v;
+  asm volatile("ld.shared.b32 %0, [%1];" : "=r"(v) : "r"(smem_addr(p)) : "memory");
+  a = to_f32(f16{(unsigned short)(v & 0xffffu)}), b = to_f32(f16{(unsigned short)(v >> 16)});
+}
+
+// Two floats as one register of 16-bit values (a in the low half).
+TJ_DEVICE u32 pack2(bf16*, float a, float b) {
+  u32 v;
+  asm("cvt.rn.bf16x2.f32 %0, %2, %1;" : "=r"(v) : "f"(a), "f"(b));
+  return v;
+}
+TJ_DEVICE u32 pack2(f16*, float a, float b) {
+  u32 v;
+  asm("cvt.rn.f16x2.f32 %0, %2, %1;" : "=r"(v) : "f"(a), "f"(b));
+  return v;
+}
+// Four 8x8 matrices of 16-bit values into shared memory: lane l gives the address of
+// row l % 8 of matrix l / 8; register k holds this lane's pair of matrix k (row
+// lane / 4, columns 2 (lane % 4) and + 1: the accumulator's own layout).
+TJ_DEVICE void stmatrix_x4(u32 addr, u32 r0, u32 r1, u32 r2, u32 r3) {
+  asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0], {%1, %2, %3, %4};" ::"r"(addr), "r"(r0), "r"(r1), "r"(r2),
+               "r"(r3)
+               : "memory");
+}
+
+// One warpgroup's m64 x N block of a wgmma accumulator (N / 2 floats per
+// thread: thread t holds rows 16 (t/32) + (t%32)/4 and + 8, columns 8j + 2(t%4)
+// and + 1) written to a shared tile stored in 128-byte-swizzled panels of
+// PANEL_COLS elements, PANEL_BYTES apart. dst and c point at the block's first
+// row (1024-byte aligned). dst = alpha * acc + beta * c (c may be null).
+template <int N, class T, int PANEL_COLS, int PANEL_BYTES>
+TJ_DEVICE void acc_store_m64(const float* acc, T* dst, float alpha, float beta, const T* c) {
+  const int t = (int)threadIdx.x % 128, lane = t % 32;
+  const int r0 = (t / 32) * 16 + lane / 4;
+  const bool with_c = c != nullptr && beta != 0.0f;
+#pragma unroll
+  for (int j = 0; j < N / 8; ++j) {
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      const int row = r0 + 8 * h, col = 8 * j + 2 * (lane % 4);
+      u32 off = (u32)(col / PANEL_COLS) * PANEL_BYTES + (u32)row * (PANEL_COLS * sizeof(T)) + (u32)(col % PANEL_COLS) * sizeof(T);
+      off ^= ((off >> 7) & 7u) << 4;  // the 128-byte swizzle TMA reads with
+      float a = alpha * acc[4 * j + 2 * h], b = alpha * acc[4 * j + 2 * h + 1];
+      if (with_c) {
+        float ca, cb;
+        load_pair(reinterpret_cast<const T*>(reinterpret_cast<const unsigned char*>(c) + off), ca, cb);
+        a += beta * ca, b += beta * cb;
+      }
+      store_pair(reinterpret_cast<T*>(reinterpret_cast<unsigned char*>(dst) + off), a, b);
+    }
+  }
+}
+
+
+// The same for 16-bit tiles without C (N a multiple of 16): stmatrix, four 8x8
+// matrices (column blocks j and j + 1, rows + 0 and + 8) per instruction instead
+// of a 32-bit store per pair. Codegen picks it when the element type and a C-less
+// (or beta-literal-0) store allow; a separate function so that the NVRTC front end
+// and optimizer see only the path that runs.
+template <int N, class T, int PANEL_COLS, int PANEL_BYTES>
+TJ_DEVICE void acc_store_m64_x4(const float* acc, T* dst, float alpha) {
+  static_assert(sizeof(T) == 2 && N % 16 == 0, "stmatrix stores 16-bit values, 16 columns at a time");
+  const int t = (int)threadIdx.x % 128, lane = t % 32;
+  const int m = lane / 8, row = (t / 32) * 16 + 8 * (m % 2) + lane % 8;
+  const u32 base = smem_addr(dst);
+#pragma unroll
+  for (int j = 0; j < N / 8; j += 2) {
+    const int col = 8 * (j + m / 2);
+    u32 off = (u32)(col / PANEL_COLS) * PANEL_BYTES + (u32)row * (PANEL_COLS * sizeof(T)) + (u32)(col % PANEL_COLS) * sizeof(T);
+    off ^= ((off >> 7) & 7u) << 4;  // the 128-byte swizzle TMA reads with
+    stmatrix_x4(base + off, pack2(dst, alpha * acc[4 * j], alpha * acc[4 * j + 1]),
+                pack2(dst, alpha * acc[4 * j + 2], alpha * acc[4 * j + 3]), pack2(dst, alpha * acc[4 * j + 4], alpha * acc[4 * j + 5]),
+                pack2(dst, alpha * acc[4 * j + 6], alpha * acc[4 * j + 7]));
+  }
+}

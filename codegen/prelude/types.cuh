@@ -1,0 +1,34 @@
+// ---- bf16 -------------------------------------------------------------------
+struct bf16 {
+  unsigned short bits;
+};
+TJ_DEVICE float to_f32(bf16 v) {
+  float f;
+  asm("mov.b32 %0, %1;" : "=f"(f) : "r"((u32)v.bits << 16));
+  return f;
+}
+TJ_DEVICE bf16 to_bf16(float f) {
+  bf16 v;
+  asm("cvt.rn.bf16.f32 %0, %1;" : "=h"(v.bits) : "f"(f));
+  return v;
+}
+
+// ---- f16 --------------------------------------------------------------------
+struct f16 {
+  unsigned short bits;
+};
+TJ_DEVICE float to_f32(f16 v) {
+  float f;
+  asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(v.bits));
+  return f;
+}
+TJ_DEVICE f16 to_f16(float f) {
+  f16 v;
+  asm("cvt.rn.f16.f32 %0, %1;" : "=h"(v.bits) : "f"(f));
+  return v;
+}
+
+template <class T>
+TJ_DEVICE T min_(T a, T b) { return b < a ? b : a; }
+template <class T>
+TJ_DEVICE T max_(T a, T b) { return a < b ? b : a; }
