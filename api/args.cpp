@@ -48,8 +48,20 @@ std::string Arg::str() const {
       else s << "device buffer (" << buffer_bytes_.value_or(0) << " bytes)";
       break;
     case Kind::TensorMap: s << "an encoded CUtensorMap"; break;
+    case Kind::Encoded: s << "an encoded value of " << encoded_.size() << " bytes"; break;
   }
   return s.str();
+}
+
+Arg Arg::encoded(const void* data, size_t bytes) {
+  const auto* first = static_cast<const unsigned char*>(data);
+  return Arg(std::vector<unsigned char>(first, first + bytes));
+}
+
+std::vector<Arg> encoded_args(const rt::ArgPack& pack) {
+  std::vector<Arg> args;
+  for (size_t i = 0; i < pack.size(); ++i) args.push_back(Arg::encoded(pack.value(i), pack.bytes_of(i)));
+  return args;
 }
 
 Arg arg(std::string name, Arg value) {
@@ -72,6 +84,14 @@ void Arg::bind(const ir::Kernel& kernel, size_t index, rt::ArgPack& pack) const 
   if (!name_.empty() && name_ != p.name) fail("the argument is named '" + name_ + "'; arguments go in the kernel's order: " + signature(kernel));
   const std::string got = "got " + str();
 
+  if (kind_ == Kind::Encoded) {
+    // Every size is a power of two (a pointer, a scalar, a 128-byte tensor map): aligned
+    // to its size, each value is aligned as the kernel's parameter is.
+    const size_t bytes = p.type.is_pointer() ? sizeof(CUdeviceptr) : ir::scalar_bytes(p.type.scalar);
+    if (encoded_.size() != bytes) fail(got + "; the parameter is " + std::to_string(bytes) + " bytes");
+    pack.push_bytes(encoded_.data(), bytes, bytes);
+    return;
+  }
   if (p.type.is_pointer()) {
     if (kind_ == Kind::Tensor) {
       if (view_.dtype != p.type.scalar) fail(got + "; its elements are not " + std::string(scalar_name(p.type.scalar)));

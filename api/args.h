@@ -34,10 +34,11 @@ DevicePtr<T> device_ptr(CUdeviceptr address) {
 // DevicePtr<T> (likewise) or an rt::DeviceBuffer (untyped: its element type is not
 // checked). Tensor-map parameters take a Tensor or TensorView (the map is made from the
 // kernel's declared view and checked against it) or an encoded CUtensorMap (its contents
-// cannot be checked).
+// cannot be checked). Any parameter takes an encoded value (Arg::encoded: the bytes an
+// rt::ArgPack holds), whose size alone can be checked.
 class Arg {
  public:
-  enum class Kind { Int, Float, Bool, Tensor, Pointer, TensorMap };
+  enum class Kind { Int, Float, Bool, Tensor, Pointer, TensorMap, Encoded };
 
   template <std::integral T>
   Arg(T value) {  // NOLINT: implicit, so that launch(grid, out, 3) reads naturally
@@ -59,6 +60,8 @@ class Arg {
   template <class T>
   Arg(DevicePtr<T> p) : kind_(Kind::Pointer), address_(p.address), pointee_(dtype_of<T>()) {}
   Arg(const CUtensorMap& map) : kind_(Kind::TensorMap), map_(map) {}
+  // The parameter's value as the kernel receives it, `bytes` bytes at `data` (copied).
+  static Arg encoded(const void* data, size_t bytes);
 
   Kind kind() const { return kind_; }
   // What was passed, for messages: "i32 3", "double 2.5", "tensor f32[64, 128]", ...
@@ -72,6 +75,7 @@ class Arg {
 
  private:
   friend Arg arg(std::string name, Arg value);
+  explicit Arg(std::vector<unsigned char> encoded) : kind_(Kind::Encoded), encoded_(std::move(encoded)) {}
   Kind kind_;
   std::string host_;  // the C++ type of a scalar
   bool negative_ = false;
@@ -82,8 +86,13 @@ class Arg {
   std::optional<uint64_t> buffer_bytes_;
   std::optional<DType> pointee_;
   CUtensorMap map_{};
+  std::vector<unsigned char> encoded_;
   std::string name_;
 };
+
+// The values of `pack` as encoded arguments, in order: arguments made by code that packs
+// its own (a sample's Instance), checked like any others when bound.
+std::vector<Arg> encoded_args(const rt::ArgPack& pack);
 
 // An argument that must be bound to the parameter called `name` (checked: a swapped
 // pair of arguments is then an error instead of a silent mix-up).

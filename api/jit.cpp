@@ -62,6 +62,12 @@ void JitKernel::launch(Grid grid, BoundArgs& args, CUstream stream) {
   rt::launch(module_, launch_config(grid, stream), args.pack());
 }
 
+void JitKernel::launch_repeated(Grid grid, BoundArgs& args, int count, CUstream stream) {
+  check_bound(args, module_.function(), name());
+  device_.make_current();
+  rt::launch_repeated(module_, launch_config(grid, stream), args.pack(), count);
+}
+
 void JitKernel::synchronize() const {
   device_.make_current();
   rt::synchronize(module_);

@@ -89,6 +89,9 @@ class JitKernel {
   }
   BoundArgs bind_vector(const std::vector<Arg>& args) const;
   void launch(Grid grid, BoundArgs& args, CUstream stream = nullptr);
+  // `count` launches back to back, the launch checked once (for timing a stream of
+  // launches between events of one's own, e.g. interleaved with a reference library).
+  void launch_repeated(Grid grid, BoundArgs& args, int count, CUstream stream = nullptr);
 
   // Waits for the device; a fault inside the kernel is an rt::RuntimeError naming it.
   void synchronize() const;

@@ -77,7 +77,7 @@ std::string now_utc() {
 }
 
 // Verifies and times one shape; fills `row` (an error leaves it with exit_code set).
-void run_shape(const samples::Sample& gemm, const bench::MatmulSize& size, const Options& o, const rt::Context& ctx,
+void run_shape(const samples::Sample& gemm, const bench::MatmulSize& size, const Options& o, const Device& device,
                const codegen::Target& target, rt::Cache& cache, rt::Cublas& blas, const samples::TunedQuery& tuned, Row& row) {
   const std::string spec_text = bench::gemm_spec(gemm, size, o.layout, o.config);
   cli::Spec spec = cli::parse_spec(spec_text, "gemm " + size.str());
@@ -86,14 +86,12 @@ void run_shape(const samples::Sample& gemm, const bench::MatmulSize& size, const
   spec.config = choice.config;
   row.tuned = choice.line;
   // ... and made concrete for this GPU as `tilejit run` does (splits 0: S decided here).
-  if (std::optional<samples::Sample::DeviceChoice> d = gemm.for_device(spec.config, ctx.info().sm_count)) {
+  if (std::optional<samples::Sample::DeviceChoice> d = gemm.for_device(spec.config, device.info().sm_count)) {
     spec.config = d->config;
     row.tuned += (row.tuned.empty() ? "" : "; ") + d->line;
   }
-  const samples::Compiled compiled = samples::compile_sample(gemm, spec.config, target, &cache);
-  const ir::Kernel& kernel = compiled.lowered.kernel;
-  rt::Module module = rt::Module::load(ctx, compiled.result.cubin, kernel.name, kernel.params.size());
-  const samples::LaunchPlan plan = samples::plan_launch(gemm, spec.config, compiled, module);
+  JitKernel kernel = tj::load(samples::compile_sample(gemm, spec.config, target, &cache), device);
+  const samples::LaunchPlan plan = samples::plan_launch(gemm, spec.config, kernel);
   const rt::LaunchConfig& lc = plan.config;
   row.launch = std::to_string(lc.grid_clusters.count()) + " clusters of " + dims(lc.cluster) +
                (plan.persistent ? " (persistent: " + std::to_string(plan.max_active_clusters) + " fit)" : "") + ", " +
@@ -114,15 +112,15 @@ void run_shape(const samples::Sample& gemm, const bench::MatmulSize& size, const
               s.beta, row.launch.c_str());
   if (!row.tuned.empty()) std::printf("  tuned   %s\n", row.tuned.c_str());
 
-  rt::ArgPack args = inst->args();
+  BoundArgs args = samples::bind_instance(kernel, *inst);
   inst->poison();
-  rt::launch(module, lc, args);
-  rt::synchronize(module);
+  kernel.launch(plan.grid, args);
+  kernel.synchronize();
   row.check = inst->verify();
   std::printf("  verify  %s: %s\n", row.check.ok ? "PASSED" : "FAILED", row.check.detail.c_str());
 
   bench::Interleaved t = bench::time_interleaved(
-      lc.stream, o.iters, o.reps, 3, [&](int n) { rt::launch_repeated(module, lc, args, n); },
+      lc.stream, o.iters, o.reps, 3, [&](int n) { kernel.launch_repeated(plan.grid, args, n, lc.stream); },
       [&](int n) {
         for (int i = 0; i < n; ++i) g->run_cublas(blas, lc.stream);
       });
@@ -169,11 +167,12 @@ int run(const Options& o) {
     std::fprintf(stderr, "error: tilejit_bench_gemm needs a GPU: %s\n", why.c_str());
     return 3;
   }
-  rt::Context ctx;
-  const std::optional<codegen::Target> target = codegen::Target::parse(ctx.arch());
+  const Device device = Device::get();
+  const rt::DeviceInfo& info = device.info();
+  const std::optional<codegen::Target> target = codegen::Target::parse(device.arch());
   if (!target) {
-    std::fprintf(stderr, "error: %s is %s; tilejit runs kernels on sm_90a or sm_100a\n", ctx.info().name.c_str(),
-                 ctx.arch().c_str());
+    std::fprintf(stderr, "error: %s is %s; tilejit runs kernels on sm_90a or sm_100a\n", info.name.c_str(),
+                 device.arch().c_str());
     return 3;
   }
   rt::Cublas blas;
@@ -181,14 +180,14 @@ int run(const Options& o) {
   std::optional<samples::TuningDb> db;
   samples::TunedQuery tuned;
   tuned.enabled = o.tuned;
-  tuned.device = ctx.info().name;
+  tuned.device = info.name;
   tuned.db = [&]() -> const samples::TuningDb& {
     if (!db) db = samples::TuningDb::load(samples::tuning_db_path(""));
     return *db;
   };
   const int driver = rt::driver().version;
-  std::printf("device %s (%s, %d SMs), driver %d.%d, NVRTC %s, cuBLAS %s, %s\n", ctx.info().name.c_str(), target->arch.c_str(),
-              ctx.info().sm_count, driver / 1000, driver % 1000 / 10, rt::nvrtc_version().c_str(), rt::Cublas::version().c_str(),
+  std::printf("device %s (%s, %d SMs), driver %d.%d, NVRTC %s, cuBLAS %s, %s\n", info.name.c_str(), target->arch.c_str(),
+              info.sm_count, driver / 1000, driver % 1000 / 10, rt::nvrtc_version().c_str(), rt::Cublas::version().c_str(),
               now_utc().c_str());
   std::printf("%d reps of %d launches each, interleaved with cublasGemmEx (fp32 compute) on one stream; --config '%s'\n",
               o.reps, o.iters, o.config.c_str());
@@ -199,7 +198,7 @@ int run(const Options& o) {
     row.shape = size.str();
     row.layout = o.layout;
     try {
-      run_shape(*gemm, size, o, ctx, *target, cache, blas, tuned, row);
+      run_shape(*gemm, size, o, device, *target, cache, blas, tuned, row);
     } catch (const cli::SpecError& e) {
       row.error = e.what(), row.exit_code = 2;
     } catch (const UserError& e) {

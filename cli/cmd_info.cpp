@@ -21,7 +21,8 @@ int cmd_info(const std::string& spec_file, std::optional<int> device) {
     std::cout << "device    none: " << why << "\n";
     return kNoGpu;
   }
-  rt::Context ctx = open_device(device);
+  const Device gpu = open_device(device);
+  const rt::Context& ctx = gpu.context();
   const rt::DeviceInfo& d = ctx.info();
   std::cout << "device    " << d.ordinal << ": " << d.name << " (" << ctx.arch() << ", cc " << d.cc_major << "."
             << d.cc_minor << ")\n"

@@ -92,9 +92,9 @@ int cmd_run(const RunArgs& args) {
     return kNoGpu;
   }
 
-  rt::Context ctx = open_device(args.device);
-  const rt::DeviceInfo& dev = ctx.info();
-  const codegen::Target target = device_target(ctx);
+  const Device device = open_device(args.device);
+  const rt::DeviceInfo& dev = device.info();
+  const codegen::Target target = device_target(device.context());
   std::cout << "kernel    " << spec.sample->name() << "\n"
             << "device    " << dev.ordinal << ": " << dev.name << " (" << target.arch << ", " << dev.sm_count << " SMs)\n";
   samples::Config config = tuned_config(spec, args, dev.name);
@@ -103,10 +103,10 @@ int cmd_run(const RunArgs& args) {
     config = d->config;
   }
   BothWays ct = compile_both_ways(*spec.sample, config, target);
-  const samples::Compiled& c = ct.compiled;
-
-  double load_s = 0;
-  rt::Module module = samples::load_module(c, ctx, &load_s);
+  const auto load_start = std::chrono::steady_clock::now();
+  JitKernel kernel = tj::load(std::move(ct.compiled), device);
+  const double load_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - load_start).count();
+  const samples::Compiled& c = kernel.compiled();
   // What a user waits for before the first launch, cold and from the cache (the cubin is the
   // same either way: its one module load, timed here, counts in both).
   std::cout << "compile   cold " << compile_time_text(ct.cold, false, load_s) << " (NVRTC " << rt::nvrtc_version() << ")\n"
@@ -119,7 +119,7 @@ int cmd_run(const RunArgs& args) {
   opts.iters = args.iters;
   opts.verify = args.verify;
   opts.seed = args.seed;
-  samples::RunReport r = samples::run_sample(*spec.sample, config, c, module, opts);
+  samples::RunReport r = samples::run_sample(*spec.sample, config, kernel, opts);
   std::cout << "launch    " << shape(r.launch, r.persistent ? " (persistent grid)" : "") << "\n"
             << "occupancy " << r.max_active_clusters << " clusters of " << r.launch.cluster.count()
             << " CTAs can be co-resident\n";

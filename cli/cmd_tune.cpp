@@ -73,9 +73,9 @@ int cmd_tune(const TuneArgs& args) {
     std::cout << "tune      not run: no GPU here (" << why << "). Tuning needs an sm_90a or sm_100a GPU.\n";
     return kNoGpu;
   }
-  rt::Context ctx = open_device(args.device);
-  const rt::DeviceInfo& dev = ctx.info();
-  const codegen::Target target = device_target(ctx);
+  const Device device = open_device(args.device);
+  const rt::DeviceInfo& dev = device.info();
+  const codegen::Target target = device_target(device.context());
   const std::vector<std::string> fields = samples::varying_fields(s, candidates);
   const unsigned ahead = compile_ahead();
 
@@ -100,7 +100,7 @@ int cmd_tune(const TuneArgs& args) {
   opts.iters = args.iters;
   opts.max_seconds = args.max_seconds;
   opts.compile_ahead = ahead;
-  const Sweep sweep = run_sweep(s, candidates, target, gpu_runner(s, ctx), opts, [&](size_t i, const CandidateResult* r) {
+  const Sweep sweep = run_sweep(s, candidates, target, gpu_runner(s, device), opts, [&](size_t i, const CandidateResult* r) {
     if (!r) progress.begin(i, labels[i]);
     else progress.end(i, labels[i], outcome_text(*r) + fixed(" (%.1f s)", r->seconds));
   });

@@ -33,7 +33,7 @@ int parse_device_flag(const std::string& text) {
   return n;
 }
 
-rt::Context open_device(std::optional<int> device_flag) {
+Device open_device(std::optional<int> device_flag) {
   if (device_flag) {
     int count = 0;
     rt::check(rt::driver().cuDeviceGetCount(&count), "cuDeviceGetCount");
@@ -42,9 +42,9 @@ rt::Context open_device(std::optional<int> device_flag) {
       throw rt::RuntimeError(rt::ErrorKind::Usage, "--device " + std::to_string(*device_flag) + ": this machine has " +
                                                        std::to_string(count) + " CUDA device" + (count == 1 ? "" : "s") +
                                                        ", numbered 0.." + std::to_string(count - 1));
-    return rt::Context(*device_flag);
+    return Device::get(*device_flag);
   }
-  return rt::Context(rt::default_device_ordinal());
+  return Device::get();
 }
 
 }  // namespace tj::cli

@@ -5,11 +5,8 @@
 #include <optional>
 #include <string>
 
+#include "api/device.h"
 #include "codegen/target.h"
-
-namespace tj::rt {
-class Context;
-}
 
 namespace tj::cli {
 
@@ -23,9 +20,9 @@ codegen::Target device_target(const rt::Context& ctx);
 // naming the flag.
 int parse_device_flag(const std::string& text);
 
-// The context of the GPU --device names (nullopt: TILEJIT_DEVICE, else 0), made current.
+// The GPU --device names (nullopt: TILEJIT_DEVICE, else 0), its context made current.
 // A number past the machine's devices is RuntimeError(Usage) naming the flag and the
 // devices there are. Needs the driver.
-rt::Context open_device(std::optional<int> device_flag);
+Device open_device(std::optional<int> device_flag);
 
 }  // namespace tj::cli

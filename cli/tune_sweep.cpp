@@ -49,12 +49,12 @@ double CandidateResult::rate(double ms) const {
   return counts_flops ? work / (ms * 1e9) : work / (ms * 1e6);
 }
 
-CandidateRunner gpu_runner(const samples::Sample& s, const rt::Context& ctx) {
-  return [&s, &ctx](const samples::Config& c, const samples::Compiled& compiled, int iters) {
+CandidateRunner gpu_runner(const samples::Sample& s, const Device& device) {
+  return [&s, device](const samples::Config& c, const samples::Compiled& compiled, int iters) {
     samples::RunOptions opts;
     opts.iters = iters;
     opts.verify = true;
-    return samples::run_sample(s, c, compiled, ctx, opts);
+    return samples::run_sample(s, c, compiled, device, opts);
   };
 }
 

@@ -9,9 +9,9 @@
 #include <vector>
 
 #include "codegen/target.h"
+#include "api/device.h"
 #include "generators/runner.h"
 #include "generators/sample.h"
-#include "runtime/device.h"
 #include "runtime/launch.h"
 
 namespace tj::cli {
@@ -54,8 +54,9 @@ using SweepProgress = std::function<void(size_t index, const CandidateResult* re
 // rt::RuntimeError). `tilejit tune` runs samples::run_sample on the GPU; tests pass stand-ins.
 using CandidateRunner = std::function<samples::RunReport(const samples::Config&, const samples::Compiled&, int iters)>;
 
-// The runner of `tilejit tune`: samples::run_sample in `ctx`, with verification.
-CandidateRunner gpu_runner(const samples::Sample& s, const rt::Context& ctx);
+// The runner of `tilejit tune`: samples::run_sample on `device` (the candidate loaded as a
+// JitKernel, launched through the host API), with verification.
+CandidateRunner gpu_runner(const samples::Sample& s, const Device& device);
 
 Sweep run_sweep(const samples::Sample& s, const std::vector<samples::Config>& candidates, const codegen::Target& target,
                 const CandidateRunner& run, const SweepOptions& opts, const SweepProgress& progress);

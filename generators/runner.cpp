@@ -43,62 +43,61 @@ Compiled compile_sample(const Sample& s, const Config& c, const codegen::Target&
   return out;
 }
 
-rt::LaunchConfig launch_config(const Config& c, const Compiled& compiled) {
+Grid spec_grid(const Config& c, const Compiled& compiled) {
   // The kernel's cluster shape is the one its code was built and verified for.
   const ir::Dim3& k = compiled.kernel().cluster;
   const ir::Dim3 g = c.grid_ctas();
-  return tj::launch_config(compiled, {g.x / k.x, g.y / k.y, g.z / k.z});
+  return {g.x / k.x, g.y / k.y, g.z / k.z};
 }
 
-LaunchPlan plan_launch(const Sample& s, const Config& c, const Compiled& compiled, const rt::Module& module) {
+rt::LaunchConfig launch_config(const Config& c, const Compiled& compiled) {
+  return tj::launch_config(compiled, spec_grid(c, compiled));
+}
+
+LaunchPlan plan_launch(const Sample& s, const Config& c, const JitKernel& kernel) {
   LaunchPlan plan;
-  plan.config = launch_config(c, compiled);
-  plan.max_active_clusters = rt::max_active_clusters(module, plan.config);  // prepares the module too
+  plan.grid = spec_grid(c, kernel.compiled());
+  plan.max_active_clusters = kernel.max_active_clusters();  // prepares the module too
   // With no room for one cluster, the launch itself says which resource is short.
-  if (plan.max_active_clusters == 0) return plan;
-  if (std::optional<ir::Dim3> grid = s.persistent_grid(c, plan.max_active_clusters)) {
-    plan.config.grid_clusters = {grid->x, grid->y, grid->z};
-    plan.persistent = true;
+  if (plan.max_active_clusters > 0) {
+    if (std::optional<ir::Dim3> grid = s.persistent_grid(c, plan.max_active_clusters)) {
+      plan.grid = {grid->x, grid->y, grid->z};
+      plan.persistent = true;
+    }
   }
+  plan.config = kernel.launch_config(plan.grid);
   return plan;
 }
 
-rt::Module load_module(const Compiled& compiled, const rt::Context& ctx, double* seconds) {
-  Stopwatch clock;
-  ctx.make_current();
-  rt::Module module =
-      rt::Module::load(ctx, compiled.result.cubin, compiled.lowered.kernel.name, compiled.lowered.kernel.params.size());
-  if (seconds) *seconds = clock.lap();
-  return module;
+BoundArgs bind_instance(const JitKernel& kernel, Instance& instance) {
+  return kernel.bind_vector(encoded_args(instance.args()));
 }
 
-RunReport run_sample(const Sample& s, const Config& c, const Compiled& compiled, const rt::Context& ctx,
+RunReport run_sample(const Sample& s, const Config& c, const Compiled& compiled, const Device& device,
                      const RunOptions& opts) {
-  rt::Module module = load_module(compiled, ctx);
-  return run_sample(s, c, compiled, module, opts);
+  JitKernel kernel = tj::load(compiled, device);
+  return run_sample(s, c, kernel, opts);
 }
 
-RunReport run_sample(const Sample& s, const Config& c, const Compiled& compiled, const rt::Module& module,
-                     const RunOptions& opts) {
-  const LaunchPlan plan = plan_launch(s, c, compiled, module);
-  rt::LaunchConfig lc = plan.config;
+RunReport run_sample(const Sample& s, const Config& c, JitKernel& kernel, const RunOptions& opts) {
+  const LaunchPlan plan = plan_launch(s, c, kernel);
 
   RunReport report;
   report.max_active_clusters = plan.max_active_clusters;
-  report.launch = lc;
+  report.launch = plan.config;
   report.persistent = plan.persistent;
   std::unique_ptr<Instance> inst = s.instantiate(c, opts.seed);
   report.bytes_per_launch = inst->bytes_per_launch();
   report.flops_per_launch = inst->flops_per_launch();
-  rt::ArgPack args = inst->args();
+  BoundArgs args = bind_instance(kernel, *inst);
   if (opts.verify) {
     inst->poison();
-    rt::launch(module, lc, args);
-    rt::synchronize(module);
+    kernel.launch(plan.grid, args);
+    kernel.synchronize();
     report.check = inst->verify();
     report.verified = true;
   }
-  if (opts.iters > 0) report.timing = rt::time_launches(module, lc, args, opts.iters);
+  if (opts.iters > 0) report.timing = kernel.time(plan.grid, args, opts.iters);
   return report;
 }
 

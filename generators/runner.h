@@ -1,17 +1,19 @@
-// Driving a sample the whole way: DSL -> verify + lower -> NVRTC (cached) ->
-// module -> launch -> check -> time. Shared by the CLI, GPU tests and benches.
+// Driving a sample the whole way: DSL -> verify + lower -> NVRTC (cached) -> a JitKernel
+// (api/jit.h) -> launch -> check -> time. Shared by the CLI, GPU tests and benches. Every
+// launch goes through the host API: the instance's arguments are checked against the
+// kernel's parameters (JitKernel::bind_vector) before anything runs.
 #pragma once
 
 #include <memory>
 #include <string>
 
 #include "api/compile.h"
+#include "api/jit.h"
 #include "codegen/lower.h"
 #include "codegen/target.h"
 #include "generators/sample.h"
 #include "runtime/cache.h"
 #include "runtime/compiler.h"
-#include "runtime/device.h"
 #include "runtime/launch.h"
 #include "runtime/module.h"
 
@@ -32,20 +34,26 @@ using tj::compile_request;
 // Builds the sample's kernel, verifies and lowers it, compiles it through the cache.
 Compiled compile_sample(const Sample& s, const Config& c, const codegen::Target& target, rt::Cache* cache);
 
-// Block, cluster shape and dynamic shared memory from the compiled kernel; the spec's
-// grid (in CTAs, which compile_sample checked against the kernel's cluster shape).
+// The spec's grid (in CTAs, which compile_sample checked against the kernel's cluster
+// shape), counted in clusters of the compiled kernel.
+Grid spec_grid(const Config& c, const Compiled& compiled);
+
+// Block, cluster shape and dynamic shared memory from the compiled kernel; the spec's grid.
 rt::LaunchConfig launch_config(const Config& c, const Compiled& compiled);
 
-// How `compiled` is launched on `module`'s device: launch_config(), with the grid the
-// sample's persistent_grid() asks for, given how many clusters of it fit at once, when
-// it has one. Prepares the module for the config (rt::prepare). The CLI and the
+// How `kernel` is launched: the spec's grid, or the one the sample's persistent_grid()
+// asks for, given how many clusters of it fit at once, when it has one. The CLI and the
 // benchmarks both launch through this, so a persistent kernel gets the same grid in each.
 struct LaunchPlan {
-  rt::LaunchConfig config;
-  int max_active_clusters = 0;  // of this config (the grid does not change it)
+  Grid grid;                    // in clusters
+  rt::LaunchConfig config;      // kernel.launch_config(grid)
+  int max_active_clusters = 0;  // of the kernel (the grid does not change it)
   bool persistent = false;      // the grid came from persistent_grid()
 };
-LaunchPlan plan_launch(const Sample& s, const Config& c, const Compiled& compiled, const rt::Module& module);
+LaunchPlan plan_launch(const Sample& s, const Config& c, const JitKernel& kernel);
+
+// The instance's arguments (Instance::args()) checked against the kernel's parameters.
+BoundArgs bind_instance(const JitKernel& kernel, Instance& instance);
 
 struct RunOptions {
   int iters = 20;   // timed launches (0: no timing)
@@ -66,14 +74,10 @@ struct RunReport {
   double tflops() const { return timing.median_ms > 0 ? flops_per_launch / (timing.median_ms * 1e9) : 0; }
 };
 
-// Loads the compiled kernel on ctx's device; `seconds`, when given, receives the time it took.
-rt::Module load_module(const Compiled& compiled, const rt::Context& ctx, double* seconds = nullptr);
-
-// Launches `module` (loaded from `compiled`) once and checks the result, then times.
-RunReport run_sample(const Sample& s, const Config& c, const Compiled& compiled, const rt::Module& module,
-                     const RunOptions& opts);
-// The same, loading the module first.
-RunReport run_sample(const Sample& s, const Config& c, const Compiled& compiled, const rt::Context& ctx,
+// Launches `kernel` (the sample's, built for `c`) once and checks the result, then times.
+RunReport run_sample(const Sample& s, const Config& c, JitKernel& kernel, const RunOptions& opts);
+// The same, loading `compiled` on `device` first.
+RunReport run_sample(const Sample& s, const Config& c, const Compiled& compiled, const Device& device,
                      const RunOptions& opts);
 
 }  // namespace tj::samples

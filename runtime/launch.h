@@ -55,6 +55,8 @@ public:
   // The cuLaunchKernelEx kernelParams array: one pointer per pushed value, in order.
   void** data() { return pointers_.data(); }
   size_t size() const { return pointers_.size(); }
+  // The i-th value's bytes (bytes_of(i) of them).
+  const void* value(size_t i) const { return pointers_[i]; }
   // Bytes of the i-th value: launch() compares them with the kernel's parameters.
   size_t bytes_of(size_t i) const { return sizes_[i]; }
 

@@ -109,6 +109,37 @@ TEST_CASE("bind_args: a tensor-map parameter takes a tensor or an encoded map", 
         "but the tensor is bf16[64, 64]");
 }
 
+// What a sample's Instance hands over (an rt::ArgPack it packed itself) binds through the
+// same checks: the count against the signature, each value's size against its parameter.
+TEST_CASE("bind_args: encoded values keep their bytes, their count and sizes checked", "[api][args]") {
+  tj::rt::ArgPack packed;
+  CUtensorMap map{};
+  map.opaque[0] = 0x1234;
+  packed.push(map).push(CUdeviceptr(0x8000)).push(int32_t(-7)).push(1.5f);
+  tj::rt::ArgPack pack = tj::bind_args(tma(), tj::encoded_args(packed));
+  REQUIRE(pack.size() == 4);
+  CHECK(value_of<CUtensorMap>(pack, 0).opaque[0] == 0x1234);
+  CHECK(reinterpret_cast<uintptr_t>(pack.data()[0]) % alignof(CUtensorMap) == 0);
+  CHECK(value_of<CUdeviceptr>(pack, 1) == 0x8000);
+  CHECK(value_of<int32_t>(pack, 2) == -7);
+  CHECK(value_of<float>(pack, 3) == 1.5f);
+
+  tj::rt::ArgPack short_pack;
+  short_pack.push(map).push(CUdeviceptr(0));
+  CHECK(bind_error(tma(), tj::encoded_args(short_pack)) ==
+        "kernel 'api_tma_scale' takes 4 argument(s) (src: tensor_map, out: f32*, cols: i32, scale: f32) but 2 were given");
+  // An int64 where the kernel takes an i32: the size tells.
+  tj::rt::ArgPack wide;
+  wide.push(CUdeviceptr(0)).push(int64_t(7));
+  CHECK(bind_error(ring(), tj::encoded_args(wide)) ==
+        "kernel 'api_ring' parameter 1 'salt' (u32, declared at api_kernels.h:15): got an encoded value of 8 bytes; "
+        "the parameter is 4 bytes");
+  const int32_t four = 4;
+  CHECK(bind_error(ring(), {tj::Arg::encoded(&four, sizeof four), 1u}) ==
+        "kernel 'api_ring' parameter 0 'out' (u32*, declared at api_kernels.h:14): got an encoded value of 4 bytes; "
+        "the parameter is 8 bytes");
+}
+
 TEST_CASE("signature lists the parameters", "[api][args]") {
   CHECK(tj::signature(tma()) == "src: tensor_map, out: f32*, cols: i32, scale: f32");
 }

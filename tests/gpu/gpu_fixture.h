@@ -1,18 +1,21 @@
-// Shared set-up for GPU tests: one context, compile through a private cache.
+// Shared set-up for GPU tests: one device (its primary context), compile through a private cache.
 #pragma once
 
 #include <catch2/catch.hpp>
 
+#include "api/device.h"
 #include "generators/runner.h"
 #include "runtime/device.h"
 #include "samples/builtin.h"
 
 namespace tj::gpu_test {
 
-inline const rt::Context& context() {
-  static rt::Context ctx;
-  return ctx;
+inline const Device& device() {
+  static const Device d = Device::get();
+  return d;
 }
+
+inline const rt::Context& context() { return device().context(); }
 
 inline codegen::Target target() { return *codegen::Target::parse(context().arch()); }
 
@@ -31,7 +34,7 @@ inline samples::RunReport run(const std::string& name, unsigned cluster, unsigne
   samples::RunOptions opts;
   opts.iters = iters;
   opts.seed = seed;
-  return samples::run_sample(*s, c, compiled, context(), opts);
+  return samples::run_sample(*s, c, compiled, device(), opts);
 }
 
 }  // namespace tj::gpu_test

@@ -19,6 +19,17 @@ bool refused(const std::function<void()>& f, const std::string& part) {
   return false;
 }
 
+// What the ring kernel writes for `ctas` CTAs in clusters of `cluster`: CTA c receives from
+// its left neighbour in the cluster.
+std::vector<uint32_t> ring_result(unsigned ctas, unsigned cluster, int n, uint32_t salt) {
+  std::vector<uint32_t> want(size_t(ctas) * n);
+  for (unsigned cta = 0; cta < ctas; ++cta) {
+    const unsigned rank = cta % cluster, left = cta - rank + (rank + cluster - 1) % cluster;
+    for (int i = 0; i < n; ++i) want[size_t(cta) * n + i] = left * 100000u + unsigned(i) + salt;
+  }
+  return want;
+}
+
 }  // namespace
 
 TEST_CASE("tj::jit launches a cluster kernel with a tensor and a scalar [gpu]", "[gpu][api]") {
@@ -32,13 +43,7 @@ TEST_CASE("tj::jit launches a cluster kernel with a tensor and a scalar [gpu]", 
   out.fill_bytes(0xAB);
   f.launch(clusters, out, 11u);
   f.synchronize();
-  std::vector<uint32_t> got = out.download<uint32_t>();
-  std::vector<uint32_t> want(got.size());
-  for (unsigned cta = 0; cta < clusters * cluster; ++cta) {
-    const unsigned rank = cta % cluster, left = cta - rank + (rank + cluster - 1) % cluster;
-    for (int i = 0; i < n; ++i) want[size_t(cta) * n + i] = left * 100000u + unsigned(i) + 11u;
-  }
-  tj::Check check = tj::compare(got, want, {}, "ring");
+  tj::Check check = tj::compare(out.download<uint32_t>(), ring_result(clusters * cluster, cluster, n, 11u), {}, "ring");
   INFO(check.detail);
   CHECK(check.ok);
   CHECK(f.max_active_clusters() > 0);
@@ -60,6 +65,40 @@ TEST_CASE("tj::jit on a stream, with bound arguments, timed [gpu]", "[gpu][api]"
   // Arguments bound for another kernel are refused.
   tj::JitKernel g = tj::jit(tj::api_test::ring(2, 64));
   CHECK(refused([&] { g.launch(1, args); }, "were passed to kernel 'api_ring'"));
+}
+
+// The way the CLI launches a sample: the instance's own rt::ArgPack, bound through the same
+// checks (samples::bind_instance); and launch_repeated, as the GEMM benchmark times.
+TEST_CASE("encoded arguments launch like typed ones, also through launch_repeated [gpu]", "[gpu][api]") {
+  const unsigned cluster = 4, clusters = 9;
+  const int n = 512;
+  tj::JitKernel f = tj::jit(tj::api_test::ring(cluster, n));
+  tj::Tensor out = tj::Tensor::empty<uint32_t>({clusters * cluster, uint64_t(n)});
+  tj::rt::ArgPack packed;
+  packed.push(out.data()).push(uint32_t(9));
+  tj::BoundArgs args = f.bind_vector(tj::encoded_args(packed));
+  out.fill_bytes(0xAB);
+  f.launch(clusters, args);
+  f.synchronize();
+  const std::vector<uint32_t> want = ring_result(clusters * cluster, cluster, n, 9u);
+  tj::Check check = tj::compare(out.download<uint32_t>(), want, {}, "ring, encoded arguments");
+  INFO(check.detail);
+  CHECK(check.ok);
+
+  out.fill_bytes(0xAB);
+  f.launch_repeated(clusters, args, 5);
+  f.synchronize();
+  check = tj::compare(out.download<uint32_t>(), want, {}, "ring, 5 launches");
+  INFO(check.detail);
+  CHECK(check.ok);
+
+  // A value of the wrong size is refused before the launch, naming the parameter.
+  tj::rt::ArgPack wide;
+  wide.push(out.data()).push(uint64_t(9));
+  CHECK(refused([&] { f.bind_vector(tj::encoded_args(wide)); }, "parameter 1 'salt' (u32, declared at"));
+  tj::JitKernel g = tj::jit(tj::api_test::ring(2, 64));
+  CHECK(refused([&] { g.launch_repeated(1, args, 2); }, "were passed to kernel 'api_ring'"));
+  f.synchronize();
 }
 
 TEST_CASE("a tensor passed for a TMA view becomes its tensor map [gpu]", "[gpu][api]") {

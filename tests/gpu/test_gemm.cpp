@@ -30,7 +30,7 @@ tj::samples::RunReport run_gemm(const GemmCase& g, uint64_t seed) {
   samples::RunOptions opts;
   opts.iters = 0;
   opts.seed = seed;
-  return samples::run_sample(*s, c, compiled, gpu_test::context(), opts);
+  return samples::run_sample(*s, c, compiled, gpu_test::device(), opts);
 }
 
 std::string describe(const GemmCase& g) {
@@ -154,16 +154,15 @@ TEST_CASE("gemm: split-K twice in a row, the counters reset by the kernel [gpu]"
       c.grid_clusters = {1, 1, 1};
       c.params["m"] = 1024, c.params["n"] = 1024, c.params["k"] = 6144, c.params["splits"] = splits;
       c.reals["beta"] = 0.5;
-      samples::Compiled compiled = samples::compile_sample(*s, c, gpu_test::target(), nullptr);
-      rt::Module module = samples::load_module(compiled, gpu_test::context());
-      const samples::LaunchPlan plan = samples::plan_launch(*s, c, compiled, module);
+      JitKernel kernel = tj::load(samples::compile_sample(*s, c, gpu_test::target(), nullptr), gpu_test::device());
+      const samples::LaunchPlan plan = samples::plan_launch(*s, c, kernel);
       std::unique_ptr<samples::Instance> inst = s->instantiate(c, 500 + uint64_t(splits));
-      rt::ArgPack args = inst->args();
+      BoundArgs args = samples::bind_instance(kernel, *inst);
       for (int launch = 0; launch < 3; ++launch) {
         INFO("launch " << launch);
         inst->poison();
-        rt::launch(module, plan.config, args);
-        rt::synchronize(module);
+        kernel.launch(plan.grid, args);
+        kernel.synchronize();
         const samples::Check check = inst->verify();
         INFO(check.detail);
         CHECK(check.ok);

@@ -32,7 +32,7 @@ Tally run_many(const std::string& kernel, bool racy, unsigned cluster) {
     tj::samples::RunOptions opts;
     opts.iters = 0;
     opts.seed = uint64_t(i + 1);
-    tj::samples::RunReport r = tj::samples::run_sample(*s, c, compiled, tj::gpu_test::context(), opts);
+    tj::samples::RunReport r = tj::samples::run_sample(*s, c, compiled, tj::gpu_test::device(), opts);
     REQUIRE(r.verified);
     if (!r.check.ok) ++t.wrong_runs, t.last_detail = r.check.detail;
   }
