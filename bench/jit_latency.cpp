@@ -4,7 +4,8 @@
 // instead of NVRTC), each repeated in this one process and reported as min / median / max,
 // with the parts beside the total. Module loading needs a GPU and is left out (tilejit run
 // prints it: about 0.2 ms on the H200). The first NVRTC compile of the process (NVRTC's
-// own start) is reported on its own line, not mixed into the cold figures.
+// own start) is reported on its own line, not mixed into the cold figures. (`tilejit run`
+// compiles once and prints that one compile; the cold-vs-hit comparison is this program's.)
 //
 //   tilejit_bench_jit [--sample NAME] [--reps N] [--arch sm_90a|sm_100a]
 #include <algorithm>

@@ -26,29 +26,10 @@ std::string shape(const rt::LaunchConfig& lc, const std::string& grid_note) {
          " B dynamic smem";
 }
 
-// Cold compile (NVRTC, no cache) and cache hit, both measured now.
-struct BothWays {
-  samples::Compiled compiled;
-  samples::CompileTimes cold, hit;
-  bool have_hit = false;  // false: the cache is disabled
-};
-
-BothWays compile_both_ways(const samples::Sample& sample, const samples::Config& config, const codegen::Target& target) {
-  BothWays t;
-  rt::Cache cache = rt::Cache::from_env();
-  samples::Compiled first = samples::compile_sample(sample, config, target, &cache);
-  if (first.result.from_cache) {
-    t.hit = first.times;
-    t.have_hit = true;
-    t.cold = samples::compile_sample(sample, config, target, nullptr).times;
-  } else {
-    t.cold = first.times;
-    samples::Compiled again = samples::compile_sample(sample, config, target, &cache);
-    t.have_hit = again.result.from_cache;
-    t.hit = again.times;
-  }
-  t.compiled = std::move(first);
-  return t;
+// Where the one compile's result came from, for its line.
+std::string compile_source(const samples::Compiled& c, const rt::Cache& cache) {
+  if (c.result.from_cache) return "cache hit";
+  return std::string(cache.enabled() ? "cache miss" : "cache disabled") + "; NVRTC " + rt::nvrtc_version();
 }
 
 // The tuned config for this run (see generators/tuning.h); prints its "tuned" line, if any.
@@ -102,16 +83,17 @@ int cmd_run(const RunArgs& args) {
     std::cout << "auto      " << d->line << "\n";
     config = d->config;
   }
-  BothWays ct = compile_both_ways(*spec.sample, config, target);
+  // One compile, through the disk cache; cold and cache-hit compiles side by side are
+  // tilejit_bench_jit's (bench/jit_latency.cpp).
+  rt::Cache cache = rt::Cache::from_env();
+  samples::Compiled compiled = samples::compile_sample(*spec.sample, config, target, &cache);
+  const std::string source = compile_source(compiled, cache);
   const auto load_start = std::chrono::steady_clock::now();
-  JitKernel kernel = tj::load(std::move(ct.compiled), device);
+  JitKernel kernel = tj::load(std::move(compiled), device);
   const double load_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - load_start).count();
   const samples::Compiled& c = kernel.compiled();
-  // What a user waits for before the first launch, cold and from the cache (the cubin is the
-  // same either way: its one module load, timed here, counts in both).
-  std::cout << "compile   cold " << compile_time_text(ct.cold, false, load_s) << " (NVRTC " << rt::nvrtc_version() << ")\n"
-            << "compile   cache hit "
-            << (ct.have_hit ? compile_time_text(ct.hit, true, load_s) : std::string("n/a (cache disabled)")) << "\n";
+  // What a user waits for before the first launch.
+  std::cout << "compile   " << compile_time_text(c.times, c.result.from_cache, load_s) << " (" << source << ")\n";
   print_transaction_checks(std::cout, c.lowered);
   print_race_checks(std::cout, c.lowered);
 

@@ -81,6 +81,9 @@ int main(int argc, char** argv) {
 
   RunArgs ra;
   CLI::App* run = app.add_subcommand("run", "Compile, launch, verify against the reference and time a spec");
+  run->footer("run compiles the kernel once, through the disk cache (TILEJIT_CACHE_DIR); its 'compile' line gives that "
+              "compile's time, part by part, and whether it was a cache hit. Cold and cache-hit compile times side by "
+              "side: tilejit_bench_jit [--sample NAME].");
   run->add_option("spec", ra.spec, "The spec file")->required();
   run->add_option("--iters", ra.iters, "Timed launches")->check(CLI::Range(0, 100000));
   bool no_verify = false;
