@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <set>
 
-#include "codegen/mma/wgmma_instructions.h"
+#include "codegen/prelude/sm90_wgmma_wrappers.h"
 #include "dsl/ir/visitor.h"
 
 namespace tj::codegen::mma {

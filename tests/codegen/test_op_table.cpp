@@ -11,7 +11,7 @@
 #include "codegen/lower.h"
 #include "codegen/op_table.h"
 #include "codegen/prelude.h"
-#include "codegen/mma/wgmma_instructions.h"
+#include "codegen/prelude/sm90_wgmma_wrappers.h"
 #include "dsl/ir/ir.h"
 
 using namespace tj;

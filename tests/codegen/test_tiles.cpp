@@ -11,7 +11,7 @@
 #include "tests/codegen/gemm_test_support.h"
 
 #include "codegen/lower.h"
-#include "codegen/mma/wgmma_instructions.h"
+#include "codegen/prelude/sm90_wgmma_wrappers.h"
 #include "dsl/dsl.h"
 #include "dsl/ir/printer.h"
 #include "generators/runner.h"

@@ -1,4 +1,4 @@
-#include "codegen/mma/wgmma_instructions.h"
+#include "codegen/prelude/sm90_wgmma_wrappers.h"
 
 #include <algorithm>
 
