@@ -1,14 +1,15 @@
 // The GPU test binary. Without a CUDA driver or an sm_90a/sm_100a GPU it says
-// so and exits 77, which CTest reports as "Skipped": never a silent pass.
-#define CATCH_CONFIG_RUNNER
-#include <catch2/catch.hpp>
+// so and exits 77, which CTest reports as "Skipped": never a silent pass. Catch2's
+// implementation is tests/catch.cpp.
 #include <cstdio>
+#include <string>
 
 #include "codegen/target.h"
 #include "runtime/compiler.h"
 #include "runtime/device.h"
 #include "runtime/driver.h"
 #include "samples/builtin.h"
+#include "tests/catch_session.h"
 #include "tests/kernels/test_kernels.h"
 
 int main(int argc, char** argv) {
@@ -32,5 +33,5 @@ int main(int argc, char** argv) {
   std::printf("GPU tests on %s (%s, %d SMs)\n", info.name.c_str(), arch.c_str(), info.sm_count);
   // The test-only kernels join the registry after the built-in samples, as a plugin would.
   tj::samples::registry().register_from("tests/kernels", tj::samples::register_test_kernels);
-  return Catch::Session().run(argc, argv);
+  return tj::test::run_catch_session(argc, argv);
 }
