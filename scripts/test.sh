@@ -1,11 +1,16 @@
 #!/usr/bin/env bash
-# The test suite: set up, build everything, run CTest. GPU tests run when a
-# CUDA driver and an sm_90a/sm_100a GPU are present and show as skipped otherwise.
-#
-# Then two more builds (CI runs them; TILEJIT_CI_QUICK=1 skips them for a quick local run):
-#   build-asan: the CPU tests again with AddressSanitizer and UBSan (-DTILEJIT_SANITIZE=ON).
-#   build-fuzz: clang and libFuzzer; the spec fuzzer (tests/fuzz) for TILEJIT_FUZZ_SECONDS (60).
-# ASAN_BUILD_DIR and FUZZ_BUILD_DIR move those builds; arguments go to the first CTest run.
+# The test suite (the README's one test command; CI runs it through .ci/run). Three stages:
+#   1. scripts/setup.sh builds everything into BUILD_DIR (default build), then CTest runs
+#      there. GPU tests run when a CUDA driver and an sm_90a/sm_100a GPU are present and
+#      show as skipped otherwise. Arguments go to this CTest run (e.g. -R '^cli:').
+#   2. ASAN_BUILD_DIR (default build-asan): the CPU tests again with AddressSanitizer and
+#      UBSan (-DTILEJIT_SANITIZE=ON). The GPU test binary and the tutorial program are not
+#      built there (CUDA's driver does not start under ASan); their tests show as skipped.
+#   3. FUZZ_BUILD_DIR (default build-fuzz): clang and libFuzzer; the spec fuzzer
+#      (tests/fuzz) runs for TILEJIT_FUZZ_SECONDS (default 60).
+# TILEJIT_CI_QUICK=1 stops after stage 1 (a quick local run); CI runs all three.
+# scripts/setup.sh reads CUDA_ROOT and CMAKE_BUILD_TYPE (every stage) and TILEJIT_CMAKE_ARGS
+# (stage 1 only: stages 2 and 3 set their own).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 jobs=$(nproc)
@@ -21,7 +26,7 @@ fi
 asan=${ASAN_BUILD_DIR:-build-asan}
 echo "tilejit test: the CPU tests under ASan + UBSan ($asan)"
 BUILD_DIR=$asan TILEJIT_CMAKE_ARGS="-DTILEJIT_SANITIZE=ON" \
-  scripts/setup.sh --target tilejit tilejit_unit_tests tilejit_gpu_tests tilejit_bench_gemm tilejit_shared tilejit_tutorial tilejit_plugins
+  scripts/setup.sh --target tilejit tilejit_unit_tests tilejit_bench_gemm tilejit_shared tilejit_plugins
 UBSAN_OPTIONS=print_stacktrace=1 ctest --test-dir "$asan" -j"$jobs" --output-on-failure
 
 fuzz=${FUZZ_BUILD_DIR:-build-fuzz}
