@@ -71,9 +71,15 @@ Arg arg(std::string name, Arg value) {
 
 std::string signature(const ir::Kernel& kernel) {
   std::string s;
-  for (size_t i = 0; i < kernel.params.size(); ++i)
-    s += (i ? ", " : "") + kernel.params[i].name + ": " + param_type(kernel.params[i].type);
+  for (const ir::Param& p : kernel.params)
+    if (!p.workspace) s += (s.empty() ? "" : ", ") + p.name + ": " + param_type(p.type);
   return s;
+}
+
+size_t argument_count(const ir::Kernel& kernel) {
+  size_t n = 0;
+  for (const ir::Param& p : kernel.params) n += !p.workspace;
+  return n;
 }
 
 void Arg::bind(const ir::Kernel& kernel, size_t index, rt::ArgPack& pack) const {
@@ -143,12 +149,17 @@ void Arg::bind(const ir::Kernel& kernel, size_t index, rt::ArgPack& pack) const 
 }
 
 rt::ArgPack bind_args(const ir::Kernel& kernel, const std::vector<Arg>& args) {
-  if (args.size() != kernel.params.size())
-    throw rt::RuntimeError(rt::ErrorKind::Usage, "kernel '" + kernel.name + "' takes " + std::to_string(kernel.params.size()) +
+  const size_t count = argument_count(kernel);
+  if (args.size() != count)
+    throw rt::RuntimeError(rt::ErrorKind::Usage, "kernel '" + kernel.name + "' takes " + std::to_string(count) +
                                                      " argument(s) (" + signature(kernel) + ") but " +
                                                      std::to_string(args.size()) + " were given");
   rt::ArgPack pack;
-  for (size_t i = 0; i < args.size(); ++i) args[i].bind(kernel, i, pack);
+  size_t next = 0;
+  for (size_t i = 0; i < kernel.params.size(); ++i) {
+    if (kernel.params[i].workspace) pack.push(CUdeviceptr(0));  // bound at launch (api/workspace.h)
+    else args[next++].bind(kernel, i, pack);
+  }
   return pack;
 }
 

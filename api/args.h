@@ -98,10 +98,14 @@ std::vector<Arg> encoded_args(const rt::ArgPack& pack);
 // pair of arguments is then an error instead of a silent mix-up).
 Arg arg(std::string name, Arg value);
 
-// The kernel's parameters as "out: u32*, n: i32, src: tensor_map" (for messages and docs).
+// The parameters a caller passes, as "out: u32*, n: i32, src: tensor_map" (for messages
+// and docs). Workspace parameters (ir::Workspace) are not among them: the runtime binds them.
 std::string signature(const ir::Kernel& kernel);
+// How many arguments a launch takes: the parameters but the workspaces.
+size_t argument_count(const ir::Kernel& kernel);
 
-// `args` checked against `kernel`'s parameters, as the launch's parameter array.
+// `args` checked against `kernel`'s parameters, as the launch's parameter array (a
+// workspace parameter holds a null pointer until JitKernel binds it at launch).
 // Throws rt::RuntimeError(Usage): "kernel 'k' takes 3 arguments (out: u32*, ...) but 2
 // were given", "kernel 'k' parameter 1 'n' (i32): got a double (2.5); pass an integer", ...
 // Needs no GPU, except to encode tensor maps.

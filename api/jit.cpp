@@ -56,15 +56,19 @@ void check_bound(const BoundArgs& args, CUfunction function, const std::string& 
 }
 }  // namespace
 
-void JitKernel::launch(Grid grid, BoundArgs& args, CUstream stream) {
+void JitKernel::prepare(Grid grid, BoundArgs& args, CUstream stream) {
   check_bound(args, module_.function(), name());
   device_.make_current();
+  workspaces_->bind(kernel(), ir::Dim3{grid.x, grid.y, grid.z}, stream, args.pack());
+}
+
+void JitKernel::launch(Grid grid, BoundArgs& args, CUstream stream) {
+  prepare(grid, args, stream);
   rt::launch(module_, launch_config(grid, stream), args.pack());
 }
 
 void JitKernel::launch_repeated(Grid grid, BoundArgs& args, int count, CUstream stream) {
-  check_bound(args, module_.function(), name());
-  device_.make_current();
+  prepare(grid, args, stream);
   rt::launch_repeated(module_, launch_config(grid, stream), args.pack(), count);
 }
 
@@ -74,8 +78,7 @@ void JitKernel::synchronize() const {
 }
 
 Timing JitKernel::time(Grid grid, BoundArgs& args, int iters, int warmup, CUstream stream) {
-  check_bound(args, module_.function(), name());
-  device_.make_current();
+  prepare(grid, args, stream);
   return rt::time_launches(module_, launch_config(grid, stream), args.pack(), iters, warmup);
 }
 

@@ -5,6 +5,7 @@
 
 #include <cuda.h>
 
+#include <memory>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -12,6 +13,7 @@
 #include "api/args.h"
 #include "api/compile.h"
 #include "api/device.h"
+#include "api/workspace.h"
 #include "runtime/launch.h"
 #include "runtime/module.h"
 #include "runtime/timing.h"
@@ -70,7 +72,8 @@ class JitKernel {
   std::string signature() const { return tj::signature(kernel()); }
 
   // Launches on the default stream with `grid` clusters (the cluster shape, threads and
-  // dynamic shared memory are the kernel's own).
+  // dynamic shared memory are the kernel's own). Workspace parameters are not passed:
+  // each launch binds them to buffers this JitKernel keeps per stream (api/workspace.h).
   template <LaunchArg... A>
   void launch(Grid grid, A&&... args) {
     BoundArgs bound = bind(std::forward<A>(args)...);
@@ -105,14 +108,20 @@ class JitKernel {
   }
   // How many clusters of the kernel the device runs at once (a persistent grid's size).
   int max_active_clusters() const;
+  // Device memory held for workspace parameters, over every stream launched on.
+  uint64_t workspace_bytes() const { return workspaces_->bytes(); }
 
  private:
   friend JitKernel load(CompiledKernel compiled, const Device& device);
   JitKernel(Device device, CompiledKernel compiled, rt::Module module)
-      : device_(std::move(device)), compiled_(std::move(compiled)), module_(std::move(module)) {}
+      : device_(std::move(device)), compiled_(std::move(compiled)), module_(std::move(module)),
+        workspaces_(std::make_unique<Workspaces>()) {}
+  // Checks `args` were bound for this kernel, makes the device current and binds the workspaces.
+  void prepare(Grid grid, BoundArgs& args, CUstream stream);
   Device device_;
   CompiledKernel compiled_;
   rt::Module module_;
+  std::unique_ptr<Workspaces> workspaces_;
 };
 
 // Compiles `kernel` for the device (through the disk cache unless options.cache is false)

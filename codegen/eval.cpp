@@ -34,6 +34,12 @@ std::optional<int64_t> sreg(SpecialRegKind r, const EvalEnv& env) {
     case SpecialRegKind::ThreadIdxX: if (env.thread) return env.thread->x; return std::nullopt;
     case SpecialRegKind::ThreadIdxY: if (env.thread) return env.thread->y; return std::nullopt;
     case SpecialRegKind::ThreadIdxZ: if (env.thread) return env.thread->z; return std::nullopt;
+    case SpecialRegKind::NumClustersX: if (env.grid_clusters) return env.grid_clusters->x; return std::nullopt;
+    case SpecialRegKind::NumClustersY: if (env.grid_clusters) return env.grid_clusters->y; return std::nullopt;
+    case SpecialRegKind::NumClustersZ: if (env.grid_clusters) return env.grid_clusters->z; return std::nullopt;
+    case SpecialRegKind::GridDimX: if (env.grid_clusters) return int64_t(env.grid_clusters->x) * c.x; return std::nullopt;
+    case SpecialRegKind::GridDimY: if (env.grid_clusters) return int64_t(env.grid_clusters->y) * c.y; return std::nullopt;
+    case SpecialRegKind::GridDimZ: if (env.grid_clusters) return int64_t(env.grid_clusters->z) * c.z; return std::nullopt;
     case SpecialRegKind::LaneId:  // lanes are numbered along the linear thread index
       if (env.thread) return (env.thread->x + env.block.x * (env.thread->y + env.block.y * env.thread->z)) % 32;
       return std::nullopt;

@@ -1,6 +1,6 @@
 // Evaluating integer expressions where some special registers are known: the
-// cluster shape always, the CTA's rank and the thread index when the caller
-// fixes them. Used by checks that reason per CTA (multicast masks,
+// cluster shape always, the CTA's rank, the thread index and the grid when the
+// caller fixes them. Used by checks that reason per CTA (multicast masks,
 // transaction bytes) without running anything.
 #pragma once
 
@@ -20,6 +20,7 @@ struct EvalEnv {
   std::optional<ir::Dim3> thread;                // %tid
   const std::map<std::string, int64_t>* vars = nullptr;  // values of loop indices unrolled by the caller
   const std::map<std::string, ir::Expr>* defs = nullptr;  // locals never reassigned: their initial values
+  std::optional<ir::Dim3> grid_clusters;                 // %nclusterid: a launch's grid, in clusters
 };
 
 // The value of `e` (bools as 0/1), or nullopt when it depends on anything the

@@ -5,6 +5,7 @@
 
 #include "dsl/cluster.h"
 #include "dsl/diagnostic.h"
+#include "dsl/ir/visitor.h"
 
 namespace tj::dsl {
 namespace {
@@ -123,6 +124,67 @@ ir::Expr KernelBuilder::add_param(std::string name, ir::Type type, const SrcLoc&
   name = claim_name(std::move(name), loc);
   kernel_.params.push_back(ir::Param{name, type, L(loc)});
   return ir::VarRef::make(name, type, L(loc));
+}
+
+ir::Expr KernelBuilder::add_workspace(std::string name, ir::Scalar elem, bool zeroed, const SrcLoc& loc) {
+  if (elem == ir::Scalar::Bool)
+    throw UserError(L(loc), "workspace '" + name + "' of bool", "use u32 or i32 elements for flags");
+  ir::Expr ref = add_param(std::move(name), ir::Type::pointer(elem, ir::Space::Global), loc);
+  kernel_.params.back().workspace = ir::Workspace{ir::IntImm::make(ir::Scalar::I64, 0), zeroed};
+  return ref;
+}
+
+namespace {
+// What a workspace size reads that the host cannot know before a launch, or "".
+class HostUnknown final : public ir::Visitor {
+ public:
+  explicit HostUnknown(const ir::Kernel& k) : k_(k) {}
+  std::string found;
+
+  void visit_node(const ir::VarRef& n) override {
+    const ir::Param* p = nullptr;
+    for (const ir::Param& q : k_.params)
+      if (q.name == n.name) p = &q;
+    if (!p) note("the local '" + n.name + "'");
+    else if (p->type.is_pointer() || !ir::is_integer(p->type.scalar)) note("the parameter '" + n.name + "' (not an integer)");
+  }
+  void visit_node(const ir::SpecialReg& n) override {
+    using R = ir::SpecialRegKind;
+    switch (n.reg) {
+      case R::GridDimX: case R::GridDimY: case R::GridDimZ: case R::NumClustersX: case R::NumClustersY:
+      case R::NumClustersZ: case R::ClusterDimX: case R::ClusterDimY: case R::ClusterDimZ: case R::ClusterNumCtas:
+      case R::BlockDimX: case R::BlockDimY: case R::BlockDimZ:
+        return;
+      default: note(std::string(ir::sreg_name(n.reg)) + "() (it differs between threads or CTAs)");
+    }
+  }
+  void visit_node(const ir::FloatImm&) override { note("a float"); }
+  void visit_node(const ir::SharedRef& n) override { note("the shared buffer '" + n.name + "'"); }
+  void visit_node(const ir::MapSharedRank&) override { note("map_shared_rank"); }
+  void visit_node(const ir::Load&) override { note("a load from memory"); }
+  void visit_node(const ir::VectorPack&) override { note("a vector"); }
+  void visit_node(const ir::VectorLane&) override { note("a vector"); }
+
+ private:
+  void note(std::string what) {
+    if (found.empty()) found = std::move(what);
+  }
+  const ir::Kernel& k_;
+};
+}  // namespace
+
+void KernelBuilder::set_workspace_size(const ir::Expr& buffer, const ir::Expr& elements, const SrcLoc& loc) {
+  ir::Param* p = nullptr;
+  if (const ir::VarRef* v = buffer->as<ir::VarRef>())
+    for (ir::Param& q : kernel_.params)
+      if (q.name == v->name && q.workspace) p = &q;
+  if (!p) throw UserError(L(loc), "size_workspace: the buffer is not a workspace", "declare it with k.workspace<T>(name, zeroed)");
+  HostUnknown unknown(kernel_);
+  unknown.visit(elements);
+  if (!unknown.found.empty())
+    throw UserError(L(loc), "workspace '" + p->name + "': its size reads " + unknown.found + ", which the host cannot evaluate before a launch",
+                    "build the size from integer parameters, constants, the cluster shape and the grid");
+  p->workspace->elements = elements;
 }
 
 ir::Expr KernelBuilder::add_shared(std::string name, ir::Scalar elem, uint64_t count, bool dynamic, const SrcLoc& loc) {

@@ -63,6 +63,22 @@ class KernelBuilder {
     }
   }
 
+  // A global buffer of T that the runtime allocates and binds at each launch (a
+  // schedule's workspace), not an argument the caller passes; one per stream, kept
+  // between launches. It holds 0 elements until size_workspace gives its size. zeroed:
+  // the runtime zeroes it when it allocates it, and the kernel leaves it zeroed at exit.
+  template <DslScalar T>
+  Ptr<T> workspace(std::string name, bool zeroed, SrcLoc loc = SrcLoc::current()) {
+    return Ptr<T>(add_workspace(std::move(name), scalar_of<T>::value, zeroed, loc));
+  }
+  // The elements of T a launch needs in workspace `buffer`: built from integer scalar
+  // parameters, constants, the cluster shape and the grid (num_clusters_x(),
+  // grid_dim_x(), ...), which the host evaluates before each launch.
+  template <DslScalar T>
+  void size_workspace(const Ptr<T>& buffer, const i64& elements, SrcLoc loc = SrcLoc::current()) {
+    set_workspace_size(buffer.expr(), elements.expr(), loc);
+  }
+
   // A statically sized shared buffer of `count` elements (at most 48 KiB in all).
   template <DslScalar T>
   Ptr<T> shared(std::string name, uint64_t count, SrcLoc loc = SrcLoc::current()) {
@@ -155,6 +171,8 @@ class KernelBuilder {
 
  private:
   ir::Expr add_param(std::string name, ir::Type type, const SrcLoc& loc);
+  ir::Expr add_workspace(std::string name, ir::Scalar elem, bool zeroed, const SrcLoc& loc);
+  void set_workspace_size(const ir::Expr& buffer, const ir::Expr& elements, const SrcLoc& loc);
   TensorMap add_tensor_map(std::string name, ir::Scalar dtype, std::vector<unsigned> box, ir::Swizzle swizzle,
                            const SrcLoc& loc);
   SharedTile add_tile(std::string name, ir::Scalar elem, unsigned rows, unsigned cols, unsigned stages, ir::Major major,

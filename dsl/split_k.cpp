@@ -4,27 +4,31 @@
 
 namespace tj::dsl {
 
-SplitK::SplitK(KernelBuilder& k, unsigned requested, unsigned max_splits, unsigned mma_groups)
-    : k_(k), requested_(requested), max_splits_(max_splits), mma_groups_(mma_groups),
-      workspace_(k.param<float*>("workspace")), counters_(k.param<uint32_t*>("counters")),
-      workspace_splits_(k.param<int32_t>("workspace_splits")) {}
+SplitK::SplitK(KernelBuilder& k, unsigned requested, unsigned max_splits, unsigned mma_groups, uint64_t slot_elements)
+    : k_(k), requested_(requested), max_splits_(max_splits), mma_groups_(mma_groups), slot_elements_(slot_elements),
+      workspace_(k.workspace<float>("workspace", false)), counters_(k.workspace<uint32_t>("counters", true)) {}
 
 void SplitK::declare_shared() {
   if (requested_ != 1) old_ = k_.shared<uint32_t>("split_old", mma_groups_);
 }
 
-void SplitK::declare_count(const i32& tiles_m, const i32& tiles_n, const i32& kblocks) {
+void SplitK::declare_count(const i32& tiles_m, const i32& tiles_n, const i32& kblocks, SrcLoc loc) {
   if (requested_ == 1) return;
-  if (requested_ > 1) {
-    count_ = var(min(i32(int32_t(requested_)), kblocks), "splits");
-    return;
-  }
   const int32_t ccx = int32_t(k_.cluster_shape().x), ccy = int32_t(k_.cluster_shape().y);
-  const bool clustered = ccx * ccy > 1;
-  const i32 cluster_tiles = ((tiles_m + (ccy - 1)) / ccy) * ((tiles_n + (ccx - 1)) / ccx);
-  const i32 launched = clustered ? num_clusters_x() : grid_dim_x();
-  const i32 fill = min(min(kblocks / 4, i32(int32_t(max_splits_))), launched / cluster_tiles);
-  count_ = var(max(i32(1), min(fill, workspace_splits_)), "splits");
+  auto automatic = [&] {
+    const i32 cluster_tiles = ((tiles_m + (ccy - 1)) / ccy) * ((tiles_n + (ccx - 1)) / ccx);
+    const i32 launched = ccx * ccy > 1 ? num_clusters_x() : grid_dim_x();
+    return max(i32(1), min(min(kblocks / 4, i32(int32_t(max_splits_))), launched / cluster_tiles));
+  };
+  const i32 splits = requested_ == 0 ? automatic() : min(i32(int32_t(requested_)), kblocks);
+  count_ = var(splits, "splits");
+  // Tiles are numbered over the grid padded to whole clusters (finish()); per tile, S
+  // slots and one counter for each MMA warpgroup. A launch whose S is 1 touches neither.
+  const i64 tiles = cast<int64_t>((tiles_m + (ccy - 1)) / ccy * ccy) * cast<int64_t>((tiles_n + (ccx - 1)) / ccx * ccx);
+  const i64 groups = i64(int64_t(mma_groups_)), none = i64(int64_t(0));
+  const boolean split = splits > 1;
+  k_.size_workspace(workspace_, select(split, tiles * cast<int64_t>(splits) * groups * i64(int64_t(slot_elements_)), none), loc);
+  k_.size_workspace(counters_, select(split, tiles * groups, none), loc);
 }
 
 const i32& SplitK::count() const {
@@ -72,6 +76,8 @@ void SplitK::finish(const Accumulator& acc, const i32& wg, const i32& tm, const 
     epilogue();
     return;
   }
+  if (uint64_t(acc.m) * acc.n != slot_elements_)
+    ir::internal_error("split-K: accumulator '" + acc.name + "' is not the workspace slot's size");
   const int32_t cx_all = int32_t(k_.cluster_shape().x), groups = int32_t(mma_groups_);
   // Tiles are numbered over the grid padded to whole clusters (the schedule hands out
   // whole cluster tiles, ragged ones included); a tile's S slots are adjacent.

@@ -5,12 +5,13 @@
 // tile's counter, and the one that arrives last adds the other partials and runs the
 // epilogue. Nobody waits for anybody: no deadlock whatever order the units run in.
 //
-// The workspace is per launch and belongs to the schedule: the kernel parameters
-// "workspace" (f32 partials), "counters" (u32, zeroed once; the kernel leaves them at 0)
-// and "workspace_splits" (the splits per tile the workspace holds), declared by the
-// constructor in that order. With S = 1 they are unused (null, null, 1).
+// The workspace belongs to the schedule and the runtime allocates it: "workspace" (f32
+// partials) and "counters" (u32, zeroed when allocated; the kernel leaves them at 0) are
+// workspace parameters (KernelBuilder::workspace), declared by the constructor in that
+// order and sized by declare_count from the split count the kernel computes, so that a
+// launch's buffers hold exactly what its units touch. With S = 1 they hold nothing.
 //
-//   SplitK sk(k, splits, 32, mma_groups);
+//   SplitK sk(k, splits, 32, mma_groups, acc_m * acc_n);
 //   sk.declare_shared();                       // after the kernel's other shared buffers
 //   k.role("consumer", 2, 232, [&](i32 wg) {
 //     sk.declare_count(tiles_m, tiles_n, kblocks);
@@ -32,8 +33,9 @@ class SplitK {
  public:
   // requested: S (1: no split; > 1: min(S, k-blocks); 0: chosen per launch, see
   // declare_count), at most max_splits; mma_groups: the warpgroups of a CTA that each
-  // own an accumulator (one workspace slot and counter each per tile).
-  SplitK(KernelBuilder& k, unsigned requested, unsigned max_splits, unsigned mma_groups);
+  // own an accumulator (one workspace slot and counter each per tile); slot_elements:
+  // the elements of one such accumulator (m x n), one workspace slot.
+  SplitK(KernelBuilder& k, unsigned requested, unsigned max_splits, unsigned mma_groups, uint64_t slot_elements);
 
   // The shared buffer through which a warpgroup's leader broadcasts its counter value
   // (only with S != 1). Declared separately so that the kernel places it after its own
@@ -43,9 +45,10 @@ class SplitK {
   // S for this launch, as a local of the role that calls it (each role computes the
   // same value): at most one split per k-block (a split with no k-block would have no
   // MMA to clear its accumulator), at least 1. requested 0: the splits that fill the
-  // launched grid, min(kblocks / 4, max_splits, clusters / cluster tiles), and at most
-  // what the host's workspace holds (workspace_splits).
-  void declare_count(const i32& tiles_m, const i32& tiles_n, const i32& kblocks);
+  // launched grid, min(kblocks / 4, max_splits, clusters / cluster tiles). tiles_m,
+  // tiles_n and kblocks are expressions of the kernel's parameters: the workspace's
+  // size is the same expression, evaluated by the host before each launch.
+  void declare_count(const i32& tiles_m, const i32& tiles_n, const i32& kblocks, SrcLoc loc = SrcLoc::current());
   const i32& count() const;
 
   // body(tm, tn, split, first k-block, k-block count) for each unit this CTA gets:
@@ -65,9 +68,9 @@ class SplitK {
  private:
   KernelBuilder& k_;
   unsigned requested_, max_splits_, mma_groups_;
+  uint64_t slot_elements_;
   Ptr<float> workspace_;
   Ptr<uint32_t> counters_;
-  i32 workspace_splits_;
   std::optional<Ptr<uint32_t>> old_;  // each warpgroup's counter value, broadcast
   std::optional<i32> count_;          // S, a local of the role (declare_count)
 };

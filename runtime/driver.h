@@ -53,6 +53,8 @@ namespace tj::rt {
   X(cuEventElapsedTime, 12080)                                                                  \
   X(cuEventDestroy, 4000)                                                                       \
   X(cuStreamSynchronize, 2000)                                                                  \
+  X(cuStreamCreate, 2000)                                                                       \
+  X(cuStreamDestroy, 4000)                                                                      \
   X(cuTensorMapEncodeTiled, 12000)
 
 struct Driver {

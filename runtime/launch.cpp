@@ -142,6 +142,12 @@ ArgPack& ArgPack::push_bytes(const void* data, size_t bytes, size_t align) {
   return *this;
 }
 
+void ArgPack::overwrite(size_t i, const void* data, size_t bytes) {
+  if (i >= sizes_.size() || sizes_[i] != bytes)
+    throw RuntimeError(ErrorKind::Usage, "ArgPack::overwrite: value " + std::to_string(i) + " is not " + std::to_string(bytes) + " bytes");
+  std::memcpy(pointers_[i], data, bytes);
+}
+
 void check_args(const Module& module, const ArgPack& args) {
   const std::vector<size_t>& sizes = module.param_sizes();
   if (sizes.size() != args.size())

@@ -59,6 +59,8 @@ public:
   const void* value(size_t i) const { return pointers_[i]; }
   // Bytes of the i-th value: launch() compares them with the kernel's parameters.
   size_t bytes_of(size_t i) const { return sizes_[i]; }
+  // Replaces the i-th value with `bytes` bytes at `data` (as many as it has).
+  void overwrite(size_t i, const void* data, size_t bytes);
 
 private:
   struct Free {

@@ -4,7 +4,6 @@
 
 #include "codegen/passes/verify_tiles.h"
 #include "dsl/dsl.h"
-#include "runtime/device.h"
 
 namespace tj::samples {
 
@@ -165,10 +164,7 @@ GemmWorkspace gemm_workspace(const GemmShape& s, const GemmTiling& t, int sm_cou
 ir::Kernel Gemm::build(const Config& c) const { return build_gemm_kernel(gemm_shape(c), gemm_tiling(c)); }
 
 std::unique_ptr<Instance> Gemm::instantiate(const Config& c, uint64_t seed) const {
-  const GemmTiling t = gemm_tiling(c);
-  // Automatic split-K sizes its workspace by the device's SMs (a context is current here).
-  const int sms = t.splits == 0 ? rt::current_device_sm_count() : 0;
-  return make_gemm_instance(gemm_shape(c), build(c), seed, gemm_workspace(gemm_shape(c), t, sms));
+  return make_gemm_instance(gemm_shape(c), build(c), seed);
 }
 
 namespace {

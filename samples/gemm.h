@@ -66,7 +66,8 @@ constexpr unsigned kGemmDefaultBn = 256;
 // cluster; 4224^2 x 4096 at 1x2: 6 waves of 192 against 5 of 256, +8% measured).
 unsigned gemm_auto_bn(const GemmShape& s, const GemmTiling& t, int sm_count);
 
-// Split-K's global memory, what the host allocates (0, 0, 1 without split-K):
+// Split-K's global memory as the kernel sizes its workspace parameters for a launch
+// of one CTA per SM (0, 0, 1 without split-K; the runtime allocates it, api/workspace.h):
 // `workspace_floats` f32 partials, one slot of (bm / consumers) x bn per (tile,
 // split, MMA warpgroup) over the tile grid padded to whole clusters, for `splits`
 // splits per tile; `counters` u32 tile counters (one per tile and MMA warpgroup),
@@ -92,8 +93,8 @@ GemmTiling gemm_tiling(const Config& c);
 
 // The kernel's parameters, in order: tensor maps "A", "B", "D", "C" (C shares D's
 // box and swizzle), then i32 "m", "n", "k", f32 "alpha", "beta", then split-K's
-// f32* "workspace", u32* "counters" and i32 "workspace_splits" (the splits per
-// tile the workspace holds; with splits 1 unused, and null, null, 1).
+// workspace parameters f32* "workspace" and u32* "counters", which the runtime binds
+// (with splits 1 they hold nothing and are null).
 class Gemm final : public Sample {
  public:
   std::string name() const override { return "gemm"; }
@@ -117,9 +118,7 @@ class Gemm final : public Sample {
 
 // Device buffers, tensor maps and the cuBLAS-checked reference for one GEMM
 // (samples/gemm_host.cpp). `kernel` is the built kernel: the tensor maps are
-// encoded with its declared boxes and swizzles.
-// `workspace`: split-K's buffers to allocate (gemm_workspace() of the tiling).
-std::unique_ptr<Instance> make_gemm_instance(const GemmShape& shape, const ir::Kernel& kernel, uint64_t seed,
-                                             const GemmWorkspace& workspace = {});
+// encoded with its declared boxes and swizzles; split-K's workspace is the runtime's.
+std::unique_ptr<Instance> make_gemm_instance(const GemmShape& shape, const ir::Kernel& kernel, uint64_t seed);
 
 }  // namespace tj::samples

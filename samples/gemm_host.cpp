@@ -25,10 +25,11 @@ struct Expected {
 constexpr Expected kParams[] = {{"A", ir::Scalar::TensorMap}, {"B", ir::Scalar::TensorMap}, {"D", ir::Scalar::TensorMap},
                                 {"C", ir::Scalar::TensorMap}, {"m", ir::Scalar::I32},       {"n", ir::Scalar::I32},
                                 {"k", ir::Scalar::I32},       {"alpha", ir::Scalar::F32},   {"beta", ir::Scalar::F32},
-                                {"workspace", ir::Scalar::F32}, {"counters", ir::Scalar::U32},
-                                {"workspace_splits", ir::Scalar::I32}};
-// workspace and counters are global pointers (the rest scalars or tensor maps).
-bool is_pointer_param(size_t i) { return i == 9 || i == 10; }
+                                {"workspace", ir::Scalar::F32}, {"counters", ir::Scalar::U32}};
+// The host passes the first nine; workspace and counters are split-K's workspace
+// parameters (global pointers the runtime binds).
+constexpr size_t kPassed = 9;
+bool is_workspace_param(size_t i) { return i >= kPassed; }
 
 bool is_half(ir::Scalar t) { return t == ir::Scalar::BF16 || t == ir::Scalar::F16; }
 
@@ -48,7 +49,7 @@ std::string type_name(ir::Scalar t) { return std::string(ir::scalar_name(t)); }
 
 class GemmHost final : public GemmInstance {
  public:
-  GemmHost(const GemmShape& s, const ir::Kernel& kernel, uint64_t seed, const GemmWorkspace& ws)
+  GemmHost(const GemmShape& s, const ir::Kernel& kernel, uint64_t seed)
       : shape_(s),
         seed_(seed),
         a_(random_matrix(s.in, s.m, s.k, seed, 0xA)),
@@ -57,13 +58,7 @@ class GemmHost final : public GemmInstance {
         a_dev_(upload(a_)),
         b_dev_(upload(b_)),
         c_dev_(upload(c_)),
-        d_dev_(size_t(s.m) * size_t(s.n) * ir::scalar_bytes(s.out)),
-        // Split-K: partials need no initial value (each slot is written before it is
-        // read); the counters start at 0 and every launch leaves them at 0.
-        workspace_dev_(size_t(ws.workspace_floats) * sizeof(float)),
-        counters_dev_(size_t(ws.counters) * sizeof(uint32_t)),
-        workspace_splits_(ws.splits) {
-    if (counters_dev_.bytes()) counters_dev_.fill_u8(0);
+        d_dev_(size_t(s.m) * size_t(s.n) * ir::scalar_bytes(s.out)) {
     const uint64_t m = uint64_t(s.m), n = uint64_t(s.n), k = uint64_t(s.k);
     maps_[0] = encode(kernel, "A", a_dev_.ptr(), {k, m});
     maps_[1] = encode(kernel, "B", b_dev_.ptr(), s.layout == GemmLayout::TN ? std::vector<uint64_t>{k, n} : std::vector<uint64_t>{n, k});
@@ -77,9 +72,7 @@ class GemmHost final : public GemmInstance {
     for (const CUtensorMap& map : maps_) a.push(map);
     a.push(int32_t(shape_.m)).push(int32_t(shape_.n)).push(int32_t(shape_.k));
     a.push(float(shape_.alpha)).push(float(shape_.beta));
-    a.push(workspace_dev_.ptr()).push(counters_dev_.ptr());  // 0 (null) without split-K
-    a.push(int32_t(workspace_splits_));
-    return a;
+    return a;  // split-K's workspace and counters: the runtime binds them at launch
   }
 
   void poison() override { d_dev_.fill_u8(0xFF); }  // NaN in bf16, f16 and f32
@@ -111,8 +104,7 @@ class GemmHost final : public GemmInstance {
   GemmShape shape_;
   uint64_t seed_;
   HostMatrix a_, b_, c_;
-  rt::DeviceBuffer a_dev_, b_dev_, c_dev_, d_dev_, workspace_dev_, counters_dev_;
-  unsigned workspace_splits_;
+  rt::DeviceBuffer a_dev_, b_dev_, c_dev_, d_dev_;
   CUtensorMap maps_[4];
   std::optional<rt::Cublas> blas_;  // made on the first verify()
 };
@@ -165,14 +157,18 @@ std::vector<std::string> gemm_kernel_problems(const GemmShape& s, const ir::Kern
 
   const size_t count = std::size(kParams);
   if (kernel.params.size() != count)
-    out.push_back(who + " has " + std::to_string(kernel.params.size()) + " parameters; the host passes " + std::to_string(count) +
-                  ": A, B, D, C, m, n, k, alpha, beta, workspace, counters, workspace_splits");
+    out.push_back(who + " has " + std::to_string(kernel.params.size()) + " parameters; the GEMM's are " + std::to_string(count) +
+                  ": A, B, D, C, m, n, k, alpha, beta (the host passes them) and the workspaces workspace, counters");
   for (size_t i = 0; i < std::min(count, kernel.params.size()); ++i) {
     const ir::Param& p = kernel.params[i];
-    const ir::Type want = is_pointer_param(i) ? ir::Type::pointer(kParams[i].type, ir::Space::Global) : ir::Type::of(kParams[i].type);
+    const bool workspace = is_workspace_param(i);
+    const ir::Type want = workspace ? ir::Type::pointer(kParams[i].type, ir::Space::Global) : ir::Type::of(kParams[i].type);
     if (p.name != kParams[i].name || p.type != want)
       out.push_back(who + " parameter " + std::to_string(i) + " is '" + p.name + "' (" + p.type.str() + "); the host passes '" +
                     kParams[i].name + "' (" + want.str() + ") there");
+    else if (workspace != p.workspace.has_value())
+      out.push_back(who + " parameter " + std::to_string(i) + " '" + p.name + "' " +
+                    (workspace ? "is not a workspace; the runtime must bind it (split-K's)" : "is a workspace; the host passes it"));
   }
   for (const char* name : {"A", "B", "D", "C"}) {
     const ir::TensorMapDecl* d = kernel.find_tensor_map(name);
@@ -191,14 +187,13 @@ std::vector<std::string> gemm_kernel_problems(const GemmShape& s, const ir::Kern
   return out;
 }
 
-std::unique_ptr<Instance> make_gemm_instance(const GemmShape& shape, const ir::Kernel& kernel, uint64_t seed,
-                                             const GemmWorkspace& workspace) {
+std::unique_ptr<Instance> make_gemm_instance(const GemmShape& shape, const ir::Kernel& kernel, uint64_t seed) {
   if (std::vector<std::string> problems = gemm_kernel_problems(shape, kernel); !problems.empty()) {
     std::string msg = "gemm host: ";
     for (size_t i = 0; i < problems.size(); ++i) msg += (i ? "; " : "") + problems[i];
     throw rt::RuntimeError(rt::ErrorKind::Usage, msg);
   }
-  return std::make_unique<GemmHost>(shape, kernel, seed, workspace);
+  return std::make_unique<GemmHost>(shape, kernel, seed);
 }
 
 }  // namespace tj::samples

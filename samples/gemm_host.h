@@ -22,8 +22,8 @@ class GemmInstance : public Instance {
 };
 
 // Every way `kernel` differs from what the host passes (samples/gemm.h): its parameters
-// must be tensor maps A, B, D, C then i32 m, n, k, f32 alpha, beta, f32* workspace, u32*
-// counters and i32 workspace_splits, in that order; the
+// must be tensor maps A, B, D, C then i32 m, n, k, f32 alpha, beta, then the workspace
+// parameters f32* workspace and u32* counters (the runtime binds them), in that order; the
 // maps 2-D, A and B of the input type, D and C of the output type. Sentences; empty when
 // it matches. Needs no GPU.
 std::vector<std::string> gemm_kernel_problems(const GemmShape& s, const ir::Kernel& kernel);

@@ -84,7 +84,7 @@ struct GemmKernel {
         cmap(k.tile_map("C", d, unsigned(rows_per_mma))),
         m(k.param<int32_t>("m")), n(k.param<int32_t>("n")), kk(k.param<int32_t>("k")),
         alpha(k.param<float>("alpha")), beta(k.param<float>("beta")),
-        split(k, t.splits, kMaxSplits, mma_groups_),
+        split(k, t.splits, kMaxSplits, mma_groups_, uint64_t(t.bm / mma_groups_) * t.bn),
         // full[s]: stage s's A and B landed (the loader's arrival + the bytes);
         // empty[s]: every MMA warp of every CTA this CTA's loads reach released it.
         full(k.mbarriers("full", t.stages, 1)),

@@ -16,10 +16,22 @@ struct Dim3 {
   std::string str() const;  // "(4,1,1)"
 };
 
+// A global buffer the runtime binds instead of the caller: a schedule's per-launch
+// workspace (split-K's partials and tile counters). The host evaluates `elements` (of
+// the pointee type) at each launch from the scalar parameters, the cluster shape and the
+// grid (%nclusterid, %nctaid), and passes a buffer that holds at least that many, kept
+// between launches (one per stream). `zeroed`: the runtime zeroes a buffer when it
+// allocates it, and the kernel must leave it zeroed when it exits.
+struct Workspace {
+  Expr elements;
+  bool zeroed = false;
+};
+
 struct Param {
   std::string name;
   Type type;  // a scalar, a Space::Global pointer, or a tensor_map
   Loc loc;
+  std::optional<Workspace> workspace;  // set: a pointer the runtime binds (not an argument)
 };
 
 // Shared-memory swizzle of a TMA box: the inner box row may span at most 32,

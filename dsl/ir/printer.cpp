@@ -201,8 +201,11 @@ std::string first_line(const StmtNode& s) {
 
 std::string to_string(const Kernel& k) {
   std::string out = "kernel " + k.name + "(";
-  for (size_t i = 0; i < k.params.size(); ++i)
-    out += (i ? ", " : "") + k.params[i].name + ": " + k.params[i].type.str();
+  for (size_t i = 0; i < k.params.size(); ++i) {
+    const Param& p = k.params[i];
+    out += (i ? ", " : "") + p.name + ": " + p.type.str();
+    if (p.workspace) out += " workspace[" + to_string(p.workspace->elements) + (p.workspace->zeroed ? ", zeroed]" : "]");
+  }
   out += ") block" + k.block.str() + " cluster" + k.cluster.str();
   if (k.non_portable_cluster) out += " non_portable";
   out += " {\n";

@@ -50,4 +50,34 @@ inline ir::Kernel tma_scale() {
   return k.build();
 }
 
+// Two workspaces the runtime binds: `scratch` (n u32, per launch), through which every
+// element i of out[1..n] goes as 3 * i + salt; and `counter` (one u32, zeroed), on which
+// each CTA's thread 0 counts itself in: the last of the grid writes the count it saw,
+// plus salt, to out[0] and puts the counter back to 0, as split-K's fix-up does. A
+// counter that was not zeroed, or not shared by the grid, shows in out[0].
+inline ir::Kernel workspaces() {
+  using namespace tj::dsl;
+  KernelBuilder k("api_workspaces");
+  k.threads(128);
+  auto out = k.param<uint32_t*>("out");
+  auto n = k.param<int32_t>("n");
+  auto salt = k.param<uint32_t>("salt");
+  auto scratch = k.workspace<uint32_t>("scratch", false);
+  auto counter = k.workspace<uint32_t>("counter", true);
+  k.size_workspace(scratch, cast<int64_t>(n));
+  k.size_workspace(counter, i64(int64_t(1)));
+  for_(block_idx_x() * block_dim_x() + thread_idx_x(), n, grid_dim_x() * block_dim_x(), [&](i32 i) {
+    scratch[i] = cast<uint32_t>(i) * 3u + salt;
+    out[i + 1] = scratch[i];
+  });
+  if_(thread_idx_x() == 0, [&] {
+    u32 seen = var(atomic_fetch_add(counter[0], u32(1u), ir::MemoryOrder::AcqRel, ir::MemoryScope::Gpu), "seen");
+    if_(seen == cast<uint32_t>(grid_dim_x() - 1), [&] {
+      out[0] = seen + 1u + salt;
+      counter[0] = u32(0u);
+    });
+  });
+  return k.build();
+}
+
 }  // namespace tj::api_test

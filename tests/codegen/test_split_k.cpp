@@ -10,6 +10,7 @@
 #include "tests/codegen/codegen_test_support.h"
 #include "tests/codegen/gemm_test_support.h"
 
+#include "codegen/eval.h"
 #include "codegen/lower.h"
 #include "codegen/passes/race_model.h"
 #include "codegen/uniformity.h"
@@ -178,9 +179,9 @@ TEST_CASE("split-K gemm: partials, barrier, acq_rel counter, partial loads in th
     codegen::Lowered l = codegen::lower(s->build(cfg), Target::sm90a());
     const std::string regs = std::to_string(c.regs);
     if (cfg.params["splits"] == 0) {
-      // S = max(1, min(min(k-blocks / 4, 32), clusters / cluster tiles), what the workspace holds).
+      // S = max(1, min(min(k-blocks / 4, 32), clusters / cluster tiles)); the runtime sizes
+      // the workspace by the same expression (tests/api/test_workspace.cpp).
       CHECK(contains(l.cuda, "tj::num_clusters_x()"));
-      CHECK(contains(l.cuda, "workspace_splits"));
     }
     const size_t store = l.cuda.find("tj::acc_partial_store<" + regs + ">(acc, &workspace[");
     const size_t sync1 = l.cuda.find("tj::named_barrier_sync(", store);
@@ -318,26 +319,31 @@ TEST_CASE("uniformity sees through locals declared once and never assigned, when
   CHECK(codegen::uniformity((n * 2).expr(), kernel, {}, &defs) == codegen::Uniform::Cluster);
 }
 
-TEST_CASE("SplitK declares the schedule's workspace: three parameters, then its shared buffer where the kernel puts it",
+TEST_CASE("SplitK declares the schedule's workspace: two workspace parameters, then its shared buffer where the kernel puts it",
           "[codegen][split_k]") {
   for (unsigned requested : {1u, 0u, 4u}) {
     INFO("requested splits " << requested);
     KernelBuilder k("split_decl");
     k.threads(128);
     auto before = k.param<int32_t>("n");
-    SplitK sk(k, requested, 32, 2);
+    SplitK sk(k, requested, 32, 2, 64 * 128);
     auto mine = k.shared<uint32_t>("mine", 4);
     sk.declare_shared();
     (void)before, (void)mine;
     // The split count is a local of a role: reading it first is a bug in the kernel's generator.
     if (requested != 1) CHECK_THROWS_AS(sk.count(), ir::InternalError);
     ir::Kernel kern = k.build();
-    REQUIRE(kern.params.size() == 4);
+    REQUIRE(kern.params.size() == 3);
     CHECK(kern.params[1].name == "workspace");
     CHECK(kern.params[1].type == ir::Type::pointer(ir::Scalar::F32, ir::Space::Global));
+    REQUIRE(kern.params[1].workspace);
+    CHECK_FALSE(kern.params[1].workspace->zeroed);  // partials: each written before it is read
     CHECK(kern.params[2].name == "counters");
     CHECK(kern.params[2].type == ir::Type::pointer(ir::Scalar::U32, ir::Space::Global));
-    CHECK(kern.params[3].name == "workspace_splits");
+    REQUIRE(kern.params[2].workspace);
+    CHECK(kern.params[2].workspace->zeroed);  // the kernel leaves its counters at 0
+    // Sized by declare_count, which this kernel never calls: nothing to allocate.
+    CHECK(codegen::eval_int(kern.params[1].workspace->elements, {}) == 0);
     // S = 1 has no fix-up, so no broadcast buffer; otherwise one counter value per MMA warpgroup, after the kernel's own.
     if (requested == 1) {
       CHECK(kern.shared.size() == 1);

@@ -4,6 +4,7 @@
 
 #include <cmath>
 
+#include "runtime/driver.h"
 #include "tests/api/api_kernels.h"
 
 namespace {
@@ -136,4 +137,51 @@ TEST_CASE("wrong arguments are refused before the launch, naming the parameter [
   CHECK(refused([&] { src.download<int32_t>(); }, "cannot download i32 values for the tensor f32[64, 96]"));
   // Nothing was launched: the device is still fine.
   f.synchronize();
+}
+
+// Workspace parameters: bound by the runtime, sized per launch, zeroed once when
+// allocated (the kernel leaves its counter at 0), one set per stream.
+TEST_CASE("workspaces are allocated, zeroed, kept and grown by the runtime, one set per stream [gpu]", "[gpu][api][workspace]") {
+  tj::JitKernel f = tj::jit(tj::api_test::workspaces());
+  CHECK(f.signature() == "out: u32*, n: i32, salt: u32");
+  const int big = 10000;
+  tj::Tensor out = tj::Tensor::empty<uint32_t>({uint64_t(big) + 1});
+  auto expect = [&](int n, uint32_t ctas, uint32_t salt) {
+    const std::vector<uint32_t> got = out.download<uint32_t>();
+    CHECK(got[0] == ctas + salt);  // every CTA counted in on a counter that started at 0
+    size_t wrong = 0;
+    for (int i = 0; i < n; ++i) wrong += got[size_t(i) + 1] != uint32_t(i) * 3u + salt;
+    CHECK(wrong == 0);
+  };
+  f.launch(7, out, 5000, 11u);
+  f.synchronize();
+  expect(5000, 7, 11);
+  CHECK(f.workspace_bytes() == 5000 * 4 + 4);
+  // Again: the same buffers (the counter back at 0), nothing new allocated.
+  f.launch(9, out, 5000, 12u);
+  f.synchronize();
+  expect(5000, 9, 12);
+  CHECK(f.workspace_bytes() == 5000 * 4 + 4);
+  // A launch that needs more grows the scratch buffer; one that needs less keeps it.
+  f.launch(3, out, big, 13u);
+  f.synchronize();
+  expect(big, 3, 13);
+  CHECK(f.workspace_bytes() == big * 4 + 4);
+  f.launch(5, out, 100, 14u);
+  f.synchronize();
+  expect(100, 5, 14);
+  CHECK(f.workspace_bytes() == big * 4 + 4);
+  // Another stream gets buffers of its own; back-to-back launches on it share them.
+  CUstream stream = nullptr;
+  REQUIRE(tj::rt::driver().cuStreamCreate(&stream, 0) == CUDA_SUCCESS);
+  tj::BoundArgs args = f.bind(out, 2000, 15u);
+  f.launch_repeated(4, args, 3, stream);
+  REQUIRE(tj::rt::driver().cuStreamSynchronize(stream) == CUDA_SUCCESS);
+  expect(2000, 4, 15);
+  CHECK(f.workspace_bytes() == big * 4 + 4 + 2000 * 4 + 4);
+  // The bound arguments keep the caller's values; the workspace slots are the runtime's.
+  tj::Timing t = f.time(6, args, 5, 1, stream);
+  CHECK(t.iters == 5);
+  expect(2000, 6, 15);
+  CHECK(tj::rt::driver().cuStreamDestroy(stream) == CUDA_SUCCESS);
 }

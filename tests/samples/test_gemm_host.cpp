@@ -216,15 +216,19 @@ TEST_CASE("the kernel the host feeds is checked against samples/gemm.h", "[sampl
   k.tensor_maps[2].rank = 3;
   k.tensor_maps[2].box.push_back(1);
   CHECK(gemm_kernel_problems(s, k) ==
-        std::vector<std::string>{"kernel 'gemm' has 8 parameters; the host passes 12: A, B, D, C, m, n, k, alpha, beta, workspace, counters, workspace_splits",
+        std::vector<std::string>{"kernel 'gemm' has 8 parameters; the GEMM's are 11: A, B, D, C, m, n, k, alpha, beta (the host passes them) and the workspaces workspace, counters",
                                  "kernel 'gemm' tensor map 'B' holds f16; the problem's inputs are bf16",
                                  "kernel 'gemm' tensor map 'D' is 3-D; the host encodes 2-D maps (innermost first)",
                                  "kernel 'gemm' declares no tensor map 'C'"});
-  // Split-K's parameters: global pointers, then an i32.
+  // Split-K's parameters: global pointers, and workspaces (the runtime binds them).
   k = gemm_interface_kernel(Scalar::BF16, Scalar::BF16, GemmLayout::TN);
   k.params[10].type = tj::ir::Type::of(Scalar::U32);
   CHECK(gemm_kernel_problems(s, k) ==
         std::vector<std::string>{"kernel 'gemm' parameter 10 is 'counters' (u32); the host passes 'counters' (global u32*) there"});
+  k = gemm_interface_kernel(Scalar::BF16, Scalar::BF16, GemmLayout::TN);
+  k.params[9].workspace.reset();
+  CHECK(gemm_kernel_problems(s, k) ==
+        std::vector<std::string>{"kernel 'gemm' parameter 9 'workspace' is not a workspace; the runtime must bind it (split-K's)"});
   k = gemm_interface_kernel(Scalar::BF16, Scalar::BF16, GemmLayout::TN);
   k.params.pop_back();
   k.tensor_maps.pop_back();
@@ -241,6 +245,6 @@ TEST_CASE("the kernel the host feeds is checked against samples/gemm.h", "[sampl
     FAIL("a mismatched kernel was accepted");
   } catch (const tj::rt::RuntimeError& e) {
     CHECK(e.kind() == tj::rt::ErrorKind::Usage);
-    CHECK_THAT(std::string(e.what()), Catch::StartsWith("gemm host: kernel 'gemm' has 11 parameters;"));
+    CHECK_THAT(std::string(e.what()), Catch::StartsWith("gemm host: kernel 'gemm' has 10 parameters;"));
   }
 }

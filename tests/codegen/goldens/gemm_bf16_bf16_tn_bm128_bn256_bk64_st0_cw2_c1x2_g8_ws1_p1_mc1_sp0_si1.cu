@@ -16,7 +16,7 @@ TJ_DEVICE void wgmma_m64n256k16_f32_bf16_kk(float* d, u64 desc_a, u64 desc_b, u3
 TJ_DEVICE void acc_fence_128(float* d) { asm volatile("" : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63]), "+f"(d[64]), "+f"(d[65]), "+f"(d[66]), "+f"(d[67]), "+f"(d[68]), "+f"(d[69]), "+f"(d[70]), "+f"(d[71]), "+f"(d[72]), "+f"(d[73]), "+f"(d[74]), "+f"(d[75]), "+f"(d[76]), "+f"(d[77]), "+f"(d[78]), "+f"(d[79]), "+f"(d[80]), "+f"(d[81]), "+f"(d[82]), "+f"(d[83]), "+f"(d[84]), "+f"(d[85]), "+f"(d[86]), "+f"(d[87]), "+f"(d[88]), "+f"(d[89]), "+f"(d[90]), "+f"(d[91]), "+f"(d[92]), "+f"(d[93]), "+f"(d[94]), "+f"(d[95]), "+f"(d[96]), "+f"(d[97]), "+f"(d[98]), "+f"(d[99]), "+f"(d[100]), "+f"(d[101]), "+f"(d[102]), "+f"(d[103]), "+f"(d[104]), "+f"(d[105]), "+f"(d[106]), "+f"(d[107]), "+f"(d[108]), "+f"(d[109]), "+f"(d[110]), "+f"(d[111]), "+f"(d[112]), "+f"(d[113]), "+f"(d[114]), "+f"(d[115]), "+f"(d[116]), "+f"(d[117]), "+f"(d[118]), "+f"(d[119]), "+f"(d[120]), "+f"(d[121]), "+f"(d[122]), "+f"(d[123]), "+f"(d[124]), "+f"(d[125]), "+f"(d[126]), "+f"(d[127]) : : "memory"); }
 }  // namespace tj
 
-extern "C" __global__ void __launch_bounds__(384, 1) gemm(const __grid_constant__ tj::tensor_map A, const __grid_constant__ tj::tensor_map B, const __grid_constant__ tj::tensor_map D, const __grid_constant__ tj::tensor_map C, int m, int n, int k, float alpha, float beta, float* workspace, unsigned* counters, int workspace_splits) {
+extern "C" __global__ void __launch_bounds__(384, 1) gemm(const __grid_constant__ tj::tensor_map A, const __grid_constant__ tj::tensor_map B, const __grid_constant__ tj::tensor_map D, const __grid_constant__ tj::tensor_map C, int m, int n, int k, float alpha, float beta, float* workspace, unsigned* counters) {
   extern __shared__ __align__(1024) unsigned char tj_dynamic_smem[];
   // shared buffer at <loc>
   tj::bf16* const a = reinterpret_cast<tj::bf16*>(tj_dynamic_smem + 0);
@@ -68,8 +68,8 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm(const __grid_constant_
     tj::setmaxnreg_dec<40>();  // 168 registers per thread at launch
     // Declare at <loc>: let wg: i32 = ((%tid.x / 128) - 0)
     [[maybe_unused]] int wg = tj::warpgroup_index() - 0;  // = (threadIdx.x / 128) - first, from lane 0
-    // Declare at <loc>: let splits: i32 = max(1, min(min(min(((((k + 64) - 1) / 64) / 4), 32), (%nclusterid.x / ((((((m +...
-    int splits = tj::max_(1, tj::min_(tj::min_(tj::min_(((((k + 64) - 1) / 64) / 4), 32), (tj::num_clusters_x() / ((((((m + 128) - 1) / 128) + 1) / 2) * (((((n + 256) - 1) / 256) + 0) / 1)))), workspace_splits));
+    // Declare at <loc>: let splits: i32 = max(1, min(min(((((k + 64) - 1) / 64) / 4), 32), (%nclusterid.x / ((((((m + 128...
+    int splits = tj::max_(1, tj::min_(tj::min_(((((k + 64) - 1) / 64) / 4), 32), (tj::num_clusters_x() / ((((((m + 128) - 1) / 128) + 1) / 2) * (((((n + 256) - 1) / 256) + 0) / 1)))));
     // If at <loc>: if (%tid.x == 0) {
     if (((int)threadIdx.x == 0)) {
       // Declare at <loc>: let it: i32 = 0
@@ -126,8 +126,8 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm(const __grid_constant_
     tj::setmaxnreg_inc<232>();  // 168 registers per thread at launch
     // Declare at <loc>: let wg0: i32 = ((%tid.x / 128) - 1)
     int wg0 = tj::warpgroup_index() - 1;  // = (threadIdx.x / 128) - first, from lane 0
-    // Declare at <loc>: let splits1: i32 = max(1, min(min(min(((((k + 64) - 1) / 64) / 4), 32), (%nclusterid.x / ((((((m ...
-    int splits1 = tj::max_(1, tj::min_(tj::min_(tj::min_(((((k + 64) - 1) / 64) / 4), 32), (tj::num_clusters_x() / ((((((m + 128) - 1) / 128) + 1) / 2) * (((((n + 256) - 1) / 256) + 0) / 1)))), workspace_splits));
+    // Declare at <loc>: let splits1: i32 = max(1, min(min(((((k + 64) - 1) / 64) / 4), 32), (%nclusterid.x / ((((((m + 12...
+    int splits1 = tj::max_(1, tj::min_(tj::min_(((((k + 64) - 1) / 64) / 4), 32), (tj::num_clusters_x() / ((((((m + 128) - 1) / 128) + 1) / 2) * (((((n + 256) - 1) / 256) + 0) / 1)))));
     // Declare at <loc>: let it2: i32 = 0
     int it2 = 0;
     // Declare at <loc>: let tj_sched1_rows: i32 = (((((m + 128) - 1) / 128) + 1) / 2)

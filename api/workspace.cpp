@@ -1,0 +1,87 @@
+#include "api/workspace.h"
+
+#include <cstring>
+#include <limits>
+#include <string>
+
+#include "codegen/eval.h"
+#include "dsl/ir/printer.h"
+#include "runtime/driver.h"
+#include "runtime/error.h"
+
+namespace tj {
+
+namespace {
+
+// The integer scalar arguments in `args`, by parameter name: what a workspace size may read.
+std::map<std::string, int64_t> scalar_values(const ir::Kernel& kernel, const rt::ArgPack& args) {
+  std::map<std::string, int64_t> out;
+  for (size_t i = 0; i < kernel.params.size() && i < args.size(); ++i) {
+    const ir::Param& p = kernel.params[i];
+    if (p.type.is_pointer()) continue;
+    const void* v = args.value(i);
+    switch (p.type.scalar) {
+      case ir::Scalar::I32: { int32_t x; std::memcpy(&x, v, 4); out[p.name] = x; break; }
+      case ir::Scalar::U32: { uint32_t x; std::memcpy(&x, v, 4); out[p.name] = x; break; }
+      case ir::Scalar::I64: { int64_t x; std::memcpy(&x, v, 8); out[p.name] = x; break; }
+      case ir::Scalar::U64: { uint64_t x; std::memcpy(&x, v, 8); out[p.name] = int64_t(x); break; }
+      case ir::Scalar::U8: { uint8_t x; std::memcpy(&x, v, 1); out[p.name] = x; break; }
+      default: break;
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+uint64_t workspace_elements(const ir::Kernel& kernel, size_t param, const rt::ArgPack& args, ir::Dim3 grid_clusters) {
+  const ir::Param& p = kernel.params.at(param);
+  if (!p.workspace) ir::internal_error("workspace_elements: parameter '" + p.name + "' is not a workspace");
+  const std::map<std::string, int64_t> vars = scalar_values(kernel, args);
+  codegen::EvalEnv env;
+  env.cluster = kernel.cluster;
+  env.block = kernel.block;
+  env.grid_clusters = grid_clusters;
+  env.vars = &vars;
+  const std::string what = "kernel '" + kernel.name + "' workspace '" + p.name + "' (declared at " + p.loc.str() + ")";
+  const std::optional<int64_t> n = codegen::eval_int(p.workspace->elements, env);
+  if (!n)
+    throw rt::RuntimeError(rt::ErrorKind::Usage, what + ": its size " + ir::to_string(p.workspace->elements) +
+                                                     " cannot be evaluated from this launch's arguments and grid");
+  if (*n < 0)
+    throw rt::RuntimeError(rt::ErrorKind::Usage, what + ": its size " + ir::to_string(p.workspace->elements) + " is " +
+                                                     std::to_string(*n) + " elements for this launch");
+  return uint64_t(*n);
+}
+
+void Workspaces::bind(const ir::Kernel& kernel, ir::Dim3 grid_clusters, CUstream stream, rt::ArgPack& args) {
+  for (size_t i = 0; i < kernel.params.size(); ++i) {
+    const ir::Param& p = kernel.params[i];
+    if (!p.workspace) continue;
+    const uint64_t elements = workspace_elements(kernel, i, args, grid_clusters);
+    const uint64_t elem_bytes = ir::scalar_bytes(p.type.scalar);
+    if (elements > std::numeric_limits<uint64_t>::max() / elem_bytes)
+      throw rt::RuntimeError(rt::ErrorKind::Usage, "kernel '" + kernel.name + "' workspace '" + p.name + "': " +
+                                                       std::to_string(elements) + " elements do not fit in 64-bit bytes");
+    const uint64_t bytes = elements * elem_bytes;
+    rt::DeviceBuffer& buffer = buffers_[stream][i];
+    if (buffer.bytes() < bytes) {
+      // Earlier launches on this stream may still read the old buffer.
+      if (buffer.bytes()) rt::check(rt::driver().cuStreamSynchronize(stream), "cuStreamSynchronize (growing a workspace)");
+      buffer = rt::DeviceBuffer();
+      buffer = rt::DeviceBuffer(bytes);
+      if (p.workspace->zeroed) buffer.fill_u8(0);
+    }
+    const CUdeviceptr address = bytes ? buffer.ptr() : 0;
+    args.overwrite(i, &address, sizeof address);
+  }
+}
+
+uint64_t Workspaces::bytes() const {
+  uint64_t total = 0;
+  for (const auto& [stream, by_param] : buffers_)
+    for (const auto& [param, buffer] : by_param) total += buffer.bytes();
+  return total;
+}
+
+}  // namespace tj

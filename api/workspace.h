@@ -1,0 +1,39 @@
+// The runtime's half of workspace parameters (ir::Workspace): before each launch, the
+// size of each workspace is evaluated from the launch's scalar arguments and grid, and
+// the parameter gets a buffer that holds it. Buffers belong to the JitKernel, one set
+// per stream (launches on one stream run in order, so they may share a buffer; two
+// streams never do), and grow when a launch needs more; a zeroed workspace is zeroed
+// when it is allocated, and its kernel leaves it zeroed.
+#pragma once
+
+#include <cuda.h>
+
+#include <cstdint>
+#include <map>
+#include <vector>
+
+#include "dsl/ir/kernel.h"
+#include "runtime/buffer.h"
+#include "runtime/launch.h"
+
+namespace tj {
+
+// The elements workspace parameter `param` of `kernel` needs for a launch with `args`
+// (bound by bind_args) on a grid of `grid_clusters` clusters. Throws rt::RuntimeError
+// (Usage) naming the kernel and the parameter when the size is negative or cannot be
+// evaluated.
+uint64_t workspace_elements(const ir::Kernel& kernel, size_t param, const rt::ArgPack& args, ir::Dim3 grid_clusters);
+
+class Workspaces {
+ public:
+  // Writes the buffers of `kernel`'s workspace parameters into `args` for a launch on
+  // `stream` (allocating or growing them first). Nothing to do for a kernel without one.
+  void bind(const ir::Kernel& kernel, ir::Dim3 grid_clusters, CUstream stream, rt::ArgPack& args);
+  // Bytes held, over every stream (for tests and diagnostics).
+  uint64_t bytes() const;
+
+ private:
+  std::map<CUstream, std::map<size_t, rt::DeviceBuffer>> buffers_;  // stream -> parameter -> buffer
+};
+
+}  // namespace tj

@@ -1,0 +1,150 @@
+// Workspace parameters (KernelBuilder::workspace): the caller never passes them; the
+// runtime evaluates each one's size from the launch's scalar arguments and grid before
+// the launch (api/workspace.h). CPU only: the sizes, the signature, the errors. The GPU
+// half (buffers bound, zeroed, kept per stream) is tests/gpu/test_api.cpp.
+#include <catch2/catch.hpp>
+
+#include "api/workspace.h"
+#include "codegen/eval.h"
+#include "dsl/dsl.h"
+#include "dsl/ir/printer.h"
+#include "samples/gemm.h"
+#include "tests/api/api_kernels.h"
+#include "tests/codegen/gemm_test_support.h"
+
+using namespace tj;
+
+namespace {
+
+// What JitKernel::launch evaluates for parameter `param`.
+uint64_t elements(const ir::Kernel& k, size_t param, const std::vector<Arg>& args, ir::Dim3 grid) {
+  return workspace_elements(k, param, bind_args(k, args), grid);
+}
+
+size_t param_index(const ir::Kernel& k, const std::string& name) {
+  for (size_t i = 0; i < k.params.size(); ++i)
+    if (k.params[i].name == name) return i;
+  FAIL("no parameter " << name);
+  return 0;
+}
+
+std::string user_error(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const tj::UserError& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+std::string runtime_error(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const rt::RuntimeError& e) {
+    CHECK(e.kind() == rt::ErrorKind::Usage);
+    return e.what();
+  }
+  return "(no error)";
+}
+
+}  // namespace
+
+TEST_CASE("workspace parameters are not arguments: the signature, the count and binding leave them out", "[api][workspace]") {
+  const ir::Kernel k = api_test::workspaces();
+  REQUIRE(k.params.size() == 5);
+  CHECK(signature(k) == "out: u32*, n: i32, salt: u32");
+  CHECK(argument_count(k) == 3);
+  CHECK(ir::to_string(k).rfind("kernel api_workspaces(out: global u32*, n: i32, salt: u32, scratch: global u32* workspace[", 0) == 0);
+  const rt::ArgPack pack = bind_args(k, {device_ptr<uint32_t>(0x1000), 7, 5u});
+  REQUIRE(pack.size() == 5);  // every parameter has its slot; the workspaces' hold null until the launch
+  CHECK(pack.bytes_of(3) == sizeof(CUdeviceptr));
+  CUdeviceptr p = 1;
+  std::memcpy(&p, pack.value(3), sizeof p);
+  CHECK(p == 0);
+  CHECK(runtime_error([&] { bind_args(k, {device_ptr<uint32_t>(0x1000), 7, 5u, device_ptr<uint32_t>(0), device_ptr<uint32_t>(0)}); }) ==
+        "kernel 'api_workspaces' takes 3 argument(s) (out: u32*, n: i32, salt: u32) but 5 were given");
+}
+
+TEST_CASE("a workspace's size is evaluated per launch from the scalar arguments and the grid", "[api][workspace]") {
+  const ir::Kernel k = api_test::workspaces();
+  const size_t scratch = param_index(k, "scratch"), counter = param_index(k, "counter");
+  CHECK(elements(k, scratch, {device_ptr<uint32_t>(0), 1000, 0u}, {4, 1, 1}) == 1000);
+  CHECK(elements(k, scratch, {device_ptr<uint32_t>(0), 0, 0u}, {4, 1, 1}) == 0);
+  CHECK(elements(k, counter, {device_ptr<uint32_t>(0), 1000, 0u}, {4, 1, 1}) == 1);
+  CHECK(runtime_error([&] { elements(k, scratch, {device_ptr<uint32_t>(0), -5, 0u}, {1, 1, 1}); }).find(
+            "workspace 'scratch' (declared at ") != std::string::npos);
+  CHECK(runtime_error([&] { elements(k, scratch, {device_ptr<uint32_t>(0), -5, 0u}, {1, 1, 1}); }).find(
+            " is -5 elements for this launch") != std::string::npos);
+  CHECK_THROWS_AS(workspace_elements(k, 0, bind_args(k, {device_ptr<uint32_t>(0), 1, 0u}), {1, 1, 1}), ir::InternalError);
+
+  // The grid: in clusters (%nclusterid) and in CTAs (%nctaid = clusters x cluster shape).
+  dsl::KernelBuilder b("per_cta");
+  b.threads(128).cluster(2);
+  auto per = b.param<int32_t>("per");
+  auto a = b.workspace<float>("a", false);
+  auto c = b.workspace<float>("c", false);
+  b.size_workspace(a, dsl::cast<int64_t>(dsl::grid_dim_x() * per));
+  b.size_workspace(c, dsl::cast<int64_t>(dsl::num_clusters_x() * dsl::num_clusters_y() + dsl::cluster_nctarank()));
+  a[dsl::block_idx_x()] = 1.0f;
+  c[dsl::block_idx_x()] = 1.0f;
+  const ir::Kernel g = b.build();
+  CHECK(elements(g, 1, {3}, {5, 2, 1}) == 5 * 2 * 3);
+  CHECK(elements(g, 2, {3}, {5, 2, 1}) == 5 * 2 + 2);
+}
+
+TEST_CASE("a workspace size the host cannot evaluate is refused at the user's line", "[api][workspace][errors]") {
+  using namespace tj::dsl;
+  auto build = [](int which) {
+    KernelBuilder k("bad_size");
+    k.threads(128);
+    auto n = k.param<int32_t>("n");
+    auto f = k.param<float>("f");
+    auto w = k.workspace<uint32_t>("w", true);
+    i32 local = var(n * 2, "local");
+    if (which == 0) k.size_workspace(w, cast<int64_t>(thread_idx_x()));
+    if (which == 1) k.size_workspace(w, cast<int64_t>(local));
+    if (which == 2) k.size_workspace(w, cast<int64_t>(f));
+    if (which == 3) k.size_workspace(k.param<uint32_t*>("plain"), i64(int64_t(4)));
+  };
+  for (int which = 0; which < 4; ++which) {
+    CAPTURE(which);
+    const std::string at = "test_workspace.cpp:";
+    const std::string e = user_error([&] { build(which); });
+    CHECK(e.find(at) != std::string::npos);
+    if (which == 0) CHECK(e.find("workspace 'w': its size reads thread_idx_x() (it differs between threads or CTAs), which the host cannot evaluate before a launch") != std::string::npos);
+    if (which == 1) CHECK(e.find("its size reads the local 'local'") != std::string::npos);
+    if (which == 2) CHECK(e.find("its size reads the parameter 'f' (not an integer)") != std::string::npos);
+    if (which == 3) CHECK(e.find("size_workspace: the buffer is not a workspace") != std::string::npos);
+  }
+}
+
+TEST_CASE("split-K's workspace is sized by the kernel's own split count, as the host's model of it says", "[api][workspace][split_k]") {
+  const samples::Sample* s = samples::find_sample("gemm");
+  REQUIRE(s);
+  struct Case {
+    int64_t m, n, k, splits;
+    ir::Dim3 cluster;
+    unsigned sms;
+  };
+  // 1024^2 x 8192: 32 tiles of 128 x 256. Explicit 4; automatic on 132 SMs (4), 80 SMs (2),
+  // a short K (none); ragged tiles in 2x2 clusters (the grid padded to whole clusters).
+  const Case cases[] = {{1024, 1024, 8192, 4, {1, 1, 1}, 132}, {1024, 1024, 8192, 0, {1, 1, 1}, 132},
+                        {1024, 1024, 8192, 0, {1, 1, 1}, 80},  {1024, 1024, 256, 0, {1, 1, 1}, 132},
+                        {1000, 904, 3000, 3, {2, 2, 1}, 132},  {1000, 904, 3000, 0, {2, 1, 1}, 132}};
+  for (const Case& c : cases) {
+    CAPTURE(c.m, c.n, c.k, c.splits, c.cluster.x, c.cluster.y, c.sms);
+    const samples::Config cfg = test::gemm_config({{"m", c.m}, {"n", c.n}, {"k", c.k}, {"splits", c.splits}}, c.cluster);
+    for (const samples::ConfigProblem& p : s->check_config(cfg)) FAIL(p.field << ": " << p.message);
+    const ir::Kernel k = s->build(cfg);
+    const samples::GemmShape shape = samples::gemm_shape(cfg);
+    const samples::GemmTiling t = samples::gemm_tiling(cfg);
+    const samples::GemmWorkspace want = samples::gemm_workspace(shape, t, int(c.sms));
+    // One CTA per SM, as persistent_grid launches it: sms / cluster size clusters.
+    const ir::Dim3 grid{c.sms / c.cluster.count(), 1, 1};
+    std::vector<Arg> args;
+    for (int i = 0; i < 4; ++i) args.push_back(Arg::encoded(std::vector<unsigned char>(sizeof(CUtensorMap)).data(), sizeof(CUtensorMap)));
+    args.insert(args.end(), {Arg(int32_t(c.m)), Arg(int32_t(c.n)), Arg(int32_t(c.k)), Arg(1.0f), Arg(0.0f)});
+    CHECK(elements(k, param_index(k, "workspace"), args, grid) == (want.splits > 1 ? want.workspace_floats : 0));
+    CHECK(elements(k, param_index(k, "counters"), args, grid) == (want.splits > 1 ? want.counters : 0));
+  }
+}
