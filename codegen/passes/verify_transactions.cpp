@@ -4,8 +4,8 @@
 #include <map>
 #include <optional>
 
-#include "codegen/eval.h"
-#include "codegen/uniformity.h"
+#include "codegen/analysis/eval.h"
+#include "codegen/analysis/uniformity.h"
 #include "dsl/ir/printer.h"
 #include "dsl/ir/loops.h"
 
