@@ -10,7 +10,7 @@
 #include <set>
 
 #include "codegen/passes/race_checks.h"
-#include "codegen/uniformity.h"
+#include "codegen/analysis/uniformity.h"
 #include "dsl/ir/printer.h"
 #include "dsl/ir/loops.h"
 

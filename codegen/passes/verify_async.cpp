@@ -3,7 +3,7 @@
 #include <cstdio>
 #include <set>
 
-#include "codegen/eval.h"
+#include "codegen/analysis/eval.h"
 #include "codegen/op_table.h"
 #include "dsl/ir/printer.h"
 #include "dsl/ir/visitor.h"

@@ -14,7 +14,8 @@ namespace tj::codegen {
 // announced with arrive_expect_tx. A mismatch hangs the kernel (too few bytes)
 // or corrupts the phase (too many); this reports it before compiling.
 //
-// A phase is one loop body (or the kernel body outside loops). Conditions are
+// A phase is one loop body (or the kernel body outside loops; the model is
+// codegen/analysis/barrier_phases.h, every loop a phase of its own). Conditions are
 // evaluated per rank and per thread where they depend only on the cluster
 // rank, the thread index and constants. A condition that cannot be evaluated
 // (a parameter, a loop index, %ctaid) is one unknown truth value when it is the

@@ -12,7 +12,7 @@
 #include "tests/codegen/codegen_test_support.h"
 #include "tests/codegen/tx_text.h"
 
-#include "codegen/eval.h"
+#include "codegen/analysis/eval.h"
 #include "codegen/lower.h"
 #include "codegen/passes/verify_transactions.h"
 #include "dsl/dsl.h"

@@ -12,8 +12,8 @@
 
 #include "codegen/eval.h"
 #include "codegen/lower.h"
-#include "codegen/passes/race_model.h"
-#include "codegen/uniformity.h"
+#include "codegen/analysis/guards.h"
+#include "codegen/analysis/uniformity.h"
 #include "dsl/dsl.h"
 #include "dsl/ir/printer.h"
 #include "generators/runner.h"
@@ -311,7 +311,7 @@ TEST_CASE("uniformity sees through locals declared once and never assigned, when
   changed = changed + 1;                                 // assigned: anything
   out[0] = per_cta + per_thread + changed;
   const ir::Kernel kernel = k.build();
-  const auto defs = codegen::race::single_assignment_defs(kernel);
+  const auto defs = codegen::single_assignment_defs(kernel);
   CHECK(codegen::uniformity(per_cta.expr(), kernel, {}, &defs) == codegen::Uniform::Cta);
   CHECK(codegen::uniformity(per_cta.expr(), kernel, {}) == codegen::Uniform::Thread);  // without the definitions
   CHECK(codegen::uniformity(per_thread.expr(), kernel, {}, &defs) == codegen::Uniform::Thread);

@@ -1,4 +1,4 @@
-#include "codegen/eval.h"
+#include "codegen/analysis/eval.h"
 
 #include "dsl/ir/visitor.h"
 

@@ -1,4 +1,4 @@
-#include "codegen/uniformity.h"
+#include "codegen/analysis/uniformity.h"
 
 #include <algorithm>
 

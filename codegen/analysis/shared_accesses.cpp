@@ -1,10 +1,10 @@
 // The shared-memory accesses of a statement, and whether two of them overlap.
-#include "codegen/passes/race_model.h"
+#include "codegen/analysis/shared_accesses.h"
 
 #include "dsl/ir/visitor.h"
 #include "dsl/ir/loops.h"
 
-namespace tj::codegen::race {
+namespace tj::codegen {
 
 using namespace tj::ir;
 
@@ -147,4 +147,4 @@ bool disjoint(const Kernel& k, const Defs& d, const MemAccess& a, const Bindings
   return true;
 }
 
-}  // namespace tj::codegen::race
+}  // namespace tj::codegen

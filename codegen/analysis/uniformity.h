@@ -19,7 +19,7 @@ using LoopScope = std::map<std::string, Uniform>;
 // Kernel parameters and constants are the same for the whole cluster; %ctaid and the
 // rank in the cluster per CTA; %tid, %laneid, loads and local variables are taken to
 // differ between threads (a local may be assigned anything) — except, when `defs` is
-// given, a local declared once and never assigned (race_model's single-assignment
+// given, a local declared once and never assigned (single_assignment_defs, guards.h
 // defs): that one is as uniform as its initial value.
 Uniform uniformity(const ir::Expr& e, const ir::Kernel& k, const LoopScope& loops,
                    const std::map<std::string, ir::Expr>* defs = nullptr);

@@ -1,0 +1,27 @@
+// Small questions about the IR that analyses and checks share: which shared buffer
+// a pointer names, every statement nested in one, the loads inside an expression.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "dsl/ir/ir.h"
+
+namespace tj::codegen {
+
+// A shared buffer as a pointer names it: `name` empty when it is not one;
+// `rank` set when it is reached through map_shared_rank.
+struct BufferRef {
+  std::string name;
+  ir::Expr rank;
+};
+BufferRef buffer_of(const ir::Expr& ptr);
+
+// Calls f on every statement of s, nested ones included, in program order.
+void for_each_stmt(const ir::Stmt& s, const std::function<void(const ir::StmtNode&)>& f);
+
+// The loads inside an expression, in evaluation order.
+void loads_in(const ir::Expr& e, std::vector<const ir::Load*>& out);
+
+}  // namespace tj::codegen
