@@ -4,7 +4,7 @@
 #include <limits>
 #include <string>
 
-#include "codegen/eval.h"
+#include "codegen/analysis/eval.h"
 #include "dsl/ir/printer.h"
 #include "runtime/driver.h"
 #include "runtime/error.h"

@@ -5,7 +5,7 @@
 #include <catch2/catch.hpp>
 
 #include "api/workspace.h"
-#include "codegen/eval.h"
+#include "codegen/analysis/eval.h"
 #include "dsl/dsl.h"
 #include "dsl/ir/printer.h"
 #include "samples/gemm.h"

@@ -10,7 +10,7 @@
 #include "tests/codegen/codegen_test_support.h"
 #include "tests/codegen/gemm_test_support.h"
 
-#include "codegen/eval.h"
+#include "codegen/analysis/eval.h"
 #include "codegen/lower.h"
 #include "codegen/analysis/guards.h"
 #include "codegen/analysis/uniformity.h"

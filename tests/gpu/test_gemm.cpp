@@ -14,6 +14,10 @@ struct GemmCase {
   std::map<std::string, int64_t> params;
   tj::ir::Dim3 cluster{1, 1, 1};
   double alpha = 1.0, beta = 0.0;
+  // Made concrete for this GPU first, as `tilejit run` and the bench do (Sample::for_device:
+  // bn 0, splits 0); then these params must be what it decided.
+  bool on_device = false;
+  std::map<std::string, int64_t> decided = {};
 };
 
 tj::samples::RunReport run_gemm(const GemmCase& g, uint64_t seed) {
@@ -26,6 +30,13 @@ tj::samples::RunReport run_gemm(const GemmCase& g, uint64_t seed) {
   c.params["m"] = g.m, c.params["n"] = g.n, c.params["k"] = g.k;
   for (auto& [key, v] : g.params) c.params[key] = v;
   c.reals["alpha"] = g.alpha, c.reals["beta"] = g.beta;
+  if (g.on_device) {
+    std::optional<samples::Sample::DeviceChoice> d = s->for_device(c, gpu_test::device().info().sm_count);
+    REQUIRE(d.has_value());
+    INFO(d->line);
+    for (auto& [key, v] : g.decided) CHECK(d->config.param(key) == v);
+    c = d->config;
+  }
   samples::Compiled compiled = samples::compile_sample(*s, c, gpu_test::target(), nullptr);
   samples::RunOptions opts;
   opts.iters = 0;
@@ -37,7 +48,7 @@ std::string describe(const GemmCase& g) {
   std::string p;
   for (auto& [k, v] : g.params) p += " " + k + "=" + std::to_string(v);
   return std::to_string(g.m) + "x" + std::to_string(g.n) + "x" + std::to_string(g.k) + " cluster " + g.cluster.str() + p +
-         " alpha " + std::to_string(g.alpha) + " beta " + std::to_string(g.beta);
+         " alpha " + std::to_string(g.alpha) + " beta " + std::to_string(g.beta) + (g.on_device ? " for this device" : "");
 }
 
 // Each case is its own section: a failure (or a refused config) does not hide the others.
@@ -114,6 +125,27 @@ TEST_CASE("gemm: tiles wider than one wgmma (128x320: two m64n160, or m64n192 + 
   for (size_t i = 0; i < cases.size(); ++i) check(cases[i], 400 + i);
 }
 
+// The persistent kernel with more tiles than CTAs (132 SMs: every case has 160 to 726
+// tiles), so CTAs go on to a second and later tile: the pipeline's stage and phase carried
+// over, the epilogue's chunk buffers reused (bn 192 and 320 end on an odd chunk, the
+// bulk_wait_read branches), C read per tile, and the decisions made for this device.
+TEST_CASE("gemm: several tiles per CTA in the persistent kernel against cuBLAS [gpu]", "[gpu][gemm][persistent]") {
+  const std::vector<GemmCase> cases = {
+      {3000, 2600, 512, {}},                                                   // bn 256: 24 x 11 tiles, ragged
+      {4096, 3072, 256, {{"bn", 192}}},                                        // 32 x 16 tiles, odd chunk count
+      {2048, 3200, 320, {{"bn", 320}, {"stages", 3}}, {1, 2, 1}},              // 16 x 10 tiles
+      {3000, 2600, 512, {}, {1, 1, 1}, 1.5, -0.75},                            // beta reads C tile after tile
+      {2000, 3000, 520, {{"bn", 192}}, {2, 1, 1}, 0.5, 2.0},                   // bn 192, beta, cluster 2x1
+      {2048, 4096, 256, {{"out", 2}, {"bn", 128}}},                            // f32 out: 16 x 32 tiles
+      {3000, 2600, 520, {{"layout", 1}}, {2, 1, 1}},                           // nn
+      {3000, 2600, 512, {{"split_issue", 0}}, {1, 2, 1}},                      // the wgmma issued whole
+      {2048, 3072, 512, {{"bn", 320}, {"stages", 3}, {"out", 2}}, {1, 1, 1}, 1.0, 1.0},
+      {4224, 4224, 512, {}, {1, 2, 1}, 1.0, 0.0, true, {{"bn", 192}}},         // bn 0 -> 192 on 132 SMs
+      {1024, 1024, 8192, {{"splits", 0}}, {1, 1, 1}, 1.0, 0.0, true, {{"splits", 4}}},  // splits 0 -> 4
+  };
+  for (size_t i = 0; i < cases.size(); ++i) check(cases[i], 600 + i);
+}
+
 // Split-K: each tile's K cut into `splits` ranges run by different CTAs, the last to
 // finish adding the f32 partials (samples/gemm_kernel.cpp). Shapes with few tiles and
 // a long K (the case it is for), ragged K, more splits than k-blocks (the kernel runs
@@ -167,6 +199,38 @@ TEST_CASE("gemm: split-K twice in a row, the counters reset by the kernel [gpu]"
         INFO(check.detail);
         CHECK(check.ok);
       }
+    }
+  }
+}
+
+// The check must be able to fail on a subtle error: the kernel run with k one k-block
+// short (its A and B maps unchanged) leaves out 64 of K's products from every element.
+TEST_CASE("gemm: verify() rejects a result missing one k-block [gpu]", "[gpu][gemm][tolerance]") {
+  using namespace tj;
+  const samples::Sample* s = samples::find_sample("gemm");
+  REQUIRE(s != nullptr);
+  for (int64_t k : {int64_t(1024), int64_t(8192)}) {
+    DYNAMIC_SECTION("k " << k) {
+      samples::Config c = samples::default_config(*s);
+      c.grid_clusters = {1, 1, 1};
+      c.params["m"] = 1024, c.params["n"] = 1024, c.params["k"] = k;
+      JitKernel kernel = tj::load(samples::compile_sample(*s, c, gpu_test::target(), nullptr), gpu_test::device());
+      const samples::LaunchPlan plan = samples::plan_launch(*s, c, kernel);
+      std::unique_ptr<samples::Instance> inst = s->instantiate(c, 700 + uint64_t(k));
+      BoundArgs args = samples::bind_instance(kernel, *inst);
+      kernel.launch(plan.grid, args);
+      kernel.synchronize();
+      const samples::Check whole = inst->verify();
+      INFO(whole.detail);
+      REQUIRE(whole.ok);  // the same launch with all of K passes
+      const int32_t short_k = int32_t(k - 64);
+      args.pack().overwrite(6, &short_k, sizeof short_k);  // parameter 6 is k (samples/gemm.h)
+      inst->poison();
+      kernel.launch(plan.grid, args);
+      kernel.synchronize();
+      const samples::Check dropped = inst->verify();
+      INFO(dropped.detail);
+      CHECK_FALSE(dropped.ok);
     }
   }
 }

@@ -195,6 +195,7 @@ TEST_CASE("a cache dir that becomes unwritable degrades at store time", "[runtim
     return "uid " + std::to_string(::geteuid()) + ": hits " + std::to_string(hit1) + std::to_string(hit2) + ", enabled after " + std::to_string(cache.enabled()) +
            ", warning lines " + std::to_string(count_lines(warnings)) + ": " + warnings;
   });
+  if (child.failed) FAIL(child.report);
   if (!child.ran) return report_skipped("a cache dir that becomes unwritable: " + child.report);
   const std::string uid = "uid " + std::to_string(::geteuid() == 0 ? 65534 : ::geteuid()) + ": ";
   CHECK_THAT(child.report, Catch::StartsWith(uid + "hits 00, enabled after 0, warning lines 1: tilejit: warning: compile cache disabled"));

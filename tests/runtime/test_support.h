@@ -120,8 +120,9 @@ extern "C" __global__ void add_magic(int* out, int n) {
 
 // What a body run by as_unprivileged() returned, or why it could not run.
 struct Unprivileged {
-  bool ran = false;    // false: the body did not run; `report` says why
-  std::string report;  // the body's return value when it ran
+  bool ran = false;     // false: the body did not run; `report` says why
+  std::string report;   // the body's return value when it ran
+  bool failed = false;  // the child died or exited non-zero: a failure of the code under test, never a skip
 };
 
 // Runs `body` in a child process as a user that file permissions apply to: uid and
@@ -129,7 +130,8 @@ struct Unprivileged {
 // check of them would pass without testing anything); this process's own user
 // otherwise. Each path in `hand_over` is given to that user first. The body must
 // not use Catch2 assertions (it runs in the child): it returns a short report that
-// the test checks.
+// the test checks. Only a privilege drop that fails may make the caller skip; a child
+// that crashes (`failed`) is the test's failure.
 inline Unprivileged as_unprivileged(const std::vector<std::string>& hand_over, const std::function<std::string()>& body) {
   const bool root = geteuid() == 0;
   constexpr uid_t kNobody = 65534;
@@ -163,7 +165,7 @@ inline Unprivileged as_unprivileged(const std::vector<std::string>& hand_over, c
   int status = 0;
   ::waitpid(pid, &status, 0);
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
-    return {false, "the unprivileged child died (status " + std::to_string(status) + "): " + out};
+    return {false, "the unprivileged child died (status " + std::to_string(status) + "): " + out, true};
   if (!out.empty() && out[0] == '\x01') return {false, out.substr(1)};
   return {true, out};
 }
