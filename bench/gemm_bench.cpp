@@ -5,7 +5,9 @@
 // run for it: the tuning DB's record for this device and the shape's problem class when
 // `tilejit tune` made one and --config names no tuned field (--no-tuned: never), else
 // the sample's defaults with --config. So a shape tuned to split-K (1024x1024x8192)
-// is measured with it. Exit: 0 all verified, 1 a verification failed,
+// is measured with it. cuBLAS's result is verified too, from the configuration it was
+// timed in; --sustained adds the ratio over long blocks of launches (the card at its
+// sustained clocks). Exit: 0 all verified, 1 a verification failed,
 // 2 bad flags or config, 3 no GPU or cuBLAS, 4 compile error, 5 launch or device error.
 #include <CLI/CLI.hpp>
 
@@ -39,14 +41,17 @@ struct Options {
   std::string shapes, layout = "tn", config;
   bool tuned = true;  // --no-tuned: the defaults (and --config) only
   int iters = 50, reps = 5;
+  int sustained = 300, sustained_reps = 3;  // --sustained: launches per block under sustained load (0: none)
   uint64_t seed = 1;
 };
 
 struct Row {
   std::string shape, types, layout, launch, tuned, error;
-  samples::Check check;
+  samples::Check check;         // our D against the reference
+  samples::Check cublas_check;  // cuBLAS's D, from the configuration it was timed in
   bench::Spread ours, cublas;  // TFLOP/s
   bench::Spread paired;        // ours / cuBLAS within each repetition
+  std::optional<bench::Spread> sustained;  // the same in blocks of o.sustained launches
   int exit_code = 0;
 };
 
@@ -119,11 +124,13 @@ void run_shape(const samples::Sample& gemm, const bench::MatmulSize& size, const
   row.check = inst->verify();
   std::printf("  verify  %s: %s\n", row.check.ok ? "PASSED" : "FAILED", row.check.detail.c_str());
 
-  bench::Interleaved t = bench::time_interleaved(
-      lc.stream, o.iters, o.reps, 3, [&](int n) { kernel.launch_repeated(plan.grid, args, n, lc.stream); },
-      [&](int n) {
-        for (int i = 0; i < n; ++i) g->run_cublas(blas, lc.stream);
-      });
+  // cuBLAS is timed without the copy of C into D that beta != 0 needs before each call
+  // (run_cublas's refresh_c): it reads D as its C, the same traffic, and ours pays no copy.
+  auto ours = [&](int n) { kernel.launch_repeated(plan.grid, args, n, lc.stream); };
+  auto theirs = [&](int n) {
+    for (int i = 0; i < n; ++i) g->run_cublas(blas, lc.stream, /*refresh_c=*/false);
+  };
+  bench::Interleaved t = bench::time_interleaved(lc.stream, o.iters, o.reps, 3, ours, theirs);
   row.ours = tflops(t.a_ms, inst->flops_per_launch());
   row.cublas = tflops(t.b_ms, inst->flops_per_launch());
   row.paired = bench::spread(t.paired_speedups());
@@ -132,20 +139,38 @@ void run_shape(const samples::Sample& gemm, const bench::MatmulSize& size, const
   std::printf("  ratio   %.3f (median ours / median cuBLAS; %d reps of %d launches each); per rep %.3f / %.3f / %.3f "
               "(min / median / max of ours / cuBLAS within a rep)\n",
               row.ours.median / row.cublas.median, o.reps, o.iters, row.paired.min, row.paired.median, row.paired.max);
+  if (o.sustained > 0) {
+    // Long blocks: the card at its sustained clocks (power and thermal limits), not its boost.
+    const bench::Interleaved long_blocks = bench::time_interleaved(lc.stream, o.sustained, o.sustained_reps, 1, ours, theirs);
+    row.sustained = bench::spread(long_blocks.paired_speedups());
+    std::printf("  sustained %.3f / %.3f / %.3f (min / median / max of ours / cuBLAS over %d reps of %d launches each)\n",
+                row.sustained->min, row.sustained->median, row.sustained->max, o.sustained_reps, o.sustained);
+  }
+  // What cuBLAS computed, as it is timed (with C in D first): a wrong reference call
+  // would make the timing meaningless.
+  g->run_cublas(blas, lc.stream);
+  rt::check(rt::driver().cuStreamSynchronize(lc.stream), "cuStreamSynchronize (cuBLAS's result)");
+  row.cublas_check = inst->verify();
+  std::printf("  cuBLAS  verify %s: %s\n", row.cublas_check.ok ? "PASSED" : "FAILED", row.cublas_check.detail.c_str());
 }
 
-void print_table(const std::vector<Row>& rows) {
-  std::printf("\n| M x N x K | layout | types | ours TFLOP/s (min / median / max) | cuBLAS TFLOP/s (min / median / max) | ours / cuBLAS | per rep (min / median / max) | verified |\n");
-  std::printf("|---|---|---|---|---|---|---|---|\n");
+void print_table(const std::vector<Row>& rows, const Options& o) {
+  const std::string sustained = o.sustained > 0 ? " sustained, " + std::to_string(o.sustained) + "-launch blocks (min / median / max) |" : "";
+  std::printf("\n| M x N x K | layout | types | ours TFLOP/s (min / median / max) | cuBLAS TFLOP/s (min / median / max) | ours / cuBLAS | per rep (min / median / max) |%s verified |\n",
+              sustained.c_str());
+  std::printf("|---|---|---|---|---|---|---|%s---|\n", o.sustained > 0 ? "---|" : "");
   for (const Row& r : rows) {
     if (!r.error.empty()) {
-      std::printf("| %s | %s | %s | error | error | - | - | %s |\n", r.shape.c_str(), r.layout.c_str(), r.types.c_str(), r.error.c_str());
+      std::printf("| %s | %s | %s | error | error | - | - |%s %s |\n", r.shape.c_str(), r.layout.c_str(), r.types.c_str(),
+                  o.sustained > 0 ? " - |" : "", r.error.c_str());
       continue;
     }
-    std::printf("| %s | %s | %s | %.1f / %.1f / %.1f | %.1f / %.1f / %.1f | %.3f | %.3f / %.3f / %.3f | %s |\n", r.shape.c_str(),
+    char extra[96] = "";
+    if (r.sustained) std::snprintf(extra, sizeof extra, " %.3f / %.3f / %.3f |", r.sustained->min, r.sustained->median, r.sustained->max);
+    const std::string verified = !r.check.ok ? "FAILED" : !r.cublas_check.ok ? "cuBLAS FAILED" : "yes";
+    std::printf("| %s | %s | %s | %.1f / %.1f / %.1f | %.1f / %.1f / %.1f | %.3f | %.3f / %.3f / %.3f |%s %s |\n", r.shape.c_str(),
                 r.layout.c_str(), r.types.c_str(), r.ours.min, r.ours.median, r.ours.max, r.cublas.min, r.cublas.median,
-                r.cublas.max, r.ours.median / r.cublas.median, r.paired.min, r.paired.median, r.paired.max,
-                r.check.ok ? "yes" : "FAILED");
+                r.cublas.max, r.ours.median / r.cublas.median, r.paired.min, r.paired.median, r.paired.max, extra, verified.c_str());
   }
 }
 
@@ -212,11 +237,11 @@ int run(const Options& o) {
     // A device fault poisons the context: later shapes would only repeat it.
     if (row.exit_code == 5) break;
   }
-  print_table(rows);
+  print_table(rows, o);
 
   int code = 0;
   for (const Row& r : rows) code = code ? code : r.exit_code;
-  for (const Row& r : rows) code = code ? code : (r.check.ok ? 0 : 1);
+  for (const Row& r : rows) code = code ? code : (r.check.ok && r.cublas_check.ok ? 0 : 1);
   return code;
 }
 
@@ -230,6 +255,7 @@ int main(int argc, char** argv) {
   app.add_option("--layout", o.layout, "B as N x K (tn) or K x N (nn), row-major")->check(CLI::IsMember({"tn", "nn"}));
   app.add_option("--iters", o.iters, "Launches between two events")->check(CLI::Range(1, 100000));
   app.add_option("--reps", o.reps, "Repetitions of {ours x iters, cuBLAS x iters}")->check(CLI::Range(1, 1000));
+  app.add_option("--sustained", o.sustained, "Also time blocks of this many launches each, 3 reps (0: not)")->check(CLI::Range(0, 100000));
   app.add_option("--config", o.config, "key=value,... for the GEMM sample (e.g. bm=128,bn=256,stages=4,cluster=2x1,splits=4)");
   bool no_tuned = false;
   app.add_flag("--no-tuned", no_tuned, "Ignore the tuning DB: run the sample's defaults (with --config) for every shape");

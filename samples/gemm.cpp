@@ -112,6 +112,7 @@ std::vector<ConfigProblem> Gemm::check_config(const Config& c) const {
   need(brows % (8 * cy) == 0, "cluster", "each of the " + std::to_string(cy) + " CTAs of a cluster column loads " + std::to_string(brows) + " / " + std::to_string(cy) + " rows of B: that must be a multiple of 8");
   // A CTA's share of a tile over 256 rows goes in two (or more) TMA boxes of equal, 8-row-aligned height.
   auto boxes_fit = [](unsigned rows) {
+    if (rows == 0) return true;  // a cluster wider than the tile: refused above (a multiple of 8 rows)
     const unsigned boxes = (rows + 255) / 256;
     return rows % boxes == 0 && rows / boxes % 8 == 0;
   };

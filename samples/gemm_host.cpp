@@ -85,8 +85,8 @@ class GemmHost final : public GemmInstance {
   double flops_per_launch() const override { return shape_.flops(); }
   const GemmShape& shape() const override { return shape_; }
 
-  void run_cublas(rt::Cublas& blas, CUstream stream) override {
-    if (shape_.beta != 0)
+  void run_cublas(rt::Cublas& blas, CUstream stream, bool refresh_c) override {
+    if (shape_.beta != 0 && refresh_c)
       rt::check(rt::driver().cuMemcpyDtoDAsync(d_dev_.ptr(), c_dev_.ptr(), d_dev_.bytes(), stream),
                 "cuMemcpyDtoDAsync (C into D, cuBLAS's C)");
     blas.gemm(blas_problem(shape_, shape_.out), a_dev_.ptr(), b_dev_.ptr(), d_dev_.ptr(), stream);

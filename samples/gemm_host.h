@@ -16,9 +16,11 @@ class GemmInstance : public Instance {
   virtual const GemmShape& shape() const = 0;
   // The same problem by cuBLAS on this instance's device buffers, queued on `stream`
   // (asynchronous): D = alpha*A*B + beta*C, where cuBLAS's C is D itself, so with beta
-  // != 0 C is first copied into D on the stream. For timing side by side with the
-  // kernel: it overwrites D, so verify() the kernel before.
-  virtual void run_cublas(rt::Cublas& blas, CUstream stream) = 0;
+  // != 0 C is first copied into D on the stream (refresh_c). It overwrites D, so verify()
+  // the kernel before; verify() after it checks cuBLAS's result. For timing, refresh_c
+  // false leaves the copy out: cuBLAS then reads D as its C (beta*D), the same reads and
+  // writes as with C, but D's values drift from one call to the next.
+  virtual void run_cublas(rt::Cublas& blas, CUstream stream, bool refresh_c = true) = 0;
 };
 
 // Every way `kernel` differs from what the host passes (samples/gemm.h): its parameters

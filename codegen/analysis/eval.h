@@ -20,7 +20,7 @@ struct EvalEnv {
   std::optional<ir::Dim3> thread;                // %tid
   const std::map<std::string, int64_t>* vars = nullptr;  // values of loop indices unrolled by the caller
   const std::map<std::string, ir::Expr>* defs = nullptr;  // locals never reassigned: their initial values
-  std::optional<ir::Dim3> grid_clusters;                 // %nclusterid: a launch's grid, in clusters
+  std::optional<ir::Dim3> grid_clusters = std::nullopt;  // %nclusterid: a launch's grid, in clusters
 };
 
 // The value of `e` (bools as 0/1), or nullopt when it depends on anything the

@@ -31,7 +31,7 @@ struct Param {
   std::string name;
   Type type;  // a scalar, a Space::Global pointer, or a tensor_map
   Loc loc;
-  std::optional<Workspace> workspace;  // set: a pointer the runtime binds (not an argument)
+  std::optional<Workspace> workspace = std::nullopt;  // set: a pointer the runtime binds (not an argument)
 };
 
 // Shared-memory swizzle of a TMA box: the inner box row may span at most 32,
@@ -93,7 +93,7 @@ struct SharedBuffer {
   Loc loc;
   unsigned arrivals = 0;  // mbarrier buffers: arrivals that complete each phase
   unsigned align = 16;    // bytes; 1024 for TMA boxes with a 128-byte swizzle
-  std::optional<TileLayout> tile;  // a tile buffer (shared_tile): its layout
+  std::optional<TileLayout> tile = std::nullopt;  // a tile buffer (shared_tile): its layout
   uint64_t bytes() const { return count * scalar_bytes(elem); }
 };
 

@@ -27,7 +27,7 @@ inline samples::Config gemm_config(const std::map<std::string, int64_t>& params,
 }
 
 // Compiles `l` for sm_90a with ptxas reporting each function; checks that every report
-// shows no local-memory spills. Returns the result (its PTX) for further checks.
+// shows no local-memory spills and no stack frame. Returns the result (its PTX) for further checks.
 inline rt::CompileResult compile_without_spills(const codegen::Lowered& l, const std::string& what) {
   rt::CompileRequest req = samples::compile_request(l, codegen::Target::sm90a());
   req.options.push_back("--ptxas-options=--verbose");
@@ -40,6 +40,9 @@ inline rt::CompileResult compile_without_spills(const codegen::Lowered& l, const
   };
   REQUIRE(count(" bytes spill stores, ") >= 1);
   CHECK(count(" bytes spill stores, ") == count(" 0 bytes spill stores, 0 bytes spill loads"));
+  // No local memory at all: a stack frame is registers' worth of data in memory too.
+  REQUIRE(count(" bytes stack frame, ") >= 1);
+  CHECK(count(" bytes stack frame, ") == count(" 0 bytes stack frame, "));
   return r;
 }
 

@@ -13,7 +13,11 @@
 #include "tests/kernels/test_kernels.h"
 
 int main(int argc, char** argv) {
-  tj::rt::disable_nvrtc_result_cache();  // before the driver starts: it reads the variable once
+  if (!tj::rt::disable_nvrtc_result_cache()) {  // before the driver starts: it reads the variable once
+    std::printf("tilejit_gpu_tests: CUDA_CACHE_DISABLE is set to something other than 1: NVRTC's result cache "
+                "would answer compiles without ptxas; unset it\n");
+    return 1;
+  }
   std::string why;
   if (!tj::rt::driver_available(&why)) {
     std::printf("SKIPPED: every [gpu] test: no CUDA driver (%s)\n", why.c_str());

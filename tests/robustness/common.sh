@@ -7,6 +7,8 @@ mkdir -p "$WORK"
 unset TILEJIT_ARCH TILEJIT_DUMP_DIR TILEJIT_DUMP_IR TILEJIT_DEBUG_HANGS XDG_CACHE_HOME
 
 fail() { echo "FAIL: $*" >&2; exit 1; }
+# The test's own stdout, for what CTest must see even from inside a redirected command.
+exec 3>&1
 
 # compile NAME [env...]: one `tilejit compile` of SPEC to PTX; stdout, stderr and the exit
 # code land in $WORK/NAME.{out,err,rc}. Never fails by itself. AS=unprivileged runs it so.
@@ -20,10 +22,11 @@ compile() {
 
 # unprivileged CMD...: runs CMD as a user that file permissions apply to: uid/gid 65534
 # (nobody) when we are root (root ignores permission bits), ourselves otherwise. Without
-# setpriv, as root, the test reports itself skipped (CTest: "SKIPPED: "), never passed.
+# setpriv, as root, the test reports itself skipped (CTest: "SKIPPED: ", on the test's own
+# stdout: compile() redirects the command's), never passed.
 unprivileged() {
   if [ "$(id -u)" != 0 ]; then "$@"; return; fi
-  command -v setpriv >/dev/null || { echo "SKIPPED: running as root and setpriv is missing: cannot drop privileges"; exit 0; }
+  command -v setpriv >/dev/null || { echo "SKIPPED: running as root and setpriv is missing: cannot drop privileges" >&3; exit 0; }
   setpriv --reuid=65534 --regid=65534 --clear-groups -- "$@"
 }
 # give_away PATH...: hands PATHs to the user `unprivileged` runs as.
