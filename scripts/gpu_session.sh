@@ -19,9 +19,10 @@ section() { [ "$SECTIONS" = "  " ] || [[ "$SECTIONS" == *" $1 "* ]]; }
 note "== $(date -u +%F) $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader) sections: ${*:-all}"
 if section tests; then
 $B/tilejit_gpu_tests > "$OUT/gpu_tests.log" 2>&1; note "gpu tests rc=$?: $(grep -E '^(All tests|test cases)' "$OUT/gpu_tests.log" | tr '\n' ' ')"
-# UNIT_TESTS="[ptx]" (a Catch2 filter) runs part of the CPU suite: all of it compiles hundreds
-# of kernels with NVRTC's own cache off, minutes on that machine.
-$B/tilejit_unit_tests ${UNIT_TESTS:-} > "$OUT/unit_tests.log" 2>&1; note "cpu unit tests on the GPU machine ${UNIT_TESTS:-(all)} rc=$?: $(grep -E '^(All tests|test cases)' "$OUT/unit_tests.log" | tr '\n' ' ')"
+# The CPU suite where the GPU is, reading the data files (specs, goldens) from this copy of
+# the tree (TILEJIT_SOURCE_DIR). UNIT_TESTS="[ptx]" (a Catch2 filter) runs part of it: all
+# of it compiles hundreds of kernels with NVRTC's own cache off, minutes on that machine.
+TILEJIT_SOURCE_DIR=$PWD $B/tilejit_unit_tests ${UNIT_TESTS:-} > "$OUT/unit_tests.log" 2>&1; note "cpu unit tests on the GPU machine ${UNIT_TESTS:-(all)} rc=$?: $(grep -E '^(All tests|test cases)' "$OUT/unit_tests.log" | tr '\n' ' ')"
 # The tutorial's program (docs/tutorial.md), linked against lib/libtilejit.so as users link it.
 (prog=$PWD/$B/tilejit_tutorial; mkdir -p /tmp/tutorial && cd /tmp/tutorial && "$prog") > "$OUT/tutorial.log" 2>&1
 note "tutorial rc=$?: $(grep -E '^(compiled|not launched|refused|ring)' "$OUT/tutorial.log" | tr '\n' ' ')"

@@ -10,6 +10,8 @@
 // a sample's code to another line or file is not a change of the kernel.
 #include <catch2/catch.hpp>
 
+#include "tests/source_dir.h"
+
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -29,7 +31,7 @@ using tj::samples::Sample;
 
 namespace {
 
-const fs::path kGoldens = fs::path(TILEJIT_SOURCE_DIR) / "tests" / "codegen" / "goldens";
+const fs::path kGoldens = fs::path(tj::test::source_dir()) / "tests" / "codegen" / "goldens";
 
 std::string normalized(const std::string& text) {
   static const std::regex loc(R"([A-Za-z0-9_./+-]+\.(cpp|h|hpp|cc):[0-9]+)");
@@ -89,7 +91,7 @@ std::vector<Case> spec_cases() {
   const tj::codegen::Target targets[] = {tj::codegen::Target::sm90a(), tj::codegen::Target::sm100a()};
   for (const char* dir : {"samples/specs", "tests/cli/good_specs"}) {
     std::vector<fs::path> files;
-    for (const auto& e : fs::directory_iterator(fs::path(TILEJIT_SOURCE_DIR) / dir))
+    for (const auto& e : fs::directory_iterator(fs::path(tj::test::source_dir()) / dir))
       if (e.path().extension() == ".json") files.push_back(e.path());
     std::sort(files.begin(), files.end());
     for (const fs::path& f : files) {

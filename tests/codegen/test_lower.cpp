@@ -2,6 +2,8 @@
 // and the embedded prelude.
 #include <catch2/catch.hpp>
 
+#include "tests/source_dir.h"
+
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -408,7 +410,7 @@ TEST_CASE("TILEJIT_DUMP_IR=<pass> prints that pass's IR to stderr", "[codegen][l
 
 TEST_CASE("the embedded prelude is codegen/prelude/tilejit_prelude.cuh with its topic files inlined, byte for byte",
           "[codegen][prelude]") {
-  const std::string dir = std::string(TILEJIT_SOURCE_DIR) + "/codegen/prelude/";
+  const std::string dir = tj::test::source_dir() + "/codegen/prelude/";
   auto read = [](const std::string& path) {
     std::ifstream in(path, std::ios::binary);
     INFO(path);

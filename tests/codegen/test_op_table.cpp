@@ -3,6 +3,8 @@
 // calls has a row, and the verifier's target checks follow the table.
 #include <catch2/catch.hpp>
 
+#include "tests/source_dir.h"
+
 #include <filesystem>
 #include <regex>
 #include <set>
@@ -124,7 +126,7 @@ TEST_CASE("op table: every prelude call in the samples' generated code has a row
   const std::set<std::string> wrappers = rows_wrappers();
   std::set<std::string> called;
   // Every spec the samples ship with (the GEMM's included), lowered for sm_90a.
-  for (const auto& entry : std::filesystem::directory_iterator(std::string(TILEJIT_SOURCE_DIR) + "/samples/specs")) {
+  for (const auto& entry : std::filesystem::directory_iterator(tj::test::source_dir() + "/samples/specs")) {
     cli::Spec spec = cli::load_spec(entry.path().string());
     codegen::Lowered l = codegen::lower(spec.sample->build(spec.config), codegen::Target::sm90a());
     static const std::regex call("tj::([a-z_0-9]+)[(<]");

@@ -2,6 +2,8 @@
 // registration is taken whole or not at all, with a message naming what is wrong.
 #include <catch2/catch.hpp>
 
+#include "tests/source_dir.h"
+
 #include <cstdlib>
 
 #include "dsl/dsl.h"
@@ -116,7 +118,7 @@ TEST_CASE("plugins: a path that is not a loadable library is refused naming it",
   CHECK_THROWS_WITH(samples::load_plugin(r, "/nonexistent/libx.so"),
                     "plugin /nonexistent/libx.so: cannot read the file: No such file or directory");
   CHECK_THROWS_WITH(samples::load_plugin(r, ""), "plugin '': the path is empty; give the shared library's file name");
-  CHECK_THROWS_WITH(samples::load_plugin(r, std::string(TILEJIT_SOURCE_DIR) + "/samples/specs/dsmem_ring.json"),
-                    Catch::StartsWith("plugin " + std::string(TILEJIT_SOURCE_DIR) +
+  CHECK_THROWS_WITH(samples::load_plugin(r, tj::test::source_dir() + "/samples/specs/dsmem_ring.json"),
+                    Catch::StartsWith("plugin " + tj::test::source_dir() +
                                       "/samples/specs/dsmem_ring.json: cannot be loaded as a shared library: "));
 }

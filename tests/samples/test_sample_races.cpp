@@ -6,6 +6,8 @@
 // measured here (the largest sample).
 #include <catch2/catch.hpp>
 
+#include "tests/source_dir.h"
+
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
@@ -64,7 +66,7 @@ samples::Config gemm_config(unsigned cx, unsigned cy, bool multicast, bool ws, b
 TEST_CASE("every sample spec passes the race check", "[samples][races]") {
   size_t specs = 0;
   for (const std::string& dir : kSpecDirs)
-    for (const auto& entry : std::filesystem::directory_iterator(std::string(TILEJIT_SOURCE_DIR) + "/" + dir)) {
+    for (const auto& entry : std::filesystem::directory_iterator(tj::test::source_dir() + "/" + dir)) {
       if (entry.path().extension() != ".json") continue;
       cli::Spec spec = cli::load_spec(entry.path().string());
       no_error_lines(lower_ok(*spec.sample, spec.config, entry.path().string()), entry.path().filename().string());

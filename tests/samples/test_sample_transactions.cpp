@@ -3,6 +3,8 @@
 // spec, or a barrier that stops being verified, fails here until this list says so.
 #include <catch2/catch.hpp>
 
+#include "tests/source_dir.h"
+
 #include <filesystem>
 #include <map>
 
@@ -61,7 +63,7 @@ std::vector<std::string> checks_of(const std::string& path) {
 TEST_CASE("every sample spec's transaction accounting is pinned", "[samples][transactions]") {
   std::map<std::string, std::string> found;  // file name -> path
   for (const std::string& dir : kSpecDirs)
-    for (const auto& entry : std::filesystem::directory_iterator(std::string(TILEJIT_SOURCE_DIR) + "/" + dir))
+    for (const auto& entry : std::filesystem::directory_iterator(tj::test::source_dir() + "/" + dir))
       if (entry.path().extension() == ".json") found[entry.path().filename().string()] = entry.path().string();
   for (const auto& [name, path] : found) {
     INFO(path);
@@ -84,7 +86,7 @@ TEST_CASE("each large GEMM spec's sanitizer stand-in generates the same kernel",
     samples::check_sample_config(*spec.sample, spec.config);
     return codegen::lower(spec.sample->build(spec.config), codegen::Target::sm90a()).cuda;
   };
-  const std::string root = TILEJIT_SOURCE_DIR;
+  const std::string root = tj::test::source_dir();
   for (const auto& [large, small] : stand_ins) {
     INFO(large << " vs " << small);
     CHECK(cuda_of(root + "/samples/specs/" + large) == cuda_of(root + "/tests/sanitizer/" + small));

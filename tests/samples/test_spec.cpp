@@ -2,6 +2,8 @@
 // exact message of each error, which names the JSON path.
 #include <catch2/catch.hpp>
 
+#include "tests/source_dir.h"
+
 #include <set>
 
 #include "cli/spec.h"
@@ -132,7 +134,7 @@ TEST_CASE("grid gives the launch in CTAs and is converted to clusters", "[sample
 }
 
 TEST_CASE("the sample specs in samples/specs parse", "[samples][spec]") {
-  const std::string dir = std::string(TILEJIT_SOURCE_DIR) + "/samples/specs/";
+  const std::string dir = tj::test::source_dir() + "/samples/specs/";
   Spec ring = tj::cli::load_spec(dir + "dsmem_ring.json");
   CHECK(ring.sample->name() == "dsmem_ring");
   CHECK(ring.config.cluster == Dim3{4, 1, 1});
@@ -257,7 +259,7 @@ TEST_CASE("load_spec: missing files and directories", "[samples][spec][errors]")
   };
   CHECK(load_error("/nonexistent/spec.json") ==
         "/nonexistent/spec.json: $: cannot read the file: No such file or directory");
-  const std::string dir = std::string(TILEJIT_SOURCE_DIR) + "/samples/specs";
+  const std::string dir = tj::test::source_dir() + "/samples/specs";
   CHECK(load_error(dir) == dir + ": $: is a directory, not a spec file");
 }
 

@@ -2,6 +2,8 @@
 // tuned configs, and the decision `tilejit run` makes about them.
 #include <catch2/catch.hpp>
 
+#include "tests/source_dir.h"
+
 #include <fstream>
 #include <set>
 
@@ -289,7 +291,7 @@ TEST_CASE("run without a place for the DB, or with a damaged one, runs the spec'
 }
 
 TEST_CASE("the sample specs: gemm_auto.json leaves the tuned fields to the DB, gemm.json does not", "[samples][tuning]") {
-  const std::string dir = std::string(TILEJIT_SOURCE_DIR) + "/samples/specs/";
+  const std::string dir = tj::test::source_dir() + "/samples/specs/";
   const Config automatic = tj::cli::load_spec(dir + "gemm_auto.json").config;
   for (const std::string& f : gemm().tuned_fields()) CHECK(automatic.named.count(f) == 0);
   CHECK(gemm().problem_class(automatic) == "bf16>bf16 tn m4096 n4096 k4096");
