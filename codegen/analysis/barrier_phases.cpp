@@ -13,6 +13,12 @@ using namespace tj::ir;
 
 constexpr int64_t kMaxUnrolled = 64;
 
+bool has_arrive(const Stmt& s) {
+  bool found = false;
+  for_each_stmt(s, [&](const StmtNode& n) { found |= n.kind == StmtKind::MbarrierArrive; });
+  return found;
+}
+
 bool has_wait(const Stmt& s) {
   bool found = false;
   for_each_stmt(s, [&](const StmtNode& n) { found |= n.kind == StmtKind::MbarrierWait || n.kind == StmtKind::ClusterBarrier; });
@@ -79,7 +85,7 @@ class Walk {
 
   void loop(const LoopView& f, size_t scope) {
     const Defs* defs = &out_.defs;
-    if (rules_.unroll_constant_loops) {
+    if (rules_.unroll_constant_loops || (rules_.unroll_loops_without_arrivals && !has_arrive(f.body))) {
       const EvalEnv env{k_.cluster, k_.block, std::nullopt, std::nullopt, &vars_, defs};
       std::optional<int64_t> b, e, st;
       if (f.counted()) b = eval_int(f.begin, env), e = eval_int(f.end, env), st = eval_int(f.step, env);

@@ -27,6 +27,9 @@ struct PhaseRules {
   // every peer, say) are unrolled into the scope around them, their index bound to
   // each value in turn. Otherwise every loop is a scope of its own.
   bool unroll_constant_loops = false;
+  // The same for such loops only when they arrive on no barrier (copies alone, whose
+  // bytes the expect_tx before the loop announces); the other loops stay scopes.
+  bool unroll_loops_without_arrivals = false;
   // Locals declared once and never assigned count by their initial values (in loop
   // bounds, conditions and uniformity). Otherwise a local is unknown and per thread.
   bool see_through_locals = false;

@@ -22,6 +22,41 @@ bool ends_with_cluster_wait(const ir::Stmt& s) {
   return false;
 }
 
+// After the last access to a peer's shared memory, a CTA must pass a releasing cluster
+// arrive and then a cluster wait: a wait whose arrive came before the access (the
+// access between cluster_arrive() and cluster_wait()) lets the peer exit while the
+// access is still in flight. The state of a path through the statements so far:
+enum class Exit { Open, Arrived, Covered };
+
+Exit after(const ir::Stmt& s, Exit in);
+
+Exit weaker(Exit a, Exit b) { return static_cast<int>(a) < static_cast<int>(b) ? a : b; }
+
+Exit after(const ir::Stmt& s, Exit in) {
+  if (!s) return in;
+  if (const ir::ClusterBarrier* b = s->as<ir::ClusterBarrier>()) {
+    const bool releases = b->op != ir::ClusterBarrierOp::Wait && b->order != ir::MemoryOrder::Relaxed;
+    if (b->op == ir::ClusterBarrierOp::Sync && releases) return Exit::Covered;
+    if (b->op == ir::ClusterBarrierOp::Arrive) return releases && in == Exit::Open ? Exit::Arrived : in;
+    if (b->op == ir::ClusterBarrierOp::Wait) return in == Exit::Arrived ? Exit::Covered : in;
+    return in;
+  }
+  if (const ir::Block* b = s->as<ir::Block>()) {
+    for (const ir::Stmt& c : b->body) in = after(c, in);
+    return in;
+  }
+  if (const ir::If* i = s->as<ir::If>()) return weaker(after(i->then_body, in), after(i->else_body, in));
+  if (const ir::Role* r = s->as<ir::Role>()) return weaker(in, after(r->body, in));
+  if (const ir::For* f = s->as<ir::For>()) {
+    auto b = ir::const_int(f->begin), e = ir::const_int(f->end);
+    // The last iteration, after the accesses of earlier ones.
+    const Exit last = after(f->body, uses_dsmem(f->body) ? Exit::Open : in);
+    return b && e && *b < *e ? last : weaker(in, last);
+  }
+  if (!uses_dsmem(s)) return in;
+  return Exit::Open;  // an access, or a statement holding one that is not looked into
+}
+
 }  // namespace
 
 ir::Kernel insert_exit_barrier(const ir::Kernel& k) {
@@ -34,9 +69,12 @@ ir::Kernel insert_exit_barrier(const ir::Kernel& k) {
   for (size_t i = 0; i < body.size(); ++i)
     if (uses_dsmem(body[i])) last_use = static_cast<int>(i);
   if (last_use < 0) return k;
-  // ...must be followed (or itself end) with a cluster wait.
-  for (size_t i = static_cast<size_t>(last_use); i < body.size(); ++i)
-    if (ends_with_cluster_wait(body[i])) return k;
+  // ...must be followed (or itself end) with a cluster wait, one whose arrive follows it.
+  Exit state = Exit::Open;
+  for (size_t i = static_cast<size_t>(last_use); i < body.size(); ++i) state = after(body[i], state);
+  if (state == Exit::Covered)
+    for (size_t i = static_cast<size_t>(last_use); i < body.size(); ++i)
+      if (ends_with_cluster_wait(body[i])) return k;
 
   body.push_back(ir::ClusterBarrier::make(ir::ClusterBarrierOp::Sync, ir::MemoryOrder::Default, k.loc));
   ir::Kernel out = k;

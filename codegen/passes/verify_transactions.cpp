@@ -90,7 +90,7 @@ class Barrier {
         const uint64_t threads = threads_[i * n + s];
         if (threads == 0) continue;
         t.any = true;
-        EvalEnv env{k_.cluster, k_.block, s, std::nullopt};
+        EvalEnv env{k_.cluster, k_.block, s, std::nullopt, &e.vars};
         std::optional<int64_t> amount = eval_int(e.bytes, env);
         if (!amount)
           return "the byte count " + ir::to_string(e.bytes) + " of the " + what(e) + " at " + e.loc.str() +
@@ -128,8 +128,8 @@ class Barrier {
   std::vector<uint64_t> threads_;          // per event and rank: threads past the evaluable conditions
 };
 
-Diagnostic mismatch(const Kernel& k, const std::string& name, const std::vector<const Event*>& events, const Totals& t,
-                    const std::string& when) {
+Diagnostic mismatch(const Kernel& k, const PhaseScope& scope, const std::string& name, const std::vector<const Event*>& events,
+                    const Totals& t, const std::string& when) {
   const Event* first_expect = nullptr;
   const Event* first_copy = nullptr;
   for (const Event* e : events) {
@@ -141,6 +141,14 @@ Diagnostic mismatch(const Kernel& k, const std::string& name, const std::vector<
   const Event* at = first_expect ? first_expect : first_copy;
   std::string where = first_expect ? " (arrive_expect_tx at " + first_expect->loc.str() + ")" : "";
   std::string copies = first_copy ? " (first copy at " + first_copy->loc.str() + ")" : "";
+  if (!first_expect && scope.phase != "the kernel body")
+    return {at->loc,
+            "transaction bytes of barrier '" + name + "' do not match in CTA rank " + std::to_string(r) +
+                (when.empty() ? "" : " when " + when) + ": " + scope.phase + " delivers " + std::to_string(t.landed[r]) +
+                " bytes per iteration" + copies + " and announces none: each iteration of a loop is a phase of its own, "
+                "unless the loop has a constant trip count (under 64) and no arrive or wait inside, which makes it part of the phase around it",
+            "announce the bytes inside the loop (arrive_expect_tx each iteration), or give the loop a constant trip count so "
+            "that the expect_tx before it covers every trip"};
   return {at->loc,
           "transaction bytes of barrier '" + name + "' do not match in CTA rank " + std::to_string(r) +
               (when.empty() ? "" : " when " + when) + ": " + std::to_string(t.expected[r]) +
@@ -153,7 +161,7 @@ Diagnostic mismatch(const Kernel& k, const std::string& name, const std::vector<
 }
 
 // Checks one barrier in one phase: an error, or what was concluded.
-std::optional<Diagnostic> check_barrier(const Kernel& k, ConditionEval& eval, const std::string& name,
+std::optional<Diagnostic> check_barrier(const Kernel& k, ConditionEval& eval, const PhaseScope& scope, const std::string& name,
                                         const std::vector<const Event*>& events, TransactionCheck& out) {
   Barrier b(k, eval, events);
   if (std::optional<std::string> why = b.prepare()) {
@@ -186,20 +194,22 @@ std::optional<Diagnostic> check_barrier(const Kernel& k, ConditionEval& eval, co
                  b.unknowns().values(bad_bits) + "), and these cannot be evaluated before run time";
     return std::nullopt;
   }
-  return mismatch(k, name, events, *bad, b.unknowns().values(bad_bits));
+  return mismatch(k, scope, name, events, *bad, b.unknowns().values(bad_bits));
 }
 
 }  // namespace
 
 TransactionReport account_transactions(const Kernel& k) {
   TransactionReport out;
-  // Every loop is a phase of its own here, and a local is not seen through.
-  const BarrierPhases phases = barrier_phases(k, PhaseRules{});
+  // A loop is a phase of its own, unless it only delivers bytes (no arrive, no wait) and
+  // its trip count is a constant: then its trips are part of the phase around it, whose
+  // expect_tx announces them. A local is not seen through.
+  const BarrierPhases phases = barrier_phases(k, PhaseRules{.unroll_loops_without_arrivals = true});
   ConditionEval eval(k, phases.defs);
   for (const PhaseScope& scope : phases.scopes) {
     for (const auto& [name, events] : by_barrier(scope)) {
       TransactionCheck check{name, scope.phase, false, ""};
-      if (std::optional<Diagnostic> d = check_barrier(k, eval, name, events, check)) out.errors.push_back(std::move(*d));
+      if (std::optional<Diagnostic> d = check_barrier(k, eval, scope, name, events, check)) out.errors.push_back(std::move(*d));
       else out.checks.push_back(std::move(check));
     }
   }

@@ -11,28 +11,13 @@
 #include "codegen/lower.h"
 #include "dsl/dsl.h"
 #include "tests/codegen/codegen_test_support.h"
+#include "tests/codegen/race_corpus_support.h"
 
 using namespace tj;
 using namespace tj::dsl;
 using namespace tj::test;
 
 namespace {
-
-struct Marks {
-  std::map<std::string, unsigned> line;
-};
-#define MARK(name) marks.line[name] = __LINE__
-
-// "{zero}" -> the marked line number.
-std::string expand(std::string text, const Marks& marks) {
-  for (const auto& [name, line] : marks.line) {
-    const std::string key = "{" + name + "}";
-    for (size_t p; (p = text.find(key)) != std::string::npos;) text.replace(p, key.size(), std::to_string(line));
-  }
-  return text;
-}
-
-using Builder = std::function<ir::Kernel(bool racy, Marks& marks)>;
 
 struct Case {
   const char* name;
