@@ -6,7 +6,11 @@
 // arrive + wait; an access between a cluster_arrive() and its cluster_wait() is
 // released only by the next arrive and acquires nothing new, which this captures.
 // Loop bodies are walked twice, so accesses of consecutive iterations meet.
+// A TMA load into this CTA's own buffer is a write that starts when it is issued
+// and ends at the wait on its barrier: a peer's access is ordered after it only by
+// a cluster barrier (or an mbarrier hand-over) after that wait.
 #include <climits>
+#include <map>
 #include <set>
 
 #include "codegen/passes/race_checks.h"
@@ -27,6 +31,7 @@ struct Access {
   unsigned acq = 0, rel = kNever;
   Loc arrive;  // between a cluster_arrive (here) and its cluster_wait
   Loc relaxed;  // a cluster_arrive_relaxed after it, which released nothing
+  Loc landed;   // a TMA load: the wait on its barrier, where this CTA sees it complete
   std::vector<std::pair<const StmtNode*, int>> iterations;  // loops around it, and which walked iteration
   // mbarriers: arrived on (releasing) after it, and waited on (cluster scope) before it, on its path.
   std::set<std::string> released_by, acquired;
@@ -73,6 +78,10 @@ class Walk {
         if (std::find(st_.pending.begin(), st_.pending.end(), p) == st_.pending.end()) st_.pending.push_back(p);
       for (size_t p : then.mb_pending)
         if (std::find(st_.mb_pending.begin(), st_.mb_pending.end(), p) == st_.mb_pending.end()) st_.mb_pending.push_back(p);
+      for (const auto& [bar, copies] : then.landing)
+        for (size_t p : copies)
+          if (std::find(st_.landing[bar].begin(), st_.landing[bar].end(), p) == st_.landing[bar].end())
+            st_.landing[bar].push_back(p);
       std::erase_if(st_.waited, [&](const std::string& w) { return !then.waited.count(w); });
     } else if (const Role* r = s->as<Role>()) {
       const size_t depth = guards_.size();
@@ -93,6 +102,7 @@ class Walk {
         for (size_t p : st_.mb_pending) acc[p].released_by.insert(buffer_of(a->bar).name);
     } else if (const MbarrierWait* w = s->as<MbarrierWait>()) {
       if (!w->cta_scope) st_.waited.insert(buffer_of(w->bar).name);
+      landed(buffer_of(w->bar).name, w->loc);
     } else if (const ClusterBarrier* c = s->as<ClusterBarrier>()) {
       if (c->op != ClusterBarrierOp::Wait) {
         if (c->order != MemoryOrder::Relaxed) {
@@ -118,13 +128,31 @@ class Walk {
     Loc arrive;
     std::vector<size_t> mb_pending;  // accesses an mbarrier arrive may release
     std::set<std::string> waited;    // mbarriers waited on (cluster scope) in this iteration
+    std::map<std::string, std::vector<size_t>> landing;  // TMA loads by barrier, not waited for yet
   };
+  // The TMA loads completing on `bar` have landed: from here, barriers release them.
+  void landed(const std::string& bar, const Loc& wait) {
+    for (size_t p : st_.landing[bar]) {
+      acc[p].landed = wait;
+      st_.pending.push_back(p);
+      st_.mb_pending.push_back(p);
+    }
+    st_.landing.erase(bar);
+  }
   void record(const StmtNode& s) {
+    const TmaLoad* load = s.as<TmaLoad>();
     for (MemAccess& m : accesses_of(k_, s)) {
+      if (load && !load->mask && m.write && !m.buf.rank && buffers_.count(m.buf.name)) {
+        // Its index counts stages of a tile buffer, not the elements a peer names: any overlap.
+        if (const SharedBuffer* b = k_.find_shared(m.buf.name); b && b->tile) m.index = nullptr;
+        st_.landing[buffer_of(load->bar).name].push_back(acc.size());
+        acc.push_back({std::move(m), guards_, st_.waits, kNever, st_.arrive, {}, {}, iterations_, {}, st_.waited});
+        continue;
+      }
       if (m.async || !buffers_.count(m.buf.name)) continue;
       st_.pending.push_back(acc.size());
       st_.mb_pending.push_back(acc.size());
-      acc.push_back({std::move(m), guards_, st_.waits, kNever, st_.arrive, {}, iterations_, {}, st_.waited});
+      acc.push_back({std::move(m), guards_, st_.waits, kNever, st_.arrive, {}, {}, iterations_, {}, st_.waited});
     }
   }
   const Kernel& k_;
@@ -211,6 +239,14 @@ Diagnostic describe(const Access& a, unsigned sa, const PerRank& pa, const Acces
     msg += " (" + line_of(in.m.loc) + " lies between cluster_arrive() at " + in.arrive.str() + " and its cluster_wait())";
     fix = "move " + line_of(in.m.loc) + " before the cluster_arrive() at " + line_of(in.arrive) +
           " or after its cluster_wait(), or use cluster_sync()";
+  } else if (a.landed.known() || b.landed.known()) {
+    const Access& load = a.landed.known() ? a : b;
+    const Access& other = a.landed.known() ? b : a;
+    msg += " (the TMA load lands at the wait at " + load.landed.str() + "; no cluster barrier follows that wait before " +
+           line_of(other.m.loc) + ")";
+    fix = "add cluster_sync() after the wait at " + line_of(load.landed) + " and before " + line_of(other.m.loc) +
+          " (or hand over with an mbarrier of the reading CTA: arrive after that wait, wait() before " +
+          line_of(other.m.loc) + ")";
   } else if (a.relaxed.known()) {
     msg += " (the cluster_arrive_relaxed() at " + a.relaxed.str() + " between them publishes nothing)";
     fix = "use cluster_arrive() (release) instead of cluster_arrive_relaxed() at " + line_of(a.relaxed) + ", or cluster_sync()";
@@ -265,7 +301,8 @@ void check_cluster_epochs(const Kernel& k, Findings& out) {
           const PerRank &p = ranks[i][s1], &q = ranks[j][s2];
           const uint32_t owners = p.owners & q.owners;
           if (s1 == s2 || !p.runs || !q.runs || !owners) continue;
-          if (p.index && q.index && *p.index != *q.index) continue;
+          if (p.index && q.index && (*p.index + int64_t(a.m.extent) <= *q.index || *q.index + int64_t(b.m.extent) <= *p.index))
+            continue;
           reported.insert(key);
           out.hazard(k, subject, {a.m.loc, b.m.loc}, describe(a, s1, p, b, s2, q, owners));
         }
