@@ -43,4 +43,13 @@ void loads_in(const Expr& e, std::vector<const Load*>& out) {
   f.visit(e);
 }
 
+void var_names(const Expr& e, std::vector<std::string>& out) {
+  struct Finder : Visitor {
+    std::vector<std::string>& out;
+    explicit Finder(std::vector<std::string>& o) : out(o) {}
+    void visit_node(const VarRef& n) override { out.push_back(n.name); }
+  } f(out);
+  if (e) f.visit(e);
+}
+
 }  // namespace tj::codegen

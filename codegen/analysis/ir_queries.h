@@ -1,5 +1,5 @@
 // Small questions about the IR that analyses and checks share: which shared buffer
-// a pointer names, every statement nested in one, the loads inside an expression.
+// a pointer names, every statement nested in one, the loads and variables an expression reads.
 #pragma once
 
 #include <functional>
@@ -23,5 +23,8 @@ void for_each_stmt(const ir::Stmt& s, const std::function<void(const ir::StmtNod
 
 // The loads inside an expression, in evaluation order.
 void loads_in(const ir::Expr& e, std::vector<const ir::Load*>& out);
+
+// The names of the variables (parameters, locals, loop indices) an expression reads.
+void var_names(const ir::Expr& e, std::vector<std::string>& out);
 
 }  // namespace tj::codegen

@@ -101,27 +101,18 @@ std::vector<MemAccess> accesses_of(const Kernel& k, const StmtNode& s) {
   return out;
 }
 
-namespace {
-void var_names(const Expr& e, std::vector<std::string>& out) {
-  struct Finder : Visitor {
-    std::vector<std::string>& out;
-    explicit Finder(std::vector<std::string>& o) : out(o) {}
-    void visit_node(const VarRef& n) override { out.push_back(n.name); }
-  } f(out);
-  f.visit(e);
-}
-}  // namespace
-
-bool disjoint(const Kernel& k, const Defs& d, const MemAccess& a, const Bindings& ao, const MemAccess& b, const Bindings& bo) {
+bool disjoint(const Kernel& k, const Defs& d, const MemAccess& a, const Bindings& ao, const MemAccess& b, const Bindings& bo,
+              const std::vector<Dim3>* sample) {
   if (!a.index || !b.index) return false;
   std::vector<std::string> names;
   var_names(a.index, names);
   var_names(b.index, names);
   for (const std::string& n : names)
     if (!ao.count(n) && !bo.count(n)) return false;  // not a loop index: any value
-  // Indices that depend on the thread are tried for each warpgroup's first thread.
   std::vector<std::optional<Dim3>> threads = {std::nullopt};
-  for (unsigned x = 0; x < k.block.x; x += 128) threads.push_back(Dim3{x, 0, 0});
+  if (sample) threads.insert(threads.end(), sample->begin(), sample->end());
+  else
+    for (unsigned x = 0; x < k.block.x; x += 128) threads.push_back(Dim3{x, 0, 0});
   for (int64_t trial = 0; trial < 32; ++trial) {
     Bindings av, bv;
     for (const std::string& n : names) {

@@ -27,7 +27,9 @@ std::vector<MemAccess> accesses_of(const ir::Kernel& k, const ir::StmtNode& s);
 // Whether two ranges certainly do not overlap: their indices are evaluated with the
 // loop indices in `loops` set to the same trial values plus each access's offset
 // (the iteration it was made in, relative to now); any value not known: false.
+// Indices that depend on the thread are tried for `threads` (by default the first
+// thread of each warpgroup).
 bool disjoint(const ir::Kernel& k, const Defs& d, const MemAccess& a, const Bindings& a_offsets, const MemAccess& b,
-              const Bindings& b_offsets);
+              const Bindings& b_offsets, const std::vector<ir::Dim3>* threads = nullptr);
 
 }  // namespace tj::codegen

@@ -12,7 +12,9 @@ void check_cluster_epochs(const ir::Kernel& k, Findings& out);
 
 // The async proxy: TMA and bulk-copy destinations read before their barrier's wait,
 // sources of pending TMA stores overwritten before bulk_wait_read, generic writes read
-// by a TMA store without fence_proxy_async, pipeline stages refilled before release.
+// by a TMA store or an MMA without fence_proxy_async, MMA operands overwritten and
+// accumulators read before mma_wait, pipeline stages refilled before release and
+// released before their reads completed.
 void check_async_proxy(const ir::Kernel& k, Findings& out);
 
 // mbarrier arrivals: per barrier, phase and CTA rank, the arrivals equal the count

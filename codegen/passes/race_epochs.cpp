@@ -6,6 +6,9 @@
 // arrive + wait; an access between a cluster_arrive() and its cluster_wait() is
 // released only by the next arrive and acquires nothing new, which this captures.
 // Loop bodies are walked twice, so accesses of consecutive iterations meet.
+// A TMA load into this CTA's own buffer is a write that starts when it is issued
+// and ends at the wait on its barrier: a peer's access is ordered after it only by
+// a cluster barrier (or an mbarrier hand-over) after that wait.
 #include <algorithm>
 #include <climits>
 #include <map>
@@ -37,6 +40,7 @@ struct Access {
   std::vector<LoopTrip> loops;   // the same loops' bounds, outermost first
   // mbarriers: releasing arrives after it on its path, cluster-scope waits before it in its iteration.
   std::vector<BarrierOp> releases, acquires;
+  Loc landed = {};  // a TMA load: the wait on its barrier, where this CTA sees it complete
 };
 
 bool has_stmts(const Stmt& s) {
@@ -87,6 +91,7 @@ class Walk {
       const BufferRef bar = buffer_of(w->bar);
       BarrierOp op = op_of(bar, w->index, "wait:" + bar.name + "|" + ir::to_string(w->index), w->loc);
       if (!w->cta_scope) st_.waited.push_back(std::move(op));
+      landed(bar.name, w->loc);
     } else if (const ClusterBarrier* c = s->as<ClusterBarrier>()) {
       if (c->op != ClusterBarrierOp::Wait) {
         if (c->order != MemoryOrder::Relaxed) {
@@ -114,7 +119,17 @@ class Walk {
     std::vector<BarrierOp> waited;     // cluster-scope mbarrier waits in this iteration
     std::map<std::string, int> counts;  // arrives and waits so far, per barrier expression
     std::set<std::string> uncounted;    // expressions a loop or branch made the count of unknown
+    std::map<std::string, std::vector<size_t>> landing;  // TMA loads by barrier, not waited for yet
   };
+  // The TMA loads completing on `bar` have landed: from here, barriers release them.
+  void landed(const std::string& bar, const Loc& wait) {
+    for (size_t p : st_.landing[bar]) {
+      acc[p].landed = wait;
+      st_.pending.push_back(p);
+      st_.mb_pending.push_back(p);
+    }
+    st_.landing.erase(bar);
+  }
 
   BarrierOp op_of(const BufferRef& bar, const Expr& index, std::string key, const Loc& loc) {
     BarrierOp op{bar, index, guards_, iterations_, scope_, key, st_.uncounted.count(key) ? -1 : st_.counts[key], 0, loc};
@@ -141,6 +156,10 @@ class Walk {
       if (std::find(st_.pending.begin(), st_.pending.end(), p) == st_.pending.end()) st_.pending.push_back(p);
     for (size_t p : then.mb_pending)
       if (std::find(st_.mb_pending.begin(), st_.mb_pending.end(), p) == st_.mb_pending.end()) st_.mb_pending.push_back(p);
+    for (const auto& [bar, copies] : then.landing)
+      for (size_t p : copies)
+        if (std::find(st_.landing[bar].begin(), st_.landing[bar].end(), p) == st_.landing[bar].end())
+          st_.landing[bar].push_back(p);
     auto in = [](const std::vector<BarrierOp>& ops, const BarrierOp& w) {
       return std::any_of(ops.begin(), ops.end(), [&](const BarrierOp& o) { return o.loc.line == w.loc.line && o.loc.column == w.loc.column && o.loc.file == w.loc.file && o.ordinal == w.ordinal; });
     };
@@ -210,7 +229,15 @@ class Walk {
   }
 
   void record(const StmtNode& s) {
+    const TmaLoad* load = s.as<TmaLoad>();
     for (MemAccess& m : accesses_of(k_, s)) {
+      if (load && !load->mask && m.write && !m.buf.rank && buffers_.count(m.buf.name)) {
+        // Its index counts stages of a tile buffer, not the elements a peer names: any overlap.
+        if (const SharedBuffer* b = k_.find_shared(m.buf.name); b && b->tile) m.index = nullptr;
+        st_.landing[buffer_of(load->bar).name].push_back(acc.size());
+        acc.push_back({std::move(m), guards_, st_.waits, kNever, st_.arrive, {}, iterations_, loops_, {}, st_.waited});
+        continue;
+      }
       if (m.async || !buffers_.count(m.buf.name)) continue;
       st_.pending.push_back(acc.size());
       st_.mb_pending.push_back(acc.size());
@@ -427,6 +454,14 @@ Diagnostic describe(const Access& a, unsigned sa, const PerRank& pa, const Acces
     msg += " (" + line_of(in.m.loc) + " lies between cluster_arrive() at " + in.arrive.str() + " and its cluster_wait())";
     fix = "move " + line_of(in.m.loc) + " before the cluster_arrive() at " + line_of(in.arrive) +
           " or after its cluster_wait(), or use cluster_sync()";
+  } else if (a.landed.known() || b.landed.known()) {
+    const Access& load = a.landed.known() ? a : b;
+    const Access& other = a.landed.known() ? b : a;
+    msg += " (the TMA load lands at the wait at " + load.landed.str() + "; no cluster barrier follows that wait before " +
+           line_of(other.m.loc) + ")";
+    fix = "add cluster_sync() after the wait at " + line_of(load.landed) + " and before " + line_of(other.m.loc) +
+          " (or hand over with an mbarrier of the reading CTA: arrive after that wait, wait() before " +
+          line_of(other.m.loc) + ")";
   } else if (a.relaxed.known()) {
     msg += " (the cluster_arrive_relaxed() at " + a.relaxed.str() + " between them publishes nothing)";
     fix = "use cluster_arrive() (release) instead of cluster_arrive_relaxed() at " + line_of(a.relaxed) + ", or cluster_sync()";

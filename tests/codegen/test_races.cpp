@@ -320,7 +320,7 @@ ir::Kernel store_source_loop(bool racy, Marks& marks) {
   auto n = k.param<int32_t>("n");
   if_(thread_idx_x() == 0, [&] {
     for_(0, n, [&](i32 i) {
-      bulk_wait_read(racy ? 1 : 0);
+      MARK("wait"); bulk_wait_read(racy ? 1 : 0);
       MARK("write"); tile[0] = cast<float>(i);
       fence_proxy_async();
       MARK("store"); tma_store(dst, {i32(0), i * 4}, tile[0]);
@@ -518,7 +518,7 @@ const std::vector<Case>& corpus() {
       {"store_source_overwritten", store_source_overwritten,
        "test_races.cpp:{write}: error: the store at test_races.cpp:{write} overwrites shared buffer 'tile' while the TMA store at test_races.cpp:{store} may still be reading it\n  fix: call bulk_commit() after the store and bulk_wait_read(n) between line {store} and line {write}, n at most the store groups committed since"},
       {"store_source_loop", store_source_loop,
-       "test_races.cpp:{write}: error: the store at test_races.cpp:{write} overwrites shared buffer 'tile' while the TMA store at test_races.cpp:{store} may still be reading it\n  fix: call bulk_commit() after the store and bulk_wait_read(n) between line {store} and line {write}, n at most the store groups committed since"},
+       "test_races.cpp:{write}: error: the store at test_races.cpp:{write} overwrites shared buffer 'tile' while the TMA store at test_races.cpp:{store} may still be reading it: the bulk_wait_read(1) at test_races.cpp:{wait} lets its group stay in flight\n  fix: use bulk_wait_read(0) at line {wait}, so that it waits until the TMA store at line {store} has read its source"},
       {"store_without_fence", store_without_fence,
        "test_races.cpp:{store}: error: the TMA store at test_races.cpp:{store} reads shared buffer 'tile' written by the store at test_races.cpp:{write} with no fence_proxy_async() between: the copy engine may read old data\n  fix: add fence_proxy_async() (and a barrier among the writing threads) between line {write} and line {store}"},
       {"fence_in_one_branch", fence_in_one_branch,

@@ -1,0 +1,327 @@
+// The hazards the async-proxy walk meets (race_async.cpp walks): each access is
+// checked against what is in flight on its path, each arrive that gives a pipeline
+// stage back against the reads of that stage still running or still to come, each
+// read of an accumulator against the MMAs writing it.
+#include "codegen/passes/race_async_walk.h"
+#include "codegen/passes/race_checks.h"
+#include "codegen/analysis/eval.h"
+
+namespace tj::codegen::race {
+
+using namespace tj::ir;
+
+namespace {
+
+std::string buffer_text(const MemAccess& m) { return "shared buffer '" + m.buf.name + "'"; }
+const char* verb(const MemAccess& m) { return m.write ? "overwrites" : "reads"; }
+
+int version(const Versions& v, const std::string& name) {
+  auto it = v.find(name);
+  return it == v.end() ? 0 : it->second;
+}
+
+// Groups issued after the one holding an access at `loc`: what a wait may leave in flight.
+size_t newer_than(const std::vector<std::vector<Issued>>& groups, const Issued& i) {
+  for (size_t g = 0; g < groups.size(); ++g)
+    for (const Issued& j : groups[g])
+      if (j.m.loc.line == i.m.loc.line && j.m.loc.column == i.m.loc.column) return groups.size() - 1 - g;
+  return 0;
+}
+
+}  // namespace
+
+Issued AsyncWalk::issued(const MemAccess& m, const std::string& bar, const State& st) const {
+  return Issued{m, bar, iteration_, st.versions, {}, agent_, {}, {}, 0};
+}
+
+bool AsyncWalk::overlaps(const MemAccess& m, const Issued& i) const {
+  return i.m.buf.name == m.buf.name && !disjoint(k_, defs_, i.m, i.iteration, m, iteration_);
+}
+
+bool AsyncWalk::meets(const MemAccess& m, const State& st, const Issued& i) const {
+  if (i.m.buf.name != m.buf.name) return false;
+  Bindings now = iteration_, then = i.iteration;
+  std::vector<std::string> names;
+  var_names(m.index, names);
+  var_names(i.m.index, names);
+  for (const std::string& n : names)
+    if (!now.count(n) && !then.count(n) && version(st.versions, n) == version(i.versions, n)) now[n] = then[n] = 0;
+  std::vector<Dim3> threads;
+  for (unsigned w = 0; w < k_.block.x; w += 32)
+    for (unsigned x : {w, std::min(w + 31, k_.block.x - 1)}) {
+      bool runs = true;
+      for (const auto& [cond, branch] : splits_) {
+        std::optional<int64_t> v = eval_int(cond, EvalEnv{k_.cluster, k_.block, std::nullopt, Dim3{x, 0, 0}, nullptr, &defs_});
+        runs &= !v || (*v != 0) == branch;
+      }
+      if (runs) threads.push_back(Dim3{x, 0, 0});
+    }
+  return !disjoint(k_, defs_, i.m, then, m, now, &threads);
+}
+
+void AsyncWalk::error(const std::string& subject, const MemAccess& m, const MemAccess& other, std::string msg, std::string fix) {
+  out_.hazard(k_, "async proxy: " + subject, {m.loc, other.loc}, Diagnostic{m.loc, std::move(msg), std::move(fix)});
+}
+
+void AsyncWalk::access(const MemAccess& m, const std::string& bar, State& st) {
+  ++accesses;
+  const std::string buf = buffer_text(m);
+  // A copy's destination, touched before the copy is waited for.
+  if (!is_copy(m)) {
+    bool found = false;
+    for (const Issued& c : st.copies)
+      if (overlaps(m, c)) {
+        found = true;
+        error("copy destination read before its wait", m, c.m,
+              "the " + m.what + " at " + m.loc.str() + " " + verb(m) + " " + buf + " while the " + c.m.what + " at " +
+                  c.m.loc.str() + " into it may still be landing: no wait on barrier '" + c.barrier + "' between them",
+              "wait on '" + c.barrier + "' (wait or wait_local) between " + line_of(c.m.loc) + " and " + line_of(m.loc));
+        break;
+      }
+    for (const Placed& c : copies_[m.buf.name]) {
+      if (found || !concurrent(c.agent, agent_) || st.waited.count(c.barrier)) continue;
+      found = true;
+      error("copy destination read before its wait", m, c.m,
+            "the " + m.what + " at " + m.loc.str() + " " + verb(m) + " " + buf + ", which the " + c.m.what + " at " +
+                c.m.loc.str() + " (other threads) fills, without first waiting on barrier '" + c.barrier + "'" +
+                (iteration_.empty() ? "" : " in the same loop iteration"),
+            "wait on '" + c.barrier + "' before " + line_of(m.loc));
+    }
+    if (!found) read_released(m, st);
+  }
+  if (m.write) {
+    bool found = false;
+    for (const Issued& s : st.open_stores)
+      if (!found && overlaps(m, s)) {
+        found = true;
+        error("TMA store source overwritten", m, s.m,
+              "the " + m.what + " at " + m.loc.str() + " overwrites " + buf + " while the TMA store at " + s.m.loc.str() +
+                  " may still be reading it",
+              "call bulk_commit() after the store and bulk_wait_read(n) between " + line_of(s.m.loc) + " and " +
+                  line_of(m.loc) + ", n at most the store groups committed since");
+      }
+    for (const std::vector<Issued>& g : st.store_groups)
+      for (const Issued& s : g)
+        if (!found && overlaps(m, s)) {
+          found = true;
+          if (s.kept.known()) {
+            // A wait stood between them, one that lets this store's group stay in flight.
+            error("TMA store source overwritten", m, s.m,
+                  "the " + m.what + " at " + m.loc.str() + " overwrites " + buf + " while the TMA store at " + s.m.loc.str() +
+                       " may still be reading it: the " + s.kept_call + " at " + s.kept.str() + " lets its group stay in flight",
+                  "use bulk_wait_read(" + std::to_string(s.kept_need) + ") at " + line_of(s.kept) +
+                      ", so that it waits until the TMA store at " + line_of(s.m.loc) + " has read its source");
+          } else {
+            error("TMA store source overwritten", m, s.m,
+                  "the " + m.what + " at " + m.loc.str() + " overwrites " + buf + " while the TMA store at " + s.m.loc.str() +
+                      " may still be reading it",
+                  "call bulk_commit() after the store and bulk_wait_read(n) between " + line_of(s.m.loc) + " and " +
+                      line_of(m.loc) + ", n at most the store groups committed since");
+          }
+        }
+    found = false;
+    for (const std::vector<Issued>& g : st.mmas)
+      for (const Issued& s : g)
+        if (!found && overlaps(m, s)) {
+          found = true;
+          error("MMA operand overwritten", m, s.m,
+                "the " + m.what + " at " + m.loc.str() + " overwrites " + buf + " while the mma at " + s.m.loc.str() +
+                    " may still be reading it",
+                "call mma_wait(n) between " + line_of(s.m.loc) + " and " + line_of(m.loc));
+        }
+  }
+  // The async proxy reads what ordinary writes left only after a proxy fence.
+  const bool tma_store = m.what == "TMA store", mma = m.what == "mma";
+  if (tma_store || mma) {
+    async_reads_.push_back({"", agent_, m});
+    for (const Issued& w : st.unfenced)
+      if (overlaps(m, w)) {
+        fenced_.insert({w.m.loc.str() + ":" + std::to_string(w.m.loc.column), m.loc.str() + ":" + std::to_string(m.loc.column)});
+        error(tma_store ? "generic write read by a TMA store without a fence" : "generic write read by an MMA without a fence",
+              m, w.m,
+              "the " + m.what + " at " + m.loc.str() + " reads " + buf + " written by the " + w.m.what + " at " +
+                  w.m.loc.str() + " with no fence_proxy_async() between: " +
+                  (tma_store ? "the copy engine may read old data"
+                             : "the tensor cores read it through the async proxy and may read old data"),
+              "add fence_proxy_async() (and a barrier among the writing threads) between " + line_of(w.m.loc) + " and " +
+                  line_of(m.loc));
+        break;
+      }
+  }
+  if (is_copy(m) && !iteration_.empty()) refill(m, st);  // a copy that repeats refills
+  // What is now in flight.
+  Issued now = issued(m, bar, st);
+  if (is_copy(m)) st.copies.push_back(now);
+  else if (tma_store) st.open_stores.push_back(now);
+  else if (mma) st.mmas.back().push_back(now);
+  else if (m.write) st.unfenced.push_back(now);
+}
+
+// A copy into a buffer that other threads read: they must have released it.
+void AsyncWalk::refill(const MemAccess& m, const State& st) {
+  std::set<std::string> releases;
+  const Placed* reader = nullptr;
+  for (const Placed& r : readers_[m.buf.name]) {
+    if (!concurrent(r.agent, agent_)) continue;
+    if (!reader) reader = &r;
+    for (const Placed& a : arrivals_)
+      if (!concurrent(a.agent, r.agent) && concurrent(a.agent, agent_)) releases.insert(a.barrier);
+  }
+  if (!reader) return;
+  for (const std::string& b : releases)
+    if (st.maybe_waited.count(b)) return;
+  std::string names;
+  for (const std::string& b : releases) names += (names.empty() ? "'" : ", '") + b + "'";
+  error("pipeline stage refilled before its release", m, reader->m,
+        "the " + m.what + " at " + m.loc.str() + " refills shared buffer '" + m.buf.name + "', which the " + reader->m.what +
+            " at " + reader->m.loc.str() + " (other threads) reads, without waiting for the readers to release it" +
+            (names.empty() ? " (they arrive on no barrier)" : " (they arrive on " + names + ")"),
+        names.empty() ? "have the readers arrive on an 'empty' barrier after reading and wait on it before " + line_of(m.loc)
+                      : "wait on " + names + " before " + line_of(m.loc) + " (Pipeline::acquire does this)");
+}
+
+std::vector<std::string> AsyncWalk::released_by(const std::string& barrier) const {
+  std::vector<std::string> out;
+  if (filling_.count(barrier)) return out;  // a 'full' barrier announces data; it gives nothing back
+  for (const auto& [buf, copies] : copies_) {
+    bool fills = false, gates = false;
+    for (const Placed& c : copies) {
+      fills |= c.barrier == barrier;
+      for (const Placed& w : waits_) gates |= w.barrier == barrier && !concurrent(w.agent, c.agent);
+    }
+    if (gates && !fills) out.push_back(buf);
+  }
+  return out;
+}
+
+// The part of `buf` an arrive on barrier [index] gives back: the stage of that number
+// when the buffer holds as many stages (of its copies' size) as the barrier array has
+// barriers, as Pipeline and the GEMM pair them; the whole buffer otherwise.
+MemAccess AsyncWalk::released_part(const std::string& buf, const std::string& barrier, const Expr& index,
+                                   const Loc& loc) const {
+  MemAccess part{BufferRef{buf, nullptr}, nullptr, 1, false, false, false, "arrive", loc};
+  const SharedBuffer* b = k_.find_shared(buf);
+  const SharedBuffer* bars = k_.find_shared(barrier);
+  if (!b || !bars || !index) return part;
+  uint64_t stages = 0, stage_elems = 0;
+  if (b->tile) {
+    stages = b->tile->stages, stage_elems = 1;
+  } else {
+    for (const Placed& c : copies_.at(buf)) {
+      if (stage_elems && stage_elems != c.m.extent) return part;
+      stage_elems = c.m.extent;
+    }
+    if (stage_elems && b->count % stage_elems == 0) stages = b->count / stage_elems;
+  }
+  if (stages != bars->count) return part;
+  part.index = b->tile ? index
+                       : Binary::make(BinOp::Mul, Cast::make(Scalar::I64, index), IntImm::make(Scalar::I64, int64_t(stage_elems)));
+  part.extent = stage_elems;
+  return part;
+}
+
+void AsyncWalk::release(const MbarrierArrive& a, State& st) {
+  const std::string bar = buffer_of(a.bar).name;
+  bool found = false;  // one error per arrive, for the first stage it gives back too early
+  for (const std::string& buf : released_by(bar)) {
+    const Placed* producer = nullptr;
+    for (const Placed& c : copies_[buf])
+      if (concurrent(c.agent, agent_) && !producer) producer = &c;
+    if (!producer) continue;  // the arriving threads refill the stage themselves, in program order
+    bool reads = false;  // only a reader of the stage gives it back
+    for (const Placed& r : readers_[buf]) reads |= !concurrent(r.agent, agent_);
+    if (!reads) continue;
+    const MemAccess part = released_part(buf, bar, a.index, a.loc);
+    const std::string tail = ": the " + producer->m.what + " at " + producer->m.loc.str() + " may refill it mid-read";
+    for (const std::vector<Issued>& g : st.mmas)
+      for (const Issued& i : g)
+        if (!found && meets(part, st, i)) {
+          found = true;
+          error("pipeline stage released before its reads completed", part, i.m,
+                "the arrive at " + a.loc.str() + " gives " + buffer_text(i.m) + " back to its producer while the mma at " +
+                    i.m.loc.str() + " may still be reading it" + tail,
+                "call mma_wait(" + std::to_string(newer_than(st.mmas, i)) + ") between " + line_of(i.m.loc) + " and " +
+                    line_of(a.loc) + ": a stage goes back to its producer after its last read has completed");
+        }
+    // TMA stores still reading the stage, each with the wait that would let it go.
+    std::vector<std::pair<const Issued*, std::string>> stores;
+    for (const Issued& s : st.open_stores)
+      stores.push_back({&s, "call bulk_commit() after line " + std::to_string(s.m.loc.line) + " and bulk_wait_read(0) before " +
+                                line_of(a.loc)});
+    for (const std::vector<Issued>& g : st.store_groups)
+      for (const Issued& s : g)
+        stores.push_back({&s, "call bulk_wait_read(" + std::to_string(newer_than(st.store_groups, s)) + ") between " +
+                                  line_of(s.m.loc) + " and " + line_of(a.loc)});
+    for (const auto& [s, wait] : stores)
+      if (!found && meets(part, st, *s)) {
+        found = true;
+        error("pipeline stage released before its reads completed", part, s->m,
+              "the arrive at " + a.loc.str() + " gives " + buffer_text(s->m) + " back to its producer while the TMA store at " +
+                  s->m.loc.str() + " may still be reading it" + tail,
+              wait + ": a stage goes back to its producer after its last read has completed");
+      }
+    Issued r = issued(part, bar, st);
+    r.agent = {};
+    st.released.push_back(std::move(r));
+  }
+}
+
+void AsyncWalk::read_released(const MemAccess& m, const State& st) {
+  for (const Issued& r : st.released)
+    if (meets(m, st, r)) {
+      const Placed* producer = nullptr;
+      for (const Placed& c : copies_[m.buf.name])
+        if (concurrent(c.agent, agent_) && !producer) producer = &c;
+      if (!producer) continue;
+      error("pipeline stage read after its release", m, r.m,
+            "the " + m.what + " at " + m.loc.str() + " " + verb(m) + " " + buffer_text(m) + " after the arrive at " +
+                r.m.loc.str() + " gave it back to its producer: the " + producer->m.what + " at " +
+                producer->m.loc.str() + " may already be refilling it",
+            "move the arrive at " + line_of(r.m.loc) + " after " + line_of(m.loc) +
+                ": a stage goes back to its producer after its last read");
+      return;
+    }
+}
+
+void AsyncWalk::read_accumulator(const StmtNode& s, const State& st) {
+  std::string acc, what, how = "reads";
+  if (const AccStore* a = s.as<AccStore>()) acc = a->acc, what = "store_accumulator";
+  else if (const AccPartial* p = s.as<AccPartial>()) {
+    acc = p->acc;
+    what = p->op == AccPartialOp::Store ? "store_accumulator_partial" : "add_accumulator_partial";
+    if (p->op == AccPartialOp::Add) how = "adds into";
+  }
+  for (const std::vector<Issued>& g : st.mmas)
+    for (const Issued& i : g)
+      if (i.acc == acc) {
+        const MemAccess here{{}, nullptr, 1, false, false, false, what, s.loc};
+        error("accumulator read before mma_wait", here, i.m,
+              "the " + what + " at " + s.loc.str() + " " + how + " accumulator '" + acc + "' while the mma at " +
+                  i.m.loc.str() + " may still be writing it",
+              "call mma_wait(0) between " + line_of(i.m.loc) + " and " + line_of(s.loc));
+        return;
+      }
+}
+
+void AsyncWalk::check_handed_over_writes(const State& end) {
+  leave(end);
+  for (const Placed& r : async_reads_)
+    for (const Issued& w : leaked_) {
+      if (!concurrent(w.agent, r.agent) || w.m.buf.name != r.m.buf.name) continue;
+      if (!disjoint(k_, defs_, w.m, {}, r.m, {})) {
+        const std::pair<std::string, std::string> key{w.m.loc.str() + ":" + std::to_string(w.m.loc.column),
+                                                      r.m.loc.str() + ":" + std::to_string(r.m.loc.column)};
+        if (!fenced_.insert(key).second) continue;
+        const bool mma = r.m.what == "mma";
+        error(mma ? "generic write read by an MMA without a fence" : "generic write read by a TMA store without a fence", r.m,
+              w.m,
+              "the " + r.m.what + " at " + r.m.loc.str() + " reads " + buffer_text(r.m) + ", which the " + w.m.what + " at " +
+                  w.m.loc.str() + " (other threads) writes with no fence_proxy_async() after it: " +
+                  (mma ? "the tensor cores may read old data" : "the copy engine may read old data"),
+              "add fence_proxy_async() after " + line_of(w.m.loc) +
+                  " in the threads that write it, before they hand the buffer over (arrive or barrier)");
+      }
+    }
+}
+
+}  // namespace tj::codegen::race

@@ -1,0 +1,52 @@
+#include "codegen/passes/race_async_state.h"
+
+#include <algorithm>
+
+namespace tj::codegen::race {
+
+namespace {
+
+void unite(std::vector<Issued>& a, const std::vector<Issued>& b) {
+  for (const Issued& i : b) {
+    bool seen = false;
+    for (const Issued& j : a)
+      seen |= j.m.loc.line == i.m.loc.line && j.m.loc.column == i.m.loc.column && j.m.buf.name == i.m.buf.name &&
+              j.iteration == i.iteration;
+    if (!seen) a.push_back(i);
+  }
+}
+
+// Groups (bulk store groups, MMA groups) aligned from the newest: a wait counts from there.
+std::vector<std::vector<Issued>> unite_groups(const std::vector<std::vector<Issued>>& a,
+                                              const std::vector<std::vector<Issued>>& b) {
+  std::vector<std::vector<Issued>> g(std::max(a.size(), b.size()));
+  for (size_t i = 0; i < a.size(); ++i) unite(g[g.size() - a.size() + i], a[i]);
+  for (size_t i = 0; i < b.size(); ++i) unite(g[g.size() - b.size() + i], b[i]);
+  return g;
+}
+
+}  // namespace
+
+State merge(State a, const State& b) {
+  std::set<std::string> both;
+  for (const std::string& w : a.waited)
+    if (b.waited.count(w)) both.insert(w);
+  a.waited = both;
+  a.maybe_waited.insert(b.maybe_waited.begin(), b.maybe_waited.end());
+  unite(a.copies, b.copies);
+  unite(a.open_stores, b.open_stores);
+  unite(a.unfenced, b.unfenced);
+  unite(a.released, b.released);
+  a.store_groups = unite_groups(a.store_groups, b.store_groups);
+  a.mmas = unite_groups(a.mmas, b.mmas);
+  // A local assigned on one path only has a value after the merge that neither had before.
+  for (const auto& [name, n] : b.versions) {
+    int& mine = a.versions[name];
+    mine = mine == n ? n : std::max(mine, n) + 1;
+  }
+  for (auto& [name, n] : a.versions)
+    if (!b.versions.count(name) && n != 0) ++n;
+  return a;
+}
+
+}  // namespace tj::codegen::race

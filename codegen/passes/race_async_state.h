@@ -1,0 +1,45 @@
+// What the async-proxy walk (race_async.cpp) carries along one path of the CTA:
+// the operations in flight, the writes not yet fenced, the stages already released,
+// and how to merge two paths.
+#pragma once
+
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "codegen/passes/race_model.h"
+
+namespace tj::codegen::race {
+
+// How many times each local has been assigned on this path: an index that names a
+// local means the same value at two points only if the count did not change between.
+using Versions = std::map<std::string, int>;
+
+struct Issued {
+  MemAccess m;
+  std::string barrier;  // copies: the barrier they complete on; releases: the barrier arrived on
+  Bindings iteration;   // the walked iteration of each loop index when issued
+  Versions versions;    // the locals' assignments when issued
+  std::string acc;      // MMAs: the accumulator they write
+  Agent agent;          // generic writes: who wrote
+  ir::Loc kept;           // store groups: the last bulk wait that left it in flight,
+  std::string kept_call;  // that wait as written ("bulk_wait_read(1)"),
+  unsigned kept_need = 0; // and the n that would have waited for it
+};
+
+struct State {
+  std::set<std::string> waited, maybe_waited;  // barriers waited on in this iteration
+  std::vector<Issued> copies;                  // into shared memory, not waited for
+  std::vector<std::vector<Issued>> store_groups;
+  std::vector<Issued> open_stores;             // not committed yet
+  std::vector<std::vector<Issued>> mmas;       // MMA groups (one per mma), newest last
+  std::vector<Issued> unfenced;                // ordinary writes since fence_proxy_async
+  std::vector<Issued> released;                // stages given back to their producer, not refilled since
+  Versions versions;
+};
+
+// What may be true after either of two paths.
+State merge(State a, const State& b);
+
+}  // namespace tj::codegen::race

@@ -1,0 +1,79 @@
+// The async-proxy walk (check_async_proxy): the survey of who copies, reads, arrives
+// and waits, the walk in program order (race_async.cpp), and the hazards it meets
+// on the way (race_async_hazards.cpp).
+#pragma once
+
+#include <map>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "codegen/passes/race_async_state.h"
+#include "dsl/ir/loops.h"
+
+namespace tj::codegen::race {
+
+// A write by the async proxy: a copy into shared memory.
+bool is_copy(const MemAccess& m);
+
+// An operation with who runs it.
+struct Placed {
+  std::string barrier;
+  Agent agent;
+  MemAccess m;
+};
+
+class AsyncWalk {
+ public:
+  AsyncWalk(const ir::Kernel& k, Findings& out) : k_(k), defs_(single_assignment_defs(k)), out_(out) {}
+
+  // Where copies land, who reads, who arrives and waits, and which barriers have a phase per iteration.
+  void survey(const ir::Stmt& s, Agent& agent, int loops);
+  void walk(const ir::Stmt& s, State& st);
+  // After the walk: ordinary writes that other threads read through the async proxy,
+  // when no fence_proxy_async() follows them on some path of the writing threads.
+  void check_handed_over_writes(const State& end);
+
+  std::map<std::string, std::vector<Placed>> copies_, readers_;
+  std::vector<Placed> arrivals_, waits_;
+  std::set<std::string> repeating_;
+  std::set<std::string> filling_;  // barriers that copies complete on or that expect bytes: 'full' ones
+  unsigned accesses = 0;
+
+ private:
+  // race_async.cpp
+  std::set<std::string> renewed_each_iteration(const ir::LoopView& f);
+  int iterations_to_walk(const ir::LoopView& f) const;
+  void leave(const State& st);  // the end of a role or of the kernel: its unfenced writes stay so
+
+  // race_async_hazards.cpp
+  void access(const MemAccess& m, const std::string& bar, State& st);
+  void refill(const MemAccess& m, const State& st);
+  void release(const ir::MbarrierArrive& a, State& st);
+  void read_accumulator(const ir::StmtNode& s, const State& st);
+  void read_released(const MemAccess& m, const State& st);
+  // The buffers whose producers wait on `barrier` before refilling them.
+  std::vector<std::string> released_by(const std::string& barrier) const;
+  MemAccess released_part(const std::string& buf, const std::string& barrier, const ir::Expr& index,
+                          const ir::Loc& loc) const;
+  Issued issued(const MemAccess& m, const std::string& bar, const State& st) const;
+  bool overlaps(const MemAccess& m, const Issued& i) const;
+  // The same, where `m` is made now on a path in state `st`: locals not assigned
+  // since `i` was issued hold the same value at both, and the first and last thread
+  // of every warp that runs here are tried.
+  bool meets(const MemAccess& m, const State& st, const Issued& i) const;
+  void error(const std::string& subject, const MemAccess& m, const MemAccess& other, std::string msg, std::string fix);
+
+  const ir::Kernel& k_;
+  const Defs defs_;
+  Findings& out_;
+  Agent agent_;
+  std::vector<std::pair<ir::Expr, bool>> splits_;  // the conditions of agent_, and which branch
+  Bindings iteration_;
+  std::vector<Issued> leaked_;                            // ordinary writes that may reach a hand-over unfenced
+  std::vector<Placed> async_reads_;                       // MMA operands and TMA store sources, by whom
+  std::set<std::pair<std::string, std::string>> fenced_;  // (write, read) already reported
+};
+
+}  // namespace tj::codegen::race
