@@ -77,6 +77,18 @@ class GemmHost final : public GemmInstance {
 
   void poison() override { d_dev_.fill_u8(0xFF); }  // NaN in bf16, f16 and f32
 
+  void perturb_output(int64_t row, int64_t col, int ulps) override {
+    if (row < 0 || row >= shape_.m || col < 0 || col >= shape_.n)
+      throw rt::RuntimeError(rt::ErrorKind::Usage, "perturb_output: D[" + std::to_string(row) + ", " + std::to_string(col) +
+                                                       "] is outside D (" + std::to_string(shape_.m) + " x " + std::to_string(shape_.n) + ")");
+    const size_t bytes = ir::scalar_bytes(shape_.out);
+    const CUdeviceptr at = d_dev_.ptr() + (size_t(row) * size_t(shape_.n) + size_t(col)) * bytes;
+    uint32_t bits = 0;  // little-endian: a 2-byte element is the low half
+    rt::check(rt::driver().cuMemcpyDtoH(&bits, at, bytes), "cuMemcpyDtoH (perturb_output)");
+    bits += uint32_t(ulps);
+    rt::check(rt::driver().cuMemcpyHtoD(at, &bits, bytes), "cuMemcpyHtoD (perturb_output)");
+  }
+
   Check verify() override;
 
   double bytes_per_launch() const override {

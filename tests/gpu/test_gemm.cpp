@@ -6,6 +6,7 @@
 
 #include "samples/builtin.h"
 #include "samples/gemm.h"
+#include "samples/gemm_host.h"
 
 namespace {
 
@@ -231,6 +232,41 @@ TEST_CASE("gemm: verify() rejects a result missing one k-block [gpu]", "[gpu][ge
       const samples::Check dropped = inst->verify();
       INFO(dropped.detail);
       CHECK_FALSE(dropped.ok);
+    }
+  }
+}
+
+// ... and on an error of two units in the last place of one element of a 16-bit D (f32
+// out is compared within the accumulation-order bound, which is wider than 2 ulps of f32).
+TEST_CASE("gemm: verify() rejects one element of D two ulps off [gpu]", "[gpu][gemm][tolerance]") {
+  using namespace tj;
+  const samples::Sample* s = samples::find_sample("gemm");
+  REQUIRE(s != nullptr);
+  for (int64_t out : {int64_t(0), int64_t(1)}) {  // bf16, f16
+    DYNAMIC_SECTION("out " << out) {
+      samples::Config c = samples::default_config(*s);
+      c.grid_clusters = {1, 1, 1};
+      c.params["m"] = 1024, c.params["n"] = 1024, c.params["k"] = 1024, c.params["out"] = out;
+      JitKernel kernel = tj::load(samples::compile_sample(*s, c, gpu_test::target(), nullptr), gpu_test::device());
+      const samples::LaunchPlan plan = samples::plan_launch(*s, c, kernel);
+      std::unique_ptr<samples::Instance> inst = s->instantiate(c, 800 + uint64_t(out));
+      auto* g = dynamic_cast<samples::GemmInstance*>(inst.get());
+      REQUIRE(g != nullptr);
+      BoundArgs args = samples::bind_instance(kernel, *inst);
+      kernel.launch(plan.grid, args);
+      kernel.synchronize();
+      const samples::Check whole = inst->verify();
+      INFO(whole.detail);
+      REQUIRE(whole.ok);
+      for (int ulps : {2, -2}) {
+        g->perturb_output(517, 333, ulps);
+        const samples::Check off = inst->verify();
+        INFO(ulps << " ulps: " << off.detail);
+        CHECK_FALSE(off.ok);
+        CHECK(off.detail.find("D[517, 333]") != std::string::npos);
+        g->perturb_output(517, 333, -ulps);
+        CHECK(inst->verify().ok);
+      }
     }
   }
 }
