@@ -231,6 +231,10 @@ class Walk {
   void record(const StmtNode& s) {
     const TmaLoad* load = s.as<TmaLoad>();
     for (MemAccess& m : accesses_of(k_, s)) {
+      if (load && load->mask && m.write && buffers_.count(m.buf.name) && unchecked.empty())
+        unchecked = "the multicast TMA load at " + load->loc.str() + " writes shared buffer '" + m.buf.name +
+                    "', which a peer reaches through map_shared_rank: when it lands in each CTA of its mask is not "
+                    "ordered against the peers' accesses";
       if (load && !load->mask && m.write && !m.buf.rank && buffers_.count(m.buf.name)) {
         // Its index counts stages of a tile buffer, not the elements a peer names: any overlap.
         if (const SharedBuffer* b = k_.find_shared(m.buf.name); b && b->tile) m.index = nullptr;

@@ -600,6 +600,32 @@ TEST_CASE("what the race check cannot decide is reported as not checked", "[code
                                       " pass different numbers of cluster barriers");
 }
 
+TEST_CASE("a peer's access to what a multicast TMA load wrote is reported as not checked", "[codegen][verify][races]") {
+  KernelBuilder k("multicast_peer");
+  k.threads(32).cluster(2);
+  TensorMap src = k.tensor_map<float>("src", {32, 4});
+  auto tile = k.dynamic_shared<float>("tile", 128, 128);
+  auto full = k.mbarriers("full", 1, 1);
+  auto out = k.param<float*>("out");
+  unsigned line = 0;
+  if_(thread_idx_x() == 0, [&] {
+    arrive_expect_tx(full[0], u32(32 * 4 * 4));
+    if_(cluster_ctarank() == 0, [&] { line = __LINE__; tma_load_multicast(tile[0], src, {0, 0}, full[0], mask_all()); });
+  });
+  wait(full[0]);
+  cluster_sync();
+  out[block_idx_x() * 32 + thread_idx_x()] = map_shared_rank(tile, cluster_ctarank() ^ 1)[thread_idx_x()];
+  cluster_sync();
+  codegen::Lowered l = codegen::lower(k.build(), codegen::Target::sm90a());
+  bool found = false;
+  for (const codegen::race::RaceCheck& c : l.races)
+    found |= to_string(c) == "cluster epochs: not checked: the multicast TMA load at test_races.cpp:" + std::to_string(line) +
+                                 " writes shared buffer 'tile', which a peer reaches through map_shared_rank: when it lands in each CTA of "
+                                 "its mask is not ordered against the peers' accesses";
+  INFO(l.races.size());
+  CHECK(found);
+}
+
 // Every CTA stores into the peer `shift` ranks to its right, then reads its own buffer
 // after cluster_sync: a rotation by a parameter names a different peer in every CTA.
 // Rotated by a per-thread value instead, two CTAs may reach one peer: refused.
