@@ -204,34 +204,50 @@ TEST_CASE("gemm: split-K twice in a row, the counters reset by the kernel [gpu]"
   }
 }
 
-// The check must be able to fail on a subtle error: the kernel run with k one k-block
-// short (its A and B maps unchanged) leaves out 64 of K's products from every element.
-TEST_CASE("gemm: verify() rejects a result missing one k-block [gpu]", "[gpu][gemm][tolerance]") {
+namespace {
+
+// The GEMM sample 1024 x 1024 x k with `params` set, compiled, launched once and verified
+// whole; then `then` breaks the result some way (the checks below must see it).
+void with_verified_gemm(int64_t k, const std::map<std::string, int64_t>& params, uint64_t seed,
+                        const std::function<void(tj::JitKernel&, const tj::samples::LaunchPlan&, tj::samples::Instance&,
+                                                 tj::BoundArgs&)>& then) {
   using namespace tj;
   const samples::Sample* s = samples::find_sample("gemm");
   REQUIRE(s != nullptr);
+  samples::Config c = samples::default_config(*s);
+  c.grid_clusters = {1, 1, 1};
+  c.params["m"] = 1024, c.params["n"] = 1024, c.params["k"] = k;
+  for (const auto& [key, v] : params) c.params[key] = v;
+  JitKernel kernel = tj::load(samples::compile_sample(*s, c, gpu_test::target(), nullptr), gpu_test::device());
+  const samples::LaunchPlan plan = samples::plan_launch(*s, c, kernel);
+  std::unique_ptr<samples::Instance> inst = s->instantiate(c, seed);
+  BoundArgs args = samples::bind_instance(kernel, *inst);
+  kernel.launch(plan.grid, args);
+  kernel.synchronize();
+  const samples::Check whole = inst->verify();
+  INFO(whole.detail);
+  REQUIRE(whole.ok);
+  then(kernel, plan, *inst, args);
+}
+
+}  // namespace
+
+// The check must be able to fail on a subtle error: the kernel run with k one k-block
+// short (its A and B maps unchanged) leaves out 64 of K's products from every element.
+TEST_CASE("gemm: verify() rejects a result missing one k-block [gpu]", "[gpu][gemm][tolerance]") {
   for (int64_t k : {int64_t(1024), int64_t(8192)}) {
     DYNAMIC_SECTION("k " << k) {
-      samples::Config c = samples::default_config(*s);
-      c.grid_clusters = {1, 1, 1};
-      c.params["m"] = 1024, c.params["n"] = 1024, c.params["k"] = k;
-      JitKernel kernel = tj::load(samples::compile_sample(*s, c, gpu_test::target(), nullptr), gpu_test::device());
-      const samples::LaunchPlan plan = samples::plan_launch(*s, c, kernel);
-      std::unique_ptr<samples::Instance> inst = s->instantiate(c, 700 + uint64_t(k));
-      BoundArgs args = samples::bind_instance(kernel, *inst);
-      kernel.launch(plan.grid, args);
-      kernel.synchronize();
-      const samples::Check whole = inst->verify();
-      INFO(whole.detail);
-      REQUIRE(whole.ok);  // the same launch with all of K passes
-      const int32_t short_k = int32_t(k - 64);
-      args.pack().overwrite(6, &short_k, sizeof short_k);  // parameter 6 is k (samples/gemm.h)
-      inst->poison();
-      kernel.launch(plan.grid, args);
-      kernel.synchronize();
-      const samples::Check dropped = inst->verify();
-      INFO(dropped.detail);
-      CHECK_FALSE(dropped.ok);
+      with_verified_gemm(k, {}, 700 + uint64_t(k), [&](tj::JitKernel& kernel, const tj::samples::LaunchPlan& plan,
+                                                      tj::samples::Instance& inst, tj::BoundArgs& args) {
+        const int32_t short_k = int32_t(k - 64);
+        args.pack().overwrite(6, &short_k, sizeof short_k);  // parameter 6 is k (samples/gemm.h)
+        inst.poison();
+        kernel.launch(plan.grid, args);
+        kernel.synchronize();
+        const tj::samples::Check dropped = inst.verify();
+        INFO(dropped.detail);
+        CHECK_FALSE(dropped.ok);
+      });
     }
   }
 }
@@ -239,34 +255,22 @@ TEST_CASE("gemm: verify() rejects a result missing one k-block [gpu]", "[gpu][ge
 // ... and on an error of two units in the last place of one element of a 16-bit D (f32
 // out is compared within the accumulation-order bound, which is wider than 2 ulps of f32).
 TEST_CASE("gemm: verify() rejects one element of D two ulps off [gpu]", "[gpu][gemm][tolerance]") {
-  using namespace tj;
-  const samples::Sample* s = samples::find_sample("gemm");
-  REQUIRE(s != nullptr);
   for (int64_t out : {int64_t(0), int64_t(1)}) {  // bf16, f16
     DYNAMIC_SECTION("out " << out) {
-      samples::Config c = samples::default_config(*s);
-      c.grid_clusters = {1, 1, 1};
-      c.params["m"] = 1024, c.params["n"] = 1024, c.params["k"] = 1024, c.params["out"] = out;
-      JitKernel kernel = tj::load(samples::compile_sample(*s, c, gpu_test::target(), nullptr), gpu_test::device());
-      const samples::LaunchPlan plan = samples::plan_launch(*s, c, kernel);
-      std::unique_ptr<samples::Instance> inst = s->instantiate(c, 800 + uint64_t(out));
-      auto* g = dynamic_cast<samples::GemmInstance*>(inst.get());
-      REQUIRE(g != nullptr);
-      BoundArgs args = samples::bind_instance(kernel, *inst);
-      kernel.launch(plan.grid, args);
-      kernel.synchronize();
-      const samples::Check whole = inst->verify();
-      INFO(whole.detail);
-      REQUIRE(whole.ok);
-      for (int ulps : {2, -2}) {
-        g->perturb_output(517, 333, ulps);
-        const samples::Check off = inst->verify();
-        INFO(ulps << " ulps: " << off.detail);
-        CHECK_FALSE(off.ok);
-        CHECK(off.detail.find("D[517, 333]") != std::string::npos);
-        g->perturb_output(517, 333, -ulps);
-        CHECK(inst->verify().ok);
-      }
+      with_verified_gemm(1024, {{"out", out}}, 800 + uint64_t(out), [&](tj::JitKernel&, const tj::samples::LaunchPlan&,
+                                                                      tj::samples::Instance& inst, tj::BoundArgs&) {
+        auto* g = dynamic_cast<tj::samples::GemmInstance*>(&inst);
+        REQUIRE(g != nullptr);
+        for (int ulps : {2, -2}) {
+          g->perturb_output(517, 333, ulps);
+          const tj::samples::Check off = inst.verify();
+          INFO(ulps << " ulps: " << off.detail);
+          CHECK_FALSE(off.ok);
+          CHECK(off.detail.find("D[517, 333]") != std::string::npos);
+          g->perturb_output(517, 333, -ulps);
+          CHECK(inst.verify().ok);
+        }
+      });
     }
   }
 }
