@@ -21,28 +21,7 @@ using namespace tj::test;
 
 namespace {
 
-// "@" -> this file's name, as diagnostics write it.
-std::string expand_here(std::string text, const Marks& marks) {
-  for (size_t p; (p = text.find("@")) != std::string::npos;) text.replace(p, 1, "test_race_corpus_async.cpp:");
-  return expand(text, marks);
-}
-
-using Builder = std::function<ir::Kernel(bool racy, Marks& marks)>;
-
-void refused(const Builder& build, const char* expected) {
-  Marks marks;
-  std::vector<Diagnostic> d = lower_errors(build(true, marks));
-  for (const Diagnostic& e : d) UNSCOPED_INFO(e.str());
-  REQUIRE(d.size() == 1);
-  CHECK(d[0].str() == expand_here(expected, marks));
-}
-
-void lowers(const Builder& build) {
-  Marks marks;
-  std::vector<Diagnostic> d = lower_errors(build(false, marks));
-  CHECK(d.empty());
-  if (!d.empty()) CHECK(d[0].str() == "");
-}
+void refused(const Builder& build, const char* expected) { tj::test::refused(build, expected, "test_race_corpus_async.cpp"); }
 
 #define RACY(name, build, expected)                                                                 \
   TEST_CASE("racy: " name, "[codegen][verify][races][corpus]") { refused(build, expected); } \

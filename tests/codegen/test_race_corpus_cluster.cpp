@@ -19,18 +19,8 @@ using namespace tj::test;
 
 namespace {
 
-void refused(const Builder& b, const std::string& expected) {
-  Marks marks;
-  std::vector<Diagnostic> d = lower_errors(b(true, marks));
-  REQUIRE(d.size() == 1);
-  CHECK(d[0].str() == expand(expected, marks));
-}
-
-void lowers(const Builder& b) {
-  Marks marks;
-  std::vector<Diagnostic> d = lower_errors(b(false, marks));
-  CHECK(d.empty());
-  if (!d.empty()) CHECK(d[0].str() == "");
+void refused(const Builder& build, const std::string& expected) {
+  tj::test::refused(build, expected, "test_race_corpus_cluster.cpp");
 }
 
 // ---- 1. hand-overs through the wrong CTA's barrier, index or phase ------------------
