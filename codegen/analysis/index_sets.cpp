@@ -2,6 +2,8 @@
 
 #include "codegen/analysis/eval.h"
 
+#include <numeric>
+
 namespace tj::codegen {
 
 using namespace tj::ir;
@@ -112,6 +114,109 @@ std::optional<int64_t> constant_trips(const Kernel& k, const Defs& d, const Loop
   std::optional<int64_t> b = eval_int(l.begin, env), e = eval_int(l.end, env), st = eval_int(l.step, env);
   if (!b || !e || !st || *st <= 0) return std::nullopt;
   return *e > *b ? (*e - *b + *st - 1) / *st : 0;
+}
+
+namespace {
+
+// How an expression depends on one loop index, seeing through single-assignment locals.
+class Periodicity {
+ public:
+  Periodicity(const Kernel& k, const Defs& d, const std::string& var, int64_t step)
+      : d_(d), var_(var), step_(step), env_{k.cluster, k.block, std::nullopt, std::nullopt, nullptr, &d} {}
+
+  // The period in trips, 1 when `e` does not use the index; nullopt when not periodic.
+  std::optional<int64_t> period(const Expr& e, int depth = 0) {
+    if (!e || depth > 32) return e ? std::nullopt : std::optional<int64_t>(1);
+    if (const auto* v = e->as<VarRef>()) {
+      if (v->name == var_) return std::nullopt;
+      auto f = d_.find(v->name);
+      return f == d_.end() ? 1 : period(f->second, depth + 1);
+    }
+    if (const auto* b = e->as<Binary>(); b && b->op == BinOp::Mod) {
+      std::optional<int64_t> m = eval_int(b->b, env_);
+      std::optional<int64_t> c = coefficient(b->a, depth);
+      if (m && *m > 0 && c && *c >= 0) return *c == 0 ? 1 : *m / std::gcd(*m, *c * step_);
+    }
+    std::optional<int64_t> p = 1;
+    auto join = [&](const Expr& x) {
+      std::optional<int64_t> q = p ? period(x, depth + 1) : std::nullopt;
+      p = q ? std::optional<int64_t>(std::lcm(*p, *q)) : std::nullopt;
+      if (p && *p > 64) p = std::nullopt;
+    };
+    if (const auto* u = e->as<Unary>()) join(u->a);
+    else if (const auto* b = e->as<Binary>()) join(b->a), join(b->b);
+    else if (const auto* c = e->as<Cast>()) join(c->a);
+    else if (const auto* s = e->as<Select>()) join(s->cond), join(s->a), join(s->b);
+    else if (const auto* m = e->as<MapSharedRank>()) join(m->buffer), join(m->rank);
+    else if (const auto* l = e->as<Load>()) join(l->ptr), join(l->index);
+    else if (const auto* v = e->as<VectorPack>()) for (const Expr& x : v->lanes) join(x);
+    else if (const auto* v = e->as<VectorLane>()) join(v->vec);
+    return p;
+  }
+
+ private:
+  // c when e = c * index + (terms without the index, none negative); nullopt otherwise.
+  std::optional<int64_t> coefficient(const Expr& e, int depth) {
+    if (depth > 32) return std::nullopt;
+    if (const auto* v = e->as<VarRef>()) {
+      if (v->name == var_) return 1;
+      auto f = d_.find(v->name);
+      if (f != d_.end()) return coefficient(f->second, depth + 1);
+    }
+    if (const auto* b = e->as<Binary>()) {
+      if (b->op == BinOp::Add) {
+        std::optional<int64_t> x = coefficient(b->a, depth + 1), y = coefficient(b->b, depth + 1);
+        return x && y ? std::optional<int64_t>(*x + *y) : std::nullopt;
+      }
+      if (b->op == BinOp::Mul) {
+        std::optional<int64_t> ka = eval_int(b->a, env_), kb = eval_int(b->b, env_);
+        if (kb && *kb >= 0) { std::optional<int64_t> x = coefficient(b->a, depth + 1); return x ? std::optional<int64_t>(*x * *kb) : std::nullopt; }
+        if (ka && *ka >= 0) { std::optional<int64_t> y = coefficient(b->b, depth + 1); return y ? std::optional<int64_t>(*ka * *y) : std::nullopt; }
+      }
+    }
+    // A term without the index: it must not be negative (C's % keeps the dividend's sign).
+    std::optional<int64_t> p = period(e, depth + 1);
+    return p && *p == 1 && never_negative(e, depth) ? std::optional<int64_t>(0) : std::nullopt;
+  }
+
+  bool never_negative(const Expr& e, int depth) {
+    if (depth > 32) return false;
+    if (std::optional<int64_t> v = eval_int(e, env_)) return *v >= 0;
+    if (e->as<SpecialReg>() || e->type.scalar == Scalar::U32 || e->type.scalar == Scalar::U64) return true;
+    if (const auto* v = e->as<VarRef>()) {
+      auto f = d_.find(v->name);
+      return f != d_.end() && never_negative(f->second, depth + 1);
+    }
+    if (const auto* b = e->as<Binary>())
+      switch (b->op) {
+        case BinOp::Add: case BinOp::Mul: case BinOp::Div: case BinOp::Mod:
+          return never_negative(b->a, depth + 1) && never_negative(b->b, depth + 1);
+        default: return false;
+      }
+    return false;
+  }
+
+  const Defs& d_;
+  const std::string& var_;
+  const int64_t step_;
+  const EvalEnv env_;
+};
+
+}  // namespace
+
+std::optional<int64_t> trip_period(const Kernel& k, const Defs& d, const IndexedAccess& a, const LoopTrip& l) {
+  if (l.var.empty()) return std::nullopt;
+  const EvalEnv env{k.cluster, k.block, std::nullopt, std::nullopt, nullptr, &d};
+  std::optional<int64_t> b = eval_int(l.begin, env), st = eval_int(l.step, env);
+  if (!b || *b < 0 || !st || *st <= 0) return std::nullopt;
+  Periodicity p(k, d, l.var, *st);
+  std::optional<int64_t> out = p.period(a.index);
+  if (a.guards)
+    for (const Guard& g : *a.guards) {
+      std::optional<int64_t> q = out ? p.period(g.expr) : std::nullopt;
+      out = q ? std::optional<int64_t>(std::lcm(*out, *q)) : std::nullopt;
+    }
+  return out && *out <= 64 ? out : std::nullopt;
 }
 
 }  // namespace tj::codegen

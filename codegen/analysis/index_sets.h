@@ -40,4 +40,11 @@ std::optional<std::set<int64_t>> index_values(const ir::Kernel& k, const Defs& d
 // The trip count of a loop when it is the same constant in every thread; nullopt otherwise.
 std::optional<int64_t> constant_trips(const ir::Kernel& k, const Defs& d, const LoopTrip& l);
 
+// The period, in trips of loop `l`, of the value of the access's index and guards: 1 when
+// none uses the loop's index; P when it appears only inside `x % m` with x = c * index +
+// (terms without it, never negative), m, c, the loop's begin (not negative) and step
+// (positive) constants, P the lcm of m / gcd(m, c * step) (at most 64); nullopt otherwise.
+// Where it is known, trips 0 to 2P - 1 show every value pair two trips can take.
+std::optional<int64_t> trip_period(const ir::Kernel& k, const Defs& d, const IndexedAccess& a, const LoopTrip& l);
+
 }  // namespace tj::codegen
