@@ -119,6 +119,14 @@ struct ExprEmitter {
     return "tj::u32x4{" + e(n.lanes[0]) + ", " + e(n.lanes[1]) + ", " + e(n.lanes[2]) + ", " + e(n.lanes[3]) + "}";
   }
   std::string operator()(const VectorLane& n) const { return e(n.vec) + "." + "xyzw"[n.lane]; }
+  std::string operator()(const FragElem& n) const {
+    switch (n.part) {
+      case ElemPart::Row: return mma::kElemRow;
+      case ElemPart::Col: return mma::kElemCol;
+      case ElemPart::Value: break;
+    }
+    return mma::elem_value_name(n.fragment);
+  }
   static std::string e(const Expr& x) { return dispatch(*x, ExprEmitter{}); }
 };
 
@@ -338,6 +346,8 @@ class StmtEmitter {
   void node(const MmaWait& n) { lines(family().mma_wait(n, k_)); }
   void node(const AccStore& n) { lines(family().acc_store(n, k_, ex)); }
   void node(const AccPartial& n) { lines(family().acc_partial(n, k_, ex)); }
+  void node(const FragMap& n) { lines(family().frag_map(n, k_, ex)); }
+  void node(const RowReduce& n) { lines(family().row_reduce(n, k_)); }
   void node(const ForEachTile&) { internal_error("emit: for_each_tile was not lowered (lower_schedules runs first)"); }
 
   const mma::Family& family() const {

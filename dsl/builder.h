@@ -40,6 +40,12 @@ struct Accumulator {
   std::string name;
   unsigned m, n;
 };
+// One f32 per row of an m-row accumulator, held like it by each warpgroup
+// (KernelBuilder::row_fragment): row maxima, sums, per-row scales.
+struct RowFragment {
+  std::string name;
+  unsigned m;
+};
 
 template <class T> struct param_handle { using type = Val<T>; };
 template <class T> struct param_handle<T*> { using type = Ptr<T>; };
@@ -135,6 +141,9 @@ class KernelBuilder {
   // An m x n f32 MMA accumulator, one per warpgroup of the role that uses it
   // (registers on sm_90a: m * n / 128 per thread).
   Accumulator accumulator(std::string name, unsigned m, unsigned n, SrcLoc loc = SrcLoc::current());
+  // A row fragment for accumulators of m rows (registers on sm_90a: m / 32 per thread,
+  // each row's value held by the four threads that hold the row).
+  RowFragment row_fragment(std::string name, unsigned m, SrcLoc loc = SrcLoc::current());
   // A warpgroup role: the next `warpgroups` warpgroups of the CTA run body(w),
   // w being the warpgroup's index within the role. max_regs (24..256, a multiple
   // of 8) sets their per-thread register count with setmaxnreg; 0 leaves it.

@@ -5,6 +5,7 @@
 #include "dsl/builder.h"
 #include "dsl/cluster.h"
 #include "dsl/diagnostic.h"
+#include "dsl/fragment.h"
 #include "dsl/pipeline.h"
 #include "dsl/split_k.h"
 #include "dsl/tile.h"

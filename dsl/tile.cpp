@@ -64,6 +64,15 @@ Accumulator KernelBuilder::accumulator(std::string name, unsigned m, unsigned n,
   return Accumulator{name, m, n};
 }
 
+RowFragment KernelBuilder::row_fragment(std::string name, unsigned m, SrcLoc loc) {
+  name = claim_name(std::move(name), loc);
+  if (m == 0 || m % 64 != 0)
+    throw UserError(L(loc), "row fragment '" + name + "' has " + std::to_string(m) + " rows",
+                    "give it the rows of the accumulators it goes with: a multiple of 64");
+  kernel_.accumulators.push_back(ir::AccumulatorDecl{name, m, 0, L(loc), ir::FragmentKind::Rows});
+  return RowFragment{name, m};
+}
+
 void KernelBuilder::role(std::string name, unsigned warpgroups, unsigned max_regs, const std::function<void(i32)>& body,
                          SrcLoc loc) {
   if (!roles_.empty())
@@ -157,14 +166,18 @@ void store_accumulator(const TileView& dst, const Accumulator& acc, const f32& a
   store_accumulator(dst, acc, Columns{0, acc.n}, alpha, beta, c, loc);
 }
 
-void store_accumulator(const TileView& dst, const Accumulator& acc, Columns cols, const f32& alpha, const f32& beta,
-                       const TileView& c, SrcLoc loc) {
-  role_here("store_accumulator", loc);
+void check_store_columns(const Accumulator& acc, Columns cols, const SrcLoc& loc) {
   if (cols.count == 0 || cols.count % 8 != 0 || cols.first % 8 != 0 || cols.first + cols.count > acc.n)
     throw UserError(L(loc), "store_accumulator of columns " + std::to_string(cols.first) + ".." +
                                 std::to_string(cols.first + cols.count) + " of accumulator '" + acc.name + "' (" +
                                 std::to_string(acc.n) + " columns)",
                     "give whole groups of 8 columns inside the accumulator");
+}
+
+void store_accumulator(const TileView& dst, const Accumulator& acc, Columns cols, const f32& alpha, const f32& beta,
+                       const TileView& c, SrcLoc loc) {
+  role_here("store_accumulator", loc);
+  check_store_columns(acc, cols, loc);
   append_stmt(ir::AccStore::make(acc.name, dst.operand(), alpha.expr(), beta.expr(), c.operand(), cols.first, cols.count, L(loc)));
 }
 

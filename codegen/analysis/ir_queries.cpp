@@ -52,4 +52,21 @@ void var_names(const Expr& e, std::vector<std::string>& out) {
   if (e) f.visit(e);
 }
 
+ElemReads elem_reads(const Expr& e) {
+  struct Finder : Visitor {
+    ElemReads out;
+    void visit_node(const FragElem& n) override {
+      if (n.part == ElemPart::Row) out.row = true;
+      else if (n.part == ElemPart::Col) out.col = true;
+      else {
+        for (const FragElem* f : out.values)
+          if (f->fragment == n.fragment) return;
+        out.values.push_back(&n);
+      }
+    }
+  } f;
+  if (e) f.visit(e);
+  return f.out;
+}
+
 }  // namespace tj::codegen

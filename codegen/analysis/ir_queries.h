@@ -27,4 +27,13 @@ void loads_in(const ir::Expr& e, std::vector<const ir::Load*>& out);
 // The names of the variables (parameters, locals, loop indices) an expression reads.
 void var_names(const ir::Expr& e, std::vector<std::string>& out);
 
+// The element parts a fragment expression reads (FragElem nodes): the fragments whose
+// values it reads, in order of first use, and whether it reads the row or the column.
+struct ElemReads {
+  std::vector<const ir::FragElem*> values;  // one per fragment
+  bool row = false, col = false;
+  bool any() const { return !values.empty() || row || col; }
+};
+ElemReads elem_reads(const ir::Expr& e);
+
 }  // namespace tj::codegen

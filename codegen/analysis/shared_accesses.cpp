@@ -83,9 +83,12 @@ std::vector<MemAccess> accesses_of(const Kernel& k, const StmtNode& s) {
     exprs = {sa->dst_index, sa->value};
     out.push_back({buffer_of(sa->dst), sa->dst_index, 1, true, false, true, "st_async", s.loc});
   } else if (const Mma* m = s.as<Mma>()) {
-    out.push_back(tile_access(m->a, false, true, "mma", s.loc));
+    if (m->a_fragment.empty()) out.push_back(tile_access(m->a, false, true, "mma", s.loc));
     out.push_back(tile_access(m->b, false, true, "mma", s.loc));
+  } else if (const FragMap* f = s.as<FragMap>()) {
+    exprs = {f->value};
   } else if (const AccStore* a = s.as<AccStore>()) {
+    exprs = {a->epilogue};
     if (a->c) out.push_back(tile_access(*a->c, false, false, "store_accumulator", s.loc));
     out.push_back(tile_access(a->dst, true, false, "store_accumulator", s.loc));
   }

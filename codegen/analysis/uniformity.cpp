@@ -34,6 +34,7 @@ class Walk : public Visitor {
 
   void visit_node(const SpecialReg& n) override { worsen(of_register(n.reg)); }
   void visit_node(const Load& n) override { worsen(Uniform::Thread); }
+  void visit_node(const FragElem&) override { worsen(Uniform::Thread); }
   void visit_node(const VarRef& n) override {
     for (const Param& p : k_.params)
       if (p.name == n.name) return;  // a kernel parameter

@@ -68,7 +68,24 @@ class Family {
   virtual Lines acc_store(const ir::AccStore& n, const ir::Kernel& k, const ExprText& ex) const = 0;
   // Split-K: the accumulator into, or added from, a global workspace slot.
   virtual Lines acc_partial(const ir::AccPartial& n, const ir::Kernel& k, const ExprText& ex) const = 0;
+
+  // ---- fragments (accumulators as values) ----
+  // Every element of a fragment = n.value, its FragElem nodes bound to the element's
+  // values, row and column (the generic emitter writes them as elem_value_name(f),
+  // kElemRow and kElemCol).
+  virtual Lines frag_map(const ir::FragMap& n, const ir::Kernel& k, const ExprText& ex) const = 0;
+  // A row fragment from a reduction over each row of an accumulator.
+  virtual Lines row_reduce(const ir::RowReduce& n, const ir::Kernel& k) const = 0;
+  // The checks of fragment ops particular to the family (reductions its layout can
+  // do, operand conversions); verify_tiles checks shapes and names.
+  virtual void check_register_a(const ir::Mma& n, const ir::AccumulatorDecl& a, const OperandView& b,
+                                std::vector<Diagnostic>& out) const = 0;
 };
+
+// The names the generic emitter gives FragElem nodes; a family binds them per element.
+inline constexpr const char* kElemRow = "tj_e_row";
+inline constexpr const char* kElemCol = "tj_e_col";
+inline std::string elem_value_name(const std::string& fragment) { return "tj_e_" + fragment; }
 
 // The family `target` lowers tile MMAs with; nullptr where none is written
 // (sm_100a until tcgen05 lands).

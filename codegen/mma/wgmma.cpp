@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <set>
 
+#include "codegen/mma/wgmma_fragments.h"
 #include "codegen/prelude/sm90_wgmma_wrappers.h"
 #include "dsl/ir/visitor.h"
 
@@ -52,14 +53,15 @@ bool a_from_registers(const TileLayout& a, unsigned chunks) {
 
 // The instructions of one MMA along N: each chunk of columns with its shape.
 std::vector<std::pair<WgmmaColumns, WgmmaShape>> chunks_of(const Mma& m, const Kernel& k) {
-  const TileLayout &a = layout_of(m.a, k), &b = layout_of(m.b, k);
+  const TileLayout& b = layout_of(m.b, k);
   const bool mn = b.major == Major::MN;
   const std::vector<WgmmaColumns> split = wgmma_column_split(acc_of(m.acc, k).n, mn ? b.panel_cols() : 8);
-  const bool rs = a_from_registers(a, unsigned(split.size()));
+  const bool rs = !m.a_fragment.empty() || a_from_registers(layout_of(m.a, k), unsigned(split.size()));
   std::vector<std::pair<WgmmaColumns, WgmmaShape>> out;
-  for (const WgmmaColumns& c : split) out.push_back({c, WgmmaShape{c.n, a.elem, mn, rs}});
+  for (const WgmmaColumns& c : split) out.push_back({c, WgmmaShape{c.n, b.elem, mn, rs}});
   return out;
 }
+bool is_tile(const AccumulatorDecl& a) { return a.kind == FragmentKind::Tile; }
 
 std::string cuda_elem(Scalar s) {
   switch (s) {
@@ -75,7 +77,10 @@ class Wgmma final : public Family {
   std::string_view name() const override { return "wgmma"; }
   AccumulatorHome accumulator_home() const override { return AccumulatorHome::Registers; }
   // An m x n f32 fragment spread over the warpgroup's 128 threads.
-  unsigned accumulator_registers(const AccumulatorDecl& a) const override { return a.m * a.n / 128; }
+  // A row fragment: two rows of each 64-row block per thread.
+  unsigned accumulator_registers(const AccumulatorDecl& a) const override {
+    return is_tile(a) ? a.m * a.n / 128 : wgmma_fragments::row_fragment_registers(a);
+  }
 
   void check_mma(const Mma& n, const OperandView& av, const OperandView& bv, std::vector<Diagnostic>& diags) const override {
     const TileLayout *a = &av.layout, *b = &bv.layout;
@@ -137,7 +142,8 @@ class Wgmma final : public Family {
     std::string out = "namespace tj {\n";
     for (const WgmmaShape& s : v.found) out += wgmma_wrapper(s);
     std::set<unsigned> sizes;
-    for (const AccumulatorDecl& a : k.accumulators) sizes.insert(accumulator_registers(a));
+    for (const AccumulatorDecl& a : k.accumulators)
+      if (is_tile(a)) sizes.insert(accumulator_registers(a));
     for (unsigned n : sizes) out += acc_fence(n);
     return out + "}  // namespace tj\n\n";
   }
@@ -145,18 +151,21 @@ class Wgmma final : public Family {
   std::string accumulator_decls(const Kernel& k) const override {
     std::string out;
     for (const AccumulatorDecl& a : k.accumulators)
-      out += "  // accumulator at " + a.loc.str() + ": " + std::to_string(a.m) + "x" + std::to_string(a.n) +
-             " f32 per warpgroup, in registers\n  float " + a.name + "[" + std::to_string(accumulator_registers(a)) + "] = {};\n";
+      out += "  // " + std::string(is_tile(a) ? "accumulator" : "row fragment") + " at " + a.loc.str() + ": " + std::to_string(a.m) +
+             (is_tile(a) ? "x" + std::to_string(a.n) : std::string(" rows")) + " f32 per warpgroup, in registers\n  float " + a.name +
+             "[" + std::to_string(accumulator_registers(a)) + "] = {};\n";
     return out;
   }
 
   Lines mma(const Mma& n, const Kernel& k, const ExprText& ex) const override {
     const AccumulatorDecl& acc = acc_of(n.acc, k);
-    const TileLayout &a = layout_of(n.a, k), &b = layout_of(n.b, k);
-    const unsigned kext = a.major == Major::K ? a.cols : a.rows;
+    // A from an accumulator (a_fragment): its registers packed into A fragments, K its columns.
+    const AccumulatorDecl* af = n.a_fragment.empty() ? nullptr : &acc_of(n.a_fragment, k);
+    const TileLayout &b = layout_of(n.b, k), &a = af ? b : layout_of(n.a, k);
+    const unsigned kext = af ? af->n : a.major == Major::K ? a.cols : a.rows;
     // The K steps this MMA covers: its K range of the tiles' extent.
     const unsigned kstep0 = n.k_first / 16, ksteps = (n.k_count ? n.k_first + n.k_count : kext) / 16;
-    const unsigned esz = scalar_bytes(a.elem);
+    const unsigned esz = scalar_bytes(b.elem);
     // K-major, swizzled: 8-row groups 8 swizzle spans apart (stride offset, 1024
     // bytes for 128-byte rows); the leading offset is unused. N-major B (128-byte
     // swizzle): the 64-element panels along N are a panel apart (leading offset),
@@ -173,6 +182,10 @@ class Wgmma final : public Family {
       for (unsigned blk = 0; blk < acc.m / 64; ++blk)
         for (unsigned j = kstep0; j < ksteps; ++j) {
           const std::string frag = "tj_a" + std::to_string(blk) + "_" + std::to_string(j);
+          if (af) {
+            for (const std::string& l : wgmma_fragments::register_a(*af, blk, j, cuda_elem(b.elem), frag)) out.push_back("  " + l);
+            continue;
+          }
           out.push_back("  tj::u32 " + frag + "[4];");
           out.push_back("  tj::ldmatrix_a_k16<" + std::to_string(a.panel_cols()) + ", " + std::to_string(panel_bytes_of(a)) + ", " +
                         std::to_string(swizzle_span(a.swizzle)) + ">(" + frag + ", &" + ex(n.a.tile) + "[" + operand_offset(n.a, a, ex) +
@@ -234,7 +247,7 @@ class Wgmma final : public Family {
     // statement naming every accumulator register: each costs NVRTC ~25 ms on the GEMM.
     if (n.pending == 0)
       for (const AccumulatorDecl& a : k.accumulators)
-        out.push_back("tj::" + acc_fence_name(accumulator_registers(a)) + "(" + a.name + ");");
+        if (is_tile(a)) out.push_back("tj::" + acc_fence_name(accumulator_registers(a)) + "(" + a.name + ");");
     return out;
   }
 
@@ -242,6 +255,9 @@ class Wgmma final : public Family {
     const AccumulatorDecl& acc = acc_of(n.acc, k);
     const TileLayout& d = layout_of(n.dst, k);
     const std::string t = cuda_elem(d.elem);
+    if (n.epilogue)
+      return wgmma_fragments::acc_store_epilogue(n, k, ex, t, d.panel_cols(), panel_bytes_of(d),
+                                                 "&" + ex(n.dst.tile) + "[" + operand_offset(n.dst, d, ex) + "]");
     // 16-bit out without C (none given, or beta the literal 0): the stmatrix form.
     const FloatImm* beta = n.beta->as<FloatImm>();
     const bool x4 = scalar_bytes(d.elem) == 2 && n.cols % 16 == 0 && (!n.c || (beta && beta->value == 0.0));
@@ -270,6 +286,28 @@ class Wgmma final : public Family {
     const std::string slot = "&" + ex(n.ptr) + "[(tj::u64)(" + ex(n.slot) + ") * " + std::to_string(uint64_t(acc.m) * acc.n) + "ull]";
     if (n.op == AccPartialOp::Store) return {"tj::acc_partial_store<" + regs + ">(" + n.acc + ", " + slot + ");"};
     return {"tj::acc_partial_add<" + regs + ">(" + n.acc + ", " + slot + ");"};
+  }
+
+  Lines frag_map(const FragMap& n, const Kernel& k, const ExprText& ex) const override {
+    return wgmma_fragments::frag_map(n, k, ex);
+  }
+  Lines row_reduce(const RowReduce& n, const Kernel& k) const override { return wgmma_fragments::row_reduce(n, k); }
+
+  void check_register_a(const Mma& n, const AccumulatorDecl& a, const OperandView& bv, std::vector<Diagnostic>& diags) const override {
+    const TileLayout& b = bv.layout;
+    const unsigned kb = b.major == Major::K ? b.cols : b.rows;
+    if (b.elem != Scalar::BF16 && b.elem != Scalar::F16)
+      diags.push_back({n.loc, "mma operand B '" + bv.name + "' holds " + std::string(scalar_name(b.elem)) +
+                                  "; an accumulator converted to A becomes bf16 or f16, and wgmma takes B of the same type",
+                       "declare B as shared_tile<bf16> or shared_tile<f16>"});
+    if (b.swizzle == Swizzle::None || (b.major == Major::MN && b.swizzle != Swizzle::B128))
+      diags.push_back({n.loc, "mma reads tile '" + bv.name + "' with a " + std::string(swizzle_name(b.swizzle)) + " swizzle " +
+                                  std::string(major_name(b.major)) + "; the wgmma lowering reads B 128-byte-swizzled (or 32, 64 K-major)",
+                       "declare '" + bv.name + "' with Swizzle::B128 (the default of shared_tile)"});
+    if (a.n != kb || a.n % 16 != 0)
+      diags.push_back({n.loc, "mma with A from accumulator '" + a.name + "' (" + std::to_string(a.m) + "x" + std::to_string(a.n) +
+                                  ": K = " + std::to_string(a.n) + ") and B '" + bv.name + "' with a K extent of " + std::to_string(kb),
+                       "give B as many rows of K as the accumulator has columns (a multiple of 16)"});
   }
 
 };

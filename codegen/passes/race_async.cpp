@@ -77,8 +77,8 @@ void AsyncWalk::walk(const Stmt& s, State& st) {
     return;
   }
   const std::string bar = copy_barrier(*s);
+  if (s->as<AccStore>() || s->as<AccPartial>() || s->as<FragMap>() || s->as<RowReduce>() || s->as<Mma>()) read_accumulator(*s, st);
   if (s->as<Mma>()) st.mmas.emplace_back();  // the operands' accesses join this group
-  if (s->as<AccStore>() || s->as<AccPartial>()) read_accumulator(*s, st);
   for (const MemAccess& m : accesses_of(k_, *s)) access(m, bar, st);
   if (const Mma* m = s->as<Mma>())
     for (Issued& i : st.mmas.back()) i.acc = m->acc;

@@ -2,6 +2,7 @@
 // checked against what is in flight on its path, each arrive that gives a pipeline
 // stage back against the reads of that stage still running or still to come, each
 // read of an accumulator against the MMAs writing it.
+#include "codegen/analysis/ir_queries.h"
 #include "codegen/passes/race_async_walk.h"
 #include "codegen/passes/race_checks.h"
 #include "codegen/analysis/eval.h"
@@ -284,23 +285,45 @@ void AsyncWalk::read_released(const MemAccess& m, const State& st) {
 }
 
 void AsyncWalk::read_accumulator(const StmtNode& s, const State& st) {
-  std::string acc, what, how = "reads";
-  if (const AccStore* a = s.as<AccStore>()) acc = a->acc, what = "store_accumulator";
-  else if (const AccPartial* p = s.as<AccPartial>()) {
-    acc = p->acc;
+  // The accumulators the statement reads or writes outside the tensor cores: each must
+  // have no MMA into it in flight.
+  struct Use {
+    std::string acc, how;
+  };
+  std::vector<Use> uses;
+  std::string what;
+  const auto elements = [&](const Expr& e) {
+    for (const FragElem* f : elem_reads(e).values) uses.push_back({f->fragment, "reads"});
+  };
+  if (const AccStore* a = s.as<AccStore>()) {
+    what = "store_accumulator";
+    uses.push_back({a->acc, "reads"});
+    elements(a->epilogue);
+  } else if (const AccPartial* p = s.as<AccPartial>()) {
     what = p->op == AccPartialOp::Store ? "store_accumulator_partial" : "add_accumulator_partial";
-    if (p->op == AccPartialOp::Add) how = "adds into";
+    uses.push_back({p->acc, p->op == AccPartialOp::Add ? "adds into" : "reads"});
+  } else if (const FragMap* f = s.as<FragMap>()) {
+    what = "acc_map";
+    uses.push_back({f->dst, "writes"});
+    elements(f->value);
+  } else if (const RowReduce* r = s.as<RowReduce>()) {
+    what = "row_" + std::string(reduce_name(r->op));
+    uses.push_back({r->src, "reads"});
+  } else if (const Mma* m = s.as<Mma>(); m && !m->a_fragment.empty()) {
+    what = "mma";
+    uses.push_back({m->a_fragment, "reads as its A operand"});
   }
-  for (const std::vector<Issued>& g : st.mmas)
-    for (const Issued& i : g)
-      if (i.acc == acc) {
-        const MemAccess here{{}, nullptr, 1, false, false, false, what, s.loc};
-        error("accumulator read before mma_wait", here, i.m,
-              "the " + what + " at " + s.loc.str() + " " + how + " accumulator '" + acc + "' while the mma at " +
-                  i.m.loc.str() + " may still be writing it",
-              "call mma_wait(0) between " + line_of(i.m.loc) + " and " + line_of(s.loc));
-        return;
-      }
+  for (const Use& u : uses)
+    for (const std::vector<Issued>& g : st.mmas)
+      for (const Issued& i : g)
+        if (i.acc == u.acc) {
+          const MemAccess here{{}, nullptr, 1, false, false, false, what, s.loc};
+          error("accumulator read before mma_wait", here, i.m,
+                "the " + what + " at " + s.loc.str() + " " + u.how + " accumulator '" + u.acc + "' while the mma at " +
+                    i.m.loc.str() + " may still be writing it",
+                "call mma_wait(0) between " + line_of(i.m.loc) + " and " + line_of(s.loc));
+          return;
+        }
 }
 
 void AsyncWalk::check_handed_over_writes(const State& end) {

@@ -1,8 +1,10 @@
 #include "codegen/passes/verify_tiles.h"
 
 #include <map>
+#include <optional>
 #include <set>
 
+#include "codegen/analysis/ir_queries.h"
 #include "codegen/emit_roles.h"
 #include "codegen/mma/family.h"
 #include "codegen/op_table.h"
@@ -46,6 +48,7 @@ class Checker : public Visitor {
       return;
     }
     const AccumulatorDecl* acc = accumulator(n.acc, n.loc);
+    if (!n.a_fragment.empty()) return mma_register_a(n, acc);
     const TileLayout* a = tile(n.a, "mma operand A", n.loc);
     const TileLayout* b = tile(n.b, "mma operand B", n.loc);
     if (role_ && acc) role_accs_[role_].insert(acc);
@@ -53,17 +56,111 @@ class Checker : public Visitor {
     const std::string an = name(n.a), bn = name(n.b);
     family_->check_mma(n, {an, *a}, {bn, *b}, out_);
     check_rows(n.a, *a, acc->m, "mma operand A", n.loc);
-    const unsigned bn_extent = b->major == Major::K ? b->rows : b->cols;
-    if (b->major == Major::K) check_rows(n.b, *b, acc->n, "mma operand B", n.loc);
-    else if (bn_extent != acc->n)
-      error(n.loc, "mma operand B '" + bn + "' is N-major with " + std::to_string(bn_extent) + " columns of N; accumulator '" +
-                       acc->name + "' has " + std::to_string(acc->n),
-            "make the tile's columns equal the accumulator's N");
+    check_b_columns(n, *b, *acc);
     Visitor::visit_node(n);
   }
 
+  void check_b_columns(const Mma& n, const TileLayout& b, const AccumulatorDecl& acc) {
+    const std::string bn = name(n.b);
+    const unsigned bn_extent = b.major == Major::K ? b.rows : b.cols;
+    if (b.major == Major::K) check_rows(n.b, b, acc.n, "mma operand B", n.loc);
+    else if (bn_extent != acc.n)
+      error(n.loc, "mma operand B '" + bn + "' is N-major with " + std::to_string(bn_extent) + " columns of N; accumulator '" +
+                       acc.name + "' has " + std::to_string(acc.n),
+            "make the tile's columns equal the accumulator's N");
+  }
+
+  // mma(acc, registers(p), b, ...): p an accumulator of acc's rows, converted to B's type.
+  void mma_register_a(const Mma& n, const AccumulatorDecl* acc) {
+    const AccumulatorDecl* p = fragment(n.a_fragment, n.loc, FragmentKind::Tile, "mma operand A");
+    const TileLayout* b = tile(n.b, "mma operand B", n.loc);
+    if (role_ && acc) role_accs_[role_].insert(acc);
+    if (role_ && p) role_accs_[role_].insert(p);
+    if (!acc || !p || !b) return;
+    if (p->m != acc->m)
+      error(n.loc, "mma with A from accumulator '" + p->name + "' (" + n2(p->m, p->n) + ") into accumulator '" + acc->name + "' (" +
+                       n2(acc->m, acc->n) + "): A needs the result's " + std::to_string(acc->m) + " rows",
+            "give both accumulators the same rows");
+    if (p->name == acc->name)
+      error(n.loc, "mma reads accumulator '" + p->name + "' as A and writes it", "write the product into another accumulator");
+    family_->check_register_a(n, *p, {name(n.b), *b}, out_);
+    check_b_columns(n, *b, *acc);
+    Visitor::visit_node(n);
+  }
+
+  void visit_node(const FragMap& n) override {
+    const AccumulatorDecl* d = fragment(n.dst, n.loc, std::nullopt, "acc_map");
+    if (d) check_elements(n.value, *d, d->kind == FragmentKind::Rows ? "row_map" : "acc_map", n.loc);
+    in_elem_ = true;
+    Visitor::visit_node(n);
+    in_elem_ = false;
+  }
+
+  void visit_node(const RowReduce& n) override {
+    const char* what = n.op == ReduceOp::Sum ? "row_sum" : n.op == ReduceOp::Max ? "row_max" : "row_min";
+    const AccumulatorDecl* d = fragment(n.dst, n.loc, FragmentKind::Rows, what);
+    const AccumulatorDecl* s = fragment(n.src, n.loc, FragmentKind::Tile, what);
+    if (d && s && d->m != s->m)
+      error(n.loc, std::string(what) + " of accumulator '" + s->name + "' (" + std::to_string(s->m) + " rows) into row fragment '" +
+                       d->name + "' (" + std::to_string(d->m) + " rows)",
+            "give the row fragment the accumulator's rows");
+  }
+
+  void visit_node(const FragElem& n) override {
+    if (!in_elem_)
+      error(n.loc, "an element of fragment " + (n.fragment.empty() ? std::string("(its row or column)") : "'" + n.fragment + "'") +
+                       " is used outside the function of acc_map, row_map or store_accumulator",
+            "use Elem only inside the function it is given to");
+  }
+
+  // A fragment by name, of a kind (any where none is given), owned by the role here.
+  const AccumulatorDecl* fragment(const std::string& nm, const Loc& loc, std::optional<FragmentKind> kind, const std::string& what) {
+    if (!family_) {
+      no_family_reported_ = true;
+      error(loc, what + " needs a target with an MMA family (register fragments), and " + t_.arch + " has none in tilejit yet",
+            "compile for sm_90a (--arch sm_90a)");
+      return nullptr;
+    }
+    const AccumulatorDecl* a = k_.find_accumulator(nm);
+    if (!a) {
+      error(loc, "unknown fragment '" + nm + "'", "declare it with k.accumulator(name, m, n) or k.row_fragment(name, m)");
+      return nullptr;
+    }
+    if (kind && a->kind != *kind) {
+      error(loc, what + " takes " + (*kind == FragmentKind::Rows ? "a row fragment" : "an accumulator") + ", and '" + nm + "' is " +
+                     (a->kind == FragmentKind::Rows ? "a row fragment" : "an accumulator"),
+            *kind == FragmentKind::Rows ? "declare it with k.row_fragment(name, m)" : "declare it with k.accumulator(name, m, n)");
+      return nullptr;
+    }
+    if (!role_) error(loc, what + " outside a warpgroup role", "call it inside the role that holds '" + nm + "'");
+    else role_accs_[role_].insert(a);
+    return a;
+  }
+
+  // The fragments an element function reads: accumulators of the domain's shape, row
+  // fragments of its rows; a row domain has no column and no accumulator elements.
+  void check_elements(const Expr& value, const AccumulatorDecl& domain, const std::string& what, const Loc& loc) {
+    const ElemReads reads = elem_reads(value);
+    const bool rows = domain.kind == FragmentKind::Rows;
+    if (rows && reads.col)
+      error(loc, what + " over row fragment '" + domain.name + "' reads the element's column", "a row fragment has one value per row: use e.row");
+    for (const FragElem* f : reads.values) {
+      const AccumulatorDecl* a = fragment(f->fragment, loc, std::nullopt, what);
+      if (!a) continue;
+      if (a->kind == FragmentKind::Rows ? a->m != domain.m : (rows || a->m != domain.m || a->n != domain.n))
+        error(loc, what + " over " + (rows ? "row fragment '" : "accumulator '") + domain.name + "' (" +
+                       (rows ? std::to_string(domain.m) + " rows" : n2(domain.m, domain.n)) + ") reads " +
+                       (a->kind == FragmentKind::Rows ? "row fragment '" : "accumulator '") + a->name + "' (" +
+                       (a->kind == FragmentKind::Rows ? std::to_string(a->m) + " rows" : n2(a->m, a->n)) + ")",
+              rows ? "a row map reads row fragments of the same rows (reduce an accumulator first: row_sum, row_max, row_min)"
+                   : "read accumulators of the same shape and row fragments of the same rows");
+    }
+  }
+
+
   void visit_node(const AccStore& n) override {
     const AccumulatorDecl* acc = accumulator(n.acc, n.loc);
+    if (acc && n.epilogue) check_elements(n.epilogue, *acc, "store_accumulator", n.loc);
     const TileLayout* d = tile(n.dst, "store_accumulator destination", n.loc);
     if (role_ && acc) role_accs_[role_].insert(acc);
     if (!acc || !d) return;
@@ -84,7 +181,9 @@ class Checker : public Visitor {
         error(n.loc, "store_accumulator reads C from tile '" + name(*n.c) + "', whose layout differs from the destination's",
               "load C into a tile declared like the destination (or into the destination itself)");
     }
+    in_elem_ = n.epilogue != nullptr;
     Visitor::visit_node(n);
+    in_elem_ = false;
   }
 
   void visit_node(const AccPartial& n) override {
@@ -169,6 +268,10 @@ class Checker : public Visitor {
   const AccumulatorDecl* accumulator(const std::string& name, const Loc& loc) {
     const AccumulatorDecl* a = k_.find_accumulator(name);
     if (!a) error(loc, "unknown accumulator '" + name + "'", "declare it with k.accumulator(name, m, n)");
+    if (a && a->kind == FragmentKind::Rows) {
+      error(loc, "'" + name + "' is a row fragment, not an accumulator", "use an accumulator (k.accumulator(name, m, n)) here");
+      return nullptr;
+    }
     return a;
   }
   static std::string name(const TileOperand& t) {
@@ -216,6 +319,7 @@ class Checker : public Visitor {
   const Target& t_;
   const mma::Family* family_;  // null: the target has no tile MMA lowering
   bool no_family_reported_ = false;
+  bool in_elem_ = false;  // inside an element function (FragMap value, AccStore epilogue)
   std::vector<Diagnostic>& out_;
   const Role* role_ = nullptr;
   std::vector<const Role*> roles_;

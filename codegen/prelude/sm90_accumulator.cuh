@@ -103,6 +103,40 @@ TJ_DEVICE void acc_store_m64(const float* acc, T* dst, float alpha, float beta, 
 }
 
 
+// One pair of values (columns col, col + 1) at `row` of a 128-byte-swizzled tile block
+// stored in panels of PANEL_COLS elements, PANEL_BYTES apart (an epilogue function's store).
+template <int PANEL_COLS, int PANEL_BYTES, class T>
+TJ_DEVICE void store_pair_b128(T* block, int row, int col, float a, float b) {
+  u32 off = (u32)(col / PANEL_COLS) * PANEL_BYTES + (u32)row * (PANEL_COLS * sizeof(T)) + (u32)(col % PANEL_COLS) * sizeof(T);
+  off ^= ((off >> 7) & 7u) << 4;  // the 128-byte swizzle TMA reads with
+  store_pair(reinterpret_cast<T*>(reinterpret_cast<unsigned char*>(block) + off), a, b);
+}
+
+// ---- row fragments: reductions over the rows of an accumulator ----------------------
+template <int OP>  // 0 sum, 1 max, 2 min
+TJ_DEVICE float reduce2(float a, float b) {
+  if constexpr (OP == 0) return a + b;
+  else if constexpr (OP == 1) return fmaxf(a, b);
+  else return fminf(a, b);
+}
+// The two rows this thread holds of one m64 x N block (its n / 2 registers: row h at
+// registers 4 j + 2 h and + 1) reduced over all N columns: the thread's own columns,
+// then across the four lanes that share the rows (lane % 4). dst[h] = the row's value
+// (of combine: op(dst[h], it)), the same in those four lanes.
+template <int N, int OP>
+TJ_DEVICE void row_reduce_m64(const float* src, float* dst, bool combine) {
+#pragma unroll
+  for (int h = 0; h < 2; ++h) {
+    float r0 = src[2 * h], r1 = src[2 * h + 1];  // two chains: independent adds
+#pragma unroll
+    for (int j = 1; j < N / 8; ++j) r0 = reduce2<OP>(r0, src[4 * j + 2 * h]), r1 = reduce2<OP>(r1, src[4 * j + 2 * h + 1]);
+    float r = reduce2<OP>(r0, r1);
+    r = reduce2<OP>(r, __shfl_xor_sync(0xffffffffu, r, 1));
+    r = reduce2<OP>(r, __shfl_xor_sync(0xffffffffu, r, 2));
+    dst[h] = combine ? reduce2<OP>(dst[h], r) : r;
+  }
+}
+
 // The same for 16-bit tiles without C (N a multiple of 16): stmatrix, four 8x8
 // matrices (column blocks j and j + 1, rows + 0 and + 8) per instruction instead
 // of a 32-bit store per pair. Codegen picks it when the element type and a C-less

@@ -476,21 +476,61 @@ Stmt Mma::make(std::string acc, TileOperand a, TileOperand b, Expr accumulate, L
   return std::make_shared<Mma>(std::move(acc), std::move(a), std::move(b), std::move(accumulate), k_first, k_count, std::move(loc));
 }
 
+Stmt Mma::make_register_a(std::string acc, std::string a_fragment, TileOperand b, Expr accumulate, Loc loc) {
+  require(!a_fragment.empty(), "Mma::make_register_a: empty A fragment");
+  require_tile(b, "Mma");
+  require_value(accumulate, "Mma", "accumulate");
+  require(accumulate->type.scalar == Scalar::Bool, "Mma::make: accumulate must be a bool");
+  return std::make_shared<Mma>(std::move(acc), TileOperand{}, std::move(b), std::move(accumulate), 0, 0, std::move(loc),
+                               std::move(a_fragment));
+}
+
 Stmt MmaWait::make(unsigned pending, Loc loc) {
   require(pending <= 7, "MmaWait::make: at most 7 pending groups");
   return std::make_shared<MmaWait>(pending, std::move(loc));
 }
 
 Stmt AccStore::make(std::string acc, TileOperand dst, Expr alpha, Expr beta, std::optional<TileOperand> c, unsigned first_col,
-                     unsigned cols, Loc loc) {
+                     unsigned cols, Loc loc, Expr epilogue) {
   require(cols > 0 && cols % 8 == 0 && first_col % 8 == 0, "AccStore::make: columns come in groups of 8");
   require_tile(dst, "AccStore");
   if (c) require_tile(*c, "AccStore");
   require_value(alpha, "AccStore", "alpha");
   require_value(beta, "AccStore", "beta");
   require(alpha->type.scalar == Scalar::F32 && beta->type.scalar == Scalar::F32, "AccStore::make: alpha and beta must be f32");
+  if (epilogue) {
+    require(epilogue->type.scalar == Scalar::F32, "AccStore::make: the epilogue must be f32");
+    require(!c, "AccStore::make: an epilogue reads no C tile");
+  }
   return std::make_shared<AccStore>(std::move(acc), std::move(dst), std::move(alpha), std::move(beta), std::move(c), first_col,
-                                    cols, std::move(loc));
+                                    cols, std::move(loc), std::move(epilogue));
+}
+
+Expr FragElem::make(ElemPart part, std::string fragment, Loc loc) {
+  require((part == ElemPart::Value) != fragment.empty(), "FragElem::make: a fragment name exactly for Value");
+  return std::make_shared<FragElem>(part, std::move(fragment), Type::of(part == ElemPart::Value ? Scalar::F32 : Scalar::I32),
+                                    std::move(loc));
+}
+
+Stmt FragMap::make(std::string dst, Expr value, Loc loc) {
+  require(!dst.empty(), "FragMap::make: empty fragment name");
+  require_value(value, "FragMap", "value");
+  require(value->type.scalar == Scalar::F32, "FragMap::make: the value must be f32");
+  return std::make_shared<FragMap>(std::move(dst), std::move(value), std::move(loc));
+}
+
+std::string_view reduce_name(ReduceOp op) {
+  switch (op) {
+    case ReduceOp::Sum: return "sum";
+    case ReduceOp::Max: return "max";
+    case ReduceOp::Min: return "min";
+  }
+  return "?";
+}
+
+Stmt RowReduce::make(std::string dst, std::string src, ReduceOp op, bool accumulate, Loc loc) {
+  require(!dst.empty() && !src.empty(), "RowReduce::make: empty fragment name");
+  return std::make_shared<RowReduce>(std::move(dst), std::move(src), op, accumulate, std::move(loc));
 }
 
 Stmt AccPartial::make(AccPartialOp op, std::string acc, Expr ptr, Expr slot, Loc loc) {

@@ -201,6 +201,19 @@ struct VectorLane final : ExprNode {
       : ExprNode(static_kind, Type::of(Scalar::U32), std::move(loc)), vec(std::move(v)), lane(l) {}
 };
 
+// Inside a fragment map (FragMap, or AccStore's epilogue): the element being computed.
+// Value: fragment `fragment`'s value at this element (an accumulator's at its row and
+// column, a row fragment's at its row); Row, Col: the element's row and column in the
+// warpgroup's accumulator (row 0..m-1, column 0..n-1).
+enum class ElemPart : uint8_t { Value, Row, Col };
+struct FragElem final : ExprNode {
+  static constexpr ExprKind static_kind = ExprKind::FragElem;
+  const ElemPart part;
+  const std::string fragment;  // Value only
+  static Expr make(ElemPart part, std::string fragment, Loc loc = {});
+  FragElem(ElemPart p, std::string f, Type t, Loc l) : ExprNode(static_kind, t, std::move(l)), part(p), fragment(std::move(f)) {}
+};
+
 // ---- statements ----------------------------------------------------------
 
 // Memory orders of barriers and atomics (PTX .relaxed, .release, .acquire, .acq_rel).
@@ -476,17 +489,21 @@ struct TileOperand {
 // extent (k_count 0: from k_first to the end), issued asynchronously by the
 // warpgroup as one MMA group: a holds acc.m rows of M (from a.row), b holds acc.n
 // of N. With `accumulate` false the accumulator is overwritten.
+// With `a_fragment` set, A is that accumulator (acc.m rows, K columns) converted in
+// registers to B's element type, and `a` is unused (null expressions).
 struct Mma final : StmtNode {
   static constexpr StmtKind static_kind = StmtKind::Mma;
   const std::string acc;
   const TileOperand a, b;
   const Expr accumulate;  // bool
   const unsigned k_first, k_count;
+  const std::string a_fragment;
   static Stmt make(std::string acc, TileOperand a, TileOperand b, Expr accumulate, Loc loc, unsigned k_first = 0,
                    unsigned k_count = 0);
-  Mma(std::string c, TileOperand x, TileOperand y, Expr acc_, unsigned kf, unsigned kc, Loc l)
+  static Stmt make_register_a(std::string acc, std::string a_fragment, TileOperand b, Expr accumulate, Loc loc);
+  Mma(std::string c, TileOperand x, TileOperand y, Expr acc_, unsigned kf, unsigned kc, Loc l, std::string af = {})
       : StmtNode(static_kind, std::move(l)), acc(std::move(c)), a(std::move(x)), b(std::move(y)), accumulate(std::move(acc_)),
-        k_first(kf), k_count(kc) {}
+        k_first(kf), k_count(kc), a_fragment(std::move(af)) {}
 };
 
 // Wait until at most `pending` of this warpgroup's MMA groups are in flight:
@@ -503,6 +520,8 @@ struct MmaWait final : StmtNode {
 // beta * c over the accumulator's columns [first_col, first_col + cols),
 // converted to dst's element type; dst holds exactly those columns. c (may be
 // absent: beta is then ignored) has dst's layout and type and may be dst itself.
+// With an `epilogue` (an f32 expression of FragElem nodes), dst = epilogue at each
+// element instead (alpha 1, beta 0, no c).
 struct AccStore final : StmtNode {
   static constexpr StmtKind static_kind = StmtKind::AccStore;
   const std::string acc;
@@ -510,11 +529,37 @@ struct AccStore final : StmtNode {
   const Expr alpha, beta;  // f32
   const std::optional<TileOperand> c;
   const unsigned first_col, cols;
+  const Expr epilogue;  // f32, may be null
   static Stmt make(std::string acc, TileOperand dst, Expr alpha, Expr beta, std::optional<TileOperand> c, unsigned first_col,
-                   unsigned cols, Loc loc);
-  AccStore(std::string a, TileOperand d, Expr al, Expr be, std::optional<TileOperand> c_, unsigned fc, unsigned nc, Loc l)
+                   unsigned cols, Loc loc, Expr epilogue = nullptr);
+  AccStore(std::string a, TileOperand d, Expr al, Expr be, std::optional<TileOperand> c_, unsigned fc, unsigned nc, Loc l, Expr ep)
       : StmtNode(static_kind, std::move(l)), acc(std::move(a)), dst(std::move(d)), alpha(std::move(al)), beta(std::move(be)),
-        c(std::move(c_)), first_col(fc), cols(nc) {}
+        c(std::move(c_)), first_col(fc), cols(nc), epilogue(std::move(ep)) {}
+};
+
+// Every element of fragment `dst` (an accumulator, or a row fragment: one value per
+// row) = `value`, an f32 expression in which FragElem nodes read the element being
+// computed: fill, copy, scale, mask, exp. Run by the whole warpgroup that owns dst.
+struct FragMap final : StmtNode {
+  static constexpr StmtKind static_kind = StmtKind::FragMap;
+  const std::string dst;
+  const Expr value;
+  static Stmt make(std::string dst, Expr value, Loc loc);
+  FragMap(std::string d, Expr v, Loc l) : StmtNode(static_kind, std::move(l)), dst(std::move(d)), value(std::move(v)) {}
+};
+
+// Row fragment `dst` = op over the columns of each row of accumulator `src`, combined
+// with dst's own value when `accumulate` (dst = op(dst, op over the row)).
+enum class ReduceOp : uint8_t { Sum, Max, Min };
+std::string_view reduce_name(ReduceOp);
+struct RowReduce final : StmtNode {
+  static constexpr StmtKind static_kind = StmtKind::RowReduce;
+  const std::string dst, src;
+  const ReduceOp op;
+  const bool accumulate;
+  static Stmt make(std::string dst, std::string src, ReduceOp op, bool accumulate, Loc loc);
+  RowReduce(std::string d, std::string s, ReduceOp o, bool a, Loc l)
+      : StmtNode(static_kind, std::move(l)), dst(std::move(d)), src(std::move(s)), op(o), accumulate(a) {}
 };
 
 // Split-K's accumulator <-> global memory, by the warpgroup that owns the

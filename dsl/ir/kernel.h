@@ -79,10 +79,14 @@ struct TileLayout {
 // An MMA accumulator: an m x n f32 tile owned by each warpgroup of the role that
 // uses it. Where it lives and what it costs is the target's MMA family's business
 // (codegen/mma/): registers on sm_90a, tensor memory on sm_100a.
+// A warpgroup's register fragment: an accumulator (m x n f32, what MMAs write), or a
+// row fragment (one f32 per row of an m-row accumulator: row maxima, sums, scales).
+enum class FragmentKind : uint8_t { Tile, Rows };
 struct AccumulatorDecl {
   std::string name;
-  unsigned m = 0, n = 0;
+  unsigned m = 0, n = 0;  // Rows: n is 0
   Loc loc;
+  FragmentKind kind = FragmentKind::Tile;
 };
 
 struct SharedBuffer {

@@ -60,6 +60,7 @@ Expr Mutator::mutate_node(const VectorPack& n, const Expr& self) {
   std::vector<Expr> lanes = mutate_all(n.lanes);
   return lanes == n.lanes ? self : VectorPack::make(std::move(lanes), n.loc);
 }
+Expr Mutator::mutate_node(const FragElem&, const Expr& self) { return self; }
 Expr Mutator::mutate_node(const VectorLane& n, const Expr& self) {
   Expr v = mutate(n.vec);
   return v == n.vec ? self : VectorLane::make(v, n.lane, n.loc);
@@ -161,9 +162,10 @@ Stmt Mutator::mutate_node(const NamedBarrier& n, const Stmt& self) {
   return id == n.id ? self : NamedBarrier::make(id, n.threads, n.loc);
 }
 Stmt Mutator::mutate_node(const Mma& n, const Stmt& self) {
-  TileOperand a = mutate_tile(n.a), b = mutate_tile(n.b);
+  TileOperand a = n.a_fragment.empty() ? mutate_tile(n.a) : n.a, b = mutate_tile(n.b);
   Expr acc = mutate(n.accumulate);
   if (same(a, n.a) && same(b, n.b) && acc == n.accumulate) return self;
+  if (!n.a_fragment.empty()) return Mma::make_register_a(n.acc, n.a_fragment, b, acc, n.loc);
   return Mma::make(n.acc, a, b, acc, n.loc, n.k_first, n.k_count);
 }
 Stmt Mutator::mutate_node(const MmaWait&, const Stmt& self) { return self; }
@@ -172,9 +174,15 @@ Stmt Mutator::mutate_node(const AccStore& n, const Stmt& self) {
   Expr alpha = mutate(n.alpha), beta = mutate(n.beta);
   std::optional<TileOperand> c;
   if (n.c) c = mutate_tile(*n.c);
-  if (same(dst, n.dst) && alpha == n.alpha && beta == n.beta && (!n.c || same(*c, *n.c))) return self;
-  return AccStore::make(n.acc, dst, alpha, beta, c, n.first_col, n.cols, n.loc);
+  Expr epilogue = mutate(n.epilogue);
+  if (same(dst, n.dst) && alpha == n.alpha && beta == n.beta && (!n.c || same(*c, *n.c)) && epilogue == n.epilogue) return self;
+  return AccStore::make(n.acc, dst, alpha, beta, c, n.first_col, n.cols, n.loc, epilogue);
 }
+Stmt Mutator::mutate_node(const FragMap& n, const Stmt& self) {
+  Expr v = mutate(n.value);
+  return v == n.value ? self : FragMap::make(n.dst, v, n.loc);
+}
+Stmt Mutator::mutate_node(const RowReduce&, const Stmt& self) { return self; }
 Stmt Mutator::mutate_node(const AccPartial& n, const Stmt& self) {
   Expr p = mutate(n.ptr), s = mutate(n.slot);
   return p == n.ptr && s == n.slot ? self : AccPartial::make(n.op, n.acc, p, s, n.loc);

@@ -41,6 +41,14 @@ struct ExprText {
            to_string(n.lanes[3]) + ")";
   }
   std::string operator()(const VectorLane& n) const { return to_string(n.vec) + "." + "xyzw"[n.lane]; }
+  std::string operator()(const FragElem& n) const {
+    switch (n.part) {
+      case ElemPart::Row: return "elem.row";
+      case ElemPart::Col: return "elem.col";
+      case ElemPart::Value: break;
+    }
+    return "elem[" + n.fragment + "]";
+  }
 
   static std::string suffix(Scalar s) {
     switch (s) {
@@ -156,14 +164,24 @@ struct StmtText {
                               ? ""
                               : ", k " + std::to_string(n.k_first) + ".." +
                                     (n.k_count ? std::to_string(n.k_first + n.k_count - 1) : std::string("end"));
-    return line("mma(" + n.acc + ", " + tile(n.a) + ", " + tile(n.b) + ", accumulate " + to_string(n.accumulate) + k + ")", n.loc);
+    const std::string a = n.a_fragment.empty() ? tile(n.a) : "registers(" + n.a_fragment + ")";
+    return line("mma(" + n.acc + ", " + a + ", " + tile(n.b) + ", accumulate " + to_string(n.accumulate) + k + ")", n.loc);
   }
   std::string operator()(const MmaWait& n) const { return line("mma_wait(" + std::to_string(n.pending) + ")", n.loc); }
   std::string operator()(const AccStore& n) const {
+    if (n.epilogue)
+      return line("store_accumulator(" + tile(n.dst) + " = " + to_string(n.epilogue) + " over " + n.acc + "[columns " +
+                      std::to_string(n.first_col) + ".." + std::to_string(n.first_col + n.cols - 1) + "])",
+                  n.loc);
     std::string c = n.c ? " + " + to_string(n.beta) + " * " + tile(*n.c) : "";
     return line("store_accumulator(" + tile(n.dst) + " = " + to_string(n.alpha) + " * " + n.acc + "[columns " +
                     std::to_string(n.first_col) + ".." + std::to_string(n.first_col + n.cols - 1) + "]" + c + ")",
                 n.loc);
+  }
+  std::string operator()(const FragMap& n) const { return line(n.dst + "[elem] = " + to_string(n.value), n.loc); }
+  std::string operator()(const RowReduce& n) const {
+    const std::string op(reduce_name(n.op));
+    return line(n.dst + " = " + (n.accumulate ? op + "(" + n.dst + ", row_" + op + "(" + n.src + "))" : "row_" + op + "(" + n.src + ")"), n.loc);
   }
   std::string operator()(const AccPartial& n) const {
     const char* op = n.op == AccPartialOp::Store ? "store_accumulator_partial(" : "add_accumulator_partial(";
@@ -225,7 +243,10 @@ std::string to_string(const Kernel& k) {
            std::string(scalar_name(b.elem)) + "[" + std::to_string(b.count) + "]" + arrivals + tile + at(b.loc) + "\n";
   }
   for (const AccumulatorDecl& a : k.accumulators) {
-    out += "  accumulator " + a.name + ": f32 " + std::to_string(a.m) + "x" + std::to_string(a.n) + " per warpgroup" + at(a.loc) + "\n";
+    if (a.kind == FragmentKind::Rows)
+      out += "  row fragment " + a.name + ": f32 " + std::to_string(a.m) + " rows per warpgroup" + at(a.loc) + "\n";
+    else
+      out += "  accumulator " + a.name + ": f32 " + std::to_string(a.m) + "x" + std::to_string(a.n) + " per warpgroup" + at(a.loc) + "\n";
   }
   out += to_string(k.body, 1);
   return out + "}\n";

@@ -26,6 +26,7 @@ void Visitor::visit_node(const VectorPack& n) {
   for (const Expr& l : n.lanes) visit(l);
 }
 void Visitor::visit_node(const VectorLane& n) { visit(n.vec); }
+void Visitor::visit_node(const FragElem&) {}
 
 void Visitor::visit_node(const Block& n) {
   for (const Stmt& s : n.body) visit(s);
@@ -61,14 +62,21 @@ void Visitor::visit_node(const StAsync& n) { visit(n.dst); visit(n.dst_index); v
 void Visitor::visit_node(const Role& n) { visit(n.body); }
 void Visitor::visit_node(const NamedBarrier& n) { visit(n.id); }
 void Visitor::visit_tile(const TileOperand& t) { visit(t.tile); visit(t.stage); visit(t.row); }
-void Visitor::visit_node(const Mma& n) { visit_tile(n.a); visit_tile(n.b); visit(n.accumulate); }
+void Visitor::visit_node(const Mma& n) {
+  if (n.a_fragment.empty()) visit_tile(n.a);
+  visit_tile(n.b);
+  visit(n.accumulate);
+}
 void Visitor::visit_node(const MmaWait&) {}
 void Visitor::visit_node(const AccStore& n) {
   visit_tile(n.dst);
   visit(n.alpha);
   visit(n.beta);
   if (n.c) visit_tile(*n.c);
+  visit(n.epilogue);
 }
+void Visitor::visit_node(const FragMap& n) { visit(n.value); }
+void Visitor::visit_node(const RowReduce&) {}
 void Visitor::visit_node(const AccPartial& n) { visit(n.ptr); visit(n.slot); }
 void Visitor::visit_node(const ForEachTile& n) { visit(n.tiles_m); visit(n.tiles_n); visit(n.splits); visit(n.body); }
 

@@ -1,0 +1,119 @@
+#include "codegen/mma/wgmma_fragments.h"
+
+#include "codegen/analysis/ir_queries.h"
+
+namespace tj::codegen::mma::wgmma_fragments {
+namespace {
+
+using namespace tj::ir;
+
+const AccumulatorDecl& decl(const std::string& name, const Kernel& k) {
+  const AccumulatorDecl* a = k.find_accumulator(name);
+  if (!a) internal_error("emit: unknown fragment '" + name + "'");
+  return *a;
+}
+std::string str(uint64_t v) { return std::to_string(v); }
+
+// This thread's place in the warpgroup: the first of its rows in a 64-row block and the
+// first of its columns in an 8-column group.
+const char* kThreadPlace =
+    "const int tj_lane = (int)threadIdx.x % 32, tj_wrow = (((int)threadIdx.x % 128) / 32) * 16 + tj_lane / 4, "
+    "tj_qcol = 2 * (tj_lane % 4);";
+
+// The bindings of an element's FragElem names, for a tile element with register index
+// `i` of a tile fragment of n columns (block `blk`, half `h` as C++ expressions), or for
+// row `r` of a row fragment (then i is empty).
+Lines bindings(const ElemReads& reads, const Kernel& k, const std::string& i, const std::string& blk, const std::string& h,
+               const std::string& row, const std::string& col) {
+  Lines out;
+  if (reads.row) out.push_back("const int " + std::string(kElemRow) + " = " + row + ";");
+  if (reads.col) out.push_back("const int " + std::string(kElemCol) + " = " + col + ";");
+  for (const FragElem* f : reads.values) {
+    const AccumulatorDecl& a = decl(f->fragment, k);
+    const std::string index = a.kind == FragmentKind::Rows ? "(" + blk + ") * 2 + (" + h + ")" : i;
+    out.push_back("const float " + elem_value_name(f->fragment) + " = " + f->fragment + "[" + index + "];");
+  }
+  return out;
+}
+
+void indent(Lines& out, const Lines& in, const std::string& pad) {
+  for (const std::string& l : in) out.push_back(pad + l);
+}
+
+}  // namespace
+
+unsigned row_fragment_registers(const AccumulatorDecl& a) { return a.m / 32; }
+
+Lines frag_map(const FragMap& n, const Kernel& k, const ExprText& ex) {
+  const AccumulatorDecl& d = decl(n.dst, k);
+  const ElemReads reads = elem_reads(n.value);
+  Lines out = {"{", "  " + std::string(kThreadPlace), "#pragma unroll"};
+  if (d.kind == FragmentKind::Rows) {
+    out.push_back("  for (int tj_r = 0; tj_r < " + str(row_fragment_registers(d)) + "; ++tj_r) {");
+    indent(out, bindings(reads, k, "", "tj_r / 2", "tj_r % 2", "(tj_r / 2) * 64 + tj_wrow + 8 * (tj_r % 2)", "0"), "    ");
+    out.push_back("    " + n.dst + "[tj_r] = " + ex(n.value) + ";");
+  } else {
+    const unsigned half = d.n / 2;
+    out.push_back("  for (int tj_i = 0; tj_i < " + str(d.m * d.n / 128) + "; ++tj_i) {");
+    out.push_back("    const int tj_blk = tj_i / " + str(half) + ", tj_k = tj_i % " + str(half) + ";");
+    indent(out,
+           bindings(reads, k, "tj_i", "tj_blk", "(tj_k >> 1) & 1", "tj_blk * 64 + tj_wrow + 8 * ((tj_k >> 1) & 1)",
+                    "(tj_k >> 2) * 8 + tj_qcol + (tj_k & 1)"),
+           "    ");
+    out.push_back("    " + n.dst + "[tj_i] = " + ex(n.value) + ";");
+  }
+  out.push_back("  }");
+  out.push_back("}");
+  if (!reads.row && !reads.col) out[1] = "  (void)0;";  // no place needed: no unused variables
+  return out;
+}
+
+Lines row_reduce(const RowReduce& n, const Kernel& k) {
+  const AccumulatorDecl& src = decl(n.src, k);
+  const unsigned op = n.op == ReduceOp::Sum ? 0 : n.op == ReduceOp::Max ? 1 : 2;
+  Lines out;
+  for (unsigned b = 0; b < src.m / 64; ++b)
+    out.push_back("tj::row_reduce_m64<" + str(src.n) + ", " + str(op) + ">(&" + n.src + "[" + str(b * src.n / 2) + "], &" + n.dst +
+                  "[" + str(2 * b) + "], " + (n.accumulate ? "true" : "false") + ");");
+  return out;
+}
+
+Lines acc_store_epilogue(const AccStore& n, const Kernel& k, const ExprText& ex, const std::string& elem_cuda, unsigned panel_cols,
+                         unsigned panel_bytes, const std::string& dst) {
+  const AccumulatorDecl& a = decl(n.acc, k);
+  const ElemReads reads = elem_reads(n.epilogue);
+  const unsigned j0 = n.first_col / 8, j1 = (n.first_col + n.cols) / 8;
+  Lines out = {"{", "  " + std::string(kThreadPlace), "#pragma unroll",
+               "  for (int tj_blk = 0; tj_blk < " + str(a.m / 64) + "; ++tj_blk) {",
+               "    " + elem_cuda + "* tj_dst = " + dst + " + tj_blk * " + str(64 * panel_cols) + ";", "#pragma unroll",
+               "    for (int tj_j = " + str(j0) + "; tj_j < " + str(j1) + "; ++tj_j) {", "#pragma unroll",
+               "      for (int tj_h = 0; tj_h < 2; ++tj_h) {", "        float tj_pair[2];", "#pragma unroll",
+               "        for (int tj_x = 0; tj_x < 2; ++tj_x) {",
+               "          const int tj_i = tj_blk * " + str(a.n / 2) + " + 4 * tj_j + 2 * tj_h + tj_x;"};
+  indent(out, bindings(reads, k, "tj_i", "tj_blk", "tj_h", "tj_blk * 64 + tj_wrow + 8 * tj_h", "8 * tj_j + tj_qcol + tj_x"),
+         "          ");
+  out.push_back("          tj_pair[tj_x] = " + ex(n.epilogue) + ";");
+  out.push_back("        }");
+  out.push_back("        tj::store_pair_b128<" + str(panel_cols) + ", " + str(panel_bytes) + ">(tj_dst, tj_wrow + 8 * tj_h, 8 * (tj_j - " +
+                str(j0) + ") + tj_qcol, tj_pair[0], tj_pair[1]);");
+  out.push_back("      }");
+  out.push_back("    }");
+  out.push_back("  }");
+  out.push_back("}");
+  return out;
+}
+
+Lines register_a(const AccumulatorDecl& a, unsigned b, unsigned j, const std::string& elem_cuda, const std::string& name) {
+  // k-step j covers columns 16 j .. 16 j + 15: n8 groups 2 j and 2 j + 1. The A fragment
+  // (m64k16, 16-bit) is {row r, k c..c+1}, {r + 8, same}, {r, c + 8..}, {r + 8, c + 8..}:
+  // the accumulator's own pairs of those groups, in register order.
+  const unsigned base = b * a.n / 2 + 8 * j;
+  const std::string tag = "(" + elem_cuda + "*)nullptr";
+  Lines out = {"tj::u32 " + name + "[4];"};
+  for (unsigned r = 0; r < 4; ++r)
+    out.push_back(name + "[" + str(r) + "] = tj::pack2(" + tag + ", " + a.name + "[" + str(base + 2 * r) + "], " + a.name + "[" +
+                  str(base + 2 * r + 1) + "]);");
+  return out;
+}
+
+}  // namespace tj::codegen::mma::wgmma_fragments

@@ -1,0 +1,28 @@
+// The wgmma family's fragments as values: how an element of a warpgroup's register
+// accumulator maps to its row and column, and the code of maps, row reductions,
+// epilogue functions and accumulators converted into A operands. Used by wgmma.cpp.
+//
+// Layout (the wgmma m64nNk16 D fragment): thread t of the warpgroup, lane l = t % 32,
+// holds of each 64-row block b of an m x n accumulator n / 2 floats; register
+// b * n / 2 + 4 j + 2 h + x is row 64 b + 16 (t / 32) + l / 4 + 8 h, column 8 j + 2 (l % 4) + x.
+// A row fragment holds that thread's rows: register 2 b + h.
+#pragma once
+
+#include "codegen/mma/family.h"
+
+namespace tj::codegen::mma::wgmma_fragments {
+
+unsigned row_fragment_registers(const ir::AccumulatorDecl& a);
+
+Lines frag_map(const ir::FragMap& n, const ir::Kernel& k, const ExprText& ex);
+Lines row_reduce(const ir::RowReduce& n, const ir::Kernel& k);
+// store_accumulator with an epilogue function into a 128-byte-swizzled tile of
+// element type `elem` (panels of panel_cols elements, panel_bytes apart); `dst` the
+// C++ address of the destination's first row.
+Lines acc_store_epilogue(const ir::AccStore& n, const ir::Kernel& k, const ExprText& ex, const std::string& elem_cuda,
+                         unsigned panel_cols, unsigned panel_bytes, const std::string& dst);
+// The A fragments of k-step j (16 columns) of accumulator `a`'s 64-row block b,
+// packed into four registers of `elem_cuda` pairs, declared as `name`.
+Lines register_a(const ir::AccumulatorDecl& a, unsigned b, unsigned j, const std::string& elem_cuda, const std::string& name);
+
+}  // namespace tj::codegen::mma::wgmma_fragments

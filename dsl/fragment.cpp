@@ -1,0 +1,100 @@
+#include "dsl/fragment.h"
+
+#include "dsl/diagnostic.h"
+#include "dsl/ir/printer.h"
+
+namespace tj::dsl {
+namespace {
+
+ir::Loc L(const SrcLoc& l) { return ir::Loc::from(l); }
+
+void in_role(const char* what, const SrcLoc& loc) {
+  if (!KernelBuilder::active(loc).current_role())
+    throw UserError(L(loc), std::string(what) + " outside a warpgroup role",
+                    "call it inside the k.role(name, warpgroups, max_regs, body) whose warpgroups hold the fragment");
+}
+
+Elem elem_of(const std::string& self, const ir::Loc& loc) {
+  return Elem{f32(ir::FragElem::make(ir::ElemPart::Value, self, loc)), i32(ir::FragElem::make(ir::ElemPart::Row, {}, loc)),
+              i32(ir::FragElem::make(ir::ElemPart::Col, {}, loc))};
+}
+
+// fn(elem) as one expression: the function may compute (select for conditions) but
+// not add statements, which would run outside the per-element loop.
+f32 element_value(const char* what, const std::string& self, const ElemFn& fn, const SrcLoc& loc) {
+  KernelBuilder& b = KernelBuilder::active(loc);
+  b.push_block();
+  f32 v = fn(elem_of(self, L(loc)));
+  std::vector<ir::Stmt> added = b.pop_block();
+  if (!added.empty()) {
+    std::string text = ir::first_line(*added.front());
+    text = text.substr(0, text.find("//"));
+    text.erase(text.find_last_not_of(' ') + 1);
+    text.erase(0, text.find_first_not_of(' '));
+    throw UserError(added.front()->loc.line ? added.front()->loc : L(loc),
+                    std::string(what) + "'s function adds a statement (" + text +
+                        "); it must only compute the element's value",
+                    std::string("write the value as one expression (select(c, a, b) for a condition), and do the rest before or after ") + what);
+  }
+  return v;
+}
+
+void map(const char* what, const std::string& dst, const ElemFn& fn, const SrcLoc& loc) {
+  in_role(what, loc);
+  f32 v = element_value(what, dst, fn, loc);
+  append_stmt(ir::FragMap::make(dst, v.expr(), L(loc)));
+}
+
+void reduce(const char* what, const RowFragment& dst, const Accumulator& src, ir::ReduceOp op, bool combine, const SrcLoc& loc) {
+  in_role(what, loc);
+  if (dst.m != src.m)
+    throw UserError(L(loc), std::string(what) + " of accumulator '" + src.name + "' (" + std::to_string(src.m) +
+                                " rows) into row fragment '" + dst.name + "' (" + std::to_string(dst.m) + " rows)",
+                    "give the row fragment the accumulator's rows: k.row_fragment(name, " + std::to_string(src.m) + ")");
+  append_stmt(ir::RowReduce::make(dst.name, src.name, op, combine, L(loc)));
+}
+
+}  // namespace
+
+f32 Elem::operator[](const Accumulator& a) const { return f32(ir::FragElem::make(ir::ElemPart::Value, a.name, value.expr()->loc)); }
+f32 Elem::operator[](const RowFragment& r) const { return f32(ir::FragElem::make(ir::ElemPart::Value, r.name, value.expr()->loc)); }
+
+void acc_map(const Accumulator& acc, const ElemFn& fn, SrcLoc loc) { map("acc_map", acc.name, fn, loc); }
+void row_map(const RowFragment& r, const ElemFn& fn, SrcLoc loc) { map("row_map", r.name, fn, loc); }
+void fill(const Accumulator& acc, const f32& v, SrcLoc loc) { map("fill", acc.name, [&](const Elem&) { return v; }, loc); }
+void fill(const RowFragment& r, const f32& v, SrcLoc loc) { map("fill", r.name, [&](const Elem&) { return v; }, loc); }
+void copy(const Accumulator& dst, const Accumulator& src, SrcLoc loc) {
+  map("copy", dst.name, [&](const Elem& e) { return e[src]; }, loc);
+}
+void copy(const RowFragment& dst, const RowFragment& src, SrcLoc loc) {
+  map("copy", dst.name, [&](const Elem& e) { return e[src]; }, loc);
+}
+
+void row_sum(const RowFragment& dst, const Accumulator& src, bool combine, SrcLoc loc) {
+  reduce("row_sum", dst, src, ir::ReduceOp::Sum, combine, loc);
+}
+void row_max(const RowFragment& dst, const Accumulator& src, bool combine, SrcLoc loc) {
+  reduce("row_max", dst, src, ir::ReduceOp::Max, combine, loc);
+}
+void row_min(const RowFragment& dst, const Accumulator& src, bool combine, SrcLoc loc) {
+  reduce("row_min", dst, src, ir::ReduceOp::Min, combine, loc);
+}
+
+void store_accumulator(const TileView& dst, const Accumulator& acc, const ElemFn& fn, SrcLoc loc) {
+  store_accumulator(dst, acc, Columns{0, acc.n}, fn, loc);
+}
+
+void store_accumulator(const TileView& dst, const Accumulator& acc, Columns cols, const ElemFn& fn, SrcLoc loc) {
+  in_role("store_accumulator", loc);
+  check_store_columns(acc, cols, loc);
+  f32 v = element_value("store_accumulator", acc.name, fn, loc);
+  append_stmt(ir::AccStore::make(acc.name, dst.operand(), f32(1.0f).expr(), f32(0.0f).expr(), std::nullopt, cols.first,
+                                 cols.count, L(loc), v.expr()));
+}
+
+void mma(const Accumulator& acc, RegisterOperand a, const TileView& b, const boolean& accumulate, SrcLoc loc) {
+  in_role("mma", loc);
+  append_stmt(ir::Mma::make_register_a(acc.name, a.acc->name, b.operand(), accumulate.expr(), L(loc)));
+}
+
+}  // namespace tj::dsl

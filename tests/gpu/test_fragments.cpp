@@ -1,0 +1,93 @@
+// Accumulators as values on the GPU: one block of attention per CTA (row max, an
+// element map with a causal mask, row sum, P converted in registers into the P x V MMA,
+// an epilogue function dividing by the row sum and adding a bias), against a host
+// reference that rounds P to bf16 as the kernel does.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <cstring>
+#include <random>
+
+#include <tilejit/tilejit.h>
+
+#include "tests/codegen/fragment_kernels.h"
+
+namespace {
+
+uint16_t to_bf16(float f) {  // round to nearest even
+  uint32_t u;
+  std::memcpy(&u, &f, 4);
+  u += 0x7FFFu + ((u >> 16) & 1u);
+  return uint16_t(u >> 16);
+}
+float from_bf16(uint16_t b) {
+  uint32_t u = uint32_t(b) << 16;
+  float f;
+  std::memcpy(&f, &u, 4);
+  return f;
+}
+
+// out for `blocks` blocks of 64 rows: the kernel's arithmetic in double, P rounded to bf16.
+std::vector<float> reference(const std::vector<uint16_t>& q, const std::vector<uint16_t>& k, const std::vector<uint16_t>& v,
+                             const std::vector<float>& bias, unsigned blocks, bool causal, double (*f)(double)) {
+  std::vector<float> out(size_t(blocks) * 64 * 64);
+  for (unsigned b = 0; b < blocks; ++b)
+    for (int r = 0; r < 64; ++r) {
+      const size_t row = size_t(b) * 64 + r;
+      double s[64], m = -INFINITY, l = 0;
+      for (int c = 0; c < 64; ++c) {
+        double acc = 0;
+        for (int d = 0; d < 64; ++d) acc += double(from_bf16(q[row * 64 + d])) * from_bf16(k[(size_t(b) * 64 + c) * 64 + d]);
+        s[c] = acc;
+        m = std::max(m, acc);
+      }
+      float p[64];
+      for (int c = 0; c < 64; ++c) {
+        p[c] = causal && c > r ? 0.0f : float(f(s[c] - m));
+        l += p[c];
+      }
+      for (int d = 0; d < 64; ++d) {
+        double o = 0;
+        for (int c = 0; c < 64; ++c) o += double(from_bf16(to_bf16(p[c]))) * from_bf16(v[(size_t(b) * 64 + c) * 64 + d]);
+        out[row * 64 + d] = float(o / l + bias[d]);
+      }
+    }
+  return out;
+}
+
+double linear(double x) { return 1.0 + x * 0.125; }
+
+}  // namespace
+
+TEST_CASE("fragments: a block of attention per CTA against a host reference [gpu]", "[gpu][fragments]") {
+  const bool causal = GENERATE(true, false);
+  CAPTURE(causal);
+  const unsigned blocks = 5;
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+  std::vector<uint16_t> q(blocks * 64 * 64), k(q.size()), v(q.size());
+  for (auto* t : {&q, &k, &v})
+    for (uint16_t& x : *t) x = to_bf16(u(rng));
+  std::vector<float> bias(64);
+  for (float& b : bias) b = u(rng);
+
+  tj::test::FragmentAttention a;
+  a.causal = causal;
+  tj::JitKernel f = tj::jit(a.build([](const tj::dsl::f32& x) { return tj::dsl::f32(1.0f) + x * 0.125f; }));
+  auto upload = [&](const std::vector<uint16_t>& h) {
+    tj::Tensor t({uint64_t(blocks) * 64, 64}, tj::DType::BF16);
+    t.upload(h);
+    return t;
+  };
+  tj::Tensor tq = upload(q), tk = upload(k), tv = upload(v);
+  tj::Tensor tb = tj::Tensor::from_host<float>({64}, bias);
+  tj::Tensor out = tj::Tensor::empty<float>({uint64_t(blocks) * 64, 64});
+  out.fill_bytes(0xFF);
+  f.launch(blocks, tq, tk, tv, out, tb);
+  f.synchronize();
+  // The kernel sums in f32 in another order than the reference: a relative error of the
+  // order of 64 f32 roundings of values of magnitude up to 64.
+  tj::Check check = tj::compare(out.download<float>(), reference(q, k, v, bias, blocks, causal, linear), {1e-4, 1e-4}, "attention block");
+  INFO(check.detail);
+  CHECK(check.ok);
+}
