@@ -26,6 +26,9 @@ void Visitor::visit_node(const VectorPack& n) {
   for (const Expr& l : n.lanes) visit(l);
 }
 void Visitor::visit_node(const VectorLane& n) { visit(n.vec); }
+void Visitor::visit_node(const Intrinsic& n) {
+  for (const Expr& a : n.args) visit(a);
+}
 
 void Visitor::visit_node(const Block& n) {
   for (const Stmt& s : n.body) visit(s);
