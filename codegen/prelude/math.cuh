@@ -14,8 +14,9 @@ TJ_DEVICE float rsqrt(float x) { return ::rsqrtf(x); }
 TJ_DEVICE float rcp(float x) { return ::__frcp_rn(x); }
 TJ_DEVICE float fma(float a, float b, float c) { return ::fmaf(a, b, c); }
 TJ_DEVICE float abs(float x) { return ::fabsf(x); }
-TJ_DEVICE i32 abs(i32 x) { return x < 0 ? -x : x; }
-TJ_DEVICE i64 abs(i64 x) { return x < 0 ? -x : x; }
+// Negated as unsigned: the most negative integer stays itself (no signed overflow).
+TJ_DEVICE i32 abs(i32 x) { return x < 0 ? (i32)(0u - (u32)x) : x; }
+TJ_DEVICE i64 abs(i64 x) { return x < 0 ? (i64)(0ull - (u64)x) : x; }
 
 // Fast forms (dsl approx::): one PTX .approx instruction, subnormals flushed to zero
 // where PTX offers .ftz (tanh.approx has none).
