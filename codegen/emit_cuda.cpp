@@ -30,6 +30,10 @@ std::string scalar_cuda(Scalar s) {
     case Scalar::U8: return "tj::u8";
     case Scalar::MBarrier: return "tj::mbarrier";
     case Scalar::TensorMap: return "tj::tensor_map";
+    case Scalar::BF16x2: return "tj::bf16x2";
+    case Scalar::F16x2: return "tj::f16x2";
+    case Scalar::F32x2: return "tj::f32x2";
+    case Scalar::F32x4: return "tj::f32x4";
   }
   return "?";
 }
@@ -116,7 +120,9 @@ struct ExprEmitter {
     return e(n.ptr) + "[" + e(n.index) + "]";
   }
   std::string operator()(const VectorPack& n) const {
-    return "tj::u32x4{" + e(n.lanes[0]) + ", " + e(n.lanes[1]) + ", " + e(n.lanes[2]) + ", " + e(n.lanes[3]) + "}";
+    std::string out = scalar_cuda(n.type.scalar) + "{";
+    for (size_t i = 0; i < n.lanes.size(); ++i) out += (i ? ", " : "") + e(n.lanes[i]);
+    return out + "}";
   }
   std::string operator()(const VectorLane& n) const { return e(n.vec) + "." + "xyzw"[n.lane]; }
   std::string operator()(const FragElem& n) const {
@@ -126,6 +132,19 @@ struct ExprEmitter {
       case ElemPart::Value: break;
     }
     return mma::elem_value_name(n.fragment);
+  }
+  // tj::<wrapper>[<result type>](args): the prelude's math.cuh and warp.cuh.
+  std::string operator()(const Intrinsic& n) const {
+    std::string out = "tj::" + std::string(intrinsic_wrapper(n.op));
+    switch (intrinsic_rule(n.op)) {
+      case IntrinsicRule::Bitcast:
+      case IntrinsicRule::CvtPack:
+      case IntrinsicRule::Reinterpret: out += "<" + scalar_cuda(n.type.scalar) + ">"; break;
+      default: break;
+    }
+    out += "(";
+    for (size_t i = 0; i < n.args.size(); ++i) out += (i ? ", " : "") + e(n.args[i]);
+    return out + ")";
   }
   static std::string e(const Expr& x) { return dispatch(*x, ExprEmitter{}); }
 };
@@ -394,8 +413,10 @@ std::string emit_cuda(const Kernel& k, const Target& target, const EmitOptions& 
   } roles;
   roles.found = &has_roles;
   roles.visit(k.body);
-  out += "extern \"C\" __global__ void __launch_bounds__(" + std::to_string(k.block.count()) + (has_roles ? ", 1" : "") + ") " +
-         k.name + "(";
+  // The minimum CTAs per SM the user asked for (verify_launch_bounds checked it).
+  const unsigned min_blocks = has_roles ? 1 : k.min_blocks_per_sm;
+  out += "extern \"C\" __global__ void __launch_bounds__(" + std::to_string(k.block.count()) +
+         (min_blocks ? ", " + std::to_string(min_blocks) : "") + ") " + k.name + "(";
   for (size_t i = 0; i < k.params.size(); ++i) {
     // Tensor maps travel by value in parameter space, where TMA reads them.
     std::string quals = k.params[i].type.scalar == Scalar::TensorMap ? "const __grid_constant__ " : "";

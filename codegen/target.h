@@ -27,6 +27,8 @@ struct Target {
   unsigned max_shared_per_cta = 232448;  // opt-in dynamic limit, bytes
   unsigned max_static_shared = 48 * 1024;
   unsigned max_threads_per_cta = 1024;
+  unsigned max_threads_per_sm = 2048;  // resident threads of all CTAs on one SM
+  unsigned max_ctas_per_sm = 32;       // resident CTAs on one SM
 
   bool has(Feature f) const { return (features & static_cast<unsigned>(f)) != 0; }
   bool operator==(const Target& o) const { return arch == o.arch; }

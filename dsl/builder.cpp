@@ -164,6 +164,7 @@ class HostUnknown final : public ir::Visitor {
   void visit_node(const ir::Load&) override { note("a load from memory"); }
   void visit_node(const ir::VectorPack&) override { note("a vector"); }
   void visit_node(const ir::VectorLane&) override { note("a vector"); }
+  void visit_node(const ir::Intrinsic& n) override { note(std::string(ir::intrinsic_name(n.op))); }
 
  private:
   void note(std::string what) {
@@ -222,6 +223,15 @@ TensorMap KernelBuilder::add_tensor_map(std::string name, ir::Scalar dtype, std:
   ir::TensorMapDecl d{kernel_.params.back().name, dtype, static_cast<unsigned>(box.size()), std::move(box), swizzle, L(loc)};
   kernel_.tensor_maps.push_back(d);
   return TensorMap{ref, d};
+}
+
+KernelBuilder& KernelBuilder::min_blocks_per_sm(unsigned n, SrcLoc loc) {
+  if (n == 0)
+    throw UserError(L(loc), "min_blocks_per_sm(0) on kernel '" + kernel_.name + "': at least one CTA must fit on an SM",
+                    "ask for 1 or more CTAs per SM, or leave it unset");
+  kernel_.min_blocks_per_sm = n;
+  kernel_.min_blocks_loc = L(loc);
+  return *this;
 }
 
 KernelBuilder& KernelBuilder::threads(unsigned x, unsigned y, unsigned z, SrcLoc loc) {

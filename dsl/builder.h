@@ -161,6 +161,10 @@ class KernelBuilder {
   KernelBuilder& cluster(unsigned x, unsigned y = 1, unsigned z = 1, SrcLoc loc = SrcLoc::current());
   // Opt in to clusters of 9..16 CTAs (not portable across GPUs; Hopper allows 16).
   KernelBuilder& allow_non_portable_cluster();
+  // Asks that `n` CTAs fit on one SM at once: __launch_bounds__(threads, n), so ptxas
+  // limits registers per thread to 65536 / (n * threads). n * threads may not exceed
+  // the SM's 2048 threads, nor n its 32 CTAs (checked when the kernel is lowered).
+  KernelBuilder& min_blocks_per_sm(unsigned n, SrcLoc loc = SrcLoc::current());
 
   // Statements appended while `reason` is open are exempt from the race check (allow_race).
   void open_race_allowance(std::string reason, const SrcLoc& loc);
@@ -256,12 +260,6 @@ template <DslScalar T>
 Val<T> select(const boolean& cond, const Val<T>& a, const Val<T>& b) {
   return Val<T>(ir::Select::make(cond.expr(), a.expr(), b.expr()));
 }
-
-// Four u32 lanes as one u32x4 value, and one lane back.
-inline u32x4 pack_u32x4(const u32& x, const u32& y, const u32& z, const u32& w) {
-  return u32x4(ir::VectorPack::make({x.expr(), y.expr(), z.expr(), w.expr()}));
-}
-inline u32 lane(const u32x4& v, unsigned i) { return u32(ir::VectorLane::make(v.expr(), i)); }
 
 // ---- special registers (all i32) ------------------------------------------------
 #define TJ_SREG(Enum, name, ptx, cluster) \

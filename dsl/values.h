@@ -21,6 +21,21 @@ struct u32x4_t {
   uint32_t x, y, z, w;
 };
 
+// Packed types (host layouts; lane x at the lowest address): two bf16 or f16 as
+// their bits, two or four f32. Moved as one 4-, 8- or 16-byte access.
+struct alignas(4) bf16x2_t {
+  uint16_t x, y;
+};
+struct alignas(4) f16x2_t {
+  uint16_t x, y;
+};
+struct alignas(8) f32x2_t {
+  float x, y;
+};
+struct alignas(16) f32x4_t {
+  float x, y, z, w;
+};
+
 template <class T> struct scalar_of;
 template <> struct scalar_of<int32_t> { static constexpr ir::Scalar value = ir::Scalar::I32; };
 template <> struct scalar_of<uint32_t> { static constexpr ir::Scalar value = ir::Scalar::U32; };
@@ -32,6 +47,10 @@ template <> struct scalar_of<f16> { static constexpr ir::Scalar value = ir::Scal
 template <> struct scalar_of<bool> { static constexpr ir::Scalar value = ir::Scalar::Bool; };
 template <> struct scalar_of<u32x4_t> { static constexpr ir::Scalar value = ir::Scalar::U32x4; };
 template <> struct scalar_of<uint8_t> { static constexpr ir::Scalar value = ir::Scalar::U8; };
+template <> struct scalar_of<bf16x2_t> { static constexpr ir::Scalar value = ir::Scalar::BF16x2; };
+template <> struct scalar_of<f16x2_t> { static constexpr ir::Scalar value = ir::Scalar::F16x2; };
+template <> struct scalar_of<f32x2_t> { static constexpr ir::Scalar value = ir::Scalar::F32x2; };
+template <> struct scalar_of<f32x4_t> { static constexpr ir::Scalar value = ir::Scalar::F32x4; };
 // An mbarrier in shared memory (declare with KernelBuilder::mbarriers).
 struct mbarrier_t {};
 template <> struct scalar_of<mbarrier_t> { static constexpr ir::Scalar value = ir::Scalar::MBarrier; };
@@ -43,7 +62,8 @@ template <class T>
 concept DslScalar = requires { scalar_of<T>::value; };
 template <class T>
 concept StorageOnly = std::is_same_v<T, bf16> || std::is_same_v<T, f16> || std::is_same_v<T, u32x4_t> || std::is_same_v<T, uint8_t> ||
-                      std::is_same_v<T, mbarrier_t> || std::is_same_v<T, tensor_map_t>;
+                      std::is_same_v<T, mbarrier_t> || std::is_same_v<T, tensor_map_t> || std::is_same_v<T, bf16x2_t> ||
+                      std::is_same_v<T, f16x2_t> || std::is_same_v<T, f32x2_t> || std::is_same_v<T, f32x4_t>;
 template <class T>
 concept Arithmetic = DslScalar<T> && !std::is_same_v<T, bool> && !StorageOnly<T>;
 // Types with host literals (no storage-only types).
@@ -119,6 +139,10 @@ using f32 = Val<float>;
 using bf16v = Val<bf16>;
 using boolean = Val<bool>;
 using u32x4 = Val<u32x4_t>;
+using bf16x2 = Val<bf16x2_t>;
+using f16x2 = Val<f16x2_t>;
+using f32x2 = Val<f32x2_t>;
+using f32x4 = Val<f32x4_t>;
 
 // An array index, remembering where in the user's code it was written (the
 // default argument is evaluated at the user's call site).
@@ -176,6 +200,9 @@ class Ref : public Val<T> {
   ir::Loc loc_;
 };
 
+// `p` as a pointer to `to` (Ptr::as); only global pointers (dsl/scalar.cpp).
+ir::Expr reinterpret_pointer(const ir::Expr& p, ir::Scalar to, const std::source_location& loc);
+
 // A pointer to elements of T in global memory, this CTA's shared memory, or a
 // peer CTA's shared memory (from map_shared_rank).
 template <DslScalar T>
@@ -183,6 +210,12 @@ class Ptr {
  public:
   explicit Ptr(ir::Expr e) : e_(std::move(e)) {}
   Ref<T> operator[](Index i) const { return Ref<T>(e_, std::move(i)); }
+  // This global buffer seen as elements of U, indexed in U's units: as<f32x4_t>()[i]
+  // moves 16 bytes at once (the address must be aligned to sizeof(U)).
+  template <DslScalar U>
+  Ptr<U> as(std::source_location loc = std::source_location::current()) const {
+    return Ptr<U>(reinterpret_pointer(e_, scalar_of<U>::value, loc));
+  }
   const ir::Expr& expr() const { return e_; }
   ir::Space space() const { return e_->type.space; }
 

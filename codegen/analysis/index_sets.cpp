@@ -151,6 +151,7 @@ class Periodicity {
     else if (const auto* l = e->as<Load>()) join(l->ptr), join(l->index);
     else if (const auto* v = e->as<VectorPack>()) for (const Expr& x : v->lanes) join(x);
     else if (const auto* v = e->as<VectorLane>()) join(v->vec);
+    else if (const auto* in = e->as<Intrinsic>()) for (const Expr& x : in->args) join(x);
     return p;
   }
 

@@ -35,6 +35,11 @@ class Walk : public Visitor {
   void visit_node(const SpecialReg& n) override { worsen(of_register(n.reg)); }
   void visit_node(const Load& n) override { worsen(Uniform::Thread); }
   void visit_node(const FragElem&) override { worsen(Uniform::Thread); }
+  // A shuffle or warp reduction reads other lanes: per thread, whatever its operands.
+  void visit_node(const Intrinsic& n) override {
+    if (intrinsic_is_warp_op(n.op)) return worsen(Uniform::Thread);
+    Visitor::visit_node(n);
+  }
   void visit_node(const VarRef& n) override {
     for (const Param& p : k_.params)
       if (p.name == n.name) return;  // a kernel parameter

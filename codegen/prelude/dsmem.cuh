@@ -77,3 +77,15 @@ TJ_GENERIC_RED(u32, "u32", "r")
 TJ_GENERIC_RED(u64, "u64", "l")
 TJ_GENERIC_RED(float, "f32", "f")
 #undef TJ_GENERIC_RED
+
+// Packed types through the cluster window, as the unsigned type of their size.
+#define TJ_CLUSTER_ACCESS_AS(T, U)                                                      \
+  TJ_DEVICE T ld_cluster(cluster_ptr<T> p, i64 i) {                                     \
+    return bitcast<T>(ld_cluster(cluster_ptr<U>{p.addr}, i));                           \
+  }                                                                                     \
+  TJ_DEVICE void st_cluster(cluster_ptr<T> p, i64 i, T v) { st_cluster(cluster_ptr<U>{p.addr}, i, bitcast<U>(v)); }
+TJ_CLUSTER_ACCESS_AS(bf16x2, u32)
+TJ_CLUSTER_ACCESS_AS(f16x2, u32)
+TJ_CLUSTER_ACCESS_AS(f32x2, u64)
+TJ_CLUSTER_ACCESS_AS(f32x4, u32x4)
+#undef TJ_CLUSTER_ACCESS_AS

@@ -28,6 +28,10 @@ typedef unsigned char u8;
 
 #include "types.cuh"
 
+#include "math.cuh"
+
+#include "warp.cuh"
+
 #include "special_regs.cuh"
 
 #include "cta_barrier.cuh"

@@ -32,3 +32,26 @@ template <class T>
 TJ_DEVICE T min_(T a, T b) { return b < a ? b : a; }
 template <class T>
 TJ_DEVICE T max_(T a, T b) { return a < b ? b : a; }
+
+// ---- packed types: lane x in the low half, at the lowest address --------------
+struct __align__(4) bf16x2 {
+  bf16 x, y;
+};
+struct __align__(4) f16x2 {
+  f16 x, y;
+};
+struct __align__(8) f32x2 {
+  float x, y;
+};
+struct __align__(16) f32x4 {
+  float x, y, z, w;
+};
+
+// The bits of `v` as a `To` of the same size.
+template <class To, class From>
+TJ_DEVICE To bitcast(From v) {
+  static_assert(sizeof(To) == sizeof(From), "bitcast between types of one size");
+  To t;
+  memcpy(&t, &v, sizeof(To));
+  return t;
+}

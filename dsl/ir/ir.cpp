@@ -208,18 +208,20 @@ Expr Load::make(Expr ptr, Expr index, Loc loc) {
 }
 
 Expr VectorPack::make(std::vector<Expr> lanes, Loc loc) {
-  require(lanes.size() == 4, "VectorPack::make: u32x4 takes 4 lanes");
+  require(!lanes.empty(), "VectorPack::make: no lanes");
   for (const Expr& l : lanes) {
     require_value(l, "VectorPack", "lane");
-    require(l->type.scalar == Scalar::U32, "VectorPack::make: lanes must be u32, got " + l->type.str());
+    require(l->type == lanes[0]->type, "VectorPack::make: lanes differ in type");
   }
-  return std::make_shared<VectorPack>(std::move(lanes), std::move(loc));
+  const Scalar vec = vector_of(lanes[0]->type.scalar, static_cast<unsigned>(lanes.size()));
+  require(vec != Scalar::Bool, "VectorPack::make: no packed type of " + std::to_string(lanes.size()) + " " + lanes[0]->type.str());
+  return std::make_shared<VectorPack>(vec, std::move(lanes), std::move(loc));
 }
 
 Expr VectorLane::make(Expr vec, unsigned lane, Loc loc) {
   require_value(vec, "VectorLane", "vector");
-  require(vec->type.scalar == Scalar::U32x4, "VectorLane::make: not a u32x4");
-  require(lane < 4, "VectorLane::make: lane out of range");
+  require(is_vector(vec->type.scalar), "VectorLane::make: not a packed type: " + vec->type.str());
+  require(lane < vector_lanes(vec->type.scalar), "VectorLane::make: lane out of range");
   return std::make_shared<VectorLane>(std::move(vec), lane, std::move(loc));
 }
 

@@ -183,22 +183,60 @@ struct Load final : ExprNode {
       : ExprNode(static_kind, p->type.element(), std::move(l)), ptr(std::move(p)), index(std::move(i)) {}
 };
 
-// Four u32 values as one u32x4 (x, y, z, w), for 16-byte loads and stores.
+// A packed value from its lanes (x, y[, z, w]): four u32 make a u32x4, two or
+// four f32 an f32x2 or f32x4, two bf16 (f16) a bf16x2 (f16x2); lane 0 is the
+// low half / lowest address. The type follows from the lanes (ir::vector_of).
 struct VectorPack final : ExprNode {
   static constexpr ExprKind static_kind = ExprKind::VectorPack;
   const std::vector<Expr> lanes;
   static Expr make(std::vector<Expr> lanes, Loc loc = {});
-  VectorPack(std::vector<Expr> l, Loc loc)
-      : ExprNode(static_kind, Type::of(Scalar::U32x4), std::move(loc)), lanes(std::move(l)) {}
+  VectorPack(Scalar vec, std::vector<Expr> l, Loc loc)
+      : ExprNode(static_kind, Type::of(vec), std::move(loc)), lanes(std::move(l)) {}
 };
 
+// One lane of a packed value, of its lane type.
 struct VectorLane final : ExprNode {
   static constexpr ExprKind static_kind = ExprKind::VectorLane;
   const Expr vec;
-  const unsigned lane;  // 0..3
+  const unsigned lane;  // 0 .. lanes - 1
   static Expr make(Expr vec, unsigned lane, Loc loc = {});
   VectorLane(Expr v, unsigned l, Loc loc)
-      : ExprNode(static_kind, Type::of(Scalar::U32), std::move(loc)), vec(std::move(v)), lane(l) {}
+      : ExprNode(static_kind, Type::of(vector_lane_type(v->type.scalar)), std::move(loc)), vec(std::move(v)), lane(l) {}
+};
+
+// A scalar-layer operation (dsl/math.h): math functions, bitcasts, packed
+// conversions, warp shuffles and reductions. The op table (intrinsics.def) gives
+// each op's DSL name, arity, typing rule and prelude wrapper.
+enum class IntrinsicOp : uint8_t {
+#define TJ_INTRINSIC(Enum, name, arity, rule, wrapper) Enum,
+#include "dsl/ir/intrinsics.def"
+};
+// How an op's operands and result are typed (checked by Intrinsic::make).
+enum class IntrinsicRule : uint8_t {
+  F32Math,      // f32 ... -> f32
+  Abs,          // f32, i32 or i64 -> the same
+  Bitcast,      // any value -> `to` of the same size (not bool, not opaque)
+  CvtPack,      // f32 lo, f32 hi -> `to` (bf16x2 or f16x2)
+  Shuffle,      // (32-bit value, i32 lane, u32 mask, i32 width) -> the value's type
+  WarpReduce,   // (f32 / i32 / u32 value, u32 mask) -> the value's type
+  Reinterpret,  // a global pointer -> a global pointer to `to`
+};
+std::string_view intrinsic_name(IntrinsicOp);     // the DSL spelling: "approx::exp2"
+std::string_view intrinsic_wrapper(IntrinsicOp);  // the prelude function: "exp2_approx"
+IntrinsicRule intrinsic_rule(IntrinsicOp);
+unsigned intrinsic_arity(IntrinsicOp);
+// Whether the op's result differs between the lanes of a warp in a way no host
+// evaluation can know (shuffles, warp reductions).
+bool intrinsic_is_warp_op(IntrinsicOp);
+
+struct Intrinsic final : ExprNode {
+  static constexpr ExprKind static_kind = ExprKind::Intrinsic;
+  const IntrinsicOp op;
+  const std::vector<Expr> args;
+  // `to`: the result scalar of Bitcast, CvtPack and Reinterpret (ignored by the others).
+  static Expr make(IntrinsicOp op, std::vector<Expr> args, Loc loc = {}, Scalar to = Scalar::Bool);
+  Intrinsic(IntrinsicOp o, std::vector<Expr> a, Type t, Loc l)
+      : ExprNode(static_kind, t, std::move(l)), op(o), args(std::move(a)) {}
 };
 
 // Inside a fragment map (FragMap, or AccStore's epilogue): the element being computed.

@@ -129,6 +129,8 @@ struct Kernel {
   Loc cluster_loc;            // where the cluster shape was set
   Loc block_loc;              // where the threads per CTA were set
   bool non_portable_cluster = false;  // user opted in to clusters of 9..16 CTAs
+  unsigned min_blocks_per_sm = 0;     // __launch_bounds__'s minimum CTAs per SM; 0: not asked for
+  Loc min_blocks_loc;                 // where it was set
   std::vector<RaceAllowance> race_allowances;
 
   uint64_t static_shared_bytes() const;

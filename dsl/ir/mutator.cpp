@@ -65,6 +65,11 @@ Expr Mutator::mutate_node(const VectorLane& n, const Expr& self) {
   Expr v = mutate(n.vec);
   return v == n.vec ? self : VectorLane::make(v, n.lane, n.loc);
 }
+Expr Mutator::mutate_node(const Intrinsic& n, const Expr& self) {
+  std::vector<Expr> args = mutate_all(n.args);
+  // `to` is the result scalar for the rules that name it (Reinterpret's pointee).
+  return args == n.args ? self : Intrinsic::make(n.op, std::move(args), n.loc, n.type.scalar);
+}
 
 // ---- statements ----
 Stmt Mutator::mutate_node(const Block& n, const Stmt& self) {

@@ -36,10 +36,7 @@ struct ExprText {
     return "map_shared_rank(" + to_string(n.buffer) + ", " + to_string(n.rank) + ")";
   }
   std::string operator()(const Load& n) const { return to_string(n.ptr) + "[" + to_string(n.index) + "]"; }
-  std::string operator()(const VectorPack& n) const {
-    return "u32x4(" + to_string(n.lanes[0]) + ", " + to_string(n.lanes[1]) + ", " + to_string(n.lanes[2]) + ", " +
-           to_string(n.lanes[3]) + ")";
-  }
+  std::string operator()(const VectorPack& n) const { return std::string(scalar_name(n.type.scalar)) + list(n.lanes); }
   std::string operator()(const VectorLane& n) const { return to_string(n.vec) + "." + "xyzw"[n.lane]; }
   std::string operator()(const FragElem& n) const {
     switch (n.part) {
@@ -48,6 +45,22 @@ struct ExprText {
       case ElemPart::Value: break;
     }
     return "elem[" + n.fragment + "]";
+  }
+  // "approx::exp2(x)", "bitcast<u32>(x)", "as<f32x4>(p)"
+  std::string operator()(const Intrinsic& n) const {
+    std::string name(intrinsic_name(n.op));
+    switch (intrinsic_rule(n.op)) {
+      case IntrinsicRule::Bitcast:
+      case IntrinsicRule::CvtPack:
+      case IntrinsicRule::Reinterpret: name += "<" + std::string(scalar_name(n.type.scalar)) + ">"; break;
+      default: break;
+    }
+    return name + list(n.args);
+  }
+  static std::string list(const std::vector<Expr>& es) {
+    std::string out = "(";
+    for (size_t i = 0; i < es.size(); ++i) out += (i ? ", " : "") + to_string(es[i]);
+    return out + ")";
   }
 
   static std::string suffix(Scalar s) {

@@ -30,7 +30,31 @@ bool is_integer(Scalar s) {
 
 bool is_float(Scalar s) { return s == Scalar::F32 || s == Scalar::BF16 || s == Scalar::F16; }
 
-bool is_vector(Scalar s) { return s == Scalar::U32x4; }
+namespace {
+struct Packed {
+  Scalar vec, lane;
+  unsigned lanes;
+};
+constexpr Packed kPacked[] = {{Scalar::U32x4, Scalar::U32, 4},
+                              {Scalar::BF16x2, Scalar::BF16, 2},
+                              {Scalar::F16x2, Scalar::F16, 2},
+                              {Scalar::F32x2, Scalar::F32, 2},
+                              {Scalar::F32x4, Scalar::F32, 4}};
+const Packed* packed(Scalar s) {
+  for (const Packed& p : kPacked)
+    if (p.vec == s) return &p;
+  return nullptr;
+}
+}  // namespace
+
+bool is_vector(Scalar s) { return packed(s) != nullptr; }
+unsigned vector_lanes(Scalar s) { return packed(s) ? packed(s)->lanes : 1; }
+Scalar vector_lane_type(Scalar s) { return packed(s) ? packed(s)->lane : s; }
+Scalar vector_of(Scalar lane, unsigned lanes) {
+  for (const Packed& p : kPacked)
+    if (p.lane == lane && p.lanes == lanes) return p.vec;
+  return Scalar::Bool;
+}
 
 bool is_opaque(Scalar s) { return s == Scalar::MBarrier || s == Scalar::TensorMap; }
 

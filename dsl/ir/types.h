@@ -21,7 +21,11 @@ namespace tj::ir {
   X(U32x4, "u32x4", 16)    \
   X(U8, "u8", 1)           \
   X(MBarrier, "mbarrier", 8) \
-  X(TensorMap, "tensor_map", 128)
+  X(TensorMap, "tensor_map", 128) \
+  X(BF16x2, "bf16x2", 4)   \
+  X(F16x2, "f16x2", 4)     \
+  X(F32x2, "f32x2", 8)     \
+  X(F32x4, "f32x4", 16)
 
 enum class Scalar : uint8_t {
 #define TJ_X(e, s, n) e,
@@ -33,7 +37,13 @@ std::string_view scalar_name(Scalar);
 unsigned scalar_bytes(Scalar);
 bool is_integer(Scalar);
 bool is_float(Scalar);
-bool is_vector(Scalar);  // u32x4: four u32 lanes, moved as one 16-byte access
+// Packed types: u32x4, bf16x2, f16x2, f32x2, f32x4: lanes moved as one 4-, 8- or
+// 16-byte access (lane 0 at the lowest address / in the low half).
+bool is_vector(Scalar);
+unsigned vector_lanes(Scalar);       // 1 for a non-packed type
+Scalar vector_lane_type(Scalar);     // the scalar itself for a non-packed type
+// The packed type of `lanes` lanes of `lane`; Bool (no such type) when none exists.
+Scalar vector_of(Scalar lane, unsigned lanes);
 // Opaque objects: an mbarrier (8 bytes of shared memory) and a TMA tensor map
 // (a 128-byte kernel parameter). No arithmetic, loads or stores.
 bool is_opaque(Scalar);

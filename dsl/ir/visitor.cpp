@@ -27,6 +27,9 @@ void Visitor::visit_node(const VectorPack& n) {
 }
 void Visitor::visit_node(const VectorLane& n) { visit(n.vec); }
 void Visitor::visit_node(const FragElem&) {}
+void Visitor::visit_node(const Intrinsic& n) {
+  for (const Expr& a : n.args) visit(a);
+}
 
 void Visitor::visit_node(const Block& n) {
   for (const Stmt& s : n.body) visit(s);
