@@ -10,8 +10,7 @@ namespace tj::test {
 //   s = q k^T; m = row max of s; p = f(s - m) (0 above the diagonal when causal);
 //   l = row sum of p; o = bf16(p) v; out = o / l + bias[col]   (f32, TMA-stored)
 // q, k, v: [blocks * 64, 64] bf16 row-major; bias: [64] f32; out: [blocks * 64, 64] f32.
-// f(x) = 2^(x * scale) with `exp2`, or 1 + x * scale without (a map the scalar layer
-// does not need).
+// f is the caller's: 2^(x * scale) for softmax, or a linear map.
 struct FragmentAttention {
   bool causal = true;
   unsigned map_line = 0, store_line = 0, pv_line = 0;

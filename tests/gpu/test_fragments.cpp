@@ -55,14 +55,14 @@ std::vector<float> reference(const std::vector<uint16_t>& q, const std::vector<u
   return out;
 }
 
-double linear(double x) { return 1.0 + x * 0.125; }
+double linear(double x) { return 1.0 + x / 64; }  // x >= -30 or so: p stays well above 0
 double softmax(double x) { return std::exp2(x * 0.18); }  // 0.18 ~ log2(e) / sqrt(64)
 
 }  // namespace
 
 TEST_CASE("fragments: a block of attention per CTA against a host reference [gpu]", "[gpu][fragments]") {
   const bool causal = GENERATE(true, false);
-  const bool exp = GENERATE(false, true);  // f = 2^(x * 0.18) (approx::exp2), or 1 + x / 8
+  const bool exp = GENERATE(false, true);  // f = 2^(x * 0.18) (approx::exp2), or 1 + x / 64
   CAPTURE(causal, exp);
   const unsigned blocks = 5;
   std::mt19937 rng(7);
@@ -76,7 +76,7 @@ TEST_CASE("fragments: a block of attention per CTA against a host reference [gpu
   tj::test::FragmentAttention a;
   a.causal = causal;
   tj::JitKernel f = tj::jit(a.build([&](const tj::dsl::f32& x) {
-    return exp ? tj::dsl::approx::exp2(x * 0.18f) : tj::dsl::f32(1.0f) + x * 0.125f;
+    return exp ? tj::dsl::approx::exp2(x * 0.18f) : tj::dsl::f32(1.0f) + x / 64.0f;
   }));
   auto upload = [&](const std::vector<uint16_t>& h) {
     tj::Tensor t({uint64_t(blocks) * 64, 64}, tj::DType::BF16);
@@ -89,10 +89,10 @@ TEST_CASE("fragments: a block of attention per CTA against a host reference [gpu
   out.fill_bytes(0xFF);
   f.launch(blocks, tq, tk, tv, out, tb);
   f.synchronize();
-  // The kernel sums in f32 in another order than the reference: a relative error of the
-  // order of 64 f32 roundings of values of magnitude up to 64. ex2.approx is within 2 ulp
-  // (PTX ISA), and a P rounded to bf16 the other way moves o by up to 2^-8 of one term.
-  const tj::Tolerance tol = exp ? tj::Tolerance{2e-3, 2e-3} : tj::Tolerance{1e-4, 1e-4};
+  // S sums in f32 in another order than the reference, so a p near a bf16 rounding
+  // boundary may round the other way: each such term moves out by up to 2^-8 p v / l
+  // (ex2.approx adds 2 ulp). A wrong row, column or register shows as errors of order 0.1.
+  const tj::Tolerance tol{1e-3, 1e-3};
   tj::Check check = tj::compare(out.download<float>(), reference(q, k, v, bias, blocks, causal, exp ? softmax : linear), tol,
                                 "attention block");
   INFO(check.detail);

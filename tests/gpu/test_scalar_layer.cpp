@@ -6,7 +6,8 @@
 //   the f32 rounding of the result: ex2.approx 2 ulp; lg2.approx absolute 2^-22;
 //   sin/cos.approx absolute 2^-20.9 on [-pi, pi]; tanh.approx relative 2^-10.987;
 //   rcp.approx 1 ulp; rsqrt.approx relative 2^-22.9; sqrt.approx relative 2^-23.
-//   approx::exp adds the rounding of x * log2(e) (relative |x| * ln2 * 2^-24), approx::log
+//   approx::exp adds the roundings of x * log2(e) and of log2(e) in f32 (relative about
+//   |x| * 1.5 * 2^-24 of the result; the test allows |x| * 2^-22, and 2^-21), approx::log
 //   multiplies lg2's error by ln 2.
 // - shuffles and warp reductions: exact (inputs are small integers held in f32).
 // - packed loads/stores and cvt_pack: exact.
@@ -66,7 +67,7 @@ const std::vector<MathOp> kOps = {
     TJ_OP("abs", dsl::abs(x), std::fabs(x), -10.0f, 10.0f, within_ulps(got, ref, 0)),
     TJ_OP("approx::exp2", dsl::approx::exp2(x), std::exp2(x), -60.0f, 60.0f, within_ulps(got, ref, 2)),
     TJ_OP("approx::exp", dsl::approx::exp(x), std::exp(x), -40.0f, 40.0f,
-          within_rel(got, ref, std::ldexp(1.0, -22) + std::fabs(x) * 0.6931471805599453 * std::ldexp(1.0, -24))),
+          within_rel(got, ref, std::ldexp(1.0, -21) + std::fabs(x) * std::ldexp(1.0, -22))),
     TJ_OP("approx::log2", dsl::approx::log2(x), std::log2(x), 1e-6f, 1e6f, within_abs(got, ref, std::ldexp(1.0, -22))),
     TJ_OP("approx::log", dsl::approx::log(x), std::log(x), 1e-6f, 1e6f,
           within_abs(got, ref, std::ldexp(1.0, -22) * 0.6931471805599453 + std::fabs(ref) * std::ldexp(1.0, -24))),
@@ -143,6 +144,7 @@ ir::Kernel warp_kernel() {
 }  // namespace
 
 TEST_CASE("scalar layer math matches host references within the stated tolerances [gpu]", "[gpu][scalar]") {
+  gpu_test::context().make_current();  // the buffers below come before any module load
   std::vector<float> in(kOps.size() * kN);
   std::mt19937 rng(7);
   for (size_t c = 0; c < kOps.size(); ++c) {
@@ -179,6 +181,7 @@ TEST_CASE("scalar layer math matches host references within the stated tolerance
 }
 
 TEST_CASE("warp shuffles and reductions are exact [gpu]", "[gpu][scalar]") {
+  gpu_test::context().make_current();
   std::vector<float> fin(128);
   std::vector<int32_t> iin(128);
   std::mt19937 rng(11);
