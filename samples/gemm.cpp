@@ -1,6 +1,8 @@
 #include "samples/gemm.h"
 
 #include <algorithm>
+#include <cmath>
+#include <cstdio>
 
 #include "codegen/passes/verify_tiles.h"
 #include "dsl/dsl.h"
@@ -14,9 +16,15 @@ namespace {
 const std::vector<std::string> kInTypes = {"bf16", "f16"};
 const std::vector<std::string> kOutTypes = {"bf16", "f16", "f32"};
 const std::vector<std::string> kLayouts = {"tn", "nn"};
+const std::vector<std::string> kActs = {"none", "relu", "gelu", "silu"};
 constexpr unsigned kMaxAutoStages = 8;  // what `stages 0` may pick: the parameter's maximum
 
 uint64_t ceil_div(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
+std::string number(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", v);
+  return buf;
+}
 
 }  // namespace
 
@@ -42,10 +50,35 @@ std::vector<ParamSpec> Gemm::params() const {
           {"split_issue", 1, 0, 1,
            "1: each k-block's MMAs go out in two groups, the first K step, then the wait for the previous k-block, then "
            "the rest; 0: one group, then the wait (warp-specialized, up to 256 columns)"},
+          {"bias", 0, 0, 1, "1: add a bias vector (n f32, one per column of D) in the epilogue (beta 0)"},
+          {"col_scale", 0, 0, 1, "1: multiply each column of alpha * A * B by its own f32 scale (n f32) before the bias (beta 0)"},
+          {"act", 0, 0, 3, "the epilogue's activation after the bias: relu, gelu (tanh form) or silu (beta 0)", kActs},
           {"splits", 1, 0, int64_t(kMaxSplits),
            "split-K: each output tile's K is cut into this many ranges run by different clusters, the last to finish adds "
            "the f32 partials (a workspace) and writes the tile; 1: no split; 0: as many as fill the GPU's SMs (at most "
            "k-blocks / 4), chosen at run time. For few tiles and a long K"}};
+}
+
+double gemm_epilogue_apply(const GemmEpilogue& e, double x, double scale, double bias) {
+  if (e.col_scale) x *= scale;
+  if (e.bias) x += bias;
+  switch (e.act) {
+    case GemmAct::None: return x;
+    case GemmAct::Relu: return std::max(x, 0.0);
+    case GemmAct::Gelu: return 0.5 * x * (1.0 + std::tanh(0.7978845608028654 * (x + 0.044715 * x * x * x)));
+    case GemmAct::Silu: return x / (1.0 + std::exp(-x));
+  }
+  return x;
+}
+
+double gemm_act_slope(GemmAct a) { return a == GemmAct::None || a == GemmAct::Relu ? 1.0 : 1.13; }
+
+double gemm_act_error(GemmAct a, double x) {
+  // tanh.approx.f32: absolute error about 2^-10.99 (PTX ISA), scaled by x / 2 in gelu;
+  // silu's ex2.approx and rcp.approx: a few ulp of f32, relative.
+  if (a == GemmAct::Gelu) return std::abs(x) * 0.5 * std::ldexp(1.0, -10);
+  if (a == GemmAct::Silu) return std::abs(x) * std::ldexp(1.0, -20);
+  return 0;
 }
 
 std::vector<RealParamSpec> Gemm::real_params() const {
@@ -61,6 +94,8 @@ GemmShape gemm_shape(const Config& c) {
   s.out = o == 0 ? ir::Scalar::BF16 : o == 1 ? ir::Scalar::F16 : ir::Scalar::F32;
   s.layout = c.param("layout") == 1 ? GemmLayout::NN : GemmLayout::TN;
   s.alpha = c.real("alpha"), s.beta = c.real("beta");
+  s.epilogue.bias = c.param("bias") == 1, s.epilogue.col_scale = c.param("col_scale") == 1;
+  s.epilogue.act = GemmAct(c.param("act"));
   return s;
 }
 
@@ -126,6 +161,12 @@ std::vector<ConfigProblem> Gemm::check_config(const Config& c) const {
              " more; a consumer has " + std::to_string(gemm_consumer_registers(2)) + ": use bm x bn of at most " +
              std::to_string((gemm_consumer_registers(2) - codegen::kMmaRoleOverheadRegisters) * 256) + " elements");
   }
+  if (s.epilogue.any() && s.beta != 0)
+    for (const char* f : {"bias", "col_scale", "act"})
+      if (c.param(f) != 0)
+        need(false, std::string("params.") + f,
+             std::string(f) + " is part of the fused epilogue, which runs with beta 0 (beta " + number(s.beta) +
+                 " adds C): set beta 0, or drop " + f);
   need(t.splits <= kMaxSplits, "params.splits",
        "splits = " + std::to_string(t.splits) + ": split-K cuts each tile's K into 1 to " + std::to_string(kMaxSplits) +
            " ranges (1: no split, 0: chosen at run time)");

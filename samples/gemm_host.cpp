@@ -17,19 +17,23 @@ namespace tj::samples {
 
 namespace {
 
-// The kernel's parameters, in order (samples/gemm.h).
+// The kernel's parameters, in order (samples/gemm.h): those the host passes, then
+// split-K's workspace parameters (global pointers the runtime binds).
 struct Expected {
-  const char* name;
+  std::string name;
   ir::Scalar type;
+  bool workspace = false;
 };
-constexpr Expected kParams[] = {{"A", ir::Scalar::TensorMap}, {"B", ir::Scalar::TensorMap}, {"D", ir::Scalar::TensorMap},
-                                {"C", ir::Scalar::TensorMap}, {"m", ir::Scalar::I32},       {"n", ir::Scalar::I32},
-                                {"k", ir::Scalar::I32},       {"alpha", ir::Scalar::F32},   {"beta", ir::Scalar::F32},
-                                {"workspace", ir::Scalar::F32}, {"counters", ir::Scalar::U32}};
-// The host passes the first nine; workspace and counters are split-K's workspace
-// parameters (global pointers the runtime binds).
-constexpr size_t kPassed = 9;
-bool is_workspace_param(size_t i) { return i >= kPassed; }
+std::vector<Expected> expected_params(const GemmShape& s) {
+  std::vector<Expected> out = {{"A", ir::Scalar::TensorMap}, {"B", ir::Scalar::TensorMap}, {"D", ir::Scalar::TensorMap},
+                               {"C", ir::Scalar::TensorMap}, {"m", ir::Scalar::I32},       {"n", ir::Scalar::I32},
+                               {"k", ir::Scalar::I32},       {"alpha", ir::Scalar::F32},   {"beta", ir::Scalar::F32}};
+  if (s.epilogue.col_scale) out.push_back({"col_scale", ir::Scalar::F32});
+  if (s.epilogue.bias) out.push_back({"bias", ir::Scalar::F32});
+  out.push_back({"workspace", ir::Scalar::F32, true});
+  out.push_back({"counters", ir::Scalar::U32, true});
+  return out;
+}
 
 bool is_half(ir::Scalar t) { return t == ir::Scalar::BF16 || t == ir::Scalar::F16; }
 
@@ -45,6 +49,21 @@ rt::DeviceBuffer upload(const HostMatrix& m) {
   return d;
 }
 
+// An epilogue vector of n f32 in [lo, hi) (empty when `used` is false).
+std::vector<float> random_vector(bool used, int64_t n, uint64_t seed, double lo, double hi) {
+  std::vector<float> v;
+  if (!used) return v;
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> u(lo, hi);
+  for (int64_t i = 0; i < n; ++i) v.push_back(float(u(rng)));
+  return v;
+}
+rt::DeviceBuffer upload(const std::vector<float>& v) {
+  rt::DeviceBuffer d(std::max<size_t>(v.size(), 1) * 4);
+  if (!v.empty()) d.upload(v);
+  return d;
+}
+
 std::string type_name(ir::Scalar t) { return std::string(ir::scalar_name(t)); }
 
 class GemmHost final : public GemmInstance {
@@ -55,10 +74,14 @@ class GemmHost final : public GemmInstance {
         a_(random_matrix(s.in, s.m, s.k, seed, 0xA)),
         b_(s.layout == GemmLayout::TN ? random_matrix(s.in, s.n, s.k, seed, 0xB) : random_matrix(s.in, s.k, s.n, seed, 0xB)),
         c_(s.beta != 0 ? random_matrix(s.out, s.m, s.n, seed, 0xC) : HostMatrix()),
+        col_scale_(random_vector(s.epilogue.col_scale, s.n, seed ^ 0x5C, 0.5, 1.5)),
+        bias_(random_vector(s.epilogue.bias, s.n, seed ^ 0xB1, -1.0, 1.0)),
         a_dev_(upload(a_)),
         b_dev_(upload(b_)),
         c_dev_(upload(c_)),
-        d_dev_(size_t(s.m) * size_t(s.n) * ir::scalar_bytes(s.out)) {
+        d_dev_(size_t(s.m) * size_t(s.n) * ir::scalar_bytes(s.out)),
+        col_scale_dev_(upload(col_scale_)),
+        bias_dev_(upload(bias_)) {
     const uint64_t m = uint64_t(s.m), n = uint64_t(s.n), k = uint64_t(s.k);
     maps_[0] = encode(kernel, "A", a_dev_.ptr(), {k, m});
     maps_[1] = encode(kernel, "B", b_dev_.ptr(), s.layout == GemmLayout::TN ? std::vector<uint64_t>{k, n} : std::vector<uint64_t>{n, k});
@@ -72,6 +95,8 @@ class GemmHost final : public GemmInstance {
     for (const CUtensorMap& map : maps_) a.push(map);
     a.push(int32_t(shape_.m)).push(int32_t(shape_.n)).push(int32_t(shape_.k));
     a.push(float(shape_.alpha)).push(float(shape_.beta));
+    if (shape_.epilogue.col_scale) a.push(col_scale_dev_.ptr());
+    if (shape_.epilogue.bias) a.push(bias_dev_.ptr());
     return a;  // split-K's workspace and counters: the runtime binds them at launch
   }
 
@@ -116,7 +141,8 @@ class GemmHost final : public GemmInstance {
   GemmShape shape_;
   uint64_t seed_;
   HostMatrix a_, b_, c_;
-  rt::DeviceBuffer a_dev_, b_dev_, c_dev_, d_dev_;
+  std::vector<float> col_scale_, bias_;
+  rt::DeviceBuffer a_dev_, b_dev_, c_dev_, d_dev_, col_scale_dev_, bias_dev_;
   CUtensorMap maps_[4];
   std::optional<rt::Cublas> blas_;  // made on the first verify()
 };
@@ -142,14 +168,25 @@ Check GemmHost::verify() {
   HostMatrix d(shape_.out, shape_.m, n);
   d_dev_.download(d.bytes.data(), d.bytes.size());
   MismatchLog log;
+  const GemmEpilogue& e = shape_.epilogue;
   for (size_t i = 0; i < d.size(); ++i) {
-    const double want = ref.value[i];
-    log.compare_close(d.at(i), want, gemm_tolerance(shape_.out, want, ref.abs_product[i], beta_c(i)), [&] {
-      return "D[" + std::to_string(i / size_t(n)) + ", " + std::to_string(i % size_t(n)) + "]";
-    });
+    const size_t col = i % size_t(n);
+    double want = ref.value[i], tol = gemm_tolerance(shape_.out, want, ref.abs_product[i], beta_c(i));
+    if (e.any()) {
+      // The epilogue on the reference; the error of alpha * A * B grown by the column
+      // scale and the activation's slope, plus the f32 roundings of x * scale + bias and
+      // the activation's own error.
+      const double scale = e.col_scale ? col_scale_[col] : 1.0, bias = e.bias ? bias_[col] : 0.0;
+      const double x = want * scale + bias, slope = gemm_act_slope(e.act);
+      want = gemm_epilogue_apply(e, ref.value[i], scale, bias);
+      tol = ulp(shape_.out, want) + slope * (std::abs(scale) * 0x1p-20 * ref.abs_product[i] + 0x1p-21 * (std::abs(x) + std::abs(bias))) +
+            gemm_act_error(e.act, x);
+    }
+    log.compare_close(d.at(i), want, tol, [&] { return "D[" + std::to_string(i / size_t(n)) + ", " + std::to_string(col) + "]"; });
   }
   const std::string what = "D (" + std::to_string(shape_.m) + " x " + std::to_string(n) + " " + type_name(shape_.out) +
-                           ") vs cuBLAS in f32, within " + kGemmToleranceText;
+                           ") vs cuBLAS in f32" + (e.any() ? " with the epilogue applied in double" : "") + ", within " +
+                           kGemmToleranceText + (e.any() ? " (through the epilogue's slope, plus its .approx error)" : "");
   const Check main = log.result(what), reference = ref_log.result("cuBLAS's reference vs the host in double at 64 elements");
   return {main.ok && reference.ok, main.detail + "; " + reference.detail};
 }
@@ -167,17 +204,21 @@ std::vector<std::string> gemm_kernel_problems(const GemmShape& s, const ir::Kern
   if (!is_half(s.out) && s.out != ir::Scalar::F32)
     out.push_back("the output is " + type_name(s.out) + "; the GEMM writes bf16, f16 or f32");
 
-  const size_t count = std::size(kParams);
-  if (kernel.params.size() != count)
+  const std::vector<Expected> want = expected_params(s);
+  const size_t count = want.size();
+  if (kernel.params.size() != count) {
+    std::string names;
+    for (const Expected& p : want) names += (names.empty() ? "" : ", ") + p.name;
     out.push_back(who + " has " + std::to_string(kernel.params.size()) + " parameters; the GEMM's are " + std::to_string(count) +
-                  ": A, B, D, C, m, n, k, alpha, beta (the host passes them) and the workspaces workspace, counters");
+                  ": " + names + " (the host passes all but the workspaces workspace and counters)");
+  }
   for (size_t i = 0; i < std::min(count, kernel.params.size()); ++i) {
     const ir::Param& p = kernel.params[i];
-    const bool workspace = is_workspace_param(i);
-    const ir::Type want = workspace ? ir::Type::pointer(kParams[i].type, ir::Space::Global) : ir::Type::of(kParams[i].type);
-    if (p.name != kParams[i].name || p.type != want)
+    const bool workspace = want[i].workspace, vector = want[i].name == "col_scale" || want[i].name == "bias";
+    const ir::Type type = workspace || vector ? ir::Type::pointer(want[i].type, ir::Space::Global) : ir::Type::of(want[i].type);
+    if (p.name != want[i].name || p.type != type)
       out.push_back(who + " parameter " + std::to_string(i) + " is '" + p.name + "' (" + p.type.str() + "); the host passes '" +
-                    kParams[i].name + "' (" + want.str() + ") there");
+                    want[i].name + "' (" + type.str() + ") there");
     else if (workspace != p.workspace.has_value())
       out.push_back(who + " parameter " + std::to_string(i) + " '" + p.name + "' " +
                     (workspace ? "is not a workspace; the runtime must bind it (split-K's)" : "is a workspace; the host passes it"));

@@ -21,6 +21,8 @@
 #include "dsl/dsl.h"
 #include "samples/gemm.h"
 
+#include <optional>
+
 namespace tj::samples {
 
 using namespace tj::dsl;
@@ -54,6 +56,7 @@ struct GemmKernel {
   TileMap amap, bmap, dmap, cmap;
   i32 m, n, kk;
   f32 alpha, beta;
+  std::optional<Ptr<float>> col_scale, bias;  // the epilogue's vectors, where it has them
   SplitK split;              // split-K's workspace, units and fix-up (dsl/split_k.h); its parameters follow beta
   Ptr<mbarrier_t> full, empty, c_full;
   Accumulator acc;
@@ -84,6 +87,8 @@ struct GemmKernel {
         cmap(k.tile_map("C", d, unsigned(rows_per_mma))),
         m(k.param<int32_t>("m")), n(k.param<int32_t>("n")), kk(k.param<int32_t>("k")),
         alpha(k.param<float>("alpha")), beta(k.param<float>("beta")),
+        col_scale(s_.epilogue.col_scale ? std::optional(k.param<float*>("col_scale")) : std::nullopt),
+        bias(s_.epilogue.bias ? std::optional(k.param<float*>("bias")) : std::nullopt),
         split(k, t.splits, kMaxSplits, mma_groups_, uint64_t(t.bm / mma_groups_) * t.bn),
         // full[s]: stage s's A and B landed (the loader's arrival + the bytes);
         // empty[s]: every MMA warp of every CTA this CTA's loads reach released it.
@@ -151,6 +156,22 @@ struct GemmKernel {
     });
   }
 
+  // The fused epilogue (GemmEpilogue) at one element: its column of D clamped into
+  // [0, n) (a ragged tile's columns past n are computed, and the TMA store drops them).
+  f32 fused(const Elem& e, const f32& scale, const i32& tn) const {
+    f32 x = s.alpha == 1.0 ? e.value : e.value * scale;
+    const i32 col = min(tn * bn + e.col, n - 1);
+    if (col_scale) x = x * (*col_scale)[col];
+    if (bias) x = x + (*bias)[col];
+    switch (s.epilogue.act) {
+      case GemmAct::None: break;
+      case GemmAct::Relu: x = max(x, f32(0.0f)); break;
+      case GemmAct::Gelu: x = f32(0.5f) * x * (f32(1.0f) + approx::tanh(f32(0.7978845608f) * (x + f32(0.044715f) * x * x * x))); break;
+      case GemmAct::Silu: x = x * approx::rcp(f32(1.0f) + approx::exp2(x * f32(-1.4426950409f))); break;
+    }
+    return x;
+  }
+
   // Warpgroup wg's rows of tile (tm, tn): alpha * acc (+ beta * C), one chunk of
   // columns (a 128-byte panel) at a time through two chunk buffers in shared
   // memory, each chunk leaving by TMA store while the next is written. Chunks
@@ -174,7 +195,10 @@ struct GemmKernel {
           if_(leader, [&] { bulk_wait_read(0); });
           warpgroup_sync(wg);
         }
-        store_accumulator(out, acc, Columns{ch * chunk_cols, chunk_cols}, scale, f32(0.0f), out);
+        if (s.epilogue.any())
+          store_accumulator(out, acc, Columns{ch * chunk_cols, chunk_cols}, [&](const Elem& e) { return fused(e, scale, tn); });
+        else
+          store_accumulator(out, acc, Columns{ch * chunk_cols, chunk_cols}, scale, f32(0.0f), out);
         fence_proxy_async();
         if_(leader, [&] { bulk_wait_read(0); });
         warpgroup_sync(wg);

@@ -360,6 +360,9 @@ TEST_CASE("gemm: sm_90a PTX has wgmma, multicast TMA and setmaxnreg, and no conf
       // Split-K (its fix-up: tests/codegen/test_split_k.cpp), explicit and automatic.
       {{{"splits", 4}}, {1, 2, 1}, "wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16"},
       {{{"splits", 0}}, {1, 1, 1}, "wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16"},
+      // Fused epilogues: the widest (scale, bias, gelu) on the widest tile, and silu into f32.
+      {{{"col_scale", 1}, {"bias", 1}, {"act", 2}}, {1, 2, 1}, "wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16"},
+      {{{"bias", 1}, {"act", 3}, {"out", 2}, {"bn", 128}}, {1, 1, 1}, "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16"},
   };
   for (const Case& c : cases) {
     samples::Config cfg = gemm_config(c.params, c.cluster);

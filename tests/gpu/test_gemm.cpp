@@ -147,6 +147,23 @@ TEST_CASE("gemm: several tiles per CTA in the persistent kernel against cuBLAS [
   for (size_t i = 0; i < cases.size(); ++i) check(cases[i], 600 + i);
 }
 
+// The fused epilogue (GemmEpilogue): a column scale, a bias and an activation after
+// alpha * A * B, against cuBLAS's f32 product with the epilogue applied in double on the
+// host. Ragged N (the vectors are read clamped), both layouts, f32 and bf16 out, several
+// tiles per CTA, split-K (the fix-up runs the same epilogue), one warpgroup.
+TEST_CASE("gemm: fused epilogues (scale, bias, relu, gelu, silu) against cuBLAS [gpu]", "[gpu][gemm][epilogue]") {
+  const std::vector<GemmCase> cases = {
+      {3000, 2600, 512, {{"bias", 1}, {"act", 2}}},                                         // gelu(x + bias), bf16
+      {3000, 2600, 520, {{"bias", 1}, {"act", 1}, {"out", 2}, {"bn", 128}}, {1, 2, 1}},     // relu, f32 out
+      {2048, 3000, 256, {{"col_scale", 1}, {"bias", 1}, {"act", 3}}, {2, 1, 1}, 0.5},       // silu, alpha 0.5
+      {1000, 1032, 512, {{"act", 2}, {"layout", 1}}},                                       // gelu alone, nn
+      {4096, 4096, 512, {{"bias", 1}, {"act", 2}, {"bn", 192}}},                            // odd chunk count
+      {1024, 1024, 4096, {{"bias", 1}, {"act", 2}, {"splits", 4}}},                         // split-K's fix-up
+      {500, 700, 320, {{"col_scale", 1}, {"warp_specialized", 0}, {"bn", 128}}},            // one warpgroup
+  };
+  for (size_t i = 0; i < cases.size(); ++i) check(cases[i], 700 + i);
+}
+
 // Split-K: each tile's K cut into `splits` ranges run by different CTAs, the last to
 // finish adding the f32 partials (samples/gemm_kernel.cpp). Shapes with few tiles and
 // a long K (the case it is for), ragged K, more splits than k-blocks (the kernel runs

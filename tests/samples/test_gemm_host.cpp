@@ -216,7 +216,7 @@ TEST_CASE("the kernel the host feeds is checked against samples/gemm.h", "[sampl
   k.tensor_maps[2].rank = 3;
   k.tensor_maps[2].box.push_back(1);
   CHECK(gemm_kernel_problems(s, k) ==
-        std::vector<std::string>{"kernel 'gemm' has 8 parameters; the GEMM's are 11: A, B, D, C, m, n, k, alpha, beta (the host passes them) and the workspaces workspace, counters",
+        std::vector<std::string>{"kernel 'gemm' has 8 parameters; the GEMM's are 11: A, B, D, C, m, n, k, alpha, beta, workspace, counters (the host passes all but the workspaces workspace and counters)",
                                  "kernel 'gemm' tensor map 'B' holds f16; the problem's inputs are bf16",
                                  "kernel 'gemm' tensor map 'D' is 3-D; the host encodes 2-D maps (innermost first)",
                                  "kernel 'gemm' declares no tensor map 'C'"});
