@@ -3,7 +3,7 @@
 # GPU tests, every sample spec through the CLI, benchmarks, tuning (gpu_tune.sh),
 # multicast traffic with ncu, and compute-sanitizer on every sample. Run from the repo root with
 # the binaries staged by scripts/stage.sh in .stage/; logs go to $OUT (or ./out).
-#   scripts/gpu_session.sh [SECTION...]   sections: tests runs faults plugins races bench gemm tune multicast sanitizer
+#   scripts/gpu_session.sh [SECTION...]   sections: tests runs faults plugins races bench gemm epilogue tune multicast sanitizer
 # (all when none is named; named ones append to out/summary.txt, so a session can be split
 # across several commands).
 set -uo pipefail
@@ -120,6 +120,13 @@ done
 $B/tilejit_bench_jit --reps 10 > "$OUT/bench_jit.log" 2>&1; note "bench jit rc=$?"; cat "$OUT/bench_jit.log" >> "$summary"
 TILEJIT_DUMP_DIR=/tmp/gemm-dump $B/tilejit run .stage/specs/gemm.json --iters 1 --no-verify > /dev/null 2>&1
 note "gemm SASS: $(cuobjdump -sass /tmp/gemm-dump/gemm.cubin | grep -c HGMMA) HGMMA, $(cuobjdump -sass /tmp/gemm-dump/gemm.cubin | grep -c -E 'LDL|STL') local loads/stores"
+fi
+
+# The fused epilogue (bias + GELU) against cuBLASLt's GELU_BIAS epilogue, interleaved.
+if section epilogue; then
+$B/tilejit_bench_gemm --iters 50 --reps 5 --sustained 0 --config cluster=1x2,bias=1,act=gelu \
+  --shapes 4096x4096x4096,8192x8192x8192,4096x8192x2048 > "$OUT/bench_epilogue.log" 2>&1; note "bench gemm bias+gelu vs cuBLASLt rc=$?"
+grep -E '^(device|[0-9]+ reps|\|)' "$OUT/bench_epilogue.log" >> "$summary"
 fi
 
 if section tune; then
