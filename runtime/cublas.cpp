@@ -3,9 +3,9 @@
 #include <cublas_v2.h>
 #include <dlfcn.h>
 
-#include <cstdlib>
 #include <utility>
 
+#include "runtime/blas_library.h"
 #include "runtime/error.h"
 
 namespace tj::rt {
@@ -34,89 +34,49 @@ struct Api {
 #undef TJ_CUBLAS_MEMBER
 };
 
-struct Opened {
-  Api api;
-  void* library = nullptr;
-  std::string name;   // the one that opened
-  std::string error;  // when none did: every name and why
-};
+using Library = BlasLibrary<Api>;
 
-Opened open_first(const std::vector<std::string>& names) {
-  Opened o;
-  std::string tried;
-  for (const std::string& name : names) {
-    void* lib = dlopen(name.c_str(), RTLD_NOW | RTLD_LOCAL);
-    if (!lib) {
-      const char* why = dlerror();
-      tried += (tried.empty() ? "" : "; ") + std::string("dlopen(") + name + ") failed: " + (why ? why : "unknown reason");
-      continue;
-    }
-    Api api;
-    std::string missing;
-#define TJ_CUBLAS_RESOLVE(fn, type)                             \
-  api.fn = reinterpret_cast<type>(dlsym(lib, #fn));             \
-  if (!api.fn) missing += (missing.empty() ? "" : ", ") + std::string(#fn);
-    TJ_CUBLAS_FUNCTIONS(TJ_CUBLAS_RESOLVE)
+void resolve(void* handle, Api& api) {
+#define TJ_CUBLAS_RESOLVE(fn, type) api.fn = reinterpret_cast<type>(dlsym(handle, #fn));
+  TJ_CUBLAS_FUNCTIONS(TJ_CUBLAS_RESOLVE)
 #undef TJ_CUBLAS_RESOLVE
-    if (!missing.empty()) {
-      tried += (tried.empty() ? "" : "; ") + name + " lacks " + missing;
-      dlclose(lib);
-      continue;
-    }
-    o.api = api;
-    o.library = lib;
-    o.name = name;
-    return o;
-  }
-  o.error = "cuBLAS is not available (" + (tried.empty() ? std::string("no library names to try") : tried) +
-            "); the GEMM reference needs the CUDA toolkit's libcublas: put its folder on LD_LIBRARY_PATH or "
-            "set TILEJIT_CUBLAS to the library's path";
-  return o;
+}
+
+Library open_first(const std::vector<std::string>& names) {
+#define TJ_CUBLAS_NAME(fn, type) #fn,
+  return open_blas_library<Api>(
+      names, {TJ_CUBLAS_FUNCTIONS(TJ_CUBLAS_NAME)}, resolve, "cuBLAS",
+      "the GEMM reference needs the CUDA toolkit's libcublas: put its folder on LD_LIBRARY_PATH or "
+      "set TILEJIT_CUBLAS to the library's path");
+#undef TJ_CUBLAS_NAME
 }
 
 // Opened once, on first use (thread-safe); never closed, as function pointers into it
 // live as long as the process.
 const Api& api() {
-  static const Opened opened = open_first(cublas_library_names());
-  if (!opened.library) throw RuntimeError(ErrorKind::NoDriver, opened.error);
+  static const Library opened = open_first(cublas_library_names());
+  if (!opened.handle) throw RuntimeError(ErrorKind::NoDriver, opened.error);
   return opened.api;
 }
 
 // The one checking helper for cuBLAS calls: "<call> failed: CUBLAS_STATUS_... (n): <text>".
 void check(cublasStatus_t status, const std::string& call) {
   if (status == CUBLAS_STATUS_SUCCESS) return;
-  const Api& a = api();
-  std::string message = call + " failed: " + a.cublasGetStatusName(status) + " (" + std::to_string(int(status)) +
-                        "): " + a.cublasGetStatusString(status);
-  throw RuntimeError(status == CUBLAS_STATUS_EXECUTION_FAILED ? ErrorKind::Device : ErrorKind::Launch,
-                     std::move(message));
+  throw_blas_error(status, call, api().cublasGetStatusName(status), api().cublasGetStatusString(status));
 }
-
-cudaDataType_t cuda_type(BlasType t) {
-  switch (t) {
-    case BlasType::BF16: return CUDA_R_16BF;
-    case BlasType::F16: return CUDA_R_16F;
-    case BlasType::F32: return CUDA_R_32F;
-  }
-  return CUDA_R_32F;
-}
-
-void* device_pointer(CUdeviceptr p) { return reinterpret_cast<void*>(static_cast<uintptr_t>(p)); }
 
 }  // namespace
 
 std::vector<std::string> cublas_library_names() {
-  if (const char* forced = std::getenv("TILEJIT_CUBLAS"); forced && *forced) return {forced};
-  return {"libcublas.so.13", "libcublas.so.12", "/usr/local/cuda/lib64/libcublas.so.13",
-          "/usr/local/cuda/lib64/libcublas.so.12"};
+  return library_names("TILEJIT_CUBLAS", {"libcublas.so.13", "libcublas.so.12"});
 }
 
 std::string find_cublas(const std::vector<std::string>& names) {
-  Opened o = open_first(names);
-  if (!o.library) throw RuntimeError(ErrorKind::NoDriver, o.error);
+  const Library l = open_first(names);
+  if (!l.handle) throw RuntimeError(ErrorKind::NoDriver, l.error);
   // Never dlclose cuBLAS (like the driver): unloading it drops the static allocations its
   // own C++ runtime made at load, which LeakSanitizer then reports from an unknown module.
-  return o.name;
+  return l.name;
 }
 
 Cublas::Cublas() {
@@ -145,18 +105,12 @@ void Cublas::gemm(const RowMajorGemm& g, CUdeviceptr a, CUdeviceptr b, CUdevicep
   const float alpha = g.alpha, beta = g.beta;
   const cublasStatus_t status = f.cublasGemmEx(
       handle_, c.transpose_first ? CUBLAS_OP_T : CUBLAS_OP_N, c.transpose_second ? CUBLAS_OP_T : CUBLAS_OP_N, int(c.m),
-      int(c.n), int(c.k), &alpha, device_pointer(b), cuda_type(g.in), int(c.ld_first), device_pointer(a), cuda_type(g.in),
-      int(c.ld_second), &beta, device_pointer(d), cuda_type(g.out), int(c.ld_out), CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
+      int(c.n), int(c.k), &alpha, device_pointer(b), cuda_data_type(g.in), int(c.ld_first), device_pointer(a),
+      cuda_data_type(g.in), int(c.ld_second), &beta, device_pointer(d), cuda_data_type(g.out), int(c.ld_out),
+      CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
   if (status != CUBLAS_STATUS_SUCCESS) check(status, call());
 }
 
-std::string Cublas::version() {
-  const Api& f = api();
-  int major = 0, minor = 0, patch = 0;
-  check(f.cublasGetProperty(MAJOR_VERSION, &major), "cublasGetProperty(MAJOR_VERSION)");
-  check(f.cublasGetProperty(MINOR_VERSION, &minor), "cublasGetProperty(MINOR_VERSION)");
-  check(f.cublasGetProperty(PATCH_LEVEL, &patch), "cublasGetProperty(PATCH_LEVEL)");
-  return std::to_string(major) + "." + std::to_string(minor) + "." + std::to_string(patch);
-}
+std::string Cublas::version() { return blas_version(api().cublasGetProperty, "cublasGetProperty", check); }
 
 }  // namespace tj::rt

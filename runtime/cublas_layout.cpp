@@ -40,7 +40,7 @@ std::vector<std::string> gemm_problems(const RowMajorGemm& g) {
   constexpr int64_t kMax = std::numeric_limits<int32_t>::max();
   for (auto [name, v] : {std::pair{"M", g.m}, std::pair{"N", g.n}, std::pair{"K", g.k}})
     if (v < 1 || v > kMax)
-      out.push_back(std::string(name) + " = " + std::to_string(v) + " is outside cublasGemmEx's range 1..2^31-1");
+      out.push_back(std::string(name) + " = " + std::to_string(v) + " is outside cuBLAS's range 1..2^31-1");
   if (g.in == BlasType::F32) out.push_back("inputs must be bf16 or f16, not f32");
   const BlasType half = g.in;
   if (g.in != BlasType::F32 && g.out != BlasType::F32 && g.out != half)

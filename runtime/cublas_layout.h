@@ -43,9 +43,9 @@ struct ColumnMajorGemm {
 };
 ColumnMajorGemm column_major(const RowMajorGemm& g);
 
-// What cublasGemmEx cannot take, as sentences (empty when it can): a dimension below 1
-// or above 2^31 - 1, inputs other than bf16/f16, an output type cuBLAS does not pair
-// with the inputs (bf16 in: bf16 or f32 out; f16 in: f16 or f32 out).
+// What cublasGemmEx (and tilejit's cublasLtMatmul) cannot take, as sentences (empty when
+// it can): a dimension below 1 or above 2^31 - 1, inputs other than bf16/f16, an output
+// type cuBLAS does not pair with the inputs (bf16 in: bf16 or f32 out; f16 in: f16 or f32 out).
 std::vector<std::string> gemm_problems(const RowMajorGemm& g);
 
 }  // namespace tj::rt

@@ -105,8 +105,8 @@ TEST_CASE("shapes and types cublasGemmEx cannot take are named", "[runtime][cubl
   CHECK(gemm_problems(g) == std::vector<std::string>{"f16 inputs pair with f16 or f32 output in cuBLAS, not bf16"});
   g = RowMajorGemm{};
   g.m = 0, g.n = 1, g.k = int64_t(1) << 31;
-  CHECK(gemm_problems(g) == std::vector<std::string>{"M = 0 is outside cublasGemmEx's range 1..2^31-1",
-                                                      "K = 2147483648 is outside cublasGemmEx's range 1..2^31-1"});
+  CHECK(gemm_problems(g) == std::vector<std::string>{"M = 0 is outside cuBLAS's range 1..2^31-1",
+                                                      "K = 2147483648 is outside cuBLAS's range 1..2^31-1"});
   g = RowMajorGemm{};
   g.m = g.n = g.k = 8;
   g.in = BlasType::F32;

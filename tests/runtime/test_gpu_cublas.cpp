@@ -101,7 +101,7 @@ TEST_CASE("cuBLAS errors name the call and the status", "[runtime][gpu][cublas]"
   RowMajorGemm g;
   g.m = g.n = g.k = 0;
   CHECK_THROWS_WITH(blas.gemm(g, 0, 0, 0, nullptr),
-                    Catch::StartsWith("cublasGemmEx(0x0x0 tn bf16->bf16): M = 0 is outside cublasGemmEx's range"));
+                    Catch::StartsWith("cublasGemmEx(0x0x0 tn bf16->bf16): M = 0 is outside cuBLAS's range"));
 }
 
 TEST_CASE("launch_repeated launches the given number of times", "[runtime][gpu]") {
