@@ -112,6 +112,9 @@ void run_shape(const samples::Sample& gemm, const bench::MatmulSize& size, const
     throw rt::RuntimeError(rt::ErrorKind::Usage, "the gemm sample made a " + std::to_string(s.m) + "x" + std::to_string(s.n) + "x" +
                                                      std::to_string(s.k) + " problem from params m, n, k = " + size.str());
   row.types = std::string(ir::scalar_name(s.in)) + "->" + std::string(ir::scalar_name(s.out));
+  // With a fused epilogue the reference is cuBLASLt's matmul with that epilogue.
+  const std::string ref = g->reference_name();
+  if (ref != "cuBLAS") row.types += " (vs " + ref + ")";
   row.layout = s.layout == samples::GemmLayout::TN ? "tn" : "nn";
   std::printf("\ngemm %s %s %s, alpha %g beta %g: %s\n", size.str().c_str(), row.layout.c_str(), row.types.c_str(), s.alpha,
               s.beta, row.launch.c_str());
@@ -135,7 +138,8 @@ void run_shape(const samples::Sample& gemm, const bench::MatmulSize& size, const
   row.cublas = tflops(t.b_ms, inst->flops_per_launch());
   row.paired = bench::spread(t.paired_speedups());
   std::printf("  ours    TFLOP/s min %.1f  median %.1f  max %.1f\n", row.ours.min, row.ours.median, row.ours.max);
-  std::printf("  cuBLAS  TFLOP/s min %.1f  median %.1f  max %.1f\n", row.cublas.min, row.cublas.median, row.cublas.max);
+  std::printf("  %-7s TFLOP/s min %.1f  median %.1f  max %.1f\n", ref == "cuBLAS" ? "cuBLAS" : "ref", row.cublas.min,
+              row.cublas.median, row.cublas.max);
   std::printf("  ratio   %.3f (median ours / median cuBLAS; %d reps of %d launches each); per rep %.3f / %.3f / %.3f "
               "(min / median / max of ours / cuBLAS within a rep)\n",
               row.ours.median / row.cublas.median, o.reps, o.iters, row.paired.min, row.paired.median, row.paired.max);
@@ -151,7 +155,7 @@ void run_shape(const samples::Sample& gemm, const bench::MatmulSize& size, const
   g->run_cublas(blas, lc.stream);
   rt::check(rt::driver().cuStreamSynchronize(lc.stream), "cuStreamSynchronize (cuBLAS's result)");
   row.cublas_check = inst->verify();
-  std::printf("  cuBLAS  verify %s: %s\n", row.cublas_check.ok ? "PASSED" : "FAILED", row.cublas_check.detail.c_str());
+  std::printf("  %s verify %s: %s\n", ref.c_str(), row.cublas_check.ok ? "PASSED" : "FAILED", row.cublas_check.detail.c_str());
 }
 
 void print_table(const std::vector<Row>& rows, const Options& o) {

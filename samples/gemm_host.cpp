@@ -1,13 +1,16 @@
 #include "samples/gemm_host.h"
 
+#include <cstring>
 #include <limits>
 #include <optional>
 #include <random>
 
 #include "api/tensor.h"
 #include "generators/compare.h"
+#include "generators/float16.h"
 #include "generators/host_matrix.h"
 #include "runtime/buffer.h"
+#include "runtime/cublaslt.h"
 #include "runtime/driver.h"
 #include "runtime/error.h"
 #include "samples/gemm_reference.h"
@@ -49,14 +52,43 @@ rt::DeviceBuffer upload(const HostMatrix& m) {
   return d;
 }
 
-// An epilogue vector of n f32 in [lo, hi) (empty when `used` is false).
+// An epilogue vector of n f32 in [lo, hi) (empty when `used` is false), each value one
+// that bf16 and f16 hold exactly: cuBLASLt takes the bias in D's type, and the reference
+// it is checked against then adds the same values.
 std::vector<float> random_vector(bool used, int64_t n, uint64_t seed, double lo, double hi) {
   std::vector<float> v;
   if (!used) return v;
   std::mt19937_64 rng(seed);
   std::uniform_real_distribution<double> u(lo, hi);
-  for (int64_t i = 0; i < n; ++i) v.push_back(float(u(rng)));
+  for (int64_t i = 0; i < n; ++i) {
+    const float x = float(u(rng));
+    v.push_back(std::abs(x) < 0x1p-12f ? 0.0f : from_bf16_bits(to_bf16_bits(x)));  // f16 holds bf16's values above 2^-14
+  }
   return v;
+}
+
+// The cuBLASLt epilogue that computes `e`, if there is one.
+std::optional<rt::LtEpilogue> lt_epilogue(const GemmEpilogue& e) {
+  if (e.col_scale || e.act == GemmAct::Silu) return std::nullopt;
+  switch (e.act) {
+    case GemmAct::None: return e.bias ? rt::LtEpilogue::Bias : rt::LtEpilogue::None;
+    case GemmAct::Relu: return e.bias ? rt::LtEpilogue::ReluBias : rt::LtEpilogue::Relu;
+    case GemmAct::Gelu: return e.bias ? rt::LtEpilogue::GeluBias : rt::LtEpilogue::Gelu;
+    case GemmAct::Silu: break;
+  }
+  return std::nullopt;
+}
+
+// The values as `type` (f32, or bf16 / f16 bits: exact for random_vector's values).
+std::vector<uint8_t> vector_bytes(const std::vector<float>& v, ir::Scalar type) {
+  std::vector<uint8_t> out;
+  for (float f : v) {
+    uint32_t bits = 0;
+    if (type == ir::Scalar::F32) std::memcpy(&bits, &f, 4);
+    else bits = type == ir::Scalar::BF16 ? to_bf16_bits(f) : to_f16_bits(f);
+    for (unsigned b = 0; b < ir::scalar_bytes(type); ++b) out.push_back(uint8_t(bits >> (8 * b)));
+  }
+  return out;
 }
 rt::DeviceBuffer upload(const std::vector<float>& v) {
   rt::DeviceBuffer d(std::max<size_t>(v.size(), 1) * 4);
@@ -122,7 +154,29 @@ class GemmHost final : public GemmInstance {
   double flops_per_launch() const override { return shape_.flops(); }
   const GemmShape& shape() const override { return shape_; }
 
+  std::string reference_name() const override {
+    if (!shape_.epilogue.any()) return "cuBLAS";
+    const std::optional<rt::LtEpilogue> e = lt_epilogue(shape_.epilogue);
+    return e ? std::string("cuBLASLt ") + rt::lt_epilogue_name(*e) : "none (cuBLASLt has no such epilogue)";
+  }
+
   void run_cublas(rt::Cublas& blas, CUstream stream, bool refresh_c) override {
+    if (shape_.epilogue.any()) {
+      const std::optional<rt::LtEpilogue> e = lt_epilogue(shape_.epilogue);
+      if (!e)
+        throw rt::RuntimeError(rt::ErrorKind::Usage, "run_cublas: cuBLASLt fuses no " +
+                                                         std::string(shape_.epilogue.col_scale ? "per-column scale" : "silu") +
+                                                         ": there is no reference epilogue to run");
+      if (!lt_) lt_.emplace();
+      if (shape_.epilogue.bias && !lt_bias_) {
+        const std::vector<uint8_t> bytes = vector_bytes(bias_, shape_.out);
+        lt_bias_.emplace(bytes.size());
+        lt_bias_->upload(bytes);
+      }
+      lt_->matmul(blas_problem(shape_, shape_.out), *e, a_dev_.ptr(), b_dev_.ptr(), d_dev_.ptr(),
+                  shape_.epilogue.bias ? lt_bias_->ptr() : 0, stream);
+      return;
+    }
     if (shape_.beta != 0 && refresh_c)
       rt::check(rt::driver().cuMemcpyDtoDAsync(d_dev_.ptr(), c_dev_.ptr(), d_dev_.bytes(), stream),
                 "cuMemcpyDtoDAsync (C into D, cuBLAS's C)");
@@ -145,6 +199,8 @@ class GemmHost final : public GemmInstance {
   rt::DeviceBuffer a_dev_, b_dev_, c_dev_, d_dev_, col_scale_dev_, bias_dev_;
   CUtensorMap maps_[4];
   std::optional<rt::Cublas> blas_;  // made on the first verify()
+  std::optional<rt::CublasLt> lt_;  // made on the first run_cublas with an epilogue
+  std::optional<rt::DeviceBuffer> lt_bias_;  // the bias in D's type, as cuBLASLt takes it
 };
 
 Check GemmHost::verify() {

@@ -23,7 +23,12 @@ class GemmInstance : public Instance {
   // the kernel before; verify() after it checks cuBLAS's result. For timing, refresh_c
   // false leaves the copy out: cuBLAS then reads D as its C (beta*D), the same reads and
   // writes as with C, but D's values drift from one call to the next.
+  // With a fused epilogue (bias, relu, gelu) it is cuBLASLt's matmul with the same
+  // epilogue, on a handle the instance keeps; a column scale or silu has no cuBLASLt
+  // epilogue: RuntimeError(Usage).
   virtual void run_cublas(rt::Cublas& blas, CUstream stream, bool refresh_c = true) = 0;
+  // What run_cublas runs: "cuBLAS", or "cuBLASLt gelu+bias".
+  virtual std::string reference_name() const = 0;
 };
 
 // Every way `kernel` differs from what the host passes (samples/gemm.h): its parameters
