@@ -1,5 +1,6 @@
 // The GEMM sample against cuBLAS, shape by shape, in one run: each shape is verified once
-// (the instance's check against cuBLAS), then timed interleaved with cublasGemmEx on the
+// (the instance's check against cuBLAS), then timed interleaved with cublasGemmEx (with a
+// fused epilogue in the config: cublasLtMatmul with the same epilogue) on the
 // same stream and the same device buffers. Prints min/median/max TFLOP/s of both, the
 // ratio of medians, and a markdown table. Each shape runs the config `tilejit run` would
 // run for it: the tuning DB's record for this device and the shape's problem class when
@@ -218,7 +219,8 @@ int run(const Options& o) {
   std::printf("device %s (%s, %d SMs), driver %d.%d, NVRTC %s, cuBLAS %s, %s\n", info.name.c_str(), target->arch.c_str(),
               info.sm_count, driver / 1000, driver % 1000 / 10, rt::nvrtc_version().c_str(), rt::Cublas::version().c_str(),
               now_utc().c_str());
-  std::printf("%d reps of %d launches each, interleaved with cublasGemmEx (fp32 compute) on one stream; --config '%s'\n",
+  std::printf("%d reps of %d launches each, interleaved with cublasGemmEx (cublasLtMatmul with the same epilogue where the "
+              "config fuses one; fp32 compute) on one stream; --config '%s'\n",
               o.reps, o.iters, o.config.c_str());
 
   std::vector<Row> rows;
