@@ -47,7 +47,9 @@ unsigned row_fragment_registers(const AccumulatorDecl& a) { return a.m / 32; }
 Lines frag_map(const FragMap& n, const Kernel& k, const ExprText& ex) {
   const AccumulatorDecl& d = decl(n.dst, k);
   const ElemReads reads = elem_reads(n.value);
-  Lines out = {"{", "  " + std::string(kThreadPlace), "#pragma unroll"};
+  Lines out = {"{"};
+  if (reads.row || reads.col) out.push_back("  " + std::string(kThreadPlace));  // only an element's place needs it
+  out.push_back("#pragma unroll");
   if (d.kind == FragmentKind::Rows) {
     out.push_back("  for (int tj_r = 0; tj_r < " + str(row_fragment_registers(d)) + "; ++tj_r) {");
     indent(out, bindings(reads, k, "", "tj_r / 2", "tj_r % 2", "(tj_r / 2) * 64 + tj_wrow + 8 * (tj_r % 2)", "0"), "    ");
@@ -64,7 +66,6 @@ Lines frag_map(const FragMap& n, const Kernel& k, const ExprText& ex) {
   }
   out.push_back("  }");
   out.push_back("}");
-  if (!reads.row && !reads.col) out[1] = "  (void)0;";  // no place needed: no unused variables
   return out;
 }
 
