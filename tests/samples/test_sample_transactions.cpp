@@ -83,7 +83,8 @@ TEST_CASE("each large GEMM spec's sanitizer stand-in generates the same kernel",
   const std::map<std::string, std::string> stand_ins = {{"gemm.json", "gemm_small.json"},
                                                         {"gemm_auto.json", "gemm_small_auto.json"},
                                                         {"gemm_beta.json", "gemm_small_beta.json"},
-                                                        {"gemm_splitk.json", "gemm_small_splitk.json"}};
+                                                        {"gemm_splitk.json", "gemm_small_splitk.json"},
+                                                        {"attention.json", "attention_small.json"}};
   auto cuda_of = [](const std::string& path) {
     cli::Spec spec = cli::load_spec(path);
     if (std::optional<samples::Sample::DeviceChoice> d = spec.sample->for_device(spec.config, 132)) spec.config = d->config;
