@@ -9,9 +9,9 @@
 // is_causal), with seq_q and seq_k equal or not.
 //
 // One CTA per (block of 64 x consumers queries, batch * head). A producer warpgroup
-// loads the CTA's Q block once and streams K and V blocks of block_n keys through a
-// `stages`-deep full/empty mbarrier pipeline with TMA; each consumer warpgroup owns
-// 64 query rows: S = Q K^T on the tensor cores, the online softmax in registers
+// streams K and V blocks of block_n keys through a `stages`-deep full/empty mbarrier
+// pipeline with TMA; each consumer warpgroup loads its own 64 query rows once, then:
+// S = Q K^T on the tensor cores, the online softmax in registers
 // (running row max m and row sum l, O rescaled by 2^(m_old - m_new)), O += P V with
 // P converted to bf16 in registers as the MMA's A operand, then O / l through a
 // shared tile and a TMA store. The tensors are viewed by TMA as 3-D (d, seq,

@@ -1,9 +1,10 @@
 // The attention kernel, written with the DSL's tiles and accumulators as values
 // (samples/attention.h says what it computes). Per CTA: query block qb of head bh.
 //
-//   producer warpgroup (one thread): Q once, then K and V block j into stage j % stages,
-//     after the consumers have released the stage's previous use;
-//   consumer warpgroup w (rows w * 64 .. + 64 of the block), for each key block j:
+//   producer warpgroup (one thread): K and V block j into stage j % stages, after the
+//     consumers have released the stage's previous use;
+//   consumer warpgroup w (rows w * 64 .. + 64 of the block): loads its rows of Q, then for
+//   each key block j:
 //     S = Q K_j^T                                   (wgmma, f32 in registers)
 //     S = -inf where key >= seq_k or (causal) key > query (only in blocks that reach there)
 //     alpha = m;  m = max(m, rowmax S);  alpha = 2^((alpha - m) c)   c = log2(e) / sqrt(d)
@@ -33,24 +34,27 @@ TensorMap tile_map_3d(KernelBuilder& k, const std::string& name, const SharedTil
   return k.tensor_map<bf16>(name, {t.layout.panel_cols(), box_rows, 1}, t.layout.swizzle);
 }
 
-// The whole of stage `st` of tile t: rows [row, row + t.rows) of head bh, completing on bar.
-void load_block(const SharedTile& t, const i32& st, const TensorMap& map, const i32& row, const i32& bh,
-                const BarrierRef& bar) {
+// map's box rows into stage `st` of tile t from tile_row on, from rows [row, ...) of head
+// bh, completing on bar. Takes the caller's location, as the DSL's own ops do: the checks
+// tell loads apart by it.
+void load_rows(const SharedTile& t, const i32& st, const i32& tile_row, const TensorMap& map, const i32& row, const i32& bh,
+               const BarrierRef& bar, SrcLoc loc = SrcLoc::current()) {
   const ir::TileLayout& l = t.layout;
   const int32_t pc = int32_t(l.panel_cols());
   for (unsigned p = 0; p < l.panels(); ++p) {
-    i32 offset = st * int32_t(l.stage_elems()) + int32_t(p * l.panel_elems());
-    tma_load(Slot(t.ref, offset.expr()), map, {i32(int32_t(p) * pc), row, bh}, bar);
+    i32 offset = st * int32_t(l.stage_elems()) + int32_t(p * l.panel_elems()) + tile_row * pc;
+    tma_load(Slot(t.ref, offset.expr()), map, {i32(int32_t(p) * pc), row, bh}, bar, loc);
   }
 }
 
 // map's box rows of tile t from tile_row on, to rows [row, ...) of head bh (one bulk group the caller commits).
-void store_rows(const SharedTile& t, const i32& tile_row, const TensorMap& map, const i32& row, const i32& bh) {
+void store_rows(const SharedTile& t, const i32& tile_row, const TensorMap& map, const i32& row, const i32& bh,
+                SrcLoc loc = SrcLoc::current()) {
   const ir::TileLayout& l = t.layout;
   const int32_t pc = int32_t(l.panel_cols());
   for (unsigned p = 0; p < l.panels(); ++p) {
     i32 offset = int32_t(p * l.panel_elems()) + tile_row * pc;
-    tma_store(map, {i32(int32_t(p) * pc), row, bh}, Slot(t.ref, offset.expr()));
+    tma_store(map, {i32(int32_t(p) * pc), row, bh}, Slot(t.ref, offset.expr()), loc);
   }
 }
 
@@ -89,13 +93,14 @@ ir::Kernel build_attention_kernel(const AttentionShape& s, const AttentionTiling
   SharedTile v = k.shared_tile(bf, "v", bn, d, stages, ir::Major::MN);
   SharedTile o = k.shared_tile(bf, "o", bm, d);
   SharedTile lse_rows = k.shared_tile(ir::Scalar::F32, "lse_rows", bm, kLseCols);
-  TensorMap qmap = tile_map_3d(k, "Q", q, bm), kmap = tile_map_3d(k, "K", kt, bn), vmap = tile_map_3d(k, "V", v, bn),
+  TensorMap qmap = tile_map_3d(k, "Q", q, 64), kmap = tile_map_3d(k, "K", kt, bn), vmap = tile_map_3d(k, "V", v, bn),
             omap = tile_map_3d(k, "O", o, 64);
   Ptr<float> lse = k.param<float*>("lse");
   i32 seq_q = k.param<int32_t>("seq_q"), seq_k = k.param<int32_t>("seq_k");
-  // full[s]: K and V of the stage landed; empty[s]: each consumer warp released it.
+  // full[s]: K and V of the stage landed; empty[s]: each consumer warp released it;
+  // q_full[w]: consumer w's 64 rows of Q landed (each consumer loads its own).
   auto full = k.mbarriers("full", stages, 1), empty = k.mbarriers("empty", stages, 4 * t.consumers);
-  auto q_full = k.mbarriers("q_full", 1, 1);
+  auto q_full = k.mbarriers("q_full", t.consumers, 1);
   Accumulator sc = k.accumulator("s", 64, bn), acc_o = k.accumulator("acc_o", 64, d);
   RowFragment m = k.row_fragment("m", 64), l = k.row_fragment("l", 64), alpha = k.row_fragment("alpha", 64);
 
@@ -108,21 +113,24 @@ ir::Kernel build_attention_kernel(const AttentionShape& s, const AttentionTiling
 
   k.role("producer", 1, kAttentionProducerRegisters, [&](i32) {
     if_(thread_idx_x() == 0, [&] {
-      arrive_expect_tx(q_full[0], u32(uint32_t(bm * d * 2)));
-      load_block(q, i32(0), qmap, q0, bh, q_full[0]);
       for_(0, blocks, [&](i32 j) {
         i32 st = j % int32_t(stages);
         if_(j >= int32_t(stages), [&] { wait_local(empty[st]); });
         arrive_expect_tx(full[st], u32(uint32_t(2 * bn * d * 2)));
-        load_block(kt, st, kmap, j * ibn, bh, full[st]);
-        load_block(v, st, vmap, j * ibn, bh, full[st]);
+        load_rows(kt, st, i32(0), kmap, j * ibn, bh, full[st]);
+        load_rows(v, st, i32(0), vmap, j * ibn, bh, full[st]);
       });
     });
   });
 
   k.role("consumer", t.consumers, attention_consumer_registers(t.consumers), [&](i32 wg) {
     const i32 row0 = q0 + wg * 64;  // the warpgroup's first query, within the head
-    wait_local(q_full[0]);
+    const i32 tid = thread_idx_x() % 128;
+    if_(tid == 0, [&] {
+      arrive_expect_tx(q_full[wg], u32(uint32_t(64 * d * 2)));
+      load_rows(q, i32(0), wg * 64, qmap, row0, bh, q_full[wg]);
+    });
+    wait_local(q_full[wg]);
     fill(acc_o, f32(0.0f));
     fill(m, f32(-INFINITY));
     fill(l, f32(0.0f));
@@ -163,7 +171,6 @@ ir::Kernel build_attention_kernel(const AttentionShape& s, const AttentionTiling
     });
     fence_proxy_async();
     warpgroup_sync(wg);
-    const i32 tid = thread_idx_x() % 128;
     // Rows past seq_q are clipped by the 3-D map within this head; a block wholly past it is skipped.
     if_(tid == 0 && row0 < seq_q, [&] {
       store_rows(o, wg * 64, omap, row0, bh);

@@ -49,7 +49,7 @@ TEST_CASE("attention: sm_90a PTX has wgmma with register A, 3-D TMA and ex2.appr
       {{"causal", 1}},
       {{"head_dim", 64}},
       {{"head_dim", 64}, {"causal", 1}, {"consumers", 1}, {"block_n", 64}, {"stages", 4}},
-      {{"consumers", 1}, {"stages", 3}},
+      {{"consumers", 1}, {"block_n", 64}, {"stages", 4}},
   };
   for (const auto& params : cases) {
     samples::Config cfg = attention_config(params);
