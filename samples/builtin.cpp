@@ -1,5 +1,6 @@
 #include "samples/builtin.h"
 
+#include "samples/attention.h"
 #include "samples/cluster_reduce.h"
 #include "samples/dsmem_ring.h"
 #include "samples/gemm.h"
@@ -14,6 +15,7 @@ void register_builtin_samples(Registrar& r) {
   r.add(std::make_unique<TmaMulticast>());
   r.add(std::make_unique<TmaCopy>());
   r.add(std::make_unique<Gemm>());
+  r.add(std::make_unique<Attention>());
   r.add(std::make_unique<GlobalRing>());
 }
 

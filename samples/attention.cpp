@@ -1,0 +1,82 @@
+#include "samples/attention.h"
+
+#include <algorithm>
+
+#include "codegen/passes/verify_tiles.h"
+
+namespace tj::samples {
+
+namespace {
+constexpr uint64_t kSmemPerCta = 232448;  // what a CTA may opt in to on sm_90a
+std::string str(uint64_t v) { return std::to_string(v); }
+}  // namespace
+
+std::vector<ParamSpec> Attention::params() const {
+  return {{"batch", 4, 1, 65535, "batch size"},
+          {"heads", 16, 1, 65535, "heads (batch x heads at most 65535: one grid row each)"},
+          {"seq_q", 4096, 1, 1 << 24, "queries per head"},
+          {"seq_k", 4096, 1, 1 << 24, "keys (and values) per head"},
+          {"head_dim", 128, 64, 128, "d, the length of each query, key and value: 64 or 128"},
+          {"causal", 0, 0, 1, "1: query i sees keys j <= i (top-left aligned); 0: every key"},
+          {"consumers", 2, 1, 2, "consumer warpgroups, 64 query rows each: a CTA's query block is 64 x consumers rows"},
+          {"block_n", 128, 64, 256, "keys per pipeline stage: a multiple of 64"},
+          {"stages", 2, 2, 8, "K/V pipeline stages in shared memory"}};
+}
+
+AttentionShape attention_shape(const Config& c) {
+  AttentionShape s;
+  s.batch = c.param("batch"), s.heads = c.param("heads");
+  s.seq_q = c.param("seq_q"), s.seq_k = c.param("seq_k");
+  s.head_dim = c.param("head_dim");
+  s.causal = c.param("causal") == 1;
+  return s;
+}
+
+AttentionTiling attention_tiling(const Config& c) {
+  AttentionTiling t;
+  t.consumers = unsigned(c.param("consumers"));
+  t.block_n = unsigned(c.param("block_n"));
+  t.stages = unsigned(c.param("stages"));
+  return t;
+}
+
+std::vector<ConfigProblem> Attention::check_config(const Config& c) const {
+  std::vector<ConfigProblem> out;
+  auto need = [&](bool ok, const std::string& field, const std::string& msg) {
+    if (!ok) out.push_back({field, msg});
+  };
+  const AttentionShape s = attention_shape(c);
+  const AttentionTiling t = attention_tiling(c);
+  need(c.cluster.count() == 1, "cluster", "attention runs without clusters: use cluster 1");
+  need(s.head_dim == 64 || s.head_dim == 128, "params.head_dim",
+       "head_dim = " + str(uint64_t(s.head_dim)) + ": the kernel takes d = 64 or 128 (one or two 128-byte panels of bf16)");
+  need(t.block_n % 64 == 0, "params.block_n", "block_n = " + str(t.block_n) + " must be a multiple of 64");
+  need(s.batch * s.heads <= 65535, "params.heads",
+       "batch x heads = " + str(uint64_t(s.batch * s.heads)) + ": one grid row per (batch, head) allows at most 65535");
+  const unsigned regs = attention_fragment_registers(s, t), budget = attention_consumer_registers(t.consumers);
+  need(regs + codegen::kMmaRoleOverheadRegisters <= budget, "params.block_n",
+       "a consumer warpgroup holds S (64 x " + str(t.block_n) + "), O (64 x " + str(uint64_t(s.head_dim)) +
+           "), P in bf16 and its row fragments: " + str(regs) + " registers per thread plus about " +
+           str(codegen::kMmaRoleOverheadRegisters) + " more; a consumer of " + str(t.consumers) + " has " + str(budget) +
+           ": use a smaller block_n");
+  const uint64_t smem = attention_smem_bytes(s, t);
+  need(smem <= kSmemPerCta, "params.stages",
+       str(t.stages) + " stages of K and V (" + str(t.block_n) + " x " + str(uint64_t(s.head_dim)) + " each) plus Q and the output (" +
+           str(t.block_m()) + " rows) need " + str(smem) + " bytes of shared memory; a CTA has " + str(kSmemPerCta) +
+           ": use fewer stages or a smaller block_n");
+  return out;
+}
+
+ir::Kernel Attention::build(const Config& c) const { return build_attention_kernel(attention_shape(c), attention_tiling(c)); }
+
+std::unique_ptr<Instance> Attention::instantiate(const Config& c, uint64_t seed) const {
+  return make_attention_instance(attention_shape(c), build(c), seed);
+}
+
+std::optional<ir::Dim3> Attention::persistent_grid(const Config& c, int) const {
+  const AttentionShape s = attention_shape(c);
+  const uint64_t bm = attention_tiling(c).block_m();
+  return ir::Dim3{unsigned((uint64_t(s.seq_q) + bm - 1) / bm), unsigned(s.batch * s.heads), 1};
+}
+
+}  // namespace tj::samples

@@ -1,0 +1,85 @@
+// attention: the forward pass of softmax attention, FlashAttention-style, written
+// with the DSL's tiles and accumulators as values.
+//
+//   O = softmax(Q K^T / sqrt(d) [+ causal mask]) V,   lse = ln sum_j exp(q_i . k_j / sqrt(d))
+//
+// Q [batch, heads, seq_q, d], K and V [batch, heads, seq_k, d], O [batch, heads, seq_q, d]
+// are row-major bf16; lse [batch, heads, seq_q] is f32 (natural log, what a backward
+// pass reads). Causal: query i sees keys j <= i (top-left aligned, as PyTorch's
+// is_causal), with seq_q and seq_k equal or not.
+//
+// One CTA per (block of 64 x consumers queries, batch * head). A producer warpgroup
+// streams K and V blocks of block_n keys through a `stages`-deep full/empty mbarrier
+// pipeline with TMA; each consumer warpgroup loads its own 64 query rows once, then:
+// S = Q K^T on the tensor cores, the online softmax in registers
+// (running row max m and row sum l, O rescaled by 2^(m_old - m_new)), O += P V with
+// P converted to bf16 in registers as the MMA's A operand, then O / l through a
+// shared tile and a TMA store. The tensors are viewed by TMA as 3-D (d, seq,
+// batch * head), so a block that runs past seq is zero-filled on load and clipped
+// on store within its own head; keys past seq_k are masked with -inf.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "dsl/ir/kernel.h"
+#include "generators/sample.h"
+
+namespace tj::samples {
+
+// The problem.
+struct AttentionShape {
+  int64_t batch = 1, heads = 1, seq_q = 1, seq_k = 1, head_dim = 64;
+  bool causal = false;
+  int64_t rows_q() const { return batch * heads * seq_q; }
+  int64_t rows_k() const { return batch * heads * seq_k; }
+  // 4 b h sq sk d (two GEMMs of 2 flops per multiply-add), halved when causal.
+  double flops() const {
+    const double f = 4.0 * double(batch) * double(heads) * double(seq_q) * double(seq_k) * double(head_dim);
+    return causal ? f / 2 : f;
+  }
+};
+
+// How the kernel tiles it.
+struct AttentionTiling {
+  unsigned consumers = 2;  // consumer warpgroups, 64 query rows each
+  unsigned block_n = 128;  // keys per pipeline stage
+  unsigned stages = 2;
+  unsigned block_m() const { return 64 * consumers; }
+  unsigned threads() const { return 128 * (consumers + 1); }
+};
+
+// Registers per thread of the producer warpgroup and of each consumer warpgroup.
+inline constexpr unsigned kAttentionProducerRegisters = 40;
+unsigned attention_consumer_registers(unsigned consumers);
+// Accumulator registers per consumer thread: S (64 x block_n), O (64 x d), the bf16 copy
+// of P fed to the second MMA and the row fragments m, m_old, l, alpha.
+unsigned attention_fragment_registers(const AttentionShape& s, const AttentionTiling& t);
+
+// Shared memory the kernel uses (tiles, alignment and barriers), bytes.
+uint64_t attention_smem_bytes(const AttentionShape& s, const AttentionTiling& t);
+// The kernel itself (samples/attention_kernel.cpp). Parameters, in order: tensor maps
+// "Q", "K", "V", "O" (3-D: d, seq, batch * head), f32* "lse", i32 "seq_q", "seq_k".
+ir::Kernel build_attention_kernel(const AttentionShape& s, const AttentionTiling& t);
+
+AttentionShape attention_shape(const Config& c);
+AttentionTiling attention_tiling(const Config& c);
+
+class Attention final : public Sample {
+ public:
+  std::string name() const override { return "attention"; }
+  std::string summary() const override {
+    return "softmax attention forward (FlashAttention-style online softmax) with wgmma, register P and a TMA pipeline";
+  }
+  std::vector<ParamSpec> params() const override;
+  std::vector<ConfigProblem> check_config(const Config& c) const override;
+  ir::Kernel build(const Config& c) const override;
+  std::unique_ptr<Instance> instantiate(const Config& c, uint64_t seed) const override;
+  // One CTA per (query block, batch * head): the grid follows the problem, not the spec.
+  std::optional<ir::Dim3> persistent_grid(const Config& c, int max_active_clusters) const override;
+};
+
+// Device buffers, tensor maps and the host reference (samples/attention_host.cpp).
+std::unique_ptr<Instance> make_attention_instance(const AttentionShape& s, const ir::Kernel& kernel, uint64_t seed);
+
+}  // namespace tj::samples

@@ -1,0 +1,188 @@
+// The attention kernel, written with the DSL's tiles and accumulators as values
+// (samples/attention.h says what it computes). Per CTA: query block qb of head bh.
+//
+//   producer warpgroup (one thread): K and V block j into stage j % stages, after the
+//     consumers have released the stage's previous use;
+//   consumer warpgroup w (rows w * 64 .. + 64 of the block): loads its rows of Q, then for
+//   each key block j:
+//     S = Q K_j^T                                   (wgmma, f32 in registers)
+//     S = -inf where key >= seq_k or (causal) key > query (only in blocks that reach there)
+//     alpha = m;  m = max(m, rowmax S);  alpha = 2^((alpha - m) c)   c = log2(e) / sqrt(d)
+//     P = 2^(S c - m c);  l = l alpha + rowsum P;  O = O alpha;  O += bf16(P) V_j
+//   then O / l and the logsumexp (m c + log2 l) ln 2 out.
+//
+// Scores are kept unscaled (the max is taken on S itself); c is folded into the
+// exponent as one fma per element. The first key block always holds key 0, which
+// every query sees, so m is finite from then on and a fully masked later block
+// gives P = 0 and alpha = 1 without NaNs.
+#include <cmath>
+
+#include "dsl/dsl.h"
+#include "samples/attention.h"
+
+namespace tj::samples {
+
+using namespace tj::dsl;
+
+namespace {
+
+// TMA through 3-D maps (d, seq, batch * head): the DSL's tile maps are 2-D, and a 2-D
+// view of [batch * head * seq, d] would let a ragged block's store spill into the next
+// head. These mirror tma_load_tile / tma_store_tile's panel walk with the head as the
+// third coordinate; the verifier still checks each box against the tile's panels.
+TensorMap tile_map_3d(KernelBuilder& k, const std::string& name, const SharedTile& t, unsigned box_rows) {
+  return k.tensor_map<bf16>(name, {t.layout.panel_cols(), box_rows, 1}, t.layout.swizzle);
+}
+
+// map's box rows into stage `st` of tile t from tile_row on, from rows [row, ...) of head
+// bh, completing on bar. Takes the caller's location, as the DSL's own ops do: the checks
+// tell loads apart by it.
+void load_rows(const SharedTile& t, const i32& st, const i32& tile_row, const TensorMap& map, const i32& row, const i32& bh,
+               const BarrierRef& bar, SrcLoc loc = SrcLoc::current()) {
+  const ir::TileLayout& l = t.layout;
+  const int32_t pc = int32_t(l.panel_cols());
+  for (unsigned p = 0; p < l.panels(); ++p) {
+    i32 offset = st * int32_t(l.stage_elems()) + int32_t(p * l.panel_elems()) + tile_row * pc;
+    tma_load(Slot(t.ref, offset.expr()), map, {i32(int32_t(p) * pc), row, bh}, bar, loc);
+  }
+}
+
+// map's box rows of tile t from tile_row on, to rows [row, ...) of head bh (one bulk group the caller commits).
+void store_rows(const SharedTile& t, const i32& tile_row, const TensorMap& map, const i32& row, const i32& bh,
+                SrcLoc loc = SrcLoc::current()) {
+  const ir::TileLayout& l = t.layout;
+  const int32_t pc = int32_t(l.panel_cols());
+  for (unsigned p = 0; p < l.panels(); ++p) {
+    i32 offset = int32_t(p * l.panel_elems()) + tile_row * pc;
+    tma_store(map, {i32(int32_t(p) * pc), row, bh}, Slot(t.ref, offset.expr()), loc);
+  }
+}
+
+// Columns of the f32 tile that receives each row's logsumexp: one 128-byte swizzled
+// panel, every column holding the row's value (so that column 0 of a row, wherever the
+// swizzle put it, is read without knowing the swizzle).
+constexpr unsigned kLseCols = 32;
+
+}  // namespace
+
+unsigned attention_consumer_registers(unsigned consumers) {
+  // As the GEMM's consumers: what setmaxnreg can move within the CTA's launch registers.
+  const unsigned threads = 128u * (consumers + 1), launched = std::min(255u, 65536u / threads / 8u * 8u);
+  return std::min(240u, (launched * threads - 128u * kAttentionProducerRegisters) / (128u * consumers) / 8u * 8u);
+}
+
+unsigned attention_fragment_registers(const AttentionShape& s, const AttentionTiling& t) {
+  // S and O as f32 (64 x n / 128 threads), P as bf16 pairs, four row fragments of 2.
+  return 64 * t.block_n / 128 + 64 * unsigned(s.head_dim) / 128 + 64 * t.block_n / 256 + 4 * 2;
+}
+
+uint64_t attention_smem_bytes(const AttentionShape& s, const AttentionTiling& t) {
+  const uint64_t d = uint64_t(s.head_dim), bm = t.block_m();
+  // Q and the output tile (bf16), K and V per stage, the logsumexp rows, alignment and barriers.
+  return 2 * bm * d * 2 + uint64_t(t.stages) * 2 * t.block_n * d * 2 + bm * kLseCols * 4 + 1024;
+}
+
+ir::Kernel build_attention_kernel(const AttentionShape& s, const AttentionTiling& t) {
+  KernelBuilder k("attention");
+  k.threads(t.threads());
+  const unsigned d = unsigned(s.head_dim), bm = t.block_m(), bn = t.block_n, stages = t.stages;
+  const ir::Scalar bf = ir::Scalar::BF16;
+  SharedTile q = k.shared_tile(bf, "q", bm, d);
+  SharedTile kt = k.shared_tile(bf, "kt", bn, d, stages);
+  // V as keys x d, N (d) contiguous: the B operand of P V read MN-major.
+  SharedTile v = k.shared_tile(bf, "v", bn, d, stages, ir::Major::MN);
+  SharedTile o = k.shared_tile(bf, "o", bm, d);
+  SharedTile lse_rows = k.shared_tile(ir::Scalar::F32, "lse_rows", bm, kLseCols);
+  TensorMap qmap = tile_map_3d(k, "Q", q, 64), kmap = tile_map_3d(k, "K", kt, bn), vmap = tile_map_3d(k, "V", v, bn),
+            omap = tile_map_3d(k, "O", o, 64);
+  Ptr<float> lse = k.param<float*>("lse");
+  i32 seq_q = k.param<int32_t>("seq_q"), seq_k = k.param<int32_t>("seq_k");
+  // full[s]: K and V of the stage landed; empty[s]: each consumer warp released it;
+  // q_full[w]: consumer w's 64 rows of Q landed (each consumer loads its own).
+  auto full = k.mbarriers("full", stages, 1), empty = k.mbarriers("empty", stages, 4 * t.consumers);
+  auto q_full = k.mbarriers("q_full", t.consumers, 1);
+  Accumulator sc = k.accumulator("s", 64, bn), acc_o = k.accumulator("acc_o", 64, d);
+  RowFragment m = k.row_fragment("m", 64), l = k.row_fragment("l", 64), alpha = k.row_fragment("alpha", 64);
+
+  const float c = float(1.4426950408889634 / std::sqrt(double(s.head_dim)));  // log2(e) / sqrt(d)
+  const int32_t ibm = int32_t(bm), ibn = int32_t(bn);
+  const i32 qb = block_idx_x(), bh = block_idx_y(), q0 = qb * ibm;
+  // Key blocks this query block reads: causal stops after its last query's key.
+  const i32 kv_end = s.causal ? min(seq_k, q0 + ibm) : seq_k;
+  const i32 blocks = (kv_end + (ibn - 1)) / ibn;
+
+  k.role("producer", 1, kAttentionProducerRegisters, [&](i32) {
+    if_(thread_idx_x() == 0, [&] {
+      for_(0, blocks, [&](i32 j) {
+        i32 st = j % int32_t(stages);
+        if_(j >= int32_t(stages), [&] { wait_local(empty[st]); });
+        arrive_expect_tx(full[st], u32(uint32_t(2 * bn * d * 2)));
+        load_rows(kt, st, i32(0), kmap, j * ibn, bh, full[st]);
+        load_rows(v, st, i32(0), vmap, j * ibn, bh, full[st]);
+      });
+    });
+  });
+
+  k.role("consumer", t.consumers, attention_consumer_registers(t.consumers), [&](i32 wg) {
+    const i32 row0 = q0 + wg * 64;  // the warpgroup's first query, within the head
+    const i32 tid = thread_idx_x() % 128;
+    if_(tid == 0, [&] {
+      arrive_expect_tx(q_full[wg], u32(uint32_t(64 * d * 2)));
+      load_rows(q, i32(0), wg * 64, qmap, row0, bh, q_full[wg]);
+    });
+    wait_local(q_full[wg]);
+    fill(acc_o, f32(0.0f));
+    fill(m, f32(-INFINITY));
+    fill(l, f32(0.0f));
+    for_(0, blocks, [&](i32 j) {
+      i32 st = j % int32_t(stages);
+      const i32 key0 = j * ibn;
+      wait_local(full[st]);
+      mma(sc, stage(q, 0).rows(wg * 64), stage(kt, st), boolean(false));
+      mma_wait(0);
+      // The mask, only in blocks that reach past seq_k or (causal) past a query's diagonal.
+      boolean ragged = key0 + ibn > seq_k;
+      boolean masked = s.causal ? (ragged || key0 + (ibn - 1) > row0) : ragged;
+      if_(masked, [&] {
+        acc_map(sc, [&](const Elem& e) {
+          const i32 key = key0 + e.col;
+          const boolean out = s.causal ? (key >= seq_k || key > row0 + e.row) : key >= seq_k;
+          return select(out, f32(-INFINITY), e.value);
+        });
+      });
+      copy(alpha, m);  // m before this block
+      row_max(m, sc, /*combine=*/true);
+      row_map(alpha, [&](const Elem& e) { return approx::exp2((e.value - e[m]) * f32(c)); });
+      acc_map(sc, [&](const Elem& e) { return approx::exp2(fma(e.value, f32(c), -(e[m] * f32(c)))); });
+      row_map(l, [&](const Elem& e) { return e.value * e[alpha]; });
+      row_sum(l, sc, /*combine=*/true);
+      acc_map(acc_o, [&](const Elem& e) { return e.value * e[alpha]; });
+      mma(acc_o, registers(sc), stage(v, st), boolean(true));
+      mma_wait(0);
+      // The MMAs that read the stage have completed: nothing left to order.
+      if_(lane_id() == 0, [&] { arrive_relaxed(empty[st]); });
+    });
+
+    // out = O / l (bf16) and lse = (m c + log2 l) ln 2, through shared memory.
+    row_map(alpha, [&](const Elem& e) { return approx::rcp(e[l]); });
+    store_accumulator(stage(o, 0).rows(wg * 64), acc_o, [&](const Elem& e) { return e.value * e[alpha]; });
+    store_accumulator(stage(lse_rows, 0).rows(wg * 64), acc_o, Columns{0, kLseCols}, [&](const Elem& e) {
+      return (e[m] * f32(c) + approx::log2(e[l])) * f32(0.6931471805599453f);
+    });
+    fence_proxy_async();
+    warpgroup_sync(wg);
+    // Rows past seq_q are clipped by the 3-D map within this head; a block wholly past it is skipped.
+    if_(tid == 0 && row0 < seq_q, [&] {
+      store_rows(o, wg * 64, omap, row0, bh);
+      bulk_commit();
+      bulk_wait(0);
+    });
+    if_(tid < 64 && row0 + tid < seq_q, [&] {
+      Ptr<float> rows(lse_rows.ref);
+      lse[cast<int64_t>(bh) * cast<int64_t>(seq_q) + cast<int64_t>(row0 + tid)] = rows[(wg * 64 + tid) * int32_t(kLseCols)];
+    });
+  });
+  return k.build();
+}
+
+}  // namespace tj::samples

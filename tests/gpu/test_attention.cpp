@@ -1,0 +1,75 @@
+// The attention sample on the GPU against softmax attention in double (the instance's
+// check: O and the logsumexp at every row of three heads, or a sample of rows of long
+// heads, within a bound from P's and O's bf16 roundings): lengths that are and are not
+// multiples of the blocks, causal and not, d 64 and 128, one and two consumers.
+#include "tests/gpu/gpu_fixture.h"
+
+#include "samples/builtin.h"
+
+namespace {
+
+struct AttentionCase {
+  int64_t batch, heads, seq_q, seq_k, head_dim;
+  bool causal;
+  std::map<std::string, int64_t> params = {};
+};
+
+std::string describe(const AttentionCase& a) {
+  std::string p;
+  for (auto& [k, v] : a.params) p += " " + k + "=" + std::to_string(v);
+  return std::to_string(a.batch) + "x" + std::to_string(a.heads) + " sq " + std::to_string(a.seq_q) + " sk " +
+         std::to_string(a.seq_k) + " d " + std::to_string(a.head_dim) + (a.causal ? " causal" : "") + p;
+}
+
+tj::samples::RunReport run_attention(const AttentionCase& a, uint64_t seed) {
+  using namespace tj;
+  const samples::Sample* s = samples::find_sample("attention");
+  REQUIRE(s != nullptr);
+  samples::Config c = samples::default_config(*s);
+  c.cluster = {1, 1, 1};
+  c.grid_clusters = {1, 1, 1};  // the sample sizes its grid from the problem
+  c.params["batch"] = a.batch, c.params["heads"] = a.heads;
+  c.params["seq_q"] = a.seq_q, c.params["seq_k"] = a.seq_k;
+  c.params["head_dim"] = a.head_dim, c.params["causal"] = a.causal ? 1 : 0;
+  for (auto& [key, v] : a.params) c.params[key] = v;
+  samples::Compiled compiled = samples::compile_sample(*s, c, gpu_test::target(), nullptr);
+  samples::RunOptions opts;
+  opts.iters = 0;
+  opts.seed = seed;
+  return samples::run_sample(*s, c, compiled, gpu_test::device(), opts);
+}
+
+void check(const AttentionCase& a, uint64_t seed) {
+  DYNAMIC_SECTION(describe(a)) {
+    auto r = run_attention(a, seed);
+    REQUIRE(r.verified);
+    INFO(r.check.detail);
+    CHECK(r.check.ok);
+  }
+}
+
+}  // namespace
+
+TEST_CASE("attention: lengths, causal masks and head dims against softmax in double [gpu]", "[gpu][attention]") {
+  const std::vector<AttentionCase> cases = {
+      {1, 1, 128, 128, 64, false},
+      {1, 1, 128, 128, 128, false},
+      {2, 3, 200, 300, 128, false},                  // ragged: blocks past seq_q and seq_k inside a head
+      {2, 3, 300, 200, 64, false},
+      {1, 2, 1, 1, 64, false},                       // one query, one key
+      {2, 2, 1000, 1000, 128, true},                 // causal, ragged
+      {2, 2, 1000, 1000, 64, true},
+      {1, 2, 333, 517, 128, true},                   // causal with seq_q != seq_k (top-left aligned)
+      {1, 2, 517, 333, 64, true},
+      {2, 4, 1024, 1024, 128, false, {{"consumers", 1}}},
+      {2, 4, 777, 1031, 64, true, {{"consumers", 1}, {"block_n", 64}, {"stages", 4}}},
+      {1, 4, 1000, 1000, 128, false, {{"block_n", 64}, {"stages", 3}}},
+      {1, 4, 2048, 2048, 64, true, {{"stages", 4}}},
+  };
+  for (size_t i = 0; i < cases.size(); ++i) check(cases[i], 500 + i);
+}
+
+TEST_CASE("attention: the spec's shape (4 x 16 heads x 4096, d 128) [gpu]", "[gpu][attention]") {
+  check({4, 16, 4096, 4096, 128, false}, 600);
+  check({4, 16, 4096, 4096, 128, true}, 601);
+}

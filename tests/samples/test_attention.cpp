@@ -1,0 +1,109 @@
+// The attention sample without a GPU: its config rules (exact messages at the spec's
+// fields), the grid it launches, and what NVRTC makes of it for sm_90a: both products
+// on wgmma (S = Q K^T from shared memory, O += P V with P from registers), 3-D TMA loads
+// and stores, the .approx exp2 / log2 / rcp, and no spills. The numbers:
+// tests/gpu/test_attention.cpp.
+#include <catch2/catch.hpp>
+
+#include <map>
+#include <regex>
+#include <string>
+
+#include "samples/attention.h"
+#include "tests/codegen/gemm_test_support.h"
+
+using namespace tj;
+
+namespace {
+
+samples::Config attention_config(const std::map<std::string, int64_t>& params) {
+  const samples::Sample* s = samples::find_sample("attention");
+  REQUIRE(s);
+  samples::Config c = samples::default_config(*s);
+  c.cluster = {1, 1, 1};
+  c.grid_clusters = {1, 1, 1};
+  for (auto& [key, v] : params) c.params[key] = v;
+  return c;
+}
+
+std::vector<std::pair<std::string, std::string>> problems(const samples::Config& c) {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const samples::ConfigProblem& p : samples::find_sample("attention")->check_config(c)) out.emplace_back(p.field, p.message);
+  return out;
+}
+
+size_t count(const std::string& text, const std::string& needle) {
+  size_t n = 0;
+  for (size_t p = text.find(needle); p != std::string::npos; p = text.find(needle, p + needle.size())) ++n;
+  return n;
+}
+
+}  // namespace
+
+TEST_CASE("attention: sm_90a PTX has wgmma with register A, 3-D TMA and ex2.approx, and no config spills",
+          "[samples][attention][ptx]") {
+  const samples::Sample* s = samples::find_sample("attention");
+  REQUIRE(s);
+  const std::vector<std::map<std::string, int64_t>> cases = {
+      {},                                                          // the spec's: d 128, block_n 128, 2 consumers
+      {{"causal", 1}},
+      {{"head_dim", 64}},
+      {{"head_dim", 64}, {"causal", 1}, {"consumers", 1}, {"block_n", 64}, {"stages", 4}},
+      {{"consumers", 1}, {"block_n", 64}, {"stages", 4}},
+  };
+  for (const auto& params : cases) {
+    samples::Config cfg = attention_config(params);
+    const unsigned d = unsigned(cfg.param("head_dim")), bn = unsigned(cfg.param("block_n"));
+    INFO("head_dim " << d << " block_n " << bn << " causal " << cfg.param("causal") << " consumers " << cfg.param("consumers"));
+    REQUIRE(problems(cfg).empty());
+    codegen::Lowered l = codegen::lower(s->build(cfg), codegen::Target::sm90a());
+    const std::string ptx = test::compile_without_spills(l, "attention").ptx;
+    // S = Q K^T: m64 x block_n over K = d; O += P V: m64 x d over K = block_n.
+    const std::string s_mma = "wgmma.mma_async.sync.aligned.m64n" + std::to_string(bn) + "k16.f32.bf16.bf16";
+    const std::string pv_mma = "wgmma.mma_async.sync.aligned.m64n" + std::to_string(d) + "k16.f32.bf16.bf16";
+    CHECK(count(ptx, s_mma) >= d / 16);
+    CHECK(count(ptx, pv_mma) >= bn / 16);
+    // P V's A is registers: four 32-bit registers of bf16 pairs in braces, then B's descriptor.
+    const std::regex register_a("wgmma\\.mma_async\\.sync\\.aligned\\.m64n" + std::to_string(d) +
+                                "k16\\.f32\\.bf16\\.bf16[^;]*\\},\\s*\\{%r[0-9]+, %r[0-9]+, %r[0-9]+, %r[0-9]+\\},\\s*%rd");
+    CHECK(std::regex_search(ptx, register_a));
+    CHECK(count(ptx, "cp.async.bulk.tensor.3d.shared::cluster.global") >= 1);  // Q, K, V through (d, seq, head) maps
+    CHECK(count(ptx, "cp.async.bulk.tensor.3d.global.shared::cta") >= 1);     // O, clipped within its head
+    CHECK(count(ptx, "ex2.approx.ftz.f32") >= bn / 2);
+    CHECK(count(ptx, "lg2.approx.ftz.f32") >= 1);
+    CHECK(count(ptx, "setmaxnreg") >= 2);
+  }
+}
+
+TEST_CASE("attention: check_config refuses at the spec's fields", "[samples][attention][config]") {
+  using P = std::vector<std::pair<std::string, std::string>>;
+  CHECK(problems(attention_config({})).empty());
+  CHECK(problems(attention_config({{"head_dim", 96}})) ==
+        P{{"params.head_dim", "head_dim = 96: the kernel takes d = 64 or 128 (one or two 128-byte panels of bf16)"}});
+  CHECK(problems(attention_config({{"block_n", 96}, {"head_dim", 64}})) == P{{"params.block_n", "block_n = 96 must be a multiple of 64"}});
+  CHECK(problems(attention_config({{"block_n", 256}})) ==
+        P{{"params.block_n",
+           "a consumer warpgroup holds S (64 x 256), O (64 x 128), P in bf16 and its row fragments: 264 registers per thread "
+           "plus about 40 more; a consumer of 2 has 232: use a smaller block_n"},
+          {"params.stages",
+           "2 stages of K and V (256 x 128 each) plus Q and the output (128 rows) need 345088 bytes of shared memory; a CTA "
+           "has 232448: use fewer stages or a smaller block_n"}});
+  CHECK(problems(attention_config({{"stages", 3}})) ==
+        P{{"params.stages",
+           "3 stages of K and V (128 x 128 each) plus Q and the output (128 rows) need 279552 bytes of shared memory; a CTA "
+           "has 232448: use fewer stages or a smaller block_n"}});
+  CHECK(problems(attention_config({{"batch", 300}, {"heads", 256}})) ==
+        P{{"params.heads", "batch x heads = 76800: one grid row per (batch, head) allows at most 65535"}});
+  samples::Config clustered = attention_config({});
+  clustered.cluster = {2, 1, 1};
+  CHECK(problems(clustered) == P{{"cluster", "attention runs without clusters: use cluster 1"}});
+}
+
+TEST_CASE("attention: one CTA per (query block, batch x head), whatever the spec's grid", "[samples][attention]") {
+  const samples::Sample* s = samples::find_sample("attention");
+  REQUIRE(s);
+  CHECK(s->persistent_grid(attention_config({{"batch", 2}, {"heads", 3}, {"seq_q", 200}}), 132) == ir::Dim3{2, 6, 1});
+  CHECK(s->persistent_grid(attention_config({{"seq_q", 4096}, {"consumers", 1}}), 1) == ir::Dim3{64, 64, 1});
+  const samples::AttentionShape causal = samples::attention_shape(attention_config({{"causal", 1}}));
+  CHECK(causal.flops() == 4.0 * 4 * 16 * 4096.0 * 4096 * 128 / 2);
+}
