@@ -3,7 +3,7 @@
 # GPU tests, every sample spec through the CLI, benchmarks, tuning (gpu_tune.sh),
 # multicast traffic with ncu, and compute-sanitizer on every sample. Run from the repo root with
 # the binaries staged by scripts/stage.sh in .stage/; logs go to $OUT (or ./out).
-#   scripts/gpu_session.sh [SECTION...]   sections: tests runs faults plugins races bench gemm epilogue tune multicast sanitizer
+#   scripts/gpu_session.sh [SECTION...]   sections: tests runs faults plugins races bench gemm epilogue attention tune multicast sanitizer
 # (all when none is named; named ones append to out/summary.txt, so a session can be split
 # across several commands).
 set -uo pipefail
@@ -127,6 +127,17 @@ if section epilogue; then
 $B/tilejit_bench_gemm --iters 50 --reps 5 --sustained 0 --config cluster=1x2,bias=1,act=gelu \
   --shapes 4096x4096x4096,8192x8192x8192,4096x8192x2048 > "$OUT/bench_epilogue.log" 2>&1; note "bench gemm bias+gelu vs cuBLASLt rc=$?"
 grep -E '^(device|[0-9]+ reps|\|)' "$OUT/bench_epilogue.log" >> "$summary"
+fi
+
+# The attention sample on its spec (causal and not), then PyTorch's SDPA on the same shape
+# in the same call (sequential, not interleaved: bench/sdpa_reference.py).
+if section attention; then
+for causal in 0 1; do
+  sed "s/\"causal\": 0/\"causal\": $causal/" .stage/specs/attention.json > /tmp/attention_$causal.json
+  $B/tilejit run /tmp/attention_$causal.json --iters 20 > "$OUT/attention_$causal.log" 2>&1
+  note "attention causal $causal rc=$?: $(grep -E '^(verify|time|compute)' "$OUT/attention_$causal.log" | cut -c1-160 | tr '\n' ' ')"
+done
+python3 bench/sdpa_reference.py 4 16 4096 128 >> "$summary" 2>&1 || note "sdpa reference failed (rc $?)"
 fi
 
 if section tune; then
