@@ -122,7 +122,6 @@ extern "C" __global__ void __launch_bounds__(384, 1) attention(const __grid_cons
     tj_phase_q_full ^= 1u << wg0;
     // FragMap at <loc>: acc_o[elem] = 0f
     {
-      (void)0;
     #pragma unroll
       for (int tj_i = 0; tj_i < 64; ++tj_i) {
         const int tj_blk = tj_i / 64, tj_k = tj_i % 64;
@@ -131,7 +130,6 @@ extern "C" __global__ void __launch_bounds__(384, 1) attention(const __grid_cons
     }
     // FragMap at <loc>: m[elem] = -inff
     {
-      (void)0;
     #pragma unroll
       for (int tj_r = 0; tj_r < 2; ++tj_r) {
         m[tj_r] = __int_as_float(0xff800000);
@@ -139,7 +137,6 @@ extern "C" __global__ void __launch_bounds__(384, 1) attention(const __grid_cons
     }
     // FragMap at <loc>: l[elem] = 0f
     {
-      (void)0;
     #pragma unroll
       for (int tj_r = 0; tj_r < 2; ++tj_r) {
         l[tj_r] = 0.0f;
@@ -186,7 +183,6 @@ extern "C" __global__ void __launch_bounds__(384, 1) attention(const __grid_cons
       }
       // FragMap at <loc>: alpha[elem] = elem[m]
       {
-        (void)0;
       #pragma unroll
         for (int tj_r = 0; tj_r < 2; ++tj_r) {
           const float tj_e_m = m[(tj_r / 2) * 2 + (tj_r % 2)];
@@ -197,7 +193,6 @@ extern "C" __global__ void __launch_bounds__(384, 1) attention(const __grid_cons
       tj::row_reduce_m64<128, 1>(&s[0], &m[0], true);
       // FragMap at <loc>: alpha[elem] = approx::exp2(((elem[alpha] - elem[m]) * 0.127517432f))
       {
-        (void)0;
       #pragma unroll
         for (int tj_r = 0; tj_r < 2; ++tj_r) {
           const float tj_e_alpha = alpha[(tj_r / 2) * 2 + (tj_r % 2)];
@@ -207,7 +202,6 @@ extern "C" __global__ void __launch_bounds__(384, 1) attention(const __grid_cons
       }
       // FragMap at <loc>: s[elem] = approx::exp2(fma(elem[s], 0.127517432f, -(elem[m] * 0.127517432f)))
       {
-        (void)0;
       #pragma unroll
         for (int tj_i = 0; tj_i < 64; ++tj_i) {
           const int tj_blk = tj_i / 64, tj_k = tj_i % 64;
@@ -218,7 +212,6 @@ extern "C" __global__ void __launch_bounds__(384, 1) attention(const __grid_cons
       }
       // FragMap at <loc>: l[elem] = (elem[l] * elem[alpha])
       {
-        (void)0;
       #pragma unroll
         for (int tj_r = 0; tj_r < 2; ++tj_r) {
           const float tj_e_l = l[(tj_r / 2) * 2 + (tj_r % 2)];
@@ -230,7 +223,6 @@ extern "C" __global__ void __launch_bounds__(384, 1) attention(const __grid_cons
       tj::row_reduce_m64<128, 0>(&s[0], &l[0], true);
       // FragMap at <loc>: acc_o[elem] = (elem[acc_o] * elem[alpha])
       {
-        (void)0;
       #pragma unroll
         for (int tj_i = 0; tj_i < 64; ++tj_i) {
           const int tj_blk = tj_i / 64, tj_k = tj_i % 64;
@@ -306,7 +298,6 @@ extern "C" __global__ void __launch_bounds__(384, 1) attention(const __grid_cons
     }
     // FragMap at <loc>: alpha[elem] = approx::rcp(elem[l])
     {
-      (void)0;
     #pragma unroll
       for (int tj_r = 0; tj_r < 2; ++tj_r) {
         const float tj_e_l = l[(tj_r / 2) * 2 + (tj_r % 2)];
