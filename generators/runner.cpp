@@ -57,6 +57,7 @@ rt::LaunchConfig launch_config(const Config& c, const Compiled& compiled) {
 LaunchPlan plan_launch(const Sample& s, const Config& c, const JitKernel& kernel) {
   LaunchPlan plan;
   plan.grid = spec_grid(c, kernel.compiled());
+  if (std::optional<ir::Dim3> g = s.problem_grid(c)) plan.grid = {g->x, g->y, g->z};
   plan.max_active_clusters = kernel.max_active_clusters();  // prepares the module too
   // With no room for one cluster, the launch itself says which resource is short.
   if (plan.max_active_clusters > 0) {

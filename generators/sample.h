@@ -95,6 +95,13 @@ class Sample {
   virtual ir::Kernel build(const Config& c) const = 0;
   // Allocates and fills device buffers (needs a current CUDA context).
   virtual std::unique_ptr<Instance> instantiate(const Config& c, uint64_t seed) const = 0;
+  // Kernels whose grid follows the problem (one cluster per block of work, e.g.
+  // attention's query blocks x batch * heads): that grid, in clusters, whatever the
+  // spec's. nullopt: the spec's grid (or persistent_grid's).
+  virtual std::optional<ir::Dim3> problem_grid(const Config& c) const {
+    (void)c;
+    return std::nullopt;
+  }
   // Persistent kernels size their own grid from the device: given how many clusters of
   // the compiled kernel can be co-resident, the grid (in clusters) to launch. nullopt:
   // the spec's grid.

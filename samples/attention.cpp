@@ -73,7 +73,7 @@ std::unique_ptr<Instance> Attention::instantiate(const Config& c, uint64_t seed)
   return make_attention_instance(attention_shape(c), build(c), seed);
 }
 
-std::optional<ir::Dim3> Attention::persistent_grid(const Config& c, int) const {
+std::optional<ir::Dim3> Attention::problem_grid(const Config& c) const {
   const AttentionShape s = attention_shape(c);
   const uint64_t bm = attention_tiling(c).block_m();
   return ir::Dim3{unsigned((uint64_t(s.seq_q) + bm - 1) / bm), unsigned(s.batch * s.heads), 1};

@@ -76,7 +76,7 @@ class Attention final : public Sample {
   ir::Kernel build(const Config& c) const override;
   std::unique_ptr<Instance> instantiate(const Config& c, uint64_t seed) const override;
   // One CTA per (query block, batch * head): the grid follows the problem, not the spec.
-  std::optional<ir::Dim3> persistent_grid(const Config& c, int max_active_clusters) const override;
+  std::optional<ir::Dim3> problem_grid(const Config& c) const override;
 };
 
 // Device buffers, tensor maps and the host reference (samples/attention_host.cpp).

@@ -102,8 +102,8 @@ TEST_CASE("attention: check_config refuses at the spec's fields", "[samples][att
 TEST_CASE("attention: one CTA per (query block, batch x head), whatever the spec's grid", "[samples][attention]") {
   const samples::Sample* s = samples::find_sample("attention");
   REQUIRE(s);
-  CHECK(s->persistent_grid(attention_config({{"batch", 2}, {"heads", 3}, {"seq_q", 200}}), 132) == ir::Dim3{2, 6, 1});
-  CHECK(s->persistent_grid(attention_config({{"seq_q", 4096}, {"consumers", 1}}), 1) == ir::Dim3{64, 64, 1});
+  CHECK(s->problem_grid(attention_config({{"batch", 2}, {"heads", 3}, {"seq_q", 200}})) == ir::Dim3{2, 6, 1});
+  CHECK(s->problem_grid(attention_config({{"seq_q", 4096}, {"consumers", 1}})) == ir::Dim3{64, 64, 1});
   const samples::AttentionShape causal = samples::attention_shape(attention_config({{"causal", 1}}));
   CHECK(causal.flops() == 4.0 * 4 * 16 * 4096.0 * 4096 * 128 / 2);
 }
