@@ -367,6 +367,7 @@ class StmtEmitter {
   void node(const AccPartial& n) { lines(family().acc_partial(n, k_, ex)); }
   void node(const FragMap& n) { lines(family().frag_map(n, k_, ex)); }
   void node(const RowReduce& n) { lines(family().row_reduce(n, k_)); }
+  void node(const RowStore& n) { lines(family().row_store(n, k_, ex)); }
   void node(const ForEachTile&) { internal_error("emit: for_each_tile was not lowered (lower_schedules runs first)"); }
 
   const mma::Family& family() const {

@@ -21,10 +21,11 @@ Elem elem_of(const std::string& self, const ir::Loc& loc) {
 
 // fn(elem) as one expression: the function may compute (select for conditions) but
 // not add statements, which would run outside the per-element loop.
-f32 element_value(const char* what, const std::string& self, const ElemFn& fn, const SrcLoc& loc) {
+template <class Fn>
+auto element_value(const char* what, const std::string& self, const Fn& fn, const SrcLoc& loc) {
   KernelBuilder& b = KernelBuilder::active(loc);
   b.push_block();
-  f32 v = fn(elem_of(self, L(loc)));
+  auto v = fn(elem_of(self, L(loc)));
   std::vector<ir::Stmt> added = b.pop_block();
   if (!added.empty()) {
     std::string text = ir::first_line(*added.front());
@@ -90,6 +91,13 @@ void store_accumulator(const TileView& dst, const Accumulator& acc, Columns cols
   f32 v = element_value("store_accumulator", acc.name, fn, loc);
   append_stmt(ir::AccStore::make(acc.name, dst.operand(), f32(1.0f).expr(), f32(0.0f).expr(), std::nullopt, cols.first,
                                  cols.count, L(loc), v.expr()));
+}
+
+void store_rows(const RowFragment& r, const Ptr<float>& dst, const ElemIndexFn& index, const ElemPredicateFn& valid, SrcLoc loc) {
+  in_role("store_rows", loc);
+  i64 at = element_value("store_rows", r.name, index, loc);
+  ir::Expr when = valid ? element_value("store_rows", r.name, valid, loc).expr() : nullptr;
+  append_stmt(ir::RowStore::make(r.name, dst.expr(), at.expr(), when, L(loc)));
 }
 
 void mma(const Accumulator& acc, RegisterOperand a, const TileView& b, const boolean& accumulate, SrcLoc loc) {

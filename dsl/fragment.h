@@ -58,6 +58,15 @@ void store_accumulator(const TileView& dst, const Accumulator& acc, const ElemFn
 void store_accumulator(const TileView& dst, const Accumulator& acc, Columns cols, const ElemFn& fn,
                        SrcLoc loc = SrcLoc::current());
 
+// dst[index(e)] = r's value at each row e.row the warpgroup holds, where valid(e) holds
+// (every row without it): a per-row result (a logsumexp, a row maximum) out to memory.
+// index and valid see e.row and e.value (r's value), not e.col. One of the four threads
+// that hold a row stores it.
+using ElemIndexFn = std::function<i64(const Elem&)>;
+using ElemPredicateFn = std::function<boolean(const Elem&)>;
+void store_rows(const RowFragment& r, const Ptr<float>& dst, const ElemIndexFn& index, const ElemPredicateFn& valid = nullptr,
+                SrcLoc loc = SrcLoc::current());
+
 // An accumulator as an MMA's A operand: its m x n values converted in registers to
 // B's element type (bf16 or f16), K = n. On sm_90a: wgmma with A from registers.
 struct RegisterOperand {

@@ -87,6 +87,9 @@ std::vector<MemAccess> accesses_of(const Kernel& k, const StmtNode& s) {
     out.push_back(tile_access(m->b, false, true, "mma", s.loc));
   } else if (const FragMap* f = s.as<FragMap>()) {
     exprs = {f->value};
+  } else if (const RowStore* r = s.as<RowStore>()) {
+    exprs = {r->index, r->valid};
+    generic(r->ptr, r->index, true, false, "store_rows");
   } else if (const AccStore* a = s.as<AccStore>()) {
     exprs = {a->epilogue};
     if (a->c) out.push_back(tile_access(*a->c, false, false, "store_accumulator", s.loc));

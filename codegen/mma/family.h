@@ -76,6 +76,8 @@ class Family {
   virtual Lines frag_map(const ir::FragMap& n, const ir::Kernel& k, const ExprText& ex) const = 0;
   // A row fragment from a reduction over each row of an accumulator.
   virtual Lines row_reduce(const ir::RowReduce& n, const ir::Kernel& k) const = 0;
+  // A row fragment's values stored to memory, one thread per row.
+  virtual Lines row_store(const ir::RowStore& n, const ir::Kernel& k, const ExprText& ex) const = 0;
   // The checks of fragment ops particular to the family (reductions its layout can
   // do, operand conversions); verify_tiles checks shapes and names.
   virtual void check_register_a(const ir::Mma& n, const ir::AccumulatorDecl& a, const OperandView& b,

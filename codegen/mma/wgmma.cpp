@@ -292,6 +292,9 @@ class Wgmma final : public Family {
     return wgmma_fragments::frag_map(n, k, ex);
   }
   Lines row_reduce(const RowReduce& n, const Kernel& k) const override { return wgmma_fragments::row_reduce(n, k); }
+  Lines row_store(const RowStore& n, const Kernel& k, const ExprText& ex) const override {
+    return wgmma_fragments::row_store(n, k, ex);
+  }
 
   void check_register_a(const Mma& n, const AccumulatorDecl& a, const OperandView& bv, std::vector<Diagnostic>& diags) const override {
     const TileLayout& b = bv.layout;

@@ -79,6 +79,29 @@ Lines row_reduce(const RowReduce& n, const Kernel& k) {
   return out;
 }
 
+Lines row_store(const RowStore& n, const Kernel& k, const ExprText& ex) {
+  const AccumulatorDecl& d = decl(n.frag, k);
+  ElemReads reads = elem_reads(n.index);
+  if (n.valid) {
+    const ElemReads v = elem_reads(n.valid);
+    reads.row = reads.row || v.row;
+    for (const FragElem* f : v.values) {
+      bool seen = false;
+      for (const FragElem* g : reads.values) seen = seen || g->fragment == f->fragment;
+      if (!seen) reads.values.push_back(f);
+    }
+  }
+  Lines out = {"{", "  " + std::string(kThreadPlace), "  if (tj_lane % 4 == 0) {", "#pragma unroll",
+               "    for (int tj_r = 0; tj_r < " + str(row_fragment_registers(d)) + "; ++tj_r) {"};
+  indent(out, bindings(reads, k, "", "tj_r / 2", "tj_r % 2", "(tj_r / 2) * 64 + tj_wrow + 8 * (tj_r % 2)", "0"), "      ");
+  const std::string store = ex(n.ptr) + "[" + ex(n.index) + "] = " + n.frag + "[tj_r];";
+  out.push_back("      " + (n.valid ? "if (" + ex(n.valid) + ") " + store : store));
+  out.push_back("    }");
+  out.push_back("  }");
+  out.push_back("}");
+  return out;
+}
+
 Lines acc_store_epilogue(const AccStore& n, const Kernel& k, const ExprText& ex, const std::string& elem_cuda, unsigned panel_cols,
                          unsigned panel_bytes, const std::string& dst) {
   const AccumulatorDecl& a = decl(n.acc, k);

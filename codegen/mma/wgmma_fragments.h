@@ -16,6 +16,8 @@ unsigned row_fragment_registers(const ir::AccumulatorDecl& a);
 
 Lines frag_map(const ir::FragMap& n, const ir::Kernel& k, const ExprText& ex);
 Lines row_reduce(const ir::RowReduce& n, const ir::Kernel& k);
+// The thread of lane % 4 == 0 of each row's four stores the row's value.
+Lines row_store(const ir::RowStore& n, const ir::Kernel& k, const ExprText& ex);
 // store_accumulator with an epilogue function into a 128-byte-swizzled tile of
 // element type `elem` (panels of panel_cols elements, panel_bytes apart); `dst` the
 // C++ address of the destination's first row.

@@ -106,6 +106,17 @@ class Checker : public Visitor {
             "give the row fragment the accumulator's rows");
   }
 
+  void visit_node(const RowStore& n) override {
+    const AccumulatorDecl* r = fragment(n.frag, n.loc, FragmentKind::Rows, "store_rows");
+    if (r) {
+      check_elements(n.index, *r, "store_rows", n.loc);
+      if (n.valid) check_elements(n.valid, *r, "store_rows", n.loc);
+    }
+    in_elem_ = true;
+    Visitor::visit_node(n);
+    in_elem_ = false;
+  }
+
   void visit_node(const FragElem& n) override {
     if (!in_elem_)
       error(n.loc, "an element of fragment " + (n.fragment.empty() ? std::string("(its row or column)") : "'" + n.fragment + "'") +

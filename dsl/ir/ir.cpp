@@ -535,6 +535,15 @@ Stmt RowReduce::make(std::string dst, std::string src, ReduceOp op, bool accumul
   return std::make_shared<RowReduce>(std::move(dst), std::move(src), op, accumulate, std::move(loc));
 }
 
+Stmt RowStore::make(std::string frag, Expr ptr, Expr index, Expr valid, Loc loc) {
+  require(!frag.empty(), "RowStore::make: empty fragment name");
+  require_expr(ptr, "RowStore", "ptr");
+  require(ptr->type.is_pointer() && ptr->type.scalar == Scalar::F32, "RowStore::make: not an f32 pointer");
+  require_index(index, "RowStore");
+  if (valid) require(valid->type.scalar == Scalar::Bool, "RowStore::make: valid must be a bool");
+  return std::make_shared<RowStore>(std::move(frag), std::move(ptr), std::move(index), std::move(valid), std::move(loc));
+}
+
 Stmt AccPartial::make(AccPartialOp op, std::string acc, Expr ptr, Expr slot, Loc loc) {
   require(!acc.empty(), "AccPartial::make: empty accumulator name");
   require_expr(ptr, "AccPartial", "ptr");

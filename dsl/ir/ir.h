@@ -600,6 +600,18 @@ struct RowReduce final : StmtNode {
       : StmtNode(static_kind, std::move(l)), dst(std::move(d)), src(std::move(s)), op(o), accumulate(a) {}
 };
 
+// ptr[index] = fragment `frag`'s value at each row the warpgroup holds, where `valid`
+// holds (null: every row); index and valid are expressions of FragElem nodes (the row,
+// the fragment's value). One thread of those holding a row stores it.
+struct RowStore final : StmtNode {
+  static constexpr StmtKind static_kind = StmtKind::RowStore;
+  const std::string frag;
+  const Expr ptr, index, valid;
+  static Stmt make(std::string frag, Expr ptr, Expr index, Expr valid, Loc loc);
+  RowStore(std::string f, Expr p, Expr i, Expr v, Loc l)
+      : StmtNode(static_kind, std::move(l)), frag(std::move(f)), ptr(std::move(p)), index(std::move(i)), valid(std::move(v)) {}
+};
+
 // Split-K's accumulator <-> global memory, by the warpgroup that owns the
 // accumulator. Store: ptr[slot * acc.m * acc.n ...] = acc; Add: acc += that slot.
 // The slot's layout is the accumulator's fragment order (each thread's registers,

@@ -188,6 +188,10 @@ Stmt Mutator::mutate_node(const FragMap& n, const Stmt& self) {
   return v == n.value ? self : FragMap::make(n.dst, v, n.loc);
 }
 Stmt Mutator::mutate_node(const RowReduce&, const Stmt& self) { return self; }
+Stmt Mutator::mutate_node(const RowStore& n, const Stmt& self) {
+  Expr p = mutate(n.ptr), i = mutate(n.index), v = mutate(n.valid);
+  return p == n.ptr && i == n.index && v == n.valid ? self : RowStore::make(n.frag, p, i, v, n.loc);
+}
 Stmt Mutator::mutate_node(const AccPartial& n, const Stmt& self) {
   Expr p = mutate(n.ptr), s = mutate(n.slot);
   return p == n.ptr && s == n.slot ? self : AccPartial::make(n.op, n.acc, p, s, n.loc);

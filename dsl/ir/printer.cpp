@@ -196,6 +196,9 @@ struct StmtText {
     const std::string op(reduce_name(n.op));
     return line(n.dst + " = " + (n.accumulate ? op + "(" + n.dst + ", row_" + op + "(" + n.src + "))" : "row_" + op + "(" + n.src + ")"), n.loc);
   }
+  std::string operator()(const RowStore& n) const {
+    return line(to_string(n.ptr) + "[" + to_string(n.index) + "] = " + n.frag + "[elem]" + (n.valid ? " if " + to_string(n.valid) : ""), n.loc);
+  }
   std::string operator()(const AccPartial& n) const {
     const char* op = n.op == AccPartialOp::Store ? "store_accumulator_partial(" : "add_accumulator_partial(";
     return line(op + to_string(n.ptr) + ", " + n.acc + ", slot " + to_string(n.slot) + ")", n.loc);

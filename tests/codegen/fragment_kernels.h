@@ -2,6 +2,8 @@
 // emitted and what NVRTC makes of it) and the GPU test (the numbers).
 #pragma once
 
+#include <optional>
+
 #include "dsl/dsl.h"
 
 namespace tj::test {
@@ -11,8 +13,9 @@ namespace tj::test {
 //   l = row sum of p; o = bf16(p) v; out = o / l + bias[col]   (f32, TMA-stored)
 // q, k, v: [blocks * 64, 64] bf16 row-major; bias: [64] f32; out: [blocks * 64, 64] f32.
 // f is the caller's: 2^(x * scale) for softmax, or a linear map.
+// With store_l, each block's rows 0..47 of l also go to l_out[block * 64 + row] (store_rows).
 struct FragmentAttention {
-  bool causal = true;
+  bool causal = true, store_l = false;
   unsigned map_line = 0, store_line = 0, pv_line = 0;
   ir::Kernel build(const std::function<dsl::f32(const dsl::f32&)>& f) {
     using namespace tj::dsl;
@@ -25,6 +28,8 @@ struct FragmentAttention {
     TileMap qmap = k.tile_map("Q", q, 64), kmap = k.tile_map("K", kt, 64), vmap = k.tile_map("V", v, 64),
             omap = k.tile_map("OUT", o, 64);
     auto bias = k.param<float*>("bias");
+    std::optional<Ptr<float>> l_out;
+    if (store_l) l_out = k.param<float*>("l_out");
     auto full = k.mbarriers("full", 1, 1);
     Accumulator s = k.accumulator("s", 64, 64), acc_o = k.accumulator("acc_o", 64, 64);
     RowFragment m = k.row_fragment("m", 64), l = k.row_fragment("l", 64);
@@ -43,6 +48,8 @@ struct FragmentAttention {
       map_line = __LINE__ + 1;
       acc_map(s, [&](const Elem& e) { return select(boolean(causal) && e.col > e.row, f32(0.0f), f(e.value - e[m])); });
       row_sum(l, s);
+      if (l_out)
+        store_rows(l, *l_out, [&](const Elem& e) { return cast<int64_t>(row0 + e.row); }, [&](const Elem& e) { return e.row < 48; });
       pv_line = __LINE__ + 1;
       mma(acc_o, registers(s), stage(v, 0), boolean(false));
       mma_wait(0);

@@ -63,6 +63,19 @@ TEST_CASE("fragments: sm_90a PTX has the register-A wgmma and the row shuffles, 
   CHECK(count(r.ptx, "shfl.sync.bfly.b32") >= 8);  // 2 reductions x 2 rows x 2 steps
 }
 
+TEST_CASE("fragments: store_rows writes each row once, from the thread of lane % 4 == 0", "[codegen][fragments]") {
+  FragmentAttention a;
+  a.store_l = true;
+  const ir::Kernel k = a.build(linear);
+  CHECK(contains(ir::to_string(k), "l_out[i64(((%ctaid.x * 64) + elem.row))] = l[elem] if (elem.row < 48)"));
+  codegen::Lowered l = codegen::lower(k, Target::sm90a());
+  INFO(l.cuda);
+  CHECK(contains(l.cuda, "if (tj_lane % 4 == 0) {"));
+  CHECK(contains(l.cuda, "const int tj_e_row = (tj_r / 2) * 64 + tj_wrow + 8 * (tj_r % 2);"));
+  CHECK(contains(l.cuda, "if ((tj_e_row < 48)) l_out[((long long)"));
+  compile_without_spills(l, "frag_attention with store_rows");
+}
+
 TEST_CASE("fragments: misuse is an error at the user's line", "[codegen][fragments][verify]") {
   SECTION("a map outside a role") {
     KernelBuilder k("no_role");
@@ -100,6 +113,21 @@ TEST_CASE("fragments: misuse is an error at the user's line", "[codegen][fragmen
     std::vector<Diagnostic> d = lower_errors(k.build());
     REQUIRE(d.size() == 1);
     CHECK(d[0].str() == at(line) + ": error: row_map over row fragment 'r' reads the element's column\n"
+                                   "  fix: a row fragment has one value per row: use e.row");
+  }
+  SECTION("store_rows reads a column") {
+    KernelBuilder k("rows_col");
+    k.threads(128);
+    RowFragment r = k.row_fragment("r", 64);
+    auto out = k.param<float*>("out");
+    unsigned line = 0;
+    k.role("math", 1, 0, [&](i32) {
+      line = __LINE__ + 1;
+      store_rows(r, out, [&](const Elem& e) { return cast<int64_t>(e.col); });
+    });
+    std::vector<Diagnostic> d = lower_errors(k.build());
+    REQUIRE(d.size() == 1);
+    CHECK(d[0].str() == at(line) + ": error: store_rows over row fragment 'r' reads the element's column\n"
                                    "  fix: a row fragment has one value per row: use e.row");
   }
   SECTION("a map's function adds a statement") {

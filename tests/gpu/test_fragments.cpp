@@ -55,6 +55,24 @@ std::vector<float> reference(const std::vector<uint16_t>& q, const std::vector<u
   return out;
 }
 
+// l (the row sums of p) for every row, as the reference computes them.
+std::vector<double> row_sums(const std::vector<uint16_t>& q, const std::vector<uint16_t>& k, unsigned blocks, bool causal,
+                             double (*f)(double)) {
+  std::vector<double> out(size_t(blocks) * 64);
+  for (unsigned b = 0; b < blocks; ++b)
+    for (int r = 0; r < 64; ++r) {
+      const size_t row = size_t(b) * 64 + r;
+      double s[64], m = -INFINITY;
+      for (int c = 0; c < 64; ++c) {
+        double acc = 0;
+        for (int d = 0; d < 64; ++d) acc += double(from_bf16(q[row * 64 + d])) * from_bf16(k[(size_t(b) * 64 + c) * 64 + d]);
+        m = std::max(m, s[c] = acc);
+      }
+      for (int c = 0; c < 64; ++c) out[row] += causal && c > r ? 0.0 : f(s[c] - m);
+    }
+  return out;
+}
+
 double linear(double x) { return 1.0 + x / 64; }  // x >= -30 or so: p stays well above 0
 double softmax(double x) { return std::exp2(x * 0.18); }  // 0.18 ~ log2(e) / sqrt(64)
 
@@ -75,6 +93,7 @@ TEST_CASE("fragments: a block of attention per CTA against a host reference [gpu
 
   tj::test::FragmentAttention a;
   a.causal = causal;
+  a.store_l = true;
   tj::JitKernel f = tj::jit(a.build([&](const tj::dsl::f32& x) {
     return exp ? tj::dsl::approx::exp2(x * 0.18f) : tj::dsl::f32(1.0f) + x / 64.0f;
   }));
@@ -87,8 +106,17 @@ TEST_CASE("fragments: a block of attention per CTA against a host reference [gpu
   tj::Tensor tb = tj::Tensor::from_host<float>({64}, bias);
   tj::Tensor out = tj::Tensor::empty<float>({uint64_t(blocks) * 64, 64});
   out.fill_bytes(0xFF);
-  f.launch(blocks, tq, tk, tv, out, tb);
+  tj::Tensor l_out = tj::Tensor::empty<float>({uint64_t(blocks) * 64});
+  l_out.fill_bytes(0xFF);
+  f.launch(blocks, tq, tk, tv, out, tb, l_out);
   f.synchronize();
+  // store_rows: l of rows 0..47 of each block; rows 48..63 untouched (NaN).
+  const std::vector<float> l_got = l_out.download<float>();
+  const std::vector<double> l_want = row_sums(q, k, blocks, causal, exp ? softmax : linear);
+  unsigned l_bad = 0;
+  for (size_t r = 0; r < l_got.size(); ++r)
+    if (r % 64 < 48 ? !(std::abs(l_got[r] - l_want[r]) <= 1e-3 * std::abs(l_want[r]) + 1e-4) : !std::isnan(l_got[r])) ++l_bad;
+  CHECK(l_bad == 0);
   // S sums in f32 in another order than the reference, so a p near a bf16 rounding
   // boundary may round the other way: each such term moves out by up to 2^-8 p v / l
   // (ex2.approx adds 2 ulp). A wrong row, column or register shows as errors of order 0.1.
