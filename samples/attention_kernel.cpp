@@ -37,7 +37,7 @@ TensorMap tile_map_3d(KernelBuilder& k, const std::string& name, const SharedTil
 // map's box rows into stage `st` of tile t from tile_row on, from rows [row, ...) of head
 // bh, completing on bar. Takes the caller's location, as the DSL's own ops do: the checks
 // tell loads apart by it.
-void load_rows(const SharedTile& t, const i32& st, const i32& tile_row, const TensorMap& map, const i32& row, const i32& bh,
+void load_tile_rows(const SharedTile& t, const i32& st, const i32& tile_row, const TensorMap& map, const i32& row, const i32& bh,
                const BarrierRef& bar, SrcLoc loc = SrcLoc::current()) {
   const ir::TileLayout& l = t.layout;
   const int32_t pc = int32_t(l.panel_cols());
@@ -48,7 +48,7 @@ void load_rows(const SharedTile& t, const i32& st, const i32& tile_row, const Te
 }
 
 // map's box rows of tile t from tile_row on, to rows [row, ...) of head bh (one bulk group the caller commits).
-void store_rows(const SharedTile& t, const i32& tile_row, const TensorMap& map, const i32& row, const i32& bh,
+void store_tile_rows(const SharedTile& t, const i32& tile_row, const TensorMap& map, const i32& row, const i32& bh,
                 SrcLoc loc = SrcLoc::current()) {
   const ir::TileLayout& l = t.layout;
   const int32_t pc = int32_t(l.panel_cols());
@@ -117,8 +117,8 @@ ir::Kernel build_attention_kernel(const AttentionShape& s, const AttentionTiling
         i32 st = j % int32_t(stages);
         if_(j >= int32_t(stages), [&] { wait_local(empty[st]); });
         arrive_expect_tx(full[st], u32(uint32_t(2 * bn * d * 2)));
-        load_rows(kt, st, i32(0), kmap, j * ibn, bh, full[st]);
-        load_rows(v, st, i32(0), vmap, j * ibn, bh, full[st]);
+        load_tile_rows(kt, st, i32(0), kmap, j * ibn, bh, full[st]);
+        load_tile_rows(v, st, i32(0), vmap, j * ibn, bh, full[st]);
       });
     });
   });
@@ -128,7 +128,7 @@ ir::Kernel build_attention_kernel(const AttentionShape& s, const AttentionTiling
     const i32 tid = thread_idx_x() % 128;
     if_(tid == 0, [&] {
       arrive_expect_tx(q_full[wg], u32(uint32_t(64 * d * 2)));
-      load_rows(q, i32(0), wg * 64, qmap, row0, bh, q_full[wg]);
+      load_tile_rows(q, i32(0), wg * 64, qmap, row0, bh, q_full[wg]);
     });
     wait_local(q_full[wg]);
     fill(acc_o, f32(0.0f));
@@ -173,7 +173,7 @@ ir::Kernel build_attention_kernel(const AttentionShape& s, const AttentionTiling
     warpgroup_sync(wg);
     // Rows past seq_q are clipped by the 3-D map within this head; a block wholly past it is skipped.
     if_(tid == 0 && row0 < seq_q, [&] {
-      store_rows(o, wg * 64, omap, row0, bh);
+      store_tile_rows(o, wg * 64, omap, row0, bh);
       bulk_commit();
       bulk_wait(0);
     });
