@@ -360,7 +360,9 @@ class StmtEmitter {
     return n.body->as<Block>()->body.front()->as<Declare>();
   }
   void node(const Role&) { internal_error("emit: a role outside a block"); }
-  void node(const NamedBarrier& n) { line("tj::named_barrier_sync(" + ex(n.id) + ", " + std::to_string(n.threads) + "u);"); }
+  void node(const NamedBarrier& n) {
+    line(std::string(n.arrive ? "tj::named_barrier_arrive(" : "tj::named_barrier_sync(") + ex(n.id) + ", " + std::to_string(n.threads) + "u);");
+  }
   void node(const Mma& n) { lines(family().mma(n, k_, ex)); }
   void node(const MmaWait& n) { lines(family().mma_wait(n, k_)); }
   void node(const AccStore& n) { lines(family().acc_store(n, k_, ex)); }

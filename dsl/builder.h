@@ -40,6 +40,12 @@ struct Accumulator {
   std::string name;
   unsigned m, n;
 };
+// The warpgroups of one role taking turns in order (KernelBuilder::turns): barrier ids
+// first .. first + warpgroups - 1, one per warpgroup, "your turn".
+struct Turns {
+  unsigned first, warpgroups;
+  unsigned role;  // ir::Role::id of the role that takes them
+};
 // One f32 per row of an m-row accumulator, held like it by each warpgroup
 // (KernelBuilder::row_fragment): row maxima, sums, per-row scales.
 struct RowFragment {
@@ -149,6 +155,10 @@ class KernelBuilder {
   // of 8) sets their per-thread register count with setmaxnreg; 0 leaves it.
   void role(std::string name, unsigned warpgroups, unsigned max_regs, const std::function<void(i32)>& body,
             SrcLoc loc = SrcLoc::current());
+  // Inside a role of at least 2 warpgroups: its warpgroups take turns 0, 1, ..., n - 1,
+  // 0, ... between wait_turn and pass_turn (dsl/tile.h). Call it once, where every
+  // warpgroup of the role passes before its first wait_turn: warpgroup 0 has the turn.
+  Turns turns(SrcLoc loc = SrcLoc::current());
   // The role being built, if any (its warpgroups meet at role_sync()).
   const ir::Role* current_role() const { return roles_.empty() ? nullptr : &roles_.back(); }
 
@@ -202,6 +212,7 @@ class KernelBuilder {
   std::vector<std::pair<std::string, ir::Loc>> allowances_;  // open allow_race scopes, innermost last
   std::vector<ir::Role> roles_;  // the roles being built (outermost first); bodies empty
   unsigned next_warpgroup_ = 0, role_count_ = 0;
+  unsigned turn_floor_ = 8;  // barrier ids of turns are taken downwards from 7: the lowest one taken
   KernelBuilder* previous_ = nullptr;
 };
 

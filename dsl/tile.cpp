@@ -84,6 +84,10 @@ void KernelBuilder::role(std::string name, unsigned warpgroups, unsigned max_reg
   if (max_regs != 0 && (max_regs < 24 || max_regs > 256 || max_regs % 8 != 0))
     throw UserError(L(loc), "role '" + name + "' asks for " + std::to_string(max_regs) + " registers per thread",
                     "setmaxnreg takes a multiple of 8 from 24 to 256 (or 0 to keep the launch's allocation)");
+  if (kRoleBarrierBase + role_count_ >= turn_floor_)
+    throw UserError(L(loc), "role '" + name + "' needs named barrier " + std::to_string(kRoleBarrierBase + role_count_) +
+                                ", which turns declared before it took",
+                    "declare the roles before taking turns in them (k.turns inside the role's body)");
   if (next_warpgroup_ + warpgroups > kMaxWarpgroups || role_count_ + 1 >= kWarpgroupBarrierBase)
     throw UserError(L(loc), "role '" + name + "' would use warpgroups " + std::to_string(next_warpgroup_) + ".." +
                                 std::to_string(next_warpgroup_ + warpgroups - 1) + "; a CTA has at most 8 (1024 threads)",
@@ -99,6 +103,50 @@ void KernelBuilder::role(std::string name, unsigned warpgroups, unsigned max_reg
   ir::Stmt inner = ir::Block::make(pop_block(), L(loc));
   roles_.pop_back();
   append(ir::Role::make(std::move(name), first, warpgroups, max_regs, role_count_ - 1, inner, L(loc), index_var));
+}
+
+Turns KernelBuilder::turns(SrcLoc loc) {
+  const ir::Role* r = current_role();
+  if (!r) throw UserError(L(loc), "turns outside a warpgroup role", "call k.turns() inside the body of the role whose warpgroups take turns");
+  if (r->count < 2)
+    throw UserError(L(loc), "turns in role '" + r->name + "' of 1 warpgroup", "turns order 2 or more warpgroups of one role");
+  if (depth() != 2)
+    throw UserError(L(loc), "turns inside a loop or condition", "call k.turns() at the top of the role's body, before its loops");
+  // Roles take ids from 1 up (one for each role declared); turns from 7 down.
+  const unsigned lowest_free = kRoleBarrierBase + std::max(role_count_, r->id + 1);
+  if (turn_floor_ < r->count || turn_floor_ - r->count < lowest_free)
+    throw UserError(L(loc), "turns for the " + std::to_string(r->count) + " warpgroups of role '" + r->name +
+                                "' need " + std::to_string(r->count) + " named barriers; ids " + std::to_string(lowest_free) +
+                                ".." + std::to_string(kWarpgroupBarrierBase - 1) + " are left, " +
+                                std::to_string(turn_floor_ > lowest_free ? turn_floor_ - lowest_free : 0) + " of them free",
+                    "take turns in fewer warpgroups or fewer roles");
+  turn_floor_ -= r->count;
+  Turns t{turn_floor_, r->count, r->id};
+  // The last warpgroup passes the first turn to warpgroup 0.
+  i32 wg = thread_idx_x() / 128 - int32_t(r->first);
+  if_(wg == int32_t(r->count - 1), [&] { pass_turn(t, loc); }, loc);
+  return t;
+}
+
+namespace {
+// This warpgroup's index in the role that took turns t, checked against the role we are in.
+i32 turn_warpgroup(const char* what, const Turns& t, const SrcLoc& loc) {
+  const ir::Role& r = role_here(what, loc);
+  if (r.id != t.role)
+    throw UserError(L(loc), std::string(what) + " in role '" + r.name + "' with turns taken in another role",
+                    "wait for and pass turns in the role whose k.turns() made them");
+  return thread_idx_x() / 128 - int32_t(r.first);
+}
+}  // namespace
+
+void wait_turn(const Turns& t, SrcLoc loc) {
+  i32 id = turn_warpgroup("wait_turn", t, loc) + int32_t(t.first);
+  append_stmt(ir::NamedBarrier::make(id.expr(), 256, L(loc)));
+}
+
+void pass_turn(const Turns& t, SrcLoc loc) {
+  i32 next = (turn_warpgroup("pass_turn", t, loc) + 1) % int32_t(t.warpgroups) + int32_t(t.first);
+  append_stmt(ir::NamedBarrier::make(next.expr(), 256, L(loc), /*arrive=*/true));
 }
 
 // ---- tile copies ----

@@ -101,6 +101,14 @@ void add_accumulator_partial(const Ptr<float>& workspace, const Accumulator& acc
 void role_sync(SrcLoc loc = SrcLoc::current());
 void warpgroup_sync(const i32& warpgroup_in_role, SrcLoc loc = SrcLoc::current());
 
+// Turns (KernelBuilder::turns): the calling warpgroup waits for its turn (bar.sync with
+// the warpgroup before it), then passes it on to the next (bar.arrive, no wait). Between
+// the two, one warpgroup of the role at a time, in order: e.g. one issues its MMAs while
+// the other runs its softmax or epilogue (ping-pong). Every warpgroup must take the same
+// number of turns, and all of a warpgroup's threads take each one.
+void wait_turn(const Turns& t, SrcLoc loc = SrcLoc::current());
+void pass_turn(const Turns& t, SrcLoc loc = SrcLoc::current());
+
 // A static persistent schedule: each cluster walks cluster tiles id, id + clusters,
 // ...; `group` rows of cluster tiles are walked together (grouped rasterization).
 inline ir::TileSchedule static_persistent(unsigned group = 8) { return {ir::ScheduleKind::StaticPersistent, group}; }

@@ -9,13 +9,15 @@
 //     S = -inf where key >= seq_k or (causal) key > query (only in blocks that reach there)
 //     alpha = m;  m = max(m, rowmax S);  alpha = 2^((alpha - m) c)   c = log2(e) / sqrt(d)
 //     P = 2^(S c - m c);  l = l alpha + rowsum P;  O = O alpha;  O += bf16(P) V_j
-//   then O / l and the logsumexp (m c + log2 l) ln 2 out.
+//   then O / l and the logsumexp (m c + log2 l) ln 2 out. O += P V_j is issued together
+//   with the next block's S = Q K_{j+1}^T, in turns with the other consumer warpgroups.
 //
 // Scores are kept unscaled (the max is taken on S itself); c is folded into the
 // exponent as one fma per element. The first key block always holds key 0, which
 // every query sees, so m is finite from then on and a fully masked later block
 // gives P = 0 and alpha = 1 without NaNs.
 #include <cmath>
+#include <optional>
 
 #include "dsl/dsl.h"
 #include "samples/attention.h"
@@ -97,9 +99,11 @@ ir::Kernel build_attention_kernel(const AttentionShape& s, const AttentionTiling
             omap = tile_map_3d(k, "O", o, 64);
   Ptr<float> lse = k.param<float*>("lse");
   i32 seq_q = k.param<int32_t>("seq_q"), seq_k = k.param<int32_t>("seq_k");
-  // full[s]: K and V of the stage landed; empty[s]: each consumer warp released it;
+  // full_k[s] / full_v[s]: K / V of the stage landed; empty_k[s] / empty_v[s]: each
+  // consumer warp released it (K once S is computed, V a turn later, after P V);
   // q_full[w]: consumer w's 64 rows of Q landed (each consumer loads its own).
-  auto full = k.mbarriers("full", stages, 1), empty = k.mbarriers("empty", stages, 4 * t.consumers);
+  auto full_k = k.mbarriers("full_k", stages, 1), empty_k = k.mbarriers("empty_k", stages, 4 * t.consumers);
+  auto full_v = k.mbarriers("full_v", stages, 1), empty_v = k.mbarriers("empty_v", stages, 4 * t.consumers);
   auto q_full = k.mbarriers("q_full", t.consumers, 1);
   Accumulator sc = k.accumulator("s", 64, bn), acc_o = k.accumulator("acc_o", 64, d);
   RowFragment m = k.row_fragment("m", 64), l = k.row_fragment("l", 64), alpha = k.row_fragment("alpha", 64);
@@ -115,10 +119,12 @@ ir::Kernel build_attention_kernel(const AttentionShape& s, const AttentionTiling
     if_(thread_idx_x() == 0, [&] {
       for_(0, blocks, [&](i32 j) {
         i32 st = j % int32_t(stages);
-        if_(j >= int32_t(stages), [&] { wait_local(empty[st]); });
-        arrive_expect_tx(full[st], u32(uint32_t(2 * bn * d * 2)));
-        load_tile_rows(kt, st, i32(0), kmap, j * ibn, bh, full[st]);
-        load_tile_rows(v, st, i32(0), vmap, j * ibn, bh, full[st]);
+        if_(j >= int32_t(stages), [&] { wait_local(empty_k[st]); });
+        arrive_expect_tx(full_k[st], u32(uint32_t(bn * d * 2)));
+        load_tile_rows(kt, st, i32(0), kmap, j * ibn, bh, full_k[st]);
+        if_(j >= int32_t(stages), [&] { wait_local(empty_v[st]); });
+        arrive_expect_tx(full_v[st], u32(uint32_t(bn * d * 2)));
+        load_tile_rows(v, st, i32(0), vmap, j * ibn, bh, full_v[st]);
       });
     });
   });
@@ -126,6 +132,9 @@ ir::Kernel build_attention_kernel(const AttentionShape& s, const AttentionTiling
   k.role("consumer", t.consumers, attention_consumer_registers(t.consumers), [&](i32 wg) {
     const i32 row0 = q0 + wg * 64;  // the warpgroup's first query, within the head
     const i32 tid = thread_idx_x() % 128;
+    // With one consumer there is no one to take turns with.
+    std::optional<Turns> turn;
+    if (t.consumers > 1) turn = k.turns();
     if_(tid == 0, [&] {
       arrive_expect_tx(q_full[wg], u32(uint32_t(64 * d * 2)));
       load_tile_rows(q, i32(0), wg * 64, qmap, row0, bh, q_full[wg]);
@@ -134,33 +143,47 @@ ir::Kernel build_attention_kernel(const AttentionShape& s, const AttentionTiling
     fill(acc_o, f32(0.0f));
     fill(m, f32(-INFINITY));
     fill(l, f32(0.0f));
-    for_(0, blocks, [&](i32 j) {
-      i32 st = j % int32_t(stages);
-      const i32 key0 = j * ibn;
-      wait_local(full[st]);
-      mma(sc, stage(q, 0).rows(wg * 64), stage(kt, st), boolean(false));
-      mma_wait(0);
-      // The mask, only in blocks that reach past seq_k or (causal) past a query's diagonal.
-      boolean ragged = key0 + ibn > seq_k;
-      boolean masked = s.causal ? (ragged || key0 + (ibn - 1) > row0) : ragged;
-      if_(masked, [&] {
-        acc_map(sc, [&](const Elem& e) {
-          const i32 key = key0 + e.col;
-          const boolean out = s.causal ? (key >= seq_k || key > row0 + e.row) : key >= seq_k;
-          return select(out, f32(-INFINITY), e.value);
-        });
+    // Ping-pong: the warpgroups issue their MMAs in turns, so that one's softmax runs
+    // while the other's MMAs keep the tensor cores busy. Turn j issues O += P_{j-1} V_{j-1}
+    // and S_j = Q K_j^T together (P is converted to registers as the first MMA is
+    // issued, so the second may overwrite S); then block j's softmax.
+    for_(0, blocks + 1, [&](i32 j) {
+      i32 st = j % int32_t(stages), prev = (j + int32_t(stages - 1)) % int32_t(stages);
+      const boolean has_s = j < blocks, has_pv = j > 0;
+      if (turn) wait_turn(*turn);
+      if_(has_pv, [&] {
+        wait_local(full_v[prev]);
+        mma(acc_o, registers(sc), stage(v, prev), boolean(true));
       });
-      copy(alpha, m);  // m before this block
-      row_max(m, sc, /*combine=*/true);
-      row_map(alpha, [&](const Elem& e) { return approx::exp2((e.value - e[m]) * f32(c)); });
-      acc_map(sc, [&](const Elem& e) { return approx::exp2(fma(e.value, f32(c), -(e[m] * f32(c)))); });
-      row_map(l, [&](const Elem& e) { return e.value * e[alpha]; });
-      row_sum(l, sc, /*combine=*/true);
-      acc_map(acc_o, [&](const Elem& e) { return e.value * e[alpha]; });
-      mma(acc_o, registers(sc), stage(v, st), boolean(true));
+      if_(has_s, [&] {
+        wait_local(full_k[st]);
+        mma(sc, stage(q, 0).rows(wg * 64), stage(kt, st), boolean(false));
+      });
+      if (turn) pass_turn(*turn);
       mma_wait(0);
-      // The MMAs that read the stage have completed: nothing left to order.
-      if_(lane_id() == 0, [&] { arrive_relaxed(empty[st]); });
+      // The MMAs that read the stages have completed: nothing left to order.
+      if_(has_pv && lane_id() == 0, [&] { arrive_relaxed(empty_v[prev]); });
+      if_(has_s && lane_id() == 0, [&] { arrive_relaxed(empty_k[st]); });
+      if_(has_s, [&] {
+        // The mask, only in blocks that reach past seq_k or (causal) past a query's diagonal.
+        const i32 key0 = j * ibn;
+        boolean ragged = key0 + ibn > seq_k;
+        boolean masked = s.causal ? (ragged || key0 + (ibn - 1) > row0) : ragged;
+        if_(masked, [&] {
+          acc_map(sc, [&](const Elem& e) {
+            const i32 key = key0 + e.col;
+            const boolean out = s.causal ? (key >= seq_k || key > row0 + e.row) : key >= seq_k;
+            return select(out, f32(-INFINITY), e.value);
+          });
+        });
+        copy(alpha, m);  // m before this block
+        row_max(m, sc, /*combine=*/true);
+        row_map(alpha, [&](const Elem& e) { return approx::exp2((e.value - e[m]) * f32(c)); });
+        acc_map(sc, [&](const Elem& e) { return approx::exp2(fma(e.value, f32(c), -(e[m] * f32(c)))); });
+        row_map(l, [&](const Elem& e) { return e.value * e[alpha]; });
+        row_sum(l, sc, /*combine=*/true);
+        acc_map(acc_o, [&](const Elem& e) { return e.value * e[alpha]; });
+      });
     });
 
     // out = O / l (bf16) and lse = (m c + log2 l) ln 2, through shared memory.

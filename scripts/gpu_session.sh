@@ -3,8 +3,8 @@
 # GPU tests, every sample spec through the CLI, benchmarks, tuning (gpu_tune.sh),
 # multicast traffic with ncu, and compute-sanitizer on every sample. Run from the repo root with
 # the binaries staged by scripts/stage.sh in .stage/; logs go to $OUT (or ./out).
-#   scripts/gpu_session.sh [SECTION...]   sections: tests runs faults plugins races bench gemm epilogue attention tune multicast sanitizer
-# (all when none is named; named ones append to out/summary.txt, so a session can be split
+#   scripts/gpu_session.sh [SECTION...]   sections: tests runs faults plugins races bench gemm epilogue attention attention-table tune multicast sanitizer
+# (all but attention-table when none is named; named ones append to out/summary.txt, so a session can be split
 # across several commands).
 set -uo pipefail
 OUT=${OUT:-out}; mkdir -p "$OUT"
@@ -129,15 +129,21 @@ $B/tilejit_bench_gemm --iters 50 --reps 5 --sustained 0 --config cluster=1x2,bia
 grep -E '^(device|[0-9]+ reps|\|)' "$OUT/bench_epilogue.log" >> "$summary"
 fi
 
-# The attention sample on its spec (causal and not), then PyTorch's SDPA on the same shape
-# in the same call (sequential, not interleaved: bench/sdpa_reference.py).
+# The attention sample on its spec (causal and not), verified; then against SDPA cuDNN in
+# alternating rounds (bench/attention_vs_sdpa.py): the spec's seq only here, every row of
+# the issue's table with `attention-table`.
 if section attention; then
 for causal in 0 1; do
   sed "s/\"causal\": 0/\"causal\": $causal/" .stage/specs/attention.json > /tmp/attention_$causal.json
   $B/tilejit run /tmp/attention_$causal.json --iters 20 > "$OUT/attention_$causal.log" 2>&1
   note "attention causal $causal rc=$?: $(grep -E '^(verify|time|compute)' "$OUT/attention_$causal.log" | cut -c1-160 | tr '\n' ' ')"
 done
-python3 bench/sdpa_reference.py 4 16 4096 128 >> "$summary" 2>&1 || note "sdpa reference failed (rc $?)"
+python3 bench/attention_vs_sdpa.py $B/tilejit .stage/specs/attention.json --quick --rounds 2 > "$OUT/attention_vs_sdpa.log" 2>&1
+note "attention vs SDPA cuDNN (quick) rc=$?"; cat "$OUT/attention_vs_sdpa.log" >> "$summary"
+fi
+if [[ "$SECTIONS" == *" attention-table "* ]]; then  # long: only when named
+python3 bench/attention_vs_sdpa.py $B/tilejit .stage/specs/attention.json --rounds 2 > "$OUT/attention_table.log" 2>&1
+note "attention vs SDPA cuDNN (all rows) rc=$?"; cat "$OUT/attention_table.log" >> "$summary"
 fi
 
 if section tune; then

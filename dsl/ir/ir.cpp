@@ -463,11 +463,11 @@ Expr Role::condition() const {
                       Binary::make(BinOp::Lt, wg, IntImm::make(Scalar::I32, first + count)));
 }
 
-Stmt NamedBarrier::make(Expr id, unsigned threads, Loc loc) {
+Stmt NamedBarrier::make(Expr id, unsigned threads, Loc loc, bool arrive) {
   require_index(id, "NamedBarrier");
   if (std::optional<int64_t> c = const_int(id)) require(*c >= 1 && *c < 16, "NamedBarrier::make: id must be 1..15 (0 is sync_threads)");
   require(threads % 32 == 0 && threads > 0, "NamedBarrier::make: threads must be a positive multiple of 32");
-  return std::make_shared<NamedBarrier>(std::move(id), threads, std::move(loc));
+  return std::make_shared<NamedBarrier>(std::move(id), threads, std::move(loc), arrive);
 }
 
 Stmt Mma::make(std::string acc, TileOperand a, TileOperand b, Expr accumulate, Loc loc, unsigned k_first, unsigned k_count) {

@@ -506,14 +506,16 @@ struct Role final : StmtNode {
   Expr condition() const;
 };
 
-// bar.sync id, threads: the warps of one role (ids 1..7) or one warpgroup
-// (ids 8..15) meet; id 0 is sync_threads.
+// bar.sync id, threads: the warps of one role, one warpgroup or a pair taking turns
+// meet; id 0 is sync_threads. `arrive`: bar.arrive, counted without waiting.
 struct NamedBarrier final : StmtNode {
   static constexpr StmtKind static_kind = StmtKind::NamedBarrier;
   const Expr id;  // i32, 1..15
   const unsigned threads;
-  static Stmt make(Expr id, unsigned threads, Loc loc);
-  NamedBarrier(Expr i, unsigned t, Loc l) : StmtNode(static_kind, std::move(l)), id(std::move(i)), threads(t) {}
+  const bool arrive;
+  static Stmt make(Expr id, unsigned threads, Loc loc, bool arrive = false);
+  NamedBarrier(Expr i, unsigned t, Loc l, bool a)
+      : StmtNode(static_kind, std::move(l)), id(std::move(i)), threads(t), arrive(a) {}
 };
 
 // Part of a tile buffer: stage `stage`, starting at row `row`.

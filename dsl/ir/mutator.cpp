@@ -164,7 +164,7 @@ Stmt Mutator::mutate_node(const Role& n, const Stmt& self) {
 }
 Stmt Mutator::mutate_node(const NamedBarrier& n, const Stmt& self) {
   Expr id = mutate(n.id);
-  return id == n.id ? self : NamedBarrier::make(id, n.threads, n.loc);
+  return id == n.id ? self : NamedBarrier::make(id, n.threads, n.loc, n.arrive);
 }
 Stmt Mutator::mutate_node(const Mma& n, const Stmt& self) {
   TileOperand a = n.a_fragment.empty() ? mutate_tile(n.a) : n.a, b = mutate_tile(n.b);

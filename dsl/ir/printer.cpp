@@ -167,7 +167,7 @@ struct StmtText {
            pad(indent) + "}\n";
   }
   std::string operator()(const NamedBarrier& n) const {
-    return line("named_barrier(" + to_string(n.id) + ", " + std::to_string(n.threads) + " threads)", n.loc);
+    return line(std::string(n.arrive ? "named_barrier_arrive(" : "named_barrier(") + to_string(n.id) + ", " + std::to_string(n.threads) + " threads)", n.loc);
   }
   static std::string tile(const TileOperand& t) {
     return to_string(t.tile) + ".stage(" + to_string(t.stage) + ").rows(" + to_string(t.row) + ")";

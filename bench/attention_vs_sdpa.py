@@ -1,0 +1,110 @@
+#!/usr/bin/env python3
+"""The attention sample against PyTorch's SDPA with the cuDNN backend, in alternating rounds
+of one process: for each round and each row, `tilejit run` of the row's spec (a child
+process, its median over --iters launches), then SDPA cuDNN on the same shape here (the
+median of as many launches). Each side's figure per row is the median of its rounds'
+medians; the ratio is ours / cuDNN. Round 1 also verifies ours against its host reference
+(a row that fails verification is reported and gets no ratio).
+
+Usage: attention_vs_sdpa.py TILEJIT SPEC [--rounds N] [--iters N] [--quick]
+  SPEC: samples/specs/attention.json (its params are replaced per row).
+Rows: batch x heads 16 (b1 h16) and 32 (b2 h16); seq 1k 2k 4k 8k 16k; d 64 and 128;
+causal and not (--quick: seq 4k only)."""
+import argparse
+import json
+import os
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+
+import torch
+import torch.nn.functional as F
+from torch.nn.attention import SDPBackend, sdpa_kernel
+
+
+def sdpa_ms(b, h, s, d, causal, iters):
+    q, k, v = (torch.randn(b, h, s, d, device="cuda", dtype=torch.bfloat16) for _ in range(3))
+    with sdpa_kernel(SDPBackend.CUDNN_ATTENTION):
+        run = lambda: F.scaled_dot_product_attention(q, k, v, is_causal=causal)
+        for _ in range(3):
+            run()
+        times = []
+        for _ in range(iters):
+            start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+            start.record()
+            run()
+            end.record()
+            end.synchronize()
+            times.append(start.elapsed_time(end))
+    del q, k, v
+    torch.cuda.empty_cache()
+    return statistics.median(times)
+
+
+def ours_ms(tilejit, spec, row, iters, verify):
+    b, h, s, d, causal = row
+    spec = dict(spec)
+    spec["params"] = dict(spec["params"], batch=b, heads=h, seq_q=s, seq_k=s, head_dim=d, causal=int(causal))
+    with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
+        json.dump(spec, f)
+        path = f.name
+    try:
+        args = [tilejit, "run", path, "--iters", str(iters)] + ([] if verify else ["--no-verify"])
+        p = subprocess.run(args, capture_output=True, text=True)
+    finally:
+        os.unlink(path)
+    out = p.stdout + p.stderr
+    m = re.search(r"^time\s+median ([0-9.]+) ms", out, re.M)
+    if p.returncode != 0 or not m:
+        return None, f"tilejit run exited {p.returncode}: " + " | ".join(out.strip().splitlines()[-3:])
+    status = ""
+    if verify:
+        v = re.search(r"^verify\s+(.*)$", out, re.M)
+        status = v.group(1)[:60] if v else "no verify line"
+    return float(m.group(1)), status
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("tilejit")
+    ap.add_argument("spec")
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--iters", type=int, default=10)
+    ap.add_argument("--quick", action="store_true")
+    a = ap.parse_args()
+    spec = json.load(open(a.spec))
+    seqs = [4096] if a.quick else [1024, 2048, 4096, 8192, 16384]
+    rows = [(b, 16, s, d, c) for d in (64, 128) for c in (False, True) for b in (1, 2) for s in seqs]
+    ours = {r: [] for r in rows}
+    ref = {r: [] for r in rows}
+    status = {}
+    for rnd in range(a.rounds):
+        for r in rows:
+            ms, st = ours_ms(a.tilejit, spec, r, a.iters, verify=(rnd == 0))
+            if rnd == 0:
+                status[r] = st
+            if ms is not None:
+                ours[r].append(ms)
+            ref[r].append(sdpa_ms(*r, a.iters))
+        print(f"round {rnd + 1} of {a.rounds} done", file=sys.stderr, flush=True)
+    print(f"{torch.cuda.get_device_name()}, torch {torch.__version__}, cuDNN {torch.backends.cudnn.version()}; "
+          f"{a.rounds} alternating rounds, {a.iters} launches each; TFLOP/s at the median of the rounds' medians")
+    print("| b x h | seq | d | causal | ours TFLOP/s | cuDNN TFLOP/s | ratio | verify (round 1) |")
+    print("|---|---|---|---|---|---|---|---|")
+    for r in rows:
+        b, h, s, d, c = r
+        flops = 4.0 * b * h * s * s * d / (2 if c else 1)
+        rt = statistics.median(ref[r])
+        ref_tf = flops / rt / 1e9
+        if ours[r] and "fail" not in status[r].lower() and "exited" not in status[r]:
+            ot = statistics.median(ours[r])
+            ours_tf = flops / ot / 1e9
+            print(f"| {b * h} | {s} | {d} | {int(c)} | {ours_tf:.1f} | {ref_tf:.1f} | {ours_tf / ref_tf:.3f} | {status[r]} |")
+        else:
+            print(f"| {b * h} | {s} | {d} | {int(c)} | - | {ref_tf:.1f} | - | {status[r]} |")
+
+
+if __name__ == "__main__":
+    main()
