@@ -110,7 +110,9 @@ ir::Kernel build_attention_kernel(const AttentionShape& s, const AttentionTiling
 
   const float c = float(1.4426950408889634 / std::sqrt(double(s.head_dim)));  // log2(e) / sqrt(d)
   const int32_t ibm = int32_t(bm), ibn = int32_t(bn);
-  const i32 qb = block_idx_x(), bh = block_idx_y(), q0 = qb * ibm;
+  // Causal: query blocks in reverse launch order, so that the longest (the last, which
+  // read every key block before them) start first and the short ones fill the tail.
+  const i32 qb = s.causal ? grid_dim_x() - 1 - block_idx_x() : block_idx_x(), bh = block_idx_y(), q0 = qb * ibm;
   // Key blocks this query block reads: causal stops after its last query's key.
   const i32 kv_end = s.causal ? min(seq_k, q0 + ibm) : seq_k;
   const i32 blocks = (kv_end + (ibn - 1)) / ibn;

@@ -20,6 +20,7 @@
 #include "dsl/dsl.h"
 #include "runtime/buffer.h"
 #include "tests/gpu/gpu_fixture.h"
+#include "tests/codegen/turn_kernels.h"
 
 namespace {
 
@@ -274,4 +275,24 @@ TEST_CASE("packed loads, stores and cvt_pack move the right bits [gpu]", "[gpu][
     bad += out_h[512 + t * 2 + 1] != from_bits(hi);
   }
   CHECK(bad == 0);
+}
+
+TEST_CASE("turns: warpgroups take their turns in order [gpu]", "[gpu][turns]") {
+  gpu_test::context().make_current();
+  for (unsigned warpgroups : {2u, 3u, 4u}) {
+    const int32_t rounds = 200;
+    const size_t slots = size_t(warpgroups) * size_t(rounds);
+    rt::DeviceBuffer counter(4), log(slots * 4);
+    counter.fill_u8(0);
+    log.fill_u8(0xff);
+    rt::Module m = load(test::turn_log_kernel(warpgroups, rounds), "turn_log");
+    rt::ArgPack args;
+    args.push(counter.ptr()).push(log.ptr());
+    run(m, 1, 128 * warpgroups, args);
+    std::vector<int32_t> got = log.download_as<int32_t>();
+    size_t out_of_order = 0;
+    for (size_t i = 0; i < slots; ++i) out_of_order += got[i] != int32_t(i % warpgroups);
+    INFO(warpgroups << " warpgroups: slot 0.. " << got[0] << " " << got[1] << " " << got[2] << " " << got[3]);
+    CHECK(out_of_order == 0);
+  }
 }
