@@ -48,8 +48,8 @@ const std::map<std::string, std::vector<std::string>> kPinned = {
       "barrier 'full' in the loop at tma_copy.cpp:94: verified"}},
     // Each consumer's Q rows (its own barrier, one phase) and the K/V pipeline.
     {"attention.json",
-     {"barrier 'q_full' in the kernel body: verified", "barrier 'full_k' in the loop at attention_kernel.cpp:120: verified",
-      "barrier 'full_v' in the loop at attention_kernel.cpp:120: verified"}},
+     {"barrier 'q_full' in the kernel body: verified", "barrier 'full_k' in the loop at attention_kernel.cpp:122: verified",
+      "barrier 'full_v' in the loop at attention_kernel.cpp:122: verified"}},
     {"tma_copy_ws.json", {"barrier 'pipe_full' in the loop at tma_copy.cpp:59: verified"}},
     {"tma_multicast.json", {"barrier 'full[0]' in the kernel body: verified"}},
     {"tma_multicast_unicast.json", {"barrier 'full[0]' in the kernel body: verified"}},
