@@ -2,7 +2,6 @@
 
 #include <algorithm>
 
-#include "codegen/passes/verify_tiles.h"
 
 namespace tj::samples {
 
@@ -18,7 +17,7 @@ std::vector<ParamSpec> Attention::params() const {
           {"seq_k", 4096, 1, 1 << 24, "keys (and values) per head"},
           {"head_dim", 128, 64, 128, "d, the length of each query, key and value: 64 or 128"},
           {"causal", 0, 0, 1, "1: query i sees keys j <= i (top-left aligned); 0: every key"},
-          {"consumers", 2, 1, 2, "consumer warpgroups, 64 query rows each: a CTA's query block is 64 x consumers rows"},
+          {"consumers", 2, 1, 3, "consumer warpgroups, 64 query rows each: a CTA's query block is 64 x consumers rows"},
           {"block_n", 128, 64, 256, "keys per pipeline stage: a multiple of 64"},
           {"stages", 2, 2, 8, "K/V pipeline stages in shared memory"}};
 }
@@ -54,10 +53,10 @@ std::vector<ConfigProblem> Attention::check_config(const Config& c) const {
   need(s.batch * s.heads <= 65535, "params.heads",
        "batch x heads = " + str(uint64_t(s.batch * s.heads)) + ": one grid row per (batch, head) allows at most 65535");
   const unsigned regs = attention_fragment_registers(s, t), budget = attention_consumer_registers(t.consumers);
-  need(regs + codegen::kMmaRoleOverheadRegisters <= budget, "params.block_n",
+  need(regs + kAttentionOverheadRegisters <= budget, "params.block_n",
        "a consumer warpgroup holds S (64 x " + str(t.block_n) + "), O (64 x " + str(uint64_t(s.head_dim)) +
            "), P in bf16 and its row fragments: " + str(regs) + " registers per thread plus about " +
-           str(codegen::kMmaRoleOverheadRegisters) + " more; a consumer of " + str(t.consumers) + " has " + str(budget) +
+           str(kAttentionOverheadRegisters) + " more; a consumer of " + str(t.consumers) + " has " + str(budget) +
            ": use a smaller block_n");
   const uint64_t smem = attention_smem_bytes(s, t);
   need(smem <= kSmemPerCta, "params.stages",
