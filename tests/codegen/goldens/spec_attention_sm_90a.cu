@@ -90,9 +90,9 @@ extern "C" __global__ void __launch_bounds__(384, 1) attention(const __grid_cons
   }
   // SyncThreads at <loc>: sync_threads()
   tj::sync_threads();
-  // Role at <loc>: role producer (warpgroups 0..0, 40 registers) {
+  // Role at <loc>: role producer (warpgroups 0..0, 24 registers) {
   if ((int)threadIdx.x / 128 >= 0 && (int)threadIdx.x / 128 < 1) {  // role producer
-    tj::setmaxnreg_dec<40>();  // 168 registers per thread at launch
+    tj::setmaxnreg_dec<24>();  // 168 registers per thread at launch
     // Declare at <loc>: let wg: i32 = ((%tid.x / 128) - 0)
     [[maybe_unused]] int wg = tj::warpgroup_index() - 0;  // = (threadIdx.x / 128) - first, from lane 0
     // If at <loc>: if (%tid.x == 0) {
@@ -125,9 +125,9 @@ extern "C" __global__ void __launch_bounds__(384, 1) attention(const __grid_cons
         tj::tma_load_3d(&v[((((i % 2) * 16384) + 8192) + (0 * 64))], &V, 64, (i * 128), (int)blockIdx.y, &full_v[(i % 2)]);
       }
     }
-  // Role at <loc>: role consumer (warpgroups 1..2, 232 registers) {
+  // Role at <loc>: role consumer (warpgroups 1..2, 240 registers) {
   } else if ((int)threadIdx.x / 128 >= 1 && (int)threadIdx.x / 128 < 3) {  // role consumer
-    tj::setmaxnreg_inc<232>();  // 168 registers per thread at launch
+    tj::setmaxnreg_inc<240>();  // 168 registers per thread at launch
     // Declare at <loc>: let wg0: i32 = ((%tid.x / 128) - 1)
     int wg0 = tj::warpgroup_index() - 1;  // = (threadIdx.x / 128) - first, from lane 0
     // If at <loc>: if (((%tid.x / 128) - 1) == 1) {
