@@ -1,13 +1,16 @@
 // store_accumulator's function reading a tile at each element's place (Elem's e[tile],
 // dsl/fragment.h): the IR, what the wgmma family emits (each pair read from the tile
-// before it is written), and the errors with the user's line.
+// before it is written), the GEMM's residual add built on it, and the errors with the
+// user's line.
 #include <catch2/catch.hpp>
 
 #include "tests/codegen/codegen_test_support.h"
+#include "tests/codegen/gemm_test_support.h"
 
 #include "codegen/lower.h"
 #include "dsl/dsl.h"
 #include "dsl/ir/printer.h"
+#include "samples/builtin.h"
 
 using namespace tj;
 using namespace tj::dsl;
@@ -73,6 +76,21 @@ TEST_CASE("fragments: store_accumulator's function reads a tile pair by pair, be
   CHECK(l.cuda.find("tj::load_pair_b128<") < l.cuda.find("tj::store_pair_b128<"));
   const rt::CompileResult r = compile_without_spills(l, "tile_read");
   CHECK(contains(r.ptx, "ld.shared.v2.f32"));
+}
+
+TEST_CASE("gemm: the residual add reads R through the chunk buffer C was loaded into", "[codegen][tiles][gemm]") {
+  const samples::Sample* s = samples::find_sample("gemm");
+  REQUIRE(s);
+  // bf16 out: 64-column chunks of the 128 x 256 tile, each consumer's 64 rows.
+  codegen::Lowered l = codegen::lower(s->build(gemm_config({{"bias", 1}, {"act", 2}, {"residual", 1}}, {1, 2, 1})), Target::sm90a());
+  INFO(l.cuda);
+  CHECK(count(l.cuda, "tj::load_pair_b128<64, 16384>(tj_c, tj_wrow + 8 * tj_h, 8 * (tj_j - ") == 4);  // one per chunk
+  CHECK(contains(l.cuda, "tj::load_pair_b128<64, 16384>(tj_c, tj_wrow + 8 * tj_h, 8 * (tj_j - 24) + tj_qcol, tj_tile[0], tj_tile[1]);"));
+  CHECK(count(l.cuda, " + tj_e_tile);") == 4);
+  CHECK(!contains(l.cuda, "tj::acc_store_m64"));  // every chunk is the epilogue function's
+  const rt::CompileResult r = compile_without_spills(l, "gemm with a residual");
+  CHECK(contains(r.ptx, "wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16"));
+  CHECK(contains(r.ptx, "tanh.approx.f32"));
 }
 
 TEST_CASE("fragments: a tile read where it cannot be is an error at the user's line", "[codegen][fragments][verify]") {
