@@ -129,6 +129,7 @@ struct ExprEmitter {
     switch (n.part) {
       case ElemPart::Row: return mma::kElemRow;
       case ElemPart::Col: return mma::kElemCol;
+      case ElemPart::Tile: return mma::kElemTile;
       case ElemPart::Value: break;
     }
     return mma::elem_value_name(n.fragment);

@@ -4,9 +4,21 @@
 #include "dsl/ir/printer.h"
 
 namespace tj::dsl {
+
+// The op whose function an Elem is given to, and the tile store_accumulator's function read.
+struct ElemScope {
+  std::string what;
+  bool reads_tile = false;  // store_accumulator's function may read one tile (e[tile])
+  std::optional<TileView> tile;
+};
+
 namespace {
 
 ir::Loc L(const SrcLoc& l) { return ir::Loc::from(l); }
+
+std::string view_text(const TileView& t) {
+  return "'" + t.tile().name + "' (stage " + ir::to_string(t.stage().expr()) + ", row " + ir::to_string(t.row().expr()) + ")";
+}
 
 void in_role(const char* what, const SrcLoc& loc) {
   if (!KernelBuilder::active(loc).current_role())
@@ -14,18 +26,28 @@ void in_role(const char* what, const SrcLoc& loc) {
                     "call it inside the k.role(name, warpgroups, max_regs, body) whose warpgroups hold the fragment");
 }
 
-Elem elem_of(const std::string& self, const ir::Loc& loc) {
+Elem elem_of(const std::string& self, const ir::Loc& loc, std::shared_ptr<ElemScope> scope) {
   return Elem{f32(ir::FragElem::make(ir::ElemPart::Value, self, loc)), i32(ir::FragElem::make(ir::ElemPart::Row, {}, loc)),
-              i32(ir::FragElem::make(ir::ElemPart::Col, {}, loc))};
+              i32(ir::FragElem::make(ir::ElemPart::Col, {}, loc)), std::move(scope)};
 }
 
 // fn(elem) as one expression: the function may compute (select for conditions) but
 // not add statements, which would run outside the per-element loop.
+// scope: what the function may read besides fragments (a tile, for store_accumulator).
 template <class Fn>
-auto element_value(const char* what, const std::string& self, const Fn& fn, const SrcLoc& loc) {
+auto element_value(const char* what, const std::string& self, const Fn& fn, const SrcLoc& loc,
+                   std::shared_ptr<ElemScope> scope = nullptr) {
   KernelBuilder& b = KernelBuilder::active(loc);
+  if (!scope) scope = std::make_shared<ElemScope>(ElemScope{what, false, std::nullopt});
   b.push_block();
-  auto v = fn(elem_of(self, L(loc)));
+  std::optional<decltype(fn(std::declval<Elem>()))> value;
+  try {
+    value.emplace(fn(elem_of(self, L(loc), scope)));
+  } catch (...) {
+    b.pop_block();  // a user error in the function leaves the builder as it was
+    throw;
+  }
+  auto v = std::move(*value);
   std::vector<ir::Stmt> added = b.pop_block();
   if (!added.empty()) {
     std::string text = ir::first_line(*added.front());
@@ -59,6 +81,17 @@ void reduce(const char* what, const RowFragment& dst, const Accumulator& src, ir
 
 f32 Elem::operator[](const Accumulator& a) const { return f32(ir::FragElem::make(ir::ElemPart::Value, a.name, value.expr()->loc)); }
 f32 Elem::operator[](const RowFragment& r) const { return f32(ir::FragElem::make(ir::ElemPart::Value, r.name, value.expr()->loc)); }
+f32 Elem::operator[](const TileView& t) const {
+  const ir::Loc& loc = value.expr()->loc;
+  if (!scope || !scope->reads_tile)
+    throw UserError(loc, (scope ? scope->what : std::string("an element")) + "'s function reads tile '" + t.tile().name + "' (e[tile])",
+                    "read a tile only in store_accumulator's function (a tile laid out like its destination, or the destination itself)");
+  if (scope->tile && view_text(*scope->tile) != view_text(t))
+    throw UserError(loc, "store_accumulator's function reads tiles " + view_text(*scope->tile) + " and " + view_text(t) + "; it reads one",
+                    "load what the function reads into one tile laid out like the destination (or into the destination itself)");
+  scope->tile = t;
+  return f32(ir::FragElem::make(ir::ElemPart::Tile, {}, loc));
+}
 
 void acc_map(const Accumulator& acc, const ElemFn& fn, SrcLoc loc) { map("acc_map", acc.name, fn, loc); }
 void row_map(const RowFragment& r, const ElemFn& fn, SrcLoc loc) { map("row_map", r.name, fn, loc); }
@@ -88,9 +121,12 @@ void store_accumulator(const TileView& dst, const Accumulator& acc, const ElemFn
 void store_accumulator(const TileView& dst, const Accumulator& acc, Columns cols, const ElemFn& fn, SrcLoc loc) {
   in_role("store_accumulator", loc);
   check_store_columns(acc, cols, loc);
-  f32 v = element_value("store_accumulator", acc.name, fn, loc);
-  append_stmt(ir::AccStore::make(acc.name, dst.operand(), f32(1.0f).expr(), f32(0.0f).expr(), std::nullopt, cols.first,
-                                 cols.count, L(loc), v.expr()));
+  auto scope = std::make_shared<ElemScope>(ElemScope{"store_accumulator", true, std::nullopt});
+  f32 v = element_value("store_accumulator", acc.name, fn, loc, scope);
+  std::optional<ir::TileOperand> tile;
+  if (scope->tile) tile = scope->tile->operand();
+  append_stmt(ir::AccStore::make(acc.name, dst.operand(), f32(1.0f).expr(), f32(0.0f).expr(), tile, cols.first, cols.count,
+                                 L(loc), v.expr()));
 }
 
 void store_rows(const RowFragment& r, const Ptr<float>& dst, const ElemIndexFn& index, const ElemPredicateFn& valid, SrcLoc loc) {

@@ -18,10 +18,13 @@
 #pragma once
 
 #include <functional>
+#include <memory>
 
 #include "dsl/tile.h"
 
 namespace tj::dsl {
+
+struct ElemScope;  // what an element function may read besides fragments (fragment.cpp)
 
 // The element a map computes: its value in the fragment being mapped (or the
 // accumulator being stored), its row (0..m-1) and column (0..n-1) in the
@@ -33,6 +36,12 @@ struct Elem {
   f32 operator[](const Accumulator& a) const;
   // A row fragment, at this element's row.
   f32 operator[](const RowFragment& r) const;
+  // In store_accumulator's function only: tile t at this element's place in the
+  // destination, as f32. t is laid out like the destination, or is the destination
+  // itself (each element is read before it is written): C or a residual loaded there
+  // by TMA. One tile per store.
+  f32 operator[](const TileView& t) const;
+  std::shared_ptr<ElemScope> scope;  // set by the op that calls the function
 };
 using ElemFn = std::function<f32(const Elem&)>;
 

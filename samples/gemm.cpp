@@ -53,32 +53,25 @@ std::vector<ParamSpec> Gemm::params() const {
           {"bias", 0, 0, 1, "1: add a bias vector (n f32, one per column of D) in the epilogue (beta 0)"},
           {"col_scale", 0, 0, 1, "1: multiply each column of alpha * A * B by its own f32 scale (n f32) before the bias (beta 0)"},
           {"act", 0, 0, 3, "the epilogue's activation after the bias: relu, gelu (tanh form) or silu (beta 0)", kActs},
+          {"residual", 0, 0, 1,
+           "1: add R, an m x n matrix in D's type, after the activation: D = act(...) + R (beta 0; R is loaded by TMA "
+           "through the map C)"},
           {"splits", 1, 0, int64_t(kMaxSplits),
            "split-K: each output tile's K is cut into this many ranges run by different clusters, the last to finish adds "
            "the f32 partials (a workspace) and writes the tile; 1: no split; 0: as many as fill the GPU's SMs (at most "
            "k-blocks / 4), chosen at run time. For few tiles and a long K"}};
 }
 
-double gemm_epilogue_apply(const GemmEpilogue& e, double x, double scale, double bias) {
+double gemm_epilogue_apply(const GemmEpilogue& e, double x, double scale, double bias, double residual) {
   if (e.col_scale) x *= scale;
   if (e.bias) x += bias;
   switch (e.act) {
-    case GemmAct::None: return x;
-    case GemmAct::Relu: return std::max(x, 0.0);
-    case GemmAct::Gelu: return 0.5 * x * (1.0 + std::tanh(0.7978845608028654 * (x + 0.044715 * x * x * x)));
-    case GemmAct::Silu: return x / (1.0 + std::exp(-x));
+    case GemmAct::None: break;
+    case GemmAct::Relu: x = std::max(x, 0.0); break;
+    case GemmAct::Gelu: x = 0.5 * x * (1.0 + std::tanh(0.7978845608028654 * (x + 0.044715 * x * x * x))); break;
+    case GemmAct::Silu: x = x / (1.0 + std::exp(-x)); break;
   }
-  return x;
-}
-
-double gemm_act_slope(GemmAct a) { return a == GemmAct::None || a == GemmAct::Relu ? 1.0 : 1.13; }
-
-double gemm_act_error(GemmAct a, double x) {
-  // tanh.approx.f32: absolute error about 2^-10.99 (PTX ISA), scaled by x / 2 in gelu;
-  // silu's ex2.approx and rcp.approx: a few ulp of f32, relative.
-  if (a == GemmAct::Gelu) return std::abs(x) * 0.5 * std::ldexp(1.0, -10);
-  if (a == GemmAct::Silu) return std::abs(x) * std::ldexp(1.0, -20);
-  return 0;
+  return e.residual ? x + residual : x;
 }
 
 std::vector<RealParamSpec> Gemm::real_params() const {
@@ -96,6 +89,7 @@ GemmShape gemm_shape(const Config& c) {
   s.alpha = c.real("alpha"), s.beta = c.real("beta");
   s.epilogue.bias = c.param("bias") == 1, s.epilogue.col_scale = c.param("col_scale") == 1;
   s.epilogue.act = GemmAct(c.param("act"));
+  s.epilogue.residual = c.param("residual") == 1;
   return s;
 }
 
@@ -162,7 +156,7 @@ std::vector<ConfigProblem> Gemm::check_config(const Config& c) const {
              std::to_string((gemm_consumer_registers(2) - codegen::kMmaRoleOverheadRegisters) * 256) + " elements");
   }
   if (s.epilogue.any() && s.beta != 0)
-    for (const char* f : {"bias", "col_scale", "act"})
+    for (const char* f : {"bias", "col_scale", "act", "residual"})
       if (c.param(f) != 0)
         need(false, std::string("params.") + f,
              std::string(f) + " is part of the fused epilogue, which runs with beta 0 (beta " + number(s.beta) +

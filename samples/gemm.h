@@ -30,19 +30,17 @@ enum class GemmLayout : uint8_t { TN, NN };
 // What the epilogue does after alpha * A * B, fused into the kernel (beta 0 only):
 // x *= col_scale[j] (one f32 per column of D), x += bias[j], then the activation:
 // relu max(x, 0); gelu (tanh form) x / 2 (1 + tanh(0.7978845608 (x + 0.044715 x^3)));
-// silu x / (1 + e^-x) (tanh and e^x in the fast .approx forms).
+// silu x / (1 + e^-x) (tanh and e^x in the fast .approx forms); then, with residual,
+// + R[i, j]: an m x n matrix in D's type, loaded by TMA through the map C.
 enum class GemmAct : uint8_t { None, Relu, Gelu, Silu };
 struct GemmEpilogue {
-  bool bias = false, col_scale = false;
+  bool bias = false, col_scale = false, residual = false;
   GemmAct act = GemmAct::None;
-  bool any() const { return bias || col_scale || act != GemmAct::None; }
+  bool any() const { return bias || col_scale || residual || act != GemmAct::None; }
 };
-// The epilogue applied to one value x of alpha * A * B, in double (the host reference).
-double gemm_epilogue_apply(const GemmEpilogue& e, double x, double scale, double bias);
-// The largest |slope| of the activation (how much it can grow an error in x) and its own
-// error at x, relative to |x| and absolute (the .approx forms of tanh and exp).
-double gemm_act_slope(GemmAct a);
-double gemm_act_error(GemmAct a, double x);
+// The epilogue applied to one value x of alpha * A * B, in double (the host reference);
+// `residual` is R's element (ignored without one).
+double gemm_epilogue_apply(const GemmEpilogue& e, double x, double scale, double bias, double residual);
 
 // The problem.
 struct GemmShape {
@@ -110,7 +108,7 @@ GemmShape gemm_shape(const Config& c);
 GemmTiling gemm_tiling(const Config& c);
 
 // The kernel's parameters, in order: tensor maps "A", "B", "D", "C" (C shares D's
-// box and swizzle), then i32 "m", "n", "k", f32 "alpha", "beta", the epilogue's f32*
+// box and swizzle; it reads C when beta != 0, or the residual R), then i32 "m", "n", "k", f32 "alpha", "beta", the epilogue's f32*
 // "col_scale" and "bias" where it has them (n floats each), then split-K's
 // workspace parameters f32* "workspace" and u32* "counters", which the runtime binds
 // (with splits 1 they hold nothing and are null).

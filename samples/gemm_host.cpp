@@ -67,9 +67,10 @@ std::vector<float> random_vector(bool used, int64_t n, uint64_t seed, double lo,
   return v;
 }
 
-// The cuBLASLt epilogue that computes `e`, if there is one.
+// The cuBLASLt epilogue that computes `e`, if there is one: none scales columns, computes
+// silu, or adds a matrix after the activation (its C is added before it).
 std::optional<rt::LtEpilogue> lt_epilogue(const GemmEpilogue& e) {
-  if (e.col_scale || e.act == GemmAct::Silu) return std::nullopt;
+  if (e.col_scale || e.residual || e.act == GemmAct::Silu) return std::nullopt;
   switch (e.act) {
     case GemmAct::None: return e.bias ? rt::LtEpilogue::Bias : rt::LtEpilogue::None;
     case GemmAct::Relu: return e.bias ? rt::LtEpilogue::ReluBias : rt::LtEpilogue::Relu;
@@ -98,6 +99,14 @@ rt::DeviceBuffer upload(const std::vector<float>& v) {
 
 std::string type_name(ir::Scalar t) { return std::string(ir::scalar_name(t)); }
 
+// What cuBLASLt cannot fuse of `e` (lt_epilogue() is empty), in words.
+std::string lt_missing(const GemmEpilogue& e) {
+  return e.col_scale ? "per-column scale" : e.residual ? "residual add after the activation" : "silu";
+}
+
+// The kernel reads the map C: C itself (beta != 0) or the residual R, both M x N in D's type.
+bool reads_c(const GemmShape& s) { return s.beta != 0 || s.epilogue.residual; }
+
 class GemmHost final : public GemmInstance {
  public:
   GemmHost(const GemmShape& s, const ir::Kernel& kernel, uint64_t seed)
@@ -105,7 +114,7 @@ class GemmHost final : public GemmInstance {
         seed_(seed),
         a_(random_matrix(s.in, s.m, s.k, seed, 0xA)),
         b_(s.layout == GemmLayout::TN ? random_matrix(s.in, s.n, s.k, seed, 0xB) : random_matrix(s.in, s.k, s.n, seed, 0xB)),
-        c_(s.beta != 0 ? random_matrix(s.out, s.m, s.n, seed, 0xC) : HostMatrix()),
+        c_(reads_c(s) ? random_matrix(s.out, s.m, s.n, seed, 0xC) : HostMatrix()),
         col_scale_(random_vector(s.epilogue.col_scale, s.n, seed ^ 0x5C, 0.5, 1.5)),
         bias_(random_vector(s.epilogue.bias, s.n, seed ^ 0xB1, -1.0, 1.0)),
         a_dev_(upload(a_)),
@@ -118,8 +127,9 @@ class GemmHost final : public GemmInstance {
     maps_[0] = encode(kernel, "A", a_dev_.ptr(), {k, m});
     maps_[1] = encode(kernel, "B", b_dev_.ptr(), s.layout == GemmLayout::TN ? std::vector<uint64_t>{k, n} : std::vector<uint64_t>{n, k});
     maps_[2] = encode(kernel, "D", d_dev_.ptr(), {n, m});
-    // With beta 0 the kernel does not read C: its map may point at D.
-    maps_[3] = encode(kernel, "C", s.beta != 0 ? c_dev_.ptr() : d_dev_.ptr(), {n, m});
+    // The residual R is read through the map C; with neither it nor beta the kernel does
+    // not read C: its map may point at D.
+    maps_[3] = encode(kernel, "C", reads_c(s) ? c_dev_.ptr() : d_dev_.ptr(), {n, m});
   }
 
   rt::ArgPack args() override {
@@ -149,7 +159,7 @@ class GemmHost final : public GemmInstance {
   Check verify() override;
 
   double bytes_per_launch() const override {
-    return double(a_.bytes.size() + b_.bytes.size() + d_dev_.bytes() + (shape_.beta != 0 ? c_.bytes.size() : 0));
+    return double(a_.bytes.size() + b_.bytes.size() + d_dev_.bytes() + (reads_c(shape_) ? c_.bytes.size() : 0));
   }
   double flops_per_launch() const override { return shape_.flops(); }
   const GemmShape& shape() const override { return shape_; }
@@ -157,15 +167,15 @@ class GemmHost final : public GemmInstance {
   std::string reference_name() const override {
     if (!shape_.epilogue.any()) return "cuBLAS";
     const std::optional<rt::LtEpilogue> e = lt_epilogue(shape_.epilogue);
-    return e ? std::string("cuBLASLt ") + rt::lt_epilogue_name(*e) : "none (cuBLASLt has no such epilogue)";
+    return e ? std::string("cuBLASLt ") + rt::lt_epilogue_name(*e)
+             : "none (cuBLASLt fuses no " + lt_missing(shape_.epilogue) + ")";
   }
 
   void run_cublas(rt::Cublas& blas, CUstream stream, bool refresh_c) override {
     if (shape_.epilogue.any()) {
       const std::optional<rt::LtEpilogue> e = lt_epilogue(shape_.epilogue);
       if (!e)
-        throw rt::RuntimeError(rt::ErrorKind::Usage, "run_cublas: cuBLASLt fuses no " +
-                                                         std::string(shape_.epilogue.col_scale ? "per-column scale" : "silu") +
+        throw rt::RuntimeError(rt::ErrorKind::Usage, "run_cublas: cuBLASLt fuses no " + lt_missing(shape_.epilogue) +
                                                          ": there is no reference epilogue to run");
       if (!lt_) lt_.emplace();
       if (shape_.epilogue.bias && !lt_bias_) {
@@ -229,20 +239,18 @@ Check GemmHost::verify() {
     const size_t col = i % size_t(n);
     double want = ref.value[i], tol = gemm_tolerance(shape_.out, want, ref.abs_product[i], beta_c(i));
     if (e.any()) {
-      // The epilogue on the reference; the error of alpha * A * B grown by the column
-      // scale and the activation's slope, plus the f32 roundings of x * scale + bias and
-      // the activation's own error.
+      // The epilogue on the reference, within samples/gemm_tolerance.h's bound for it.
       const double scale = e.col_scale ? col_scale_[col] : 1.0, bias = e.bias ? bias_[col] : 0.0;
-      const double x = want * scale + bias, slope = gemm_act_slope(e.act);
-      want = gemm_epilogue_apply(e, ref.value[i], scale, bias);
-      tol = ulp(shape_.out, want) + slope * (std::abs(scale) * 0x1p-20 * ref.abs_product[i] + 0x1p-21 * (std::abs(x) + std::abs(bias))) +
-            gemm_act_error(e.act, x);
+      const double residual = e.residual ? c_.at(i) : 0.0;
+      want = gemm_epilogue_apply(e, ref.value[i], scale, bias, residual);
+      tol = gemm_epilogue_tolerance(shape_.out, e, want, ref.value[i] * scale + bias, scale, bias, ref.abs_product[i], residual);
     }
     log.compare_close(d.at(i), want, tol, [&] { return "D[" + std::to_string(i / size_t(n)) + ", " + std::to_string(col) + "]"; });
   }
   const std::string what = "D (" + std::to_string(shape_.m) + " x " + std::to_string(n) + " " + type_name(shape_.out) +
                            ") vs cuBLAS in f32" + (e.any() ? " with the epilogue applied in double" : "") + ", within " +
-                           kGemmToleranceText + (e.any() ? " (through the epilogue's slope, plus its .approx error)" : "");
+                           (e.any() ? kGemmEpilogueToleranceText : kGemmToleranceText) +
+                           (e.residual ? " + 2^-23 * (|act(x)| + |R|)" : "");
   const Check main = log.result(what), reference = ref_log.result("cuBLAS's reference vs the host in double at 64 elements");
   return {main.ok && reference.ok, main.detail + "; " + reference.detail};
 }

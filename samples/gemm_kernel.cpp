@@ -172,10 +172,11 @@ struct GemmKernel {
     return x;
   }
 
-  // Warpgroup wg's rows of tile (tm, tn): alpha * acc (+ beta * C), one chunk of
-  // columns (a 128-byte panel) at a time through two chunk buffers in shared
-  // memory, each chunk leaving by TMA store while the next is written. Chunks
-  // instead of a whole output tile leave room for one more pipeline stage.
+  // Warpgroup wg's rows of tile (tm, tn): alpha * acc (+ beta * C), or the fused
+  // epilogue (+ the residual R), one chunk of columns (a 128-byte panel) at a time
+  // through two chunk buffers in shared memory, each chunk leaving by TMA store while
+  // the next is written. Chunks instead of a whole output tile leave room for one more
+  // pipeline stage.
   void epilogue(const i32& wg, const i32& tm, const i32& tn) {
     boolean leader = thread_idx_x() % 128 == 0;
     const unsigned chunks = unsigned(bn) / chunk_cols;
@@ -184,7 +185,7 @@ struct GemmKernel {
     for (unsigned ch = 0; ch < chunks; ++ch) {
       TileView out = stage(d, int32_t(ch % 2)).rows(wg * rows_per_mma);
       const i32 col0 = tn * bn + int32_t(ch * chunk_cols);
-      if (s.beta == 0) {
+      if (s.beta == 0 && !s.epilogue.residual) {
         // Built for beta 0 (the problem's, known here): no C path in the kernel at all,
         // fewer registers and instructions in the consumers. The instance passes beta 0.
         // One barrier per chunk: before it, the leader waits until the previous chunk's
@@ -203,19 +204,27 @@ struct GemmKernel {
         if_(leader, [&] { bulk_wait_read(0); });
         warpgroup_sync(wg);
       } else {
-        // The store that last read this buffer (two chunks ago) is done reading. With
-        // an odd number of chunks, a tile's first chunk reuses the buffer of the
-        // previous tile's last: wait for every store then.
+        // C (beta != 0) or the residual R, loaded through the map C into the chunk buffer
+        // that the epilogue then overwrites. The store that last read this buffer (two
+        // chunks ago) is done reading. With an odd number of chunks, a tile's first chunk
+        // reuses the buffer of the previous tile's last: wait for every store then.
         if_(leader, [&] { bulk_wait_read(ch == 0 && chunks % 2 == 1 ? 0 : 1); });
-        if_(beta != 0.0f, [&] {
+        auto load_c = [&] {
           if_(leader, [&] {
             arrive_expect_tx(c_full[wg], u32(tile_load_bytes(cmap)));
             tma_load_tile(out, cmap, tm * bm, col0, c_full[wg]);
           });
           wait_local(c_full[wg]);
-        }).else_([&] { warpgroup_sync(wg); });
-        // One epilogue for both cases (it reads C only when beta != 0): half the code to compile.
-        store_accumulator(out, acc, Columns{ch * chunk_cols, chunk_cols}, scale, beta, out);
+        };
+        if (s.epilogue.residual) {
+          // The fused epilogue plus R's element at the same place (e[out]: read before it is written).
+          load_c();
+          store_accumulator(out, acc, Columns{ch * chunk_cols, chunk_cols}, [&](const Elem& e) { return fused(e, scale, tn) + e[out]; });
+        } else {
+          if_(beta != 0.0f, load_c).else_([&] { warpgroup_sync(wg); });
+          // One epilogue for both cases (it reads C only when beta != 0): half the code to compile.
+          store_accumulator(out, acc, Columns{ch * chunk_cols, chunk_cols}, scale, beta, out);
+        }
         fence_proxy_async();
         warpgroup_sync(wg);
       }

@@ -101,6 +101,7 @@ std::string Gemm::problem_class(const Config& c) const {
                     std::to_string(pow2_bucket(c.param("m"))) + " n" + std::to_string(pow2_bucket(c.param("n"))) +
                     " k" + std::to_string(pow2_bucket(c.param("k")));
   if (c.real("beta") != 0) out += " +C";
+  if (c.param("residual") == 1) out += " +R";  // R comes in through C's path: C's traffic
   return out;
 }
 

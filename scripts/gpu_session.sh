@@ -23,9 +23,11 @@ $B/tilejit_gpu_tests > "$OUT/gpu_tests.log" 2>&1; note "gpu tests rc=$?: $(grep 
 # the tree (TILEJIT_SOURCE_DIR). UNIT_TESTS="[ptx]" (a Catch2 filter) runs part of it: all
 # of it compiles hundreds of kernels with NVRTC's own cache off, minutes on that machine.
 TILEJIT_SOURCE_DIR=$PWD $B/tilejit_unit_tests ${UNIT_TESTS:-} > "$OUT/unit_tests.log" 2>&1; note "cpu unit tests on the GPU machine ${UNIT_TESTS:-(all)} rc=$?: $(grep -E '^(All tests|test cases)' "$OUT/unit_tests.log" | tr '\n' ' ')"
-# The tutorial's program (docs/tutorial.md), linked against lib/libtilejit.so as users link it.
+# The tutorial's programs (docs/tutorial.md), linked against lib/libtilejit.so as users link it.
 (prog=$PWD/$B/tilejit_tutorial; mkdir -p /tmp/tutorial && cd /tmp/tutorial && "$prog") > "$OUT/tutorial.log" 2>&1
 note "tutorial rc=$?: $(grep -E '^(compiled|not launched|refused|ring)' "$OUT/tutorial.log" | tr '\n' ' ')"
+(prog=$PWD/$B/tilejit_tutorial_epilogue; mkdir -p /tmp/tutorial && cd /tmp/tutorial && "$prog") > "$OUT/tutorial_epilogue.log" 2>&1
+note "tutorial fused epilogue rc=$?: $(grep -E '^(compiled|not launched|gelu_gemm)' "$OUT/tutorial_epilogue.log" | tr '\n' ' ')"
 fi
 
 if section runs; then
@@ -168,6 +170,9 @@ for s in .stage/specs/*.json .stage/sanitizer/*.json; do
       continue ;;
     attention.json)  # 4 x 16 heads x 4096^2: long under racecheck; the same kernel runs in sanitizer/attention_small.json
       note "compute-sanitizer attention.json: covered by sanitizer/attention_small.json (same generated kernel, small batch, heads and lengths)"
+      continue ;;
+    gemm_bias_gelu_residual.json)  # 4096^3: long under racecheck; the same kernel runs in sanitizer/gemm_small_residual.json
+      note "compute-sanitizer gemm_bias_gelu_residual.json: covered by sanitizer/gemm_small_residual.json (same generated kernel, small m, n, k)"
       continue ;;
     gemm_splitk.json)  # 1024x1024x8192: long under racecheck; the same split-K kernel runs in sanitizer/gemm_small_splitk.json
       note "compute-sanitizer gemm_splitk.json: covered by sanitizer/gemm_small_splitk.json (same generated kernel, small m, n, k)"

@@ -58,6 +58,7 @@ ElemReads elem_reads(const Expr& e) {
     void visit_node(const FragElem& n) override {
       if (n.part == ElemPart::Row) out.row = true;
       else if (n.part == ElemPart::Col) out.col = true;
+      else if (n.part == ElemPart::Tile) out.tile = true;
       else {
         for (const FragElem* f : out.values)
           if (f->fragment == n.fragment) return;

@@ -32,7 +32,8 @@ void var_names(const ir::Expr& e, std::vector<std::string>& out);
 struct ElemReads {
   std::vector<const ir::FragElem*> values;  // one per fragment
   bool row = false, col = false;
-  bool any() const { return !values.empty() || row || col; }
+  bool tile = false;  // AccStore's tile c (ElemPart::Tile)
+  bool any() const { return !values.empty() || row || col || tile; }
 };
 ElemReads elem_reads(const ir::Expr& e);
 

@@ -87,6 +87,7 @@ class Family {
 // The names the generic emitter gives FragElem nodes; a family binds them per element.
 inline constexpr const char* kElemRow = "tj_e_row";
 inline constexpr const char* kElemCol = "tj_e_col";
+inline constexpr const char* kElemTile = "tj_e_tile";
 inline std::string elem_value_name(const std::string& fragment) { return "tj_e_" + fragment; }
 
 // The family `target` lowers tile MMAs with; nullptr where none is written

@@ -256,8 +256,9 @@ class Wgmma final : public Family {
     const TileLayout& d = layout_of(n.dst, k);
     const std::string t = cuda_elem(d.elem);
     if (n.epilogue)
-      return wgmma_fragments::acc_store_epilogue(n, k, ex, t, d.panel_cols(), panel_bytes_of(d),
-                                                 "&" + ex(n.dst.tile) + "[" + operand_offset(n.dst, d, ex) + "]");
+      return wgmma_fragments::acc_store_epilogue(
+          n, k, ex, t, d.panel_cols(), panel_bytes_of(d), "&" + ex(n.dst.tile) + "[" + operand_offset(n.dst, d, ex) + "]",
+          n.c ? "&" + ex(n.c->tile) + "[" + operand_offset(*n.c, layout_of(*n.c, k), ex) + "]" : "");
     // 16-bit out without C (none given, or beta the literal 0): the stmatrix form.
     const FloatImm* beta = n.beta->as<FloatImm>();
     const bool x4 = scalar_bytes(d.elem) == 2 && n.cols % 16 == 0 && (!n.c || (beta && beta->value == 0.0));

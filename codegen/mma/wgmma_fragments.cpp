@@ -103,23 +103,33 @@ Lines row_store(const RowStore& n, const Kernel& k, const ExprText& ex) {
 }
 
 Lines acc_store_epilogue(const AccStore& n, const Kernel& k, const ExprText& ex, const std::string& elem_cuda, unsigned panel_cols,
-                         unsigned panel_bytes, const std::string& dst) {
+                         unsigned panel_bytes, const std::string& dst, const std::string& c) {
   const AccumulatorDecl& a = decl(n.acc, k);
   const ElemReads reads = elem_reads(n.epilogue);
+  const bool tile = reads.tile && !c.empty();
+  if (reads.tile != tile) internal_error("emit: store_accumulator's function reads a tile, and the store has none");
   const unsigned j0 = n.first_col / 8, j1 = (n.first_col + n.cols) / 8;
+  const std::string block = " + tj_blk * " + str(64 * panel_cols) + ";";
+  const std::string place = "tj_wrow + 8 * tj_h, 8 * (tj_j - " + str(j0) + ") + tj_qcol";
+  const std::string panels = "<" + str(panel_cols) + ", " + str(panel_bytes) + ">";
   Lines out = {"{", "  " + std::string(kThreadPlace), "#pragma unroll",
                "  for (int tj_blk = 0; tj_blk < " + str(a.m / 64) + "; ++tj_blk) {",
-               "    " + elem_cuda + "* tj_dst = " + dst + " + tj_blk * " + str(64 * panel_cols) + ";", "#pragma unroll",
-               "    for (int tj_j = " + str(j0) + "; tj_j < " + str(j1) + "; ++tj_j) {", "#pragma unroll",
-               "      for (int tj_h = 0; tj_h < 2; ++tj_h) {", "        float tj_pair[2];", "#pragma unroll",
-               "        for (int tj_x = 0; tj_x < 2; ++tj_x) {",
-               "          const int tj_i = tj_blk * " + str(a.n / 2) + " + 4 * tj_j + 2 * tj_h + tj_x;"};
+               "    " + elem_cuda + "* tj_dst = " + dst + block};
+  if (tile) out.push_back("    const " + elem_cuda + "* tj_c = " + c + block);
+  out.insert(out.end(), {"#pragma unroll", "    for (int tj_j = " + str(j0) + "; tj_j < " + str(j1) + "; ++tj_j) {", "#pragma unroll",
+                         "      for (int tj_h = 0; tj_h < 2; ++tj_h) {", "        float tj_pair[2];"});
+  // The tile's pair at this place, read before the pair is written (c may be dst itself).
+  if (tile)
+    out.insert(out.end(), {"        float tj_tile[2];",
+                           "        tj::load_pair_b128" + panels + "(tj_c, " + place + ", tj_tile[0], tj_tile[1]);"});
+  out.insert(out.end(), {"#pragma unroll", "        for (int tj_x = 0; tj_x < 2; ++tj_x) {",
+                         "          const int tj_i = tj_blk * " + str(a.n / 2) + " + 4 * tj_j + 2 * tj_h + tj_x;"});
   indent(out, bindings(reads, k, "tj_i", "tj_blk", "tj_h", "tj_blk * 64 + tj_wrow + 8 * tj_h", "8 * tj_j + tj_qcol + tj_x"),
          "          ");
+  if (tile) out.push_back("          const float " + std::string(kElemTile) + " = tj_tile[tj_x];");
   out.push_back("          tj_pair[tj_x] = " + ex(n.epilogue) + ";");
   out.push_back("        }");
-  out.push_back("        tj::store_pair_b128<" + str(panel_cols) + ", " + str(panel_bytes) + ">(tj_dst, tj_wrow + 8 * tj_h, 8 * (tj_j - " +
-                str(j0) + ") + tj_qcol, tj_pair[0], tj_pair[1]);");
+  out.push_back("        tj::store_pair_b128" + panels + "(tj_dst, " + place + ", tj_pair[0], tj_pair[1]);");
   out.push_back("      }");
   out.push_back("    }");
   out.push_back("  }");

@@ -20,9 +20,10 @@ Lines row_reduce(const ir::RowReduce& n, const ir::Kernel& k);
 Lines row_store(const ir::RowStore& n, const ir::Kernel& k, const ExprText& ex);
 // store_accumulator with an epilogue function into a 128-byte-swizzled tile of
 // element type `elem` (panels of panel_cols elements, panel_bytes apart); `dst` the
-// C++ address of the destination's first row.
+// C++ address of the destination's first row, `c` that of the tile the function reads
+// (n.c, laid out like dst; empty without one).
 Lines acc_store_epilogue(const ir::AccStore& n, const ir::Kernel& k, const ExprText& ex, const std::string& elem_cuda,
-                         unsigned panel_cols, unsigned panel_bytes, const std::string& dst);
+                         unsigned panel_cols, unsigned panel_bytes, const std::string& dst, const std::string& c);
 // The A fragments of k-step j (16 columns) of accumulator `a`'s 64-row block b,
 // packed into four registers of `elem_cuda` pairs, declared as `name`.
 Lines register_a(const ir::AccumulatorDecl& a, unsigned b, unsigned j, const std::string& elem_cuda, const std::string& name);

@@ -122,6 +122,9 @@ class Checker : public Visitor {
       error(n.loc, "an element of fragment " + (n.fragment.empty() ? std::string("(its row or column)") : "'" + n.fragment + "'") +
                        " is used outside the function of acc_map, row_map or store_accumulator",
             "use Elem only inside the function it is given to");
+    else if (n.part == ElemPart::Tile && !store_tile_)
+      error(n.loc, "an element function reads a tile (e[tile]) outside store_accumulator, or a store that names no tile",
+            "read a tile only in store_accumulator's function");
   }
 
   // A fragment by name, of a kind (any where none is given), owned by the role here.
@@ -189,12 +192,16 @@ class Checker : public Visitor {
     if (n.c) {
       const TileLayout* c = tile(*n.c, "store_accumulator source C", n.loc);
       if (c && !(*c == *d))
-        error(n.loc, "store_accumulator reads C from tile '" + name(*n.c) + "', whose layout differs from the destination's",
-              "load C into a tile declared like the destination (or into the destination itself)");
+        error(n.loc,
+              n.epilogue ? "store_accumulator's function reads tile '" + name(*n.c) + "' (e[tile]), whose layout differs from the destination's"
+                         : "store_accumulator reads C from tile '" + name(*n.c) + "', whose layout differs from the destination's",
+              n.epilogue ? "load what the function reads into a tile declared like the destination (or into the destination itself)"
+                         : "load C into a tile declared like the destination (or into the destination itself)");
     }
     in_elem_ = n.epilogue != nullptr;
+    store_tile_ = n.c.has_value();
     Visitor::visit_node(n);
-    in_elem_ = false;
+    in_elem_ = store_tile_ = false;
   }
 
   void visit_node(const AccPartial& n) override {
@@ -331,6 +338,7 @@ class Checker : public Visitor {
   const mma::Family* family_;  // null: the target has no tile MMA lowering
   bool no_family_reported_ = false;
   bool in_elem_ = false;  // inside an element function (FragMap value, AccStore epilogue)
+  bool store_tile_ = false;  // inside the epilogue of an AccStore that reads a tile (c)
   std::vector<Diagnostic>& out_;
   const Role* role_ = nullptr;
   std::vector<const Role*> roles_;

@@ -111,6 +111,13 @@ TJ_DEVICE void store_pair_b128(T* block, int row, int col, float a, float b) {
   off ^= ((off >> 7) & 7u) << 4;  // the 128-byte swizzle TMA reads with
   store_pair(reinterpret_cast<T*>(reinterpret_cast<unsigned char*>(block) + off), a, b);
 }
+// The pair at the same place, read (an epilogue function's e[tile]).
+template <int PANEL_COLS, int PANEL_BYTES, class T>
+TJ_DEVICE void load_pair_b128(const T* block, int row, int col, float& a, float& b) {
+  u32 off = (u32)(col / PANEL_COLS) * PANEL_BYTES + (u32)row * (PANEL_COLS * sizeof(T)) + (u32)(col % PANEL_COLS) * sizeof(T);
+  off ^= ((off >> 7) & 7u) << 4;  // the 128-byte swizzle TMA writes with
+  load_pair(reinterpret_cast<const T*>(reinterpret_cast<const unsigned char*>(block) + off), a, b);
+}
 
 // ---- row fragments: reductions over the rows of an accumulator ----------------------
 template <int OP>  // 0 sum, 1 max, 2 min

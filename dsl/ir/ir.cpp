@@ -502,7 +502,6 @@ Stmt AccStore::make(std::string acc, TileOperand dst, Expr alpha, Expr beta, std
   require(alpha->type.scalar == Scalar::F32 && beta->type.scalar == Scalar::F32, "AccStore::make: alpha and beta must be f32");
   if (epilogue) {
     require(epilogue->type.scalar == Scalar::F32, "AccStore::make: the epilogue must be f32");
-    require(!c, "AccStore::make: an epilogue reads no C tile");
   }
   return std::make_shared<AccStore>(std::move(acc), std::move(dst), std::move(alpha), std::move(beta), std::move(c), first_col,
                                     cols, std::move(loc), std::move(epilogue));
@@ -510,8 +509,8 @@ Stmt AccStore::make(std::string acc, TileOperand dst, Expr alpha, Expr beta, std
 
 Expr FragElem::make(ElemPart part, std::string fragment, Loc loc) {
   require((part == ElemPart::Value) != fragment.empty(), "FragElem::make: a fragment name exactly for Value");
-  return std::make_shared<FragElem>(part, std::move(fragment), Type::of(part == ElemPart::Value ? Scalar::F32 : Scalar::I32),
-                                    std::move(loc));
+  const bool value = part == ElemPart::Value || part == ElemPart::Tile;
+  return std::make_shared<FragElem>(part, std::move(fragment), Type::of(value ? Scalar::F32 : Scalar::I32), std::move(loc));
 }
 
 Stmt FragMap::make(std::string dst, Expr value, Loc loc) {

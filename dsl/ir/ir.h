@@ -242,8 +242,9 @@ struct Intrinsic final : ExprNode {
 // Inside a fragment map (FragMap, or AccStore's epilogue): the element being computed.
 // Value: fragment `fragment`'s value at this element (an accumulator's at its row and
 // column, a row fragment's at its row); Row, Col: the element's row and column in the
-// warpgroup's accumulator (row 0..m-1, column 0..n-1).
-enum class ElemPart : uint8_t { Value, Row, Col };
+// warpgroup's accumulator (row 0..m-1, column 0..n-1); Tile (AccStore's epilogue only):
+// the store's tile c at the element's place in the destination, as f32.
+enum class ElemPart : uint8_t { Value, Row, Col, Tile };
 struct FragElem final : ExprNode {
   static constexpr ExprKind static_kind = ExprKind::FragElem;
   const ElemPart part;
@@ -561,7 +562,8 @@ struct MmaWait final : StmtNode {
 // converted to dst's element type; dst holds exactly those columns. c (may be
 // absent: beta is then ignored) has dst's layout and type and may be dst itself.
 // With an `epilogue` (an f32 expression of FragElem nodes), dst = epilogue at each
-// element instead (alpha 1, beta 0, no c).
+// element instead (alpha 1, beta 0); c is then the tile its FragElem Tile nodes read
+// (each element read before it is written), absent when it reads none.
 struct AccStore final : StmtNode {
   static constexpr StmtKind static_kind = StmtKind::AccStore;
   const std::string acc;

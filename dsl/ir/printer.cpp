@@ -42,6 +42,7 @@ struct ExprText {
     switch (n.part) {
       case ElemPart::Row: return "elem.row";
       case ElemPart::Col: return "elem.col";
+      case ElemPart::Tile: return "elem.tile";
       case ElemPart::Value: break;
     }
     return "elem[" + n.fragment + "]";
@@ -184,7 +185,8 @@ struct StmtText {
   std::string operator()(const AccStore& n) const {
     if (n.epilogue)
       return line("store_accumulator(" + tile(n.dst) + " = " + to_string(n.epilogue) + " over " + n.acc + "[columns " +
-                      std::to_string(n.first_col) + ".." + std::to_string(n.first_col + n.cols - 1) + "])",
+                      std::to_string(n.first_col) + ".." + std::to_string(n.first_col + n.cols - 1) + "]" +
+                      (n.c ? ", elem.tile of " + tile(*n.c) : "") + ")",
                   n.loc);
     std::string c = n.c ? " + " + to_string(n.beta) + " * " + tile(*n.c) : "";
     return line("store_accumulator(" + tile(n.dst) + " = " + to_string(n.alpha) + " * " + n.acc + "[columns " +

@@ -164,6 +164,23 @@ TEST_CASE("gemm: fused epilogues (scale, bias, relu, gelu, silu) against cuBLAS 
   for (size_t i = 0; i < cases.size(); ++i) check(cases[i], 700 + i);
 }
 
+// The residual add: D = act(alpha * A * B * scale + bias) + R, R (M x N in D's type)
+// loaded by TMA through the map C chunk by chunk and read by the epilogue function at
+// each element (e[tile]). Ragged M and N (R's rows and columns past the edge come in as
+// zeros, and D's are dropped), every output type, an odd chunk count, split-K's fix-up,
+// one warpgroup, a cluster with multicast.
+TEST_CASE("gemm: fused epilogues with a residual add against cuBLAS [gpu]", "[gpu][gemm][epilogue]") {
+  const std::vector<GemmCase> cases = {
+      {3000, 2600, 512, {{"bias", 1}, {"act", 2}, {"residual", 1}}},                             // gelu(x + bias) + R, bf16
+      {1000, 1032, 520, {{"residual", 1}, {"out", 2}, {"bn", 128}}, {1, 2, 1}},                  // x + R alone, f32 out
+      {2048, 3000, 256, {{"col_scale", 1}, {"act", 3}, {"residual", 1}, {"out", 1}}, {2, 1, 1}, 0.5},  // silu, f16, alpha 0.5
+      {4096, 4096, 512, {{"bias", 1}, {"act", 2}, {"residual", 1}, {"bn", 192}}},                 // odd chunk count
+      {1024, 1024, 4096, {{"bias", 1}, {"act", 1}, {"residual", 1}, {"splits", 4}}},              // split-K's fix-up
+      {500, 712, 320, {{"residual", 1}, {"act", 1}, {"warp_specialized", 0}, {"bn", 128}}},       // one warpgroup
+  };
+  for (size_t i = 0; i < cases.size(); ++i) check(cases[i], 750 + i);
+}
+
 // Split-K: each tile's K cut into `splits` ranges run by different CTAs, the last to
 // finish adding the f32 partials (samples/gemm_kernel.cpp). Shapes with few tiles and
 // a long K (the case it is for), ragged K, more splits than k-blocks (the kernel runs

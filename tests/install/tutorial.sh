@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # The tutorial (docs/tutorial.md), followed as a user would, against an installed tree:
 # installs the build into a prefix under WORK, writes the page's ```cmake and ```cpp
-# blocks into a fresh project, and runs its ```sh blocks in order (the first in a
-# stand-in for the tilejit checkout, the others in the project) with TILEJIT_PREFIX set.
-# Then checks what they made. On a machine without a GPU the program compiles its kernel
-# to PTX and says it did not launch; with one it launches and verifies (run_gpu).
+# blocks (```cpp fused_epilogue.cpp: the second program) into a fresh project, and runs
+# its ```sh blocks in order (the first in a stand-in for the tilejit checkout, the others
+# in the project) with TILEJIT_PREFIX set. Then checks what they made. On a machine
+# without a GPU the programs compile their kernels to PTX and say they did not launch;
+# with one they launch and verify.
 #   tutorial.sh SOURCE_DIR BUILD_DIR WORK_DIR
 set -euo pipefail
 src=$1 build=$2 work=$3
@@ -23,8 +24,11 @@ extract cmake "$work/project/CMakeLists.txt"
 extract cpp "$work/project/first_cluster_kernel.cpp"
 extract c++ "$work/project/ring_plugin.cpp"   # section 6: the plugin, and its spec
 extract json "$work/project/ring.json"
+extract "cpp fused_epilogue.cpp" "$work/project/fused_epilogue.cpp"   # section 7: the second program
 extract sh "$work/sh_1.sh" 1 "$work/sh_count"
 blocks=$(cat "$work/sh_count")
+# Block 2 runs the first program, 5 the plugin, 6 the fused epilogue's program (checked below).
+[ "$blocks" = 6 ] || fail "docs/tutorial.md has $blocks sh blocks; tutorial.sh checks the output of blocks 2, 5 and 6"
 for ((i = 1; i <= blocks; i++)); do
   [ "$i" = 1 ] || extract sh "$work/sh_$i.sh" "$i"
   dir=$work/project
@@ -75,7 +79,7 @@ done
 cmp -s "$work/project/ring.ptx" "$work/project/dump/ring.ptx" || fail "TILEJIT_DUMP_DIR's ring.ptx differs from the program's"
 [ -s "$work/project/sample/dsmem_ring.ptx" ] || fail "tilejit compile wrote no sample/dsmem_ring.ptx"
 # Section 6: the plugin, built against the prefix, listed, compiled and (on a GPU) run.
-plugin_out=$work/sh_$blocks.out
+plugin_out=$work/sh_5.out
 grep -qx "ring" "$plugin_out" || fail "tilejit --plugin ... list does not show the plugin's generator 'ring'"
 grep -q "mapa.shared::cluster.u32" "$work/project/plugin-out/ring.ptx" || fail "the plugin's ring.ptx has no mapa.shared::cluster.u32"
 [ -s "$work/project/plugin-out/ring.cu" ] || fail "tilejit --plugin ... compile wrote no ring.cu"
@@ -83,6 +87,19 @@ if grep -q "^launch    not run: no GPU here" "$plugin_out"; then
   echo "tutorial: the plugin built, listed and compiled; its run not launched here (no GPU)"
 else
   grep -q "^verify    PASSED: 135168 u32 through DSMEM: all 135168 match" "$plugin_out" || fail "the plugin's run did not verify"
+fi
+# Section 7: the fused epilogue's program compiled its kernel: the tile MMA, the GELU's
+# tanh.approx and the epilogue's pair stores; on a GPU it verified.
+epilogue_out=$work/sh_6.out
+grep -q "^compiled gelu_gemm for sm_" "$epilogue_out" || fail "the fused epilogue's program did not say it compiled"
+grep -q "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16" "$work/project/gelu_gemm.ptx" || fail "gelu_gemm.ptx has no m64n128k16 wgmma"
+grep -q "tanh.approx.f32" "$work/project/gelu_gemm.ptx" || fail "gelu_gemm.ptx has no tanh.approx.f32 (the GELU)"
+grep -q "tj::store_pair_b128" "$work/project/gelu_gemm.cu" || fail "gelu_gemm.cu has no tj::store_pair_b128 (the epilogue's stores)"
+if grep -q "^not launched:" "$epilogue_out"; then
+  echo "tutorial: the fused epilogue's kernel compiled; not launched here"
+else
+  grep -q "^gelu_gemm values: all 32768 match" "$epilogue_out" || fail "the fused epilogue's launch did not verify"
+  echo "tutorial: the fused epilogue's kernel launched and verified"
 fi
 if grep -q "^not launched:" "$out"; then
   echo "tutorial: built against $TILEJIT_PREFIX and compiled to PTX; not launched here ($(grep '^not launched:' "$out"))"

@@ -123,6 +123,27 @@ TEST_CASE("the GEMM bound adds output rounding, accumulation and the C term", "[
                                          "D[1, 3]: got nan, want 3 (tolerance 0.0166015625); D[1, 4]: got 1, want inf (tolerance nan)"));
 }
 
+TEST_CASE("the fused epilogue's bound: slope, .approx error, and the residual's rounding", "[samples][gemm]") {
+  GemmEpilogue e;
+  e.bias = true;
+  // x = ref * scale + bias = 2 * 1.5 + 1 = 4: the output's ulp at want, the product's error
+  // through the scale, the f32 roundings of x.
+  CHECK(gemm_epilogue_tolerance(Scalar::BF16, e, 4.0, 4.0, 1.5, 1.0, 1024, 0) == 0x1p-5 + 1.5 * 0x1p-10 + 0x1p-21 * 5);
+  e.act = GemmAct::Gelu;  // grown by the slope, plus tanh.approx's error at x
+  CHECK(gemm_epilogue_tolerance(Scalar::F32, e, 4.0, 4.0, 1.0, 1.0, 0, 0) == 0x1p-21 + 1.13 * 0x1p-21 * 5 + 4 * 0x1p-11);
+  // The residual: want = act + R. act and R of 1024 cancelling to 1 keep the rounding of
+  // their f32 sum in the bound (the output's ulp at 1 alone would not).
+  e = GemmEpilogue{};
+  e.residual = true;
+  CHECK(gemm_epilogue_tolerance(Scalar::F32, e, 1.0, 1024.0, 1.0, 0.0, 0, -1023.0) ==
+        0x1p-23 + 0x1p-21 * 1024 + 0x1p-23 * (1024 + 1023));
+  e.residual = false;
+  CHECK(gemm_epilogue_tolerance(Scalar::F32, e, 1.0, 1.0, 1.0, 0.0, 0, -1023.0) == 0x1p-23 + 0x1p-21);
+  CHECK(gemm_epilogue_apply(e, 1.0, 1.0, 0.0, -1023.0) == 1.0);  // without residual, R is not added
+  e.residual = true, e.act = GemmAct::Relu;
+  CHECK(gemm_epilogue_apply(e, -2.0, 1.0, 0.0, 0.5) == 0.5);  // relu first, then + R
+}
+
 TEST_CASE("random matrices: uniform in [-1, 1], in the type, one per seed and stream", "[samples][gemm]") {
   for (Scalar t : {Scalar::BF16, Scalar::F16, Scalar::F32}) {
     INFO(tj::ir::scalar_name(t));

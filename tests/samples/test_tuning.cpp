@@ -127,9 +127,10 @@ TEST_CASE("gemm: problem classes bucket each extent to its nearest power of two"
   CHECK(cls(R"("m": 3000, "n": 12000, "k": 100000)") == "bf16>bf16 tn m4096 n16384 k131072");
   CHECK(cls(R"("m": 1, "n": 8, "k": 24)") == "bf16>bf16 tn m1 n8 k32");
   CHECK(cls(R"("m": 3, "n": 16, "k": 16)") == "bf16>bf16 tn m4 n16 k16");
-  // Types, layout and a C term are classes of their own; alpha is not.
+  // Types, layout and a C or residual term are classes of their own; alpha is not.
   CHECK(cls(R"("dtype": "f16", "out": "f32", "layout": "nn")") == "f16>f32 nn m4096 n4096 k4096");
   CHECK(cls(R"("beta": 0.5)") == "bf16>bf16 tn m4096 n4096 k4096 +C");
+  CHECK(cls(R"("residual": 1, "bias": 1)") == "bf16>bf16 tn m4096 n4096 k4096 +R");
   CHECK(cls(R"("alpha": 2)") == "bf16>bf16 tn m4096 n4096 k4096");
   // Tiles do not change the class.
   CHECK(gemm().problem_class(gemm().tuning_candidates(spec_config(""))[5]) == "bf16>bf16 tn m4096 n4096 k4096");
