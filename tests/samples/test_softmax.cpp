@@ -10,34 +10,19 @@
 #include <string>
 
 #include "samples/softmax.h"
+#include "tests/codegen/codegen_test_support.h"
 #include "tests/codegen/gemm_test_support.h"
+#include "tests/samples/sample_test_support.h"
 
 using namespace tj;
 
 namespace {
 
 samples::Config softmax_config(const std::map<std::string, int64_t>& params, unsigned threads = 128) {
-  const samples::Sample* s = samples::find_sample("softmax");
-  REQUIRE(s);
-  samples::Config c = samples::default_config(*s);
-  c.cluster = {1, 1, 1};
-  c.grid_clusters = {1, 1, 1};
-  c.threads = threads;
-  for (auto& [key, v] : params) c.params[key] = v;
-  return c;
+  return test::sample_config("softmax", params, threads);
 }
 
-std::vector<std::pair<std::string, std::string>> problems(const samples::Config& c) {
-  std::vector<std::pair<std::string, std::string>> out;
-  for (const samples::ConfigProblem& p : samples::find_sample("softmax")->check_config(c)) out.emplace_back(p.field, p.message);
-  return out;
-}
-
-size_t count(const std::string& text, const std::string& needle) {
-  size_t n = 0;
-  for (size_t p = text.find(needle); p != std::string::npos; p = text.find(needle, p + needle.size())) ++n;
-  return n;
-}
+std::vector<std::pair<std::string, std::string>> problems(const samples::Config& c) { return test::config_problems("softmax", c); }
 
 }  // namespace
 
@@ -153,15 +138,15 @@ TEST_CASE("softmax: sm_90a PTX has vector loads, shuffle reductions, ex2.approx,
     REQUIRE(problems(cfg).empty());
     codegen::Lowered l = codegen::lower(s->build(cfg), codegen::Target::sm90a());
     const std::string ptx = test::compile_without_spills(l, "softmax").ptx;
-    CHECK(count(ptx, std::string(c.load) + " ") == c.accesses);
-    CHECK(count(ptx, std::string(c.store) + " ") == c.accesses);
-    CHECK(count(ptx, "ex2.approx.ftz.f32") == p.values_per_thread());
-    CHECK(count(ptx, "rcp.rn.f32") == 1);
+    CHECK(test::count(ptx, std::string(c.load) + " ") == c.accesses);
+    CHECK(test::count(ptx, std::string(c.store) + " ") == c.accesses);
+    CHECK(test::count(ptx, "ex2.approx.ftz.f32") == p.values_per_thread());
+    CHECK(test::count(ptx, "rcp.rn.f32") == 1);
     // Max and sum: 5 butterfly steps each in the warp, log2 W more across the row's warps,
     // which meet in shared memory behind one CTA barrier each.
     unsigned log2w = 0;
     for (unsigned w = 1; w < p.warps_per_row; w *= 2) ++log2w;
-    CHECK(count(ptx, "shfl.sync.bfly.b32") == 2 * (5 + log2w));
-    CHECK(count(ptx, "bar.sync") == (p.warps_per_row > 1 ? 2u : 0u));
+    CHECK(test::count(ptx, "shfl.sync.bfly.b32") == 2 * (5 + log2w));
+    CHECK(test::count(ptx, "bar.sync") == (p.warps_per_row > 1 ? 2u : 0u));
   }
 }
