@@ -21,7 +21,7 @@ std::string at(unsigned line) { return "test_turns.cpp:" + std::to_string(line);
 
 }  // namespace
 
-TEST_CASE("turns: the last warpgroup hands the first turn over; each turn is bar.sync then bar.arrive to the next",
+TEST_CASE("turns: the last warpgroup hands the first turn over, and each turn is bar.sync then bar.arrive to the next",
           "[codegen][turns][nvrtc]") {
   const Target t = Target::sm90a();
   codegen::Lowered l = codegen::lower(turn_log_kernel(2, 4), t);
