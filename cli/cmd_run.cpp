@@ -59,11 +59,16 @@ int cmd_run(const RunArgs& args) {
     samples::Compiled c = samples::compile_sample(*spec.sample, spec.config, target, nullptr);
     ensure_output_dir(args.out_dir);
     std::string path = write_output(args.out_dir, c.lowered.kernel.name + "." + target.arch + ".ptx", c.result.ptx);
-    // A persistent kernel's grid depends on how many clusters fit on the GPU.
+    // A persistent kernel's grid depends on how many clusters fit on the GPU; a grid that
+    // follows the problem is known here.
     const bool sized_on_gpu = spec.sample->persistent_grid(spec.config, 1).has_value();
     rt::LaunchConfig lc = samples::launch_config(spec.config, c);
-    std::cout << "kernel    " << spec.sample->name() << ": "
-              << shape(lc, sized_on_gpu ? " as the spec says (a persistent kernel's grid is sized on the GPU)" : "") << "\n";
+    const std::optional<ir::Dim3> problem = spec.sample->problem_grid(spec.config);
+    if (problem) lc.grid_clusters = {problem->x, problem->y, problem->z};
+    const char* note = sized_on_gpu ? " as the spec says (a persistent kernel's grid is sized on the GPU)"
+                       : problem    ? " (the problem's grid)"
+                                    : "";
+    std::cout << "kernel    " << spec.sample->name() << ": " << shape(lc, note) << "\n";
     tuned_config(spec, args, "");
     std::cout << "compile   " << compile_time_text(c.times, false) << " for " << target.arch << " (NVRTC "
               << rt::nvrtc_version() << "); PTX written to " << path << "\n"

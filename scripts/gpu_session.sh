@@ -3,7 +3,7 @@
 # GPU tests, every sample spec through the CLI, benchmarks, tuning (gpu_tune.sh),
 # multicast traffic with ncu, and compute-sanitizer on every sample. Run from the repo root with
 # the binaries staged by scripts/stage.sh in .stage/; logs go to $OUT (or ./out).
-#   scripts/gpu_session.sh [SECTION...]   sections: tests runs faults plugins races bench gemm epilogue attention attention-table tune multicast sanitizer
+#   scripts/gpu_session.sh [SECTION...]   sections: tests runs faults plugins races bench gemm epilogue attention attention-table softmax tune multicast sanitizer
 # (all but attention-table when none is named; named ones append to out/summary.txt, so a session can be split
 # across several commands).
 set -uo pipefail
@@ -146,6 +146,19 @@ fi
 if [[ "$SECTIONS" == *" attention-table "* ]]; then  # long: only when named
 python3 bench/attention_vs_sdpa.py $B/tilejit .stage/specs/attention.json --rounds 2 > "$OUT/attention_table.log" 2>&1
 note "attention vs SDPA cuDNN (all rows) rc=$?"; cat "$OUT/attention_table.log" >> "$summary"
+fi
+
+# The softmax sample: its GPU tests, its spec through the CLI, the bench against a device
+# copy of the same bytes (interleaved, every launch shape it tries), then torch.softmax
+# against its own copy in the same call (bench/softmax_torch.py: another process).
+if section softmax; then
+$B/tilejit_gpu_tests "[softmax]" > "$OUT/gpu_tests_softmax.log" 2>&1
+note "gpu tests [softmax] rc=$?: $(grep -E '^(All tests|test cases)' "$OUT/gpu_tests_softmax.log" | tr '\n' ' ')"
+$B/tilejit run .stage/specs/softmax.json --iters 20 > "$OUT/softmax_run.log" 2>&1
+note "softmax run rc=$?: $(grep -E '^(verify|time)' "$OUT/softmax_run.log" | cut -c1-200 | tr '\n' ' ')"
+$B/tilejit_bench_softmax > "$OUT/bench_softmax.log" 2>&1; note "bench softmax rc=$?"
+grep -E '^(device|\|)' "$OUT/bench_softmax.log" >> "$summary"
+python3 bench/softmax_torch.py > "$OUT/softmax_torch.log" 2>&1; note "softmax_torch.py rc=$?"; cat "$OUT/softmax_torch.log" >> "$summary"
 fi
 
 if section tune; then

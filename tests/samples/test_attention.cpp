@@ -10,33 +10,17 @@
 #include <string>
 
 #include "samples/attention.h"
+#include "tests/codegen/codegen_test_support.h"
 #include "tests/codegen/gemm_test_support.h"
+#include "tests/samples/sample_test_support.h"
 
 using namespace tj;
 
 namespace {
 
-samples::Config attention_config(const std::map<std::string, int64_t>& params) {
-  const samples::Sample* s = samples::find_sample("attention");
-  REQUIRE(s);
-  samples::Config c = samples::default_config(*s);
-  c.cluster = {1, 1, 1};
-  c.grid_clusters = {1, 1, 1};
-  for (auto& [key, v] : params) c.params[key] = v;
-  return c;
-}
+samples::Config attention_config(const std::map<std::string, int64_t>& params) { return test::sample_config("attention", params); }
 
-std::vector<std::pair<std::string, std::string>> problems(const samples::Config& c) {
-  std::vector<std::pair<std::string, std::string>> out;
-  for (const samples::ConfigProblem& p : samples::find_sample("attention")->check_config(c)) out.emplace_back(p.field, p.message);
-  return out;
-}
-
-size_t count(const std::string& text, const std::string& needle) {
-  size_t n = 0;
-  for (size_t p = text.find(needle); p != std::string::npos; p = text.find(needle, p + needle.size())) ++n;
-  return n;
-}
+std::vector<std::pair<std::string, std::string>> problems(const samples::Config& c) { return test::config_problems("attention", c); }
 
 }  // namespace
 
@@ -63,17 +47,17 @@ TEST_CASE("attention: sm_90a PTX has wgmma with register A, 3-D TMA and ex2.appr
     // S = Q K^T: m64 x block_n over K = d; O += P V: m64 x d over K = block_n.
     const std::string s_mma = "wgmma.mma_async.sync.aligned.m64n" + std::to_string(bn) + "k16.f32.bf16.bf16";
     const std::string pv_mma = "wgmma.mma_async.sync.aligned.m64n" + std::to_string(d) + "k16.f32.bf16.bf16";
-    CHECK(count(ptx, s_mma) >= d / 16);
-    CHECK(count(ptx, pv_mma) >= bn / 16);
+    CHECK(test::count(ptx, s_mma) >= d / 16);
+    CHECK(test::count(ptx, pv_mma) >= bn / 16);
     // P V's A is registers: four 32-bit registers of bf16 pairs in braces, then B's descriptor.
     const std::regex register_a("wgmma\\.mma_async\\.sync\\.aligned\\.m64n" + std::to_string(d) +
                                 "k16\\.f32\\.bf16\\.bf16[^;]*\\},\\s*\\{%r[0-9]+, %r[0-9]+, %r[0-9]+, %r[0-9]+\\},\\s*%rd");
     CHECK(std::regex_search(ptx, register_a));
-    CHECK(count(ptx, "cp.async.bulk.tensor.3d.shared::cluster.global") >= 1);  // Q, K, V through (d, seq, head) maps
-    CHECK(count(ptx, "cp.async.bulk.tensor.3d.global.shared::cta") >= 1);     // O, clipped within its head
-    CHECK(count(ptx, "ex2.approx.ftz.f32") >= bn / 2);
-    CHECK(count(ptx, "lg2.approx.ftz.f32") >= 1);
-    CHECK(count(ptx, "setmaxnreg") >= 2);
+    CHECK(test::count(ptx, "cp.async.bulk.tensor.3d.shared::cluster.global") >= 1);  // Q, K, V through (d, seq, head) maps
+    CHECK(test::count(ptx, "cp.async.bulk.tensor.3d.global.shared::cta") >= 1);     // O, clipped within its head
+    CHECK(test::count(ptx, "ex2.approx.ftz.f32") >= bn / 2);
+    CHECK(test::count(ptx, "lg2.approx.ftz.f32") >= 1);
+    CHECK(test::count(ptx, "setmaxnreg") >= 2);
   }
 }
 
