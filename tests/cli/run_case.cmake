@@ -67,7 +67,8 @@ endforeach()
 # "sample:NAME" (skipped, visibly, when `tilejit list` does not show that sample),
 # "env:NAME=VALUE" (set for the command), "mkdir:PATH" (a folder
 # made before the run), "filehas:FILE=TEXT" (after the run, @OUT@/FILE must contain TEXT;
-# quote the condition when TEXT has spaces), "disasm" (needs cuobjdump or nvdisasm: without
+# quote the condition when TEXT has spaces), "filematches:FILE=REGEX" / "filelacks:FILE=REGEX"
+# (a CMake regular expression that must / must not match somewhere in @OUT@/FILE), "disasm" (needs cuobjdump or nvdisasm: without
 # them `compile --emit sass` exits 3 and the case reports itself skipped), "gpu" (needs a GPU: without one `tilejit run` exits 3 and the case
 # reports itself skipped), "knownbug" (a bug in code this test may not fix, described in
 # cases.txt: a failure reports the test skipped).
@@ -109,6 +110,8 @@ foreach(cond IN LISTS conditions)
     file(MAKE_DIRECTORY "${CMAKE_MATCH_1}")
   elseif(cond MATCHES "^filehas:([^=]+)=(.+)$")
     list(APPEND file_checks "${CMAKE_MATCH_1}" "${CMAKE_MATCH_2}")
+  elseif(cond MATCHES "^file(matches|lacks):([^=]+)=(.+)$")
+    list(APPEND file_regexes "${CMAKE_MATCH_1}" "${CMAKE_MATCH_2}" "${CMAKE_MATCH_3}")
   else()
     message(FATAL_ERROR "case '${CASE}': unknown condition '${cond}'")
   endif()
@@ -246,6 +249,22 @@ while(file_checks)
   string(FIND "${text}" "${wanted}" found)
   if(found EQUAL -1)
     string(APPEND failures "${fname} lacks: ${wanted}\n")
+  endif()
+endwhile()
+
+# filematches: and filelacks: conditions, MODE, FILE and REGEX triples.
+while(file_regexes)
+  list(POP_FRONT file_regexes mode fname regex)
+  if(NOT EXISTS "${OUT}/${fname}")
+    string(APPEND failures "file${mode}: ${OUT}/${fname} does not exist\n")
+    continue()
+  endif()
+  file(READ "${OUT}/${fname}" text)
+  string(REGEX MATCH "${regex}" hit "${text}")
+  if(mode STREQUAL "matches" AND hit STREQUAL "")
+    string(APPEND failures "${fname} has no match for: ${regex}\n")
+  elseif(mode STREQUAL "lacks" AND NOT hit STREQUAL "")
+    string(APPEND failures "${fname} has '${hit}', matching: ${regex}\n")
   endif()
 endwhile()
 
