@@ -46,6 +46,13 @@ struct Turns {
   unsigned first, warpgroups;
   unsigned role;  // ir::Role::id of the role that takes them
 };
+// An accumulator's values converted to 16-bit MMA operands and kept in registers
+// (KernelBuilder::operand_fragment): written by convert, read by mma(acc, registers(p), ...).
+struct OperandFragment {
+  std::string name;
+  unsigned m, n;
+  ir::Scalar elem;
+};
 // One f32 per row of an m-row accumulator, held like it by each warpgroup
 // (KernelBuilder::row_fragment): row maxima, sums, per-row scales.
 struct RowFragment {
@@ -150,6 +157,9 @@ class KernelBuilder {
   // A row fragment for accumulators of m rows (registers on sm_90a: m / 32 per thread,
   // each row's value held by the four threads that hold the row).
   RowFragment row_fragment(std::string name, unsigned m, SrcLoc loc = SrcLoc::current());
+  // An m x n operand fragment of bf16 or f16 (registers on sm_90a: m * n / 256 per thread):
+  // convert(p, acc) fills it; an MMA reads it as A while acc is free for the next product.
+  OperandFragment operand_fragment(std::string name, unsigned m, unsigned n, ir::Scalar elem, SrcLoc loc = SrcLoc::current());
   // A warpgroup role: the next `warpgroups` warpgroups of the CTA run body(w),
   // w being the warpgroup's index within the role. max_regs (24..256, a multiple
   // of 8) sets their per-thread register count with setmaxnreg; 0 leaves it.

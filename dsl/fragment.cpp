@@ -104,6 +104,15 @@ void copy(const RowFragment& dst, const RowFragment& src, SrcLoc loc) {
   map("copy", dst.name, [&](const Elem& e) { return e[src]; }, loc);
 }
 
+void convert(const OperandFragment& dst, const Accumulator& src, SrcLoc loc) {
+  in_role("convert", loc);
+  if (dst.m != src.m || dst.n != src.n)
+    throw UserError(L(loc), "convert of accumulator '" + src.name + "' (" + std::to_string(src.m) + "x" + std::to_string(src.n) +
+                                ") into operand fragment '" + dst.name + "' (" + std::to_string(dst.m) + "x" + std::to_string(dst.n) + ")",
+                    "give the operand fragment the accumulator's shape");
+  append_stmt(ir::FragMap::make(dst.name, ir::FragElem::make(ir::ElemPart::Value, src.name, L(loc)), L(loc)));
+}
+
 void row_sum(const RowFragment& dst, const Accumulator& src, bool combine, SrcLoc loc) {
   reduce("row_sum", dst, src, ir::ReduceOp::Sum, combine, loc);
 }
@@ -138,7 +147,7 @@ void store_rows(const RowFragment& r, const Ptr<float>& dst, const ElemIndexFn& 
 
 void mma(const Accumulator& acc, RegisterOperand a, const TileView& b, const boolean& accumulate, SrcLoc loc) {
   in_role("mma", loc);
-  append_stmt(ir::Mma::make_register_a(acc.name, a.acc->name, b.operand(), accumulate.expr(), L(loc)));
+  append_stmt(ir::Mma::make_register_a(acc.name, a.name, b.operand(), accumulate.expr(), L(loc)));
 }
 
 }  // namespace tj::dsl

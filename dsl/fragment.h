@@ -79,9 +79,14 @@ void store_rows(const RowFragment& r, const Ptr<float>& dst, const ElemIndexFn& 
 // An accumulator as an MMA's A operand: its m x n values converted in registers to
 // B's element type (bf16 or f16), K = n. On sm_90a: wgmma with A from registers.
 struct RegisterOperand {
-  const Accumulator* acc;
+  std::string name;  // an accumulator (converted as the MMA is issued) or an operand fragment
 };
-inline RegisterOperand registers(const Accumulator& acc) { return RegisterOperand{&acc}; }
+inline RegisterOperand registers(const Accumulator& acc) { return RegisterOperand{acc.name}; }
+// An operand fragment as an MMA's A operand, as convert left it (its type must be B's).
+inline RegisterOperand registers(const OperandFragment& p) { return RegisterOperand{p.name}; }
+// dst = src converted to dst's 16-bit type (round to nearest), in the register order an
+// MMA reads: then src may be overwritten (the next S = Q K^T) while an MMA reads dst.
+void convert(const OperandFragment& dst, const Accumulator& src, SrcLoc loc = SrcLoc::current());
 // acc (+)= a x b: a.acc's rows by its columns, times b's K x N (K = a.acc.n).
 void mma(const Accumulator& acc, RegisterOperand a, const TileView& b, const boolean& accumulate,
          SrcLoc loc = SrcLoc::current());

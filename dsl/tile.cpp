@@ -105,6 +105,20 @@ void KernelBuilder::role(std::string name, unsigned warpgroups, unsigned max_reg
   append(ir::Role::make(std::move(name), first, warpgroups, max_regs, role_count_ - 1, inner, L(loc), index_var));
 }
 
+OperandFragment KernelBuilder::operand_fragment(std::string name, unsigned m, unsigned n, ir::Scalar elem, SrcLoc loc) {
+  name = claim_name(std::move(name), loc);
+  if (m == 0 || m % 64 != 0 || n == 0 || n % 16 != 0 || n > 512)
+    throw UserError(L(loc), "operand fragment '" + name + "' is " + std::to_string(m) + " x " + std::to_string(n),
+                    "an MMA's A from registers is a multiple of 64 rows by 16..512 columns (a multiple of 16)");
+  if (elem != ir::Scalar::BF16 && elem != ir::Scalar::F16)
+    throw UserError(L(loc), "operand fragment '" + name + "' of " + std::string(ir::scalar_name(elem)),
+                    "operand fragments hold bf16 or f16, what the MMA reads");
+  ir::AccumulatorDecl d{name, m, n, L(loc), ir::FragmentKind::Operand};
+  d.elem = elem;
+  kernel_.accumulators.push_back(d);
+  return OperandFragment{name, m, n, elem};
+}
+
 Turns KernelBuilder::turns(SrcLoc loc) {
   const ir::Role* r = current_role();
   if (!r) throw UserError(L(loc), "turns outside a warpgroup role", "call k.turns() inside the body of the role whose warpgroups take turns");
@@ -202,6 +216,14 @@ void mma_wait(unsigned pending, SrcLoc loc) {
   role_here("mma_wait", loc);
   if (pending > 7) throw UserError(L(loc), "mma_wait(" + std::to_string(pending) + ")", "wait for at most 7 pending groups");
   append_stmt(ir::MmaWait::make(pending, L(loc)));
+}
+
+void mma_wait(unsigned pending, const std::vector<Accumulator>& ready, SrcLoc loc) {
+  role_here("mma_wait", loc);
+  if (pending > 7) throw UserError(L(loc), "mma_wait(" + std::to_string(pending) + ")", "wait for at most 7 pending groups");
+  std::vector<std::string> names;
+  for (const Accumulator& a : ready) names.push_back(a.name);
+  append_stmt(ir::MmaWait::make(pending, L(loc), std::move(names)));
 }
 
 void store_accumulator(const TileView& dst, const Accumulator& acc, const f32& alpha, SrcLoc loc) {

@@ -16,6 +16,7 @@
 #pragma once
 
 #include <optional>
+#include <vector>
 
 #include "dsl/async.h"
 
@@ -69,6 +70,10 @@ void mma(const Accumulator& acc, const TileView& a, const TileView& b, const boo
          SrcLoc loc = SrcLoc::current());
 // Waits until at most `pending` of this warpgroup's mma groups are in flight.
 void mma_wait(unsigned pending = 0, SrcLoc loc = SrcLoc::current());
+// The same, naming the accumulators this wait completes (their MMAs were issued before
+// the `pending` groups left in flight): they may be read after it. The race check
+// refuses a read of an accumulator that a wait with groups pending completed unnamed.
+void mma_wait(unsigned pending, const std::vector<Accumulator>& ready, SrcLoc loc = SrcLoc::current());
 // dst rows [dst.row, + acc.m) = alpha * acc + beta * c, converted to dst's type
 // (written in dst's swizzled layout, ready for tma_store_tile). Call after mma_wait(0).
 void store_accumulator(const TileView& dst, const Accumulator& acc, const f32& alpha, SrcLoc loc = SrcLoc::current());

@@ -17,9 +17,7 @@ std::vector<ParamSpec> Attention::params() const {
           {"seq_k", 4096, 1, 1 << 24, "keys (and values) per head"},
           {"head_dim", 128, 64, 128, "d, the length of each query, key and value: 64 or 128"},
           {"causal", 0, 0, 1, "1: query i sees keys j <= i (top-left aligned); 0: every key"},
-          {"consumers", 0, 0, 3,
-           "consumer warpgroups, 64 query rows each: a CTA's query block is 64 x consumers rows; 0 picks 3 for d 64 "
-           "(its short products leave the softmax most of the time: a third warpgroup keeps the tensor cores busy), 2 for d 128"},
+          {"consumers", 2, 1, 2, "consumer warpgroups, 64 query rows each: a CTA's query block is 64 x consumers rows"},
           {"block_n", 128, 64, 256, "keys per pipeline stage: a multiple of 64"},
           {"stages", 2, 2, 8, "K/V pipeline stages in shared memory"}};
 }
@@ -36,7 +34,6 @@ AttentionShape attention_shape(const Config& c) {
 AttentionTiling attention_tiling(const Config& c) {
   AttentionTiling t;
   t.consumers = unsigned(c.param("consumers"));
-  if (t.consumers == 0) t.consumers = c.param("head_dim") == 64 ? 3 : 2;
   t.block_n = unsigned(c.param("block_n"));
   t.stages = unsigned(c.param("stages"));
   return t;

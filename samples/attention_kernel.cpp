@@ -9,8 +9,9 @@
 //     S = -inf where key >= seq_k or (causal) key > query (only in blocks that reach there)
 //     alpha = m;  m = max(m, rowmax S);  alpha = 2^((alpha - m) c)   c = log2(e) / sqrt(d)
 //     P = 2^(S c - m c);  l = l alpha + rowsum P;  O = O alpha;  O += bf16(P) V_j
-//   then O / l and the logsumexp (m c + log2 l) ln 2 out. O += P V_j is issued together
-//   with the next block's S = Q K_{j+1}^T, in turns with the other consumer warpgroups.
+//   then O / l and the logsumexp (m c + log2 l) ln 2 out. S = Q K_{j+1}^T is issued with
+//   O += P V_j, in turns with the other consumer warpgroups, and block j + 1's softmax
+//   runs while P V_j is still on the tensor cores.
 //
 // Scores are kept unscaled (the max is taken on S itself); c is folded into the
 // exponent as one fma per element. The first key block always holds key 0, which
@@ -107,6 +108,7 @@ ir::Kernel build_attention_kernel(const AttentionShape& s, const AttentionTiling
   auto q_full = k.mbarriers("q_full", t.consumers, 1);
   Accumulator sc = k.accumulator("s", 64, bn), acc_o = k.accumulator("acc_o", 64, d);
   RowFragment m = k.row_fragment("m", 64), l = k.row_fragment("l", 64), alpha = k.row_fragment("alpha", 64);
+  OperandFragment p = k.operand_fragment("p", 64, bn, bf);  // P = bf16(exp(S - m)), A of O += P V
 
   const float c = float(1.4426950408889634 / std::sqrt(double(s.head_dim)));  // log2(e) / sqrt(d)
   const int32_t ibm = int32_t(bm), ibn = int32_t(bn);
@@ -145,48 +147,61 @@ ir::Kernel build_attention_kernel(const AttentionShape& s, const AttentionTiling
     fill(acc_o, f32(0.0f));
     fill(m, f32(-INFINITY));
     fill(l, f32(0.0f));
-    // Ping-pong: the warpgroups issue their MMAs in turns, so that one's softmax runs
-    // while the other's MMAs keep the tensor cores busy. Turn j issues O += P_{j-1} V_{j-1}
-    // and S_j = Q K_j^T together (P is converted to registers as the first MMA is
-    // issued, so the second may overwrite S); then block j's softmax.
-    for_(0, blocks + 1, [&](i32 j) {
-      i32 st = j % int32_t(stages), prev = (j + int32_t(stages - 1)) % int32_t(stages);
-      const boolean has_s = j < blocks, has_pv = j > 0;
-      if (turn) wait_turn(*turn);
-      if_(has_pv, [&] {
-        wait_local(full_v[prev]);
-        mma(acc_o, registers(sc), stage(v, prev), boolean(true));
-      });
-      if_(has_s, [&] {
-        wait_local(full_k[st]);
-        mma(sc, stage(q, 0).rows(wg * 64), stage(kt, st), boolean(false));
-      });
-      if (turn) pass_turn(*turn);
-      mma_wait(0);
-      // The MMAs that read the stages have completed: nothing left to order.
-      if_(has_pv && lane_id() == 0, [&] { arrive_relaxed(empty_v[prev]); });
-      if_(has_s && lane_id() == 0, [&] { arrive_relaxed(empty_k[st]); });
-      if_(has_s, [&] {
-        // The mask, only in blocks that reach past seq_k or (causal) past a query's diagonal.
-        const i32 key0 = j * ibn;
-        boolean ragged = key0 + ibn > seq_k;
-        boolean masked = s.causal ? (ragged || key0 + (ibn - 1) > row0) : ragged;
-        if_(masked, [&] {
-          acc_map(sc, [&](const Elem& e) {
-            const i32 key = key0 + e.col;
-            const boolean out = s.causal ? (key >= seq_k || key > row0 + e.row) : key >= seq_k;
-            return select(out, f32(-INFINITY), e.value);
-          });
+    // Block j's mask, running max, exponentials (S becomes P, still f32) and row sums.
+    auto softmax = [&](const i32& j) {
+      const i32 key0 = j * ibn;
+      // The mask, only in blocks that reach past seq_k or (causal) past a query's diagonal.
+      boolean ragged = key0 + ibn > seq_k;
+      boolean masked = s.causal ? (ragged || key0 + (ibn - 1) > row0) : ragged;
+      if_(masked, [&] {
+        acc_map(sc, [&](const Elem& e) {
+          const i32 key = key0 + e.col;
+          const boolean out = s.causal ? (key >= seq_k || key > row0 + e.row) : key >= seq_k;
+          return select(out, f32(-INFINITY), e.value);
         });
-        copy(alpha, m);  // m before this block
-        row_max(m, sc, /*combine=*/true);
-        row_map(alpha, [&](const Elem& e) { return approx::exp2((e.value - e[m]) * f32(c)); });
-        acc_map(sc, [&](const Elem& e) { return approx::exp2(fma(e.value, f32(c), -(e[m] * f32(c)))); });
-        row_map(l, [&](const Elem& e) { return e.value * e[alpha]; });
-        row_sum(l, sc, /*combine=*/true);
-        acc_map(acc_o, [&](const Elem& e) { return e.value * e[alpha]; });
       });
+      copy(alpha, m);  // m before this block
+      row_max(m, sc, /*combine=*/true);
+      row_map(alpha, [&](const Elem& e) { return approx::exp2((e.value - e[m]) * f32(c)); });
+      acc_map(sc, [&](const Elem& e) { return approx::exp2(fma(e.value, f32(c), -(e[m] * f32(c)))); });
+      row_map(l, [&](const Elem& e) { return e.value * e[alpha]; });
+      row_sum(l, sc, /*combine=*/true);
+    };
+    // Ping-pong: the warpgroups issue their MMAs in turns, so that one's softmax runs
+    // while the other's MMAs keep the tensor cores busy. Turn j issues S_j = Q K_j^T and
+    // O += P_{j-1} V_{j-1} (P converted at the end of turn j - 1), waits for S_j only and
+    // runs its softmax while P V still runs; then O is rescaled and P_j converted.
+    if (turn) wait_turn(*turn);
+    wait_local(full_k[0]);
+    mma(sc, stage(q, 0).rows(wg * 64), stage(kt, 0), boolean(false));
+    if (turn) pass_turn(*turn);
+    mma_wait(0);
+    if_(lane_id() == 0, [&] { arrive_relaxed(empty_k[0]); });
+    softmax(i32(0));
+    convert(p, sc);
+    for_(1, blocks, [&](i32 j) {
+      i32 st = j % int32_t(stages), prev = (j - 1) % int32_t(stages);
+      if (turn) wait_turn(*turn);
+      wait_local(full_k[st]);
+      mma(sc, stage(q, 0).rows(wg * 64), stage(kt, st), boolean(false));
+      wait_local(full_v[prev]);
+      mma(acc_o, registers(p), stage(v, prev), boolean(true));
+      if (turn) pass_turn(*turn);
+      mma_wait(1, {sc});
+      // The MMAs that read a stage have completed: nothing left to order.
+      if_(lane_id() == 0, [&] { arrive_relaxed(empty_k[st]); });
+      softmax(j);
+      mma_wait(0);
+      if_(lane_id() == 0, [&] { arrive_relaxed(empty_v[prev]); });
+      acc_map(acc_o, [&](const Elem& e) { return e.value * e[alpha]; });
+      convert(p, sc);
     });
+    const i32 last = (blocks - 1) % int32_t(stages);
+    if (turn) wait_turn(*turn);
+    wait_local(full_v[last]);
+    mma(acc_o, registers(p), stage(v, last), boolean(true));
+    if (turn) pass_turn(*turn);
+    mma_wait(0);
 
     // out = O / l (bf16) and lse = (m c + log2 l) ln 2, through shared memory.
     row_map(alpha, [&](const Elem& e) { return approx::rcp(e[l]); });

@@ -79,6 +79,7 @@ class Wgmma final : public Family {
   // An m x n f32 fragment spread over the warpgroup's 128 threads.
   // A row fragment: two rows of each 64-row block per thread.
   unsigned accumulator_registers(const AccumulatorDecl& a) const override {
+    if (a.kind == FragmentKind::Operand) return a.m * a.n / 256;  // 16-bit pairs
     return is_tile(a) ? a.m * a.n / 128 : wgmma_fragments::row_fragment_registers(a);
   }
 
@@ -150,10 +151,17 @@ class Wgmma final : public Family {
 
   std::string accumulator_decls(const Kernel& k) const override {
     std::string out;
-    for (const AccumulatorDecl& a : k.accumulators)
+    for (const AccumulatorDecl& a : k.accumulators) {
+      if (a.kind == FragmentKind::Operand) {
+        out += "  // operand fragment at " + a.loc.str() + ": " + std::to_string(a.m) + "x" + std::to_string(a.n) + " " +
+               std::string(scalar_name(a.elem)) + " per warpgroup, in pairs, in registers\n  tj::u32 " + a.name + "[" +
+               std::to_string(accumulator_registers(a)) + "] = {};\n";
+        continue;
+      }
       out += "  // " + std::string(is_tile(a) ? "accumulator" : "row fragment") + " at " + a.loc.str() + ": " + std::to_string(a.m) +
              (is_tile(a) ? "x" + std::to_string(a.n) : std::string(" rows")) + " f32 per warpgroup, in registers\n  float " + a.name +
              "[" + std::to_string(accumulator_registers(a)) + "] = {};\n";
+    }
     return out;
   }
 
@@ -182,6 +190,11 @@ class Wgmma final : public Family {
       for (unsigned blk = 0; blk < acc.m / 64; ++blk)
         for (unsigned j = kstep0; j < ksteps; ++j) {
           const std::string frag = "tj_a" + std::to_string(blk) + "_" + std::to_string(j);
+          if (af && af->kind == FragmentKind::Operand) {
+            // Converted already (convert): k-step j of block blk is 4 pairs from 4 (blk n / 4 + 4 j) on.
+            out.push_back("  const tj::u32* " + frag + " = &" + af->name + "[" + std::to_string(blk * af->n / 4 + 4 * j) + "];");
+            continue;
+          }
           if (af) {
             for (const std::string& l : wgmma_fragments::register_a(*af, blk, j, cuda_elem(b.elem), frag)) out.push_back("  " + l);
             continue;
@@ -245,9 +258,10 @@ class Wgmma final : public Family {
     // Only a wait for every group makes them readable (with groups still pending, some
     // accumulator may still be written), so only that wait needs the fence, an asm
     // statement naming every accumulator register: each costs NVRTC ~25 ms on the GEMM.
-    if (n.pending == 0)
-      for (const AccumulatorDecl& a : k.accumulators)
-        if (is_tile(a)) out.push_back("tj::" + acc_fence_name(accumulator_registers(a)) + "(" + a.name + ");");
+    // With groups pending, the accumulators the wait names (n.ready) are fenced.
+    for (const AccumulatorDecl& a : k.accumulators)
+      if (is_tile(a) && (n.pending == 0 || std::count(n.ready.begin(), n.ready.end(), a.name)))
+        out.push_back("tj::" + acc_fence_name(accumulator_registers(a)) + "(" + a.name + ");");
     return out;
   }
 
@@ -299,6 +313,10 @@ class Wgmma final : public Family {
 
   void check_register_a(const Mma& n, const AccumulatorDecl& a, const OperandView& bv, std::vector<Diagnostic>& diags) const override {
     const TileLayout& b = bv.layout;
+    if (a.kind == FragmentKind::Operand && a.elem != b.elem)
+      diags.push_back({n.loc, "mma with A from operand fragment '" + a.name + "' (" + std::string(scalar_name(a.elem)) + ") and B '" +
+                                  bv.name + "' (" + std::string(scalar_name(b.elem)) + ")",
+                       "declare the operand fragment with B's element type"});
     const unsigned kb = b.major == Major::K ? b.cols : b.rows;
     if (b.elem != Scalar::BF16 && b.elem != Scalar::F16)
       diags.push_back({n.loc, "mma operand B '" + bv.name + "' holds " + std::string(scalar_name(b.elem)) +

@@ -46,6 +46,14 @@ unsigned row_fragment_registers(const AccumulatorDecl& a) { return a.m / 32; }
 
 Lines frag_map(const FragMap& n, const Kernel& k, const ExprText& ex) {
   const AccumulatorDecl& d = decl(n.dst, k);
+  if (d.kind == FragmentKind::Operand) {
+    // convert(p, acc): acc's registers in pairs, rounded to p's type (verify_tiles checked the shapes).
+    const FragElem* src = n.value->as<FragElem>();
+    if (!src) internal_error("emit: an operand fragment written by anything but convert");
+    const std::string tag = d.elem == Scalar::BF16 ? "(tj::bf16*)nullptr" : "(tj::f16*)nullptr";
+    return {"#pragma unroll", "for (int tj_i = 0; tj_i < " + str(d.m * d.n / 256) + "; ++tj_i) " + n.dst + "[tj_i] = tj::pack2(" + tag +
+                                  ", " + src->fragment + "[2 * tj_i], " + src->fragment + "[2 * tj_i + 1]);"};
+  }
   const ElemReads reads = elem_reads(n.value);
   Lines out = {"{"};
   if (reads.row || reads.col) out.push_back("  " + std::string(kThreadPlace));  // only an element's place needs it

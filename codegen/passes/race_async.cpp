@@ -81,7 +81,8 @@ void AsyncWalk::walk(const Stmt& s, State& st) {
   if (s->as<Mma>()) st.mmas.emplace_back();  // the operands' accesses join this group
   for (const MemAccess& m : accesses_of(k_, *s)) access(m, bar, st);
   if (const Mma* m = s->as<Mma>())
-    for (Issued& i : st.mmas.back()) i.acc = m->acc;
+    for (Issued& i : st.mmas.back()) i.acc = m->acc, i.a_frag = m->a_fragment;
+  if (const Mma* m = s->as<Mma>()) st.unready.erase(m->acc);  // in flight again: read only after a wait
   if (const Declare* d = s->as<Declare>()) ++st.versions[d->name];
   else if (const Assign* a = s->as<Assign>()) ++st.versions[a->var->as<VarRef>()->name];
   if (const If* i = s->as<If>()) {
@@ -147,7 +148,14 @@ void AsyncWalk::walk(const Stmt& s, State& st) {
         }
     }
   } else if (const MmaWait* w = s->as<MmaWait>()) {
-    while (st.mmas.size() > w->pending) st.mmas.erase(st.mmas.begin());
+    if (w->pending == 0) st.unready.clear();
+    while (st.mmas.size() > w->pending) {
+      // Completed here: readable when the wait names them (the fence keeps reads after it).
+      for (const Issued& i : st.mmas.front())
+        if (!std::count(w->ready.begin(), w->ready.end(), i.acc) && w->pending > 0) st.unready[i.acc] = w->loc;
+      st.mmas.erase(st.mmas.begin());
+    }
+    for (const std::string& r : w->ready) st.unready.erase(r);
   } else if (const Fence* f = s->as<Fence>(); f && f->fence == FenceKind::ProxyAsyncShared) {
     st.unfenced.clear();
   }

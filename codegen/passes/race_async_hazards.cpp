@@ -32,7 +32,7 @@ size_t newer_than(const std::vector<std::vector<Issued>>& groups, const Issued& 
 }  // namespace
 
 Issued AsyncWalk::issued(const MemAccess& m, const std::string& bar, const State& st) const {
-  return Issued{m, bar, iteration_, st.versions, {}, agent_, {}, {}, 0};
+  return Issued{m, bar, iteration_, st.versions, {}, {}, agent_, {}, {}, 0};
 }
 
 bool AsyncWalk::overlaps(const MemAccess& m, const Issued& i) const {
@@ -324,6 +324,28 @@ void AsyncWalk::read_accumulator(const StmtNode& s, const State& st) {
                 "call mma_wait(0) between " + line_of(i.m.loc) + " and " + line_of(s.loc));
           return;
         }
+  for (const Use& u : uses) {
+    if (auto un = st.unready.find(u.acc); un != st.unready.end()) {
+      const MemAccess here{{}, nullptr, 1, false, false, false, what, s.loc};
+      MemAccess at_wait = here;
+      at_wait.what = "mma_wait", at_wait.loc = un->second;
+      error("accumulator read after a wait that does not name it", here, at_wait,
+            "the " + what + " at " + s.loc.str() + " " + u.how + " accumulator '" + u.acc + "', completed by the mma_wait at " +
+                un->second.str() + " with groups still pending, which does not name it: the compiler may move the access above the wait",
+            "name it in that wait: mma_wait(n, {" + u.acc + "})");
+      return;
+    }
+    for (const std::vector<Issued>& g : st.mmas)
+      for (const Issued& i : g)
+        if (u.how == "writes" && i.a_frag == u.acc) {
+          const MemAccess here{{}, nullptr, 1, false, false, false, what, s.loc};
+          error("accumulator read before mma_wait", here, i.m,
+                "the " + what + " at " + s.loc.str() + " writes '" + u.acc + "' while the mma at " + i.m.loc.str() +
+                    " may still be reading it as its A operand",
+                "call mma_wait between " + line_of(i.m.loc) + " and " + line_of(s.loc) + " that leaves that mma done");
+          return;
+        }
+  }
 }
 
 void AsyncWalk::check_handed_over_writes(const State& end) {

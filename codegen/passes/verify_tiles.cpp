@@ -72,7 +72,11 @@ class Checker : public Visitor {
 
   // mma(acc, registers(p), b, ...): p an accumulator of acc's rows, converted to B's type.
   void mma_register_a(const Mma& n, const AccumulatorDecl* acc) {
-    const AccumulatorDecl* p = fragment(n.a_fragment, n.loc, FragmentKind::Tile, "mma operand A");
+    const AccumulatorDecl* p = fragment(n.a_fragment, n.loc, std::nullopt, "mma operand A");
+    if (p && p->kind == FragmentKind::Rows) {
+      error(n.loc, "mma operand A '" + p->name + "' is a row fragment", "give A as an accumulator or an operand fragment");
+      return;
+    }
     const TileLayout* b = tile(n.b, "mma operand B", n.loc);
     if (role_ && acc) role_accs_[role_].insert(acc);
     if (role_ && p) role_accs_[role_].insert(p);
@@ -90,10 +94,26 @@ class Checker : public Visitor {
 
   void visit_node(const FragMap& n) override {
     const AccumulatorDecl* d = fragment(n.dst, n.loc, std::nullopt, "acc_map");
-    if (d) check_elements(n.value, *d, d->kind == FragmentKind::Rows ? "row_map" : "acc_map", n.loc);
+    if (d && d->kind == FragmentKind::Operand) check_convert(n, *d);
+    else if (d) check_elements(n.value, *d, d->kind == FragmentKind::Rows ? "row_map" : "acc_map", n.loc);
     in_elem_ = true;
     Visitor::visit_node(n);
     in_elem_ = false;
+  }
+
+  // convert(p, acc): an accumulator of p's shape, element for element.
+  void check_convert(const FragMap& n, const AccumulatorDecl& p) {
+    const FragElem* f = n.value->as<FragElem>();
+    const AccumulatorDecl* src = f && f->part == ElemPart::Value ? fragment(f->fragment, n.loc, FragmentKind::Tile, "convert") : nullptr;
+    if (!src) {
+      error(n.loc, "operand fragment '" + p.name + "' is written by something other than convert(p, accumulator)",
+            "fill an operand fragment with convert(p, acc)");
+      return;
+    }
+    if (src->m != p.m || src->n != p.n)
+      error(n.loc, "convert of accumulator '" + src->name + "' (" + n2(src->m, src->n) + ") into operand fragment '" + p.name + "' (" +
+                       n2(p.m, p.n) + ")",
+            "give the operand fragment the accumulator's shape");
   }
 
   void visit_node(const RowReduce& n) override {
@@ -161,6 +181,10 @@ class Checker : public Visitor {
     for (const FragElem* f : reads.values) {
       const AccumulatorDecl* a = fragment(f->fragment, loc, std::nullopt, what);
       if (!a) continue;
+      if (a->kind == FragmentKind::Operand) {
+        error(loc, what + " reads operand fragment '" + a->name + "'", "an operand fragment is only an MMA's A: read the accumulator it was converted from");
+        continue;
+      }
       if (a->kind == FragmentKind::Rows ? a->m != domain.m : (rows || a->m != domain.m || a->n != domain.n))
         error(loc, what + " over " + (rows ? "row fragment '" : "accumulator '") + domain.name + "' (" +
                        (rows ? std::to_string(domain.m) + " rows" : n2(domain.m, domain.n)) + ") reads " +
@@ -286,8 +310,9 @@ class Checker : public Visitor {
   const AccumulatorDecl* accumulator(const std::string& name, const Loc& loc) {
     const AccumulatorDecl* a = k_.find_accumulator(name);
     if (!a) error(loc, "unknown accumulator '" + name + "'", "declare it with k.accumulator(name, m, n)");
-    if (a && a->kind == FragmentKind::Rows) {
-      error(loc, "'" + name + "' is a row fragment, not an accumulator", "use an accumulator (k.accumulator(name, m, n)) here");
+    if (a && a->kind != FragmentKind::Tile) {
+      error(loc, "'" + name + "' is " + (a->kind == FragmentKind::Rows ? "a row fragment" : "an operand fragment") + ", not an accumulator",
+            "use an accumulator (k.accumulator(name, m, n)) here");
       return nullptr;
     }
     return a;

@@ -487,9 +487,9 @@ Stmt Mma::make_register_a(std::string acc, std::string a_fragment, TileOperand b
                                std::move(a_fragment));
 }
 
-Stmt MmaWait::make(unsigned pending, Loc loc) {
+Stmt MmaWait::make(unsigned pending, Loc loc, std::vector<std::string> ready) {
   require(pending <= 7, "MmaWait::make: at most 7 pending groups");
-  return std::make_shared<MmaWait>(pending, std::move(loc));
+  return std::make_shared<MmaWait>(pending, std::move(loc), std::move(ready));
 }
 
 Stmt AccStore::make(std::string acc, TileOperand dst, Expr alpha, Expr beta, std::optional<TileOperand> c, unsigned first_col,

@@ -548,13 +548,14 @@ struct Mma final : StmtNode {
 };
 
 // Wait until at most `pending` of this warpgroup's MMA groups are in flight:
-// their shared-memory operands may then be overwritten, and with 0 the
-// accumulator may be read.
+// their shared-memory operands may then be overwritten; with 0 every accumulator
+// may be read, with more the ones named in `ready` (completed by this wait).
 struct MmaWait final : StmtNode {
   static constexpr StmtKind static_kind = StmtKind::MmaWait;
   const unsigned pending;
-  static Stmt make(unsigned pending, Loc loc);
-  MmaWait(unsigned p, Loc l) : StmtNode(static_kind, std::move(l)), pending(p) {}
+  const std::vector<std::string> ready;
+  static Stmt make(unsigned pending, Loc loc, std::vector<std::string> ready = {});
+  MmaWait(unsigned p, Loc l, std::vector<std::string> r) : StmtNode(static_kind, std::move(l)), pending(p), ready(std::move(r)) {}
 };
 
 // The epilogue's first step: dst (acc.m rows from dst.row) = alpha * acc +

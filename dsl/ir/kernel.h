@@ -79,14 +79,17 @@ struct TileLayout {
 // An MMA accumulator: an m x n f32 tile owned by each warpgroup of the role that
 // uses it. Where it lives and what it costs is the target's MMA family's business
 // (codegen/mma/): registers on sm_90a, tensor memory on sm_100a.
-// A warpgroup's register fragment: an accumulator (m x n f32, what MMAs write), or a
-// row fragment (one f32 per row of an m-row accumulator: row maxima, sums, scales).
-enum class FragmentKind : uint8_t { Tile, Rows };
+// A warpgroup's register fragment: an accumulator (m x n f32, what MMAs write), a row
+// fragment (one f32 per row of an m-row accumulator: row maxima, sums, scales), or an
+// operand fragment (m x n 16-bit values, `elem`, converted from an accumulator and kept
+// for an MMA to read as its A operand).
+enum class FragmentKind : uint8_t { Tile, Rows, Operand };
 struct AccumulatorDecl {
   std::string name;
   unsigned m = 0, n = 0;  // Rows: n is 0
   Loc loc;
   FragmentKind kind = FragmentKind::Tile;
+  Scalar elem = Scalar::F32;  // Operand: bf16 or f16
 };
 
 struct SharedBuffer {

@@ -181,7 +181,11 @@ struct StmtText {
     const std::string a = n.a_fragment.empty() ? tile(n.a) : "registers(" + n.a_fragment + ")";
     return line("mma(" + n.acc + ", " + a + ", " + tile(n.b) + ", accumulate " + to_string(n.accumulate) + k + ")", n.loc);
   }
-  std::string operator()(const MmaWait& n) const { return line("mma_wait(" + std::to_string(n.pending) + ")", n.loc); }
+  std::string operator()(const MmaWait& n) const {
+    std::string ready;
+    for (const std::string& r : n.ready) ready += (ready.empty() ? ", {" : ", ") + r;
+    return line("mma_wait(" + std::to_string(n.pending) + (ready.empty() ? "" : ready + "}") + ")", n.loc);
+  }
   std::string operator()(const AccStore& n) const {
     if (n.epilogue)
       return line("store_accumulator(" + tile(n.dst) + " = " + to_string(n.epilogue) + " over " + n.acc + "[columns " +
@@ -263,6 +267,9 @@ std::string to_string(const Kernel& k) {
   for (const AccumulatorDecl& a : k.accumulators) {
     if (a.kind == FragmentKind::Rows)
       out += "  row fragment " + a.name + ": f32 " + std::to_string(a.m) + " rows per warpgroup" + at(a.loc) + "\n";
+    else if (a.kind == FragmentKind::Operand)
+      out += "  operand fragment " + a.name + ": " + std::string(scalar_name(a.elem)) + " " + std::to_string(a.m) + "x" +
+             std::to_string(a.n) + " per warpgroup" + at(a.loc) + "\n";
     else
       out += "  accumulator " + a.name + ": f32 " + std::to_string(a.m) + "x" + std::to_string(a.n) + " per warpgroup" + at(a.loc) + "\n";
   }

@@ -7,6 +7,28 @@
   fix: compile for sm_90a (--arch sm_90a)
 <loc>: error: mma needs Hopper's wgmma, which sm_100a does not have
   fix: compile for sm_90a (--arch sm_90a); the tcgen05 lowering of tile MMAs for sm_100a is not written yet
+<loc>: error: acc_map needs a target with an MMA family (register fragments), and sm_100a has none in tilejit yet
+  fix: compile for sm_90a (--arch sm_90a)
+<loc>: error: acc_map needs a target with an MMA family (register fragments), and sm_100a has none in tilejit yet
+  fix: compile for sm_90a (--arch sm_90a)
+<loc>: error: row_max needs a target with an MMA family (register fragments), and sm_100a has none in tilejit yet
+  fix: compile for sm_90a (--arch sm_90a)
+<loc>: error: row_max needs a target with an MMA family (register fragments), and sm_100a has none in tilejit yet
+  fix: compile for sm_90a (--arch sm_90a)
+<loc>: error: acc_map needs a target with an MMA family (register fragments), and sm_100a has none in tilejit yet
+  fix: compile for sm_90a (--arch sm_90a)
+<loc>: error: acc_map needs a target with an MMA family (register fragments), and sm_100a has none in tilejit yet
+  fix: compile for sm_90a (--arch sm_90a)
+<loc>: error: acc_map needs a target with an MMA family (register fragments), and sm_100a has none in tilejit yet
+  fix: compile for sm_90a (--arch sm_90a)
+<loc>: error: row_sum needs a target with an MMA family (register fragments), and sm_100a has none in tilejit yet
+  fix: compile for sm_90a (--arch sm_90a)
+<loc>: error: row_sum needs a target with an MMA family (register fragments), and sm_100a has none in tilejit yet
+  fix: compile for sm_90a (--arch sm_90a)
+<loc>: error: acc_map needs a target with an MMA family (register fragments), and sm_100a has none in tilejit yet
+  fix: compile for sm_90a (--arch sm_90a)
+<loc>: error: mma needs Hopper's wgmma, which sm_100a does not have
+  fix: compile for sm_90a (--arch sm_90a); the tcgen05 lowering of tile MMAs for sm_100a is not written yet
 <loc>: error: mma needs Hopper's wgmma, which sm_100a does not have
   fix: compile for sm_90a (--arch sm_90a); the tcgen05 lowering of tile MMAs for sm_100a is not written yet
 <loc>: error: acc_map needs a target with an MMA family (register fragments), and sm_100a has none in tilejit yet
@@ -29,6 +51,10 @@
   fix: compile for sm_90a (--arch sm_90a)
 <loc>: error: acc_map needs a target with an MMA family (register fragments), and sm_100a has none in tilejit yet
   fix: compile for sm_90a (--arch sm_90a)
+<loc>: error: acc_map needs a target with an MMA family (register fragments), and sm_100a has none in tilejit yet
+  fix: compile for sm_90a (--arch sm_90a)
+<loc>: error: mma needs Hopper's wgmma, which sm_100a does not have
+  fix: compile for sm_90a (--arch sm_90a); the tcgen05 lowering of tile MMAs for sm_100a is not written yet
 <loc>: error: acc_map needs a target with an MMA family (register fragments), and sm_100a has none in tilejit yet
   fix: compile for sm_90a (--arch sm_90a)
 <loc>: error: store_accumulator needs a target with an MMA family (register fragments), and sm_100a has none in tilejit yet

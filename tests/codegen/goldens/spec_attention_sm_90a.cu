@@ -63,6 +63,8 @@ extern "C" __global__ void __launch_bounds__(384, 1) attention(const __grid_cons
   float l[2] = {};
   // row fragment at <loc>: 64 rows f32 per warpgroup, in registers
   float alpha[2] = {};
+  // operand fragment at <loc>: 64x128 bf16 per warpgroup, in pairs, in registers
+  tj::u32 p[32] = {};
   // If at <loc>: if (((%tid.x == 0) && (%tid.y == 0)) && (%tid.z == 0)) {
   if (((((int)threadIdx.x == 0) && ((int)threadIdx.y == 0)) && ((int)threadIdx.z == 0))) {
     // MbarrierInit at <loc>: mbarrier_init(full_k[0], 1)
@@ -169,177 +171,265 @@ extern "C" __global__ void __launch_bounds__(384, 1) attention(const __grid_cons
         l[tj_r] = 0.0f;
       }
     }
-    // For at <loc>: for i1 in [0, (((seq_k + 127) / 128) + 1)) step 1 {
-    for (int i1 = 0; i1 < (((seq_k + 127) / 128) + 1); i1 += 1) {
-      // NamedBarrier at <loc>: named_barrier((((%tid.x / 128) - 1) + 6), 256 threads)
-      tj::named_barrier_sync(((((int)threadIdx.x / 128) - 1) + 6), 256u);
-      // If at <loc>: if (i1 > 0) {
-      if ((i1 > 0)) {
-        // MbarrierWait at <loc>: wait_local(full_v[((i1 + 1) % 2)])
-        tj::mbar_wait_cta(&full_v[((i1 + 1) % 2)], (tj_phase_full_v >> ((i1 + 1) % 2)) & 1u);
-        tj_phase_full_v ^= 1u << ((i1 + 1) % 2);
-        // Mma at <loc>: mma(acc_o, registers(s), v.stage(((i1 + 1) % 2)).rows(0), accumulate true)
-        {
-          tj::u32 tj_a0_0[4];
-          tj_a0_0[0] = tj::pack2((tj::bf16*)nullptr, s[0], s[1]);
-          tj_a0_0[1] = tj::pack2((tj::bf16*)nullptr, s[2], s[3]);
-          tj_a0_0[2] = tj::pack2((tj::bf16*)nullptr, s[4], s[5]);
-          tj_a0_0[3] = tj::pack2((tj::bf16*)nullptr, s[6], s[7]);
-          tj::u32 tj_a0_1[4];
-          tj_a0_1[0] = tj::pack2((tj::bf16*)nullptr, s[8], s[9]);
-          tj_a0_1[1] = tj::pack2((tj::bf16*)nullptr, s[10], s[11]);
-          tj_a0_1[2] = tj::pack2((tj::bf16*)nullptr, s[12], s[13]);
-          tj_a0_1[3] = tj::pack2((tj::bf16*)nullptr, s[14], s[15]);
-          tj::u32 tj_a0_2[4];
-          tj_a0_2[0] = tj::pack2((tj::bf16*)nullptr, s[16], s[17]);
-          tj_a0_2[1] = tj::pack2((tj::bf16*)nullptr, s[18], s[19]);
-          tj_a0_2[2] = tj::pack2((tj::bf16*)nullptr, s[20], s[21]);
-          tj_a0_2[3] = tj::pack2((tj::bf16*)nullptr, s[22], s[23]);
-          tj::u32 tj_a0_3[4];
-          tj_a0_3[0] = tj::pack2((tj::bf16*)nullptr, s[24], s[25]);
-          tj_a0_3[1] = tj::pack2((tj::bf16*)nullptr, s[26], s[27]);
-          tj_a0_3[2] = tj::pack2((tj::bf16*)nullptr, s[28], s[29]);
-          tj_a0_3[3] = tj::pack2((tj::bf16*)nullptr, s[30], s[31]);
-          tj::u32 tj_a0_4[4];
-          tj_a0_4[0] = tj::pack2((tj::bf16*)nullptr, s[32], s[33]);
-          tj_a0_4[1] = tj::pack2((tj::bf16*)nullptr, s[34], s[35]);
-          tj_a0_4[2] = tj::pack2((tj::bf16*)nullptr, s[36], s[37]);
-          tj_a0_4[3] = tj::pack2((tj::bf16*)nullptr, s[38], s[39]);
-          tj::u32 tj_a0_5[4];
-          tj_a0_5[0] = tj::pack2((tj::bf16*)nullptr, s[40], s[41]);
-          tj_a0_5[1] = tj::pack2((tj::bf16*)nullptr, s[42], s[43]);
-          tj_a0_5[2] = tj::pack2((tj::bf16*)nullptr, s[44], s[45]);
-          tj_a0_5[3] = tj::pack2((tj::bf16*)nullptr, s[46], s[47]);
-          tj::u32 tj_a0_6[4];
-          tj_a0_6[0] = tj::pack2((tj::bf16*)nullptr, s[48], s[49]);
-          tj_a0_6[1] = tj::pack2((tj::bf16*)nullptr, s[50], s[51]);
-          tj_a0_6[2] = tj::pack2((tj::bf16*)nullptr, s[52], s[53]);
-          tj_a0_6[3] = tj::pack2((tj::bf16*)nullptr, s[54], s[55]);
-          tj::u32 tj_a0_7[4];
-          tj_a0_7[0] = tj::pack2((tj::bf16*)nullptr, s[56], s[57]);
-          tj_a0_7[1] = tj::pack2((tj::bf16*)nullptr, s[58], s[59]);
-          tj_a0_7[2] = tj::pack2((tj::bf16*)nullptr, s[60], s[61]);
-          tj_a0_7[3] = tj::pack2((tj::bf16*)nullptr, s[62], s[63]);
-          tj::wgmma_fence();
-          const tj::u64 tj_desc_b = tj::wgmma_desc(v, 16384u, 1024u, 1u) + (tj::u64)(unsigned)((((i1 + 1) % 2)) * 2048 + (0) * 8);
-          const tj::u32 tj_scale_d = (true) ? 1u : 0u;
-          tj::wgmma_m64n128k16_f32_bf16_kn_rs(&acc_o[0], tj_a0_0, tj_desc_b + 0ull, tj_scale_d);
-          tj::wgmma_m64n128k16_f32_bf16_kn_rs(&acc_o[0], tj_a0_1, tj_desc_b + 128ull, 1u);
-          tj::wgmma_m64n128k16_f32_bf16_kn_rs(&acc_o[0], tj_a0_2, tj_desc_b + 256ull, 1u);
-          tj::wgmma_m64n128k16_f32_bf16_kn_rs(&acc_o[0], tj_a0_3, tj_desc_b + 384ull, 1u);
-          tj::wgmma_m64n128k16_f32_bf16_kn_rs(&acc_o[0], tj_a0_4, tj_desc_b + 512ull, 1u);
-          tj::wgmma_m64n128k16_f32_bf16_kn_rs(&acc_o[0], tj_a0_5, tj_desc_b + 640ull, 1u);
-          tj::wgmma_m64n128k16_f32_bf16_kn_rs(&acc_o[0], tj_a0_6, tj_desc_b + 768ull, 1u);
-          tj::wgmma_m64n128k16_f32_bf16_kn_rs(&acc_o[0], tj_a0_7, tj_desc_b + 896ull, 1u);
-          tj::wgmma_commit();
+    // NamedBarrier at <loc>: named_barrier((((%tid.x / 128) - 1) + 6), 256 threads)
+    tj::named_barrier_sync(((((int)threadIdx.x / 128) - 1) + 6), 256u);
+    // MbarrierWait at <loc>: wait_local(full_k[0])
+    tj::mbar_wait_cta(&full_k[0], (tj_phase_full_k >> 0) & 1u);
+    tj_phase_full_k ^= 1u << 0;
+    // Mma at <loc>: mma(s, q.stage(0).rows((0 + (wg0 * 64))), kt.stage(0).rows(0), accumulate false)
+    {
+      tj::wgmma_fence();
+      const tj::u64 tj_desc_a = tj::wgmma_desc(q, 16u, 1024u, 1u) + (tj::u64)(unsigned)((0) * 2048 + ((0 + (wg0 * 64))) * 8);
+      const tj::u64 tj_desc_b = tj::wgmma_desc(kt, 16u, 1024u, 1u) + (tj::u64)(unsigned)((0) * 2048 + (0) * 8);
+      const tj::u32 tj_scale_d = (false) ? 1u : 0u;
+      tj::wgmma_m64n128k16_f32_bf16_kk(&s[0], tj_desc_a + 0ull, tj_desc_b + 0ull, tj_scale_d);
+      tj::wgmma_m64n128k16_f32_bf16_kk(&s[0], tj_desc_a + 2ull, tj_desc_b + 2ull, 1u);
+      tj::wgmma_m64n128k16_f32_bf16_kk(&s[0], tj_desc_a + 4ull, tj_desc_b + 4ull, 1u);
+      tj::wgmma_m64n128k16_f32_bf16_kk(&s[0], tj_desc_a + 6ull, tj_desc_b + 6ull, 1u);
+      tj::wgmma_m64n128k16_f32_bf16_kk(&s[0], tj_desc_a + 1024ull, tj_desc_b + 1024ull, 1u);
+      tj::wgmma_m64n128k16_f32_bf16_kk(&s[0], tj_desc_a + 1026ull, tj_desc_b + 1026ull, 1u);
+      tj::wgmma_m64n128k16_f32_bf16_kk(&s[0], tj_desc_a + 1028ull, tj_desc_b + 1028ull, 1u);
+      tj::wgmma_m64n128k16_f32_bf16_kk(&s[0], tj_desc_a + 1030ull, tj_desc_b + 1030ull, 1u);
+      tj::wgmma_commit();
+    }
+    // NamedBarrier at <loc>: named_barrier_arrive((((((%tid.x / 128) - 1) + 1) % 2) + 6), 256 threads)
+    tj::named_barrier_arrive(((((((int)threadIdx.x / 128) - 1) + 1) % 2) + 6), 256u);
+    // MmaWait at <loc>: mma_wait(0)
+    tj::wgmma_wait<0>();
+    tj::acc_fence_64(s);
+    tj::acc_fence_64(acc_o);
+    // If at <loc>: if (%laneid == 0) {
+    if ((tj::lane_id() == 0)) {
+      // MbarrierArrive at <loc>: arrive_relaxed(empty_k[0])
+      tj::mbar_arrive_relaxed(&empty_k[0]);
+    }
+    // If at <loc>: if (((0 * 128) + 128) > seq_k) {
+    if ((((0 * 128) + 128) > seq_k)) {
+      // FragMap at <loc>: s[elem] = select((((0 * 128) + elem.col) >= seq_k), -inff, elem[s])
+      {
+        const int tj_lane = (int)threadIdx.x % 32, tj_wrow = (((int)threadIdx.x % 128) / 32) * 16 + tj_lane / 4, tj_qcol = 2 * (tj_lane % 4);
+      #pragma unroll
+        for (int tj_i = 0; tj_i < 64; ++tj_i) {
+          const int tj_blk = tj_i / 64, tj_k = tj_i % 64;
+          const int tj_e_col = (tj_k >> 2) * 8 + tj_qcol + (tj_k & 1);
+          const float tj_e_s = s[tj_i];
+          s[tj_i] = ((((0 * 128) + tj_e_col) >= seq_k) ? __int_as_float(0xff800000) : tj_e_s);
         }
       }
-      // If at <loc>: if (i1 < ((seq_k + 127) / 128)) {
-      if ((i1 < ((seq_k + 127) / 128))) {
-        // MbarrierWait at <loc>: wait_local(full_k[(i1 % 2)])
-        tj::mbar_wait_cta(&full_k[(i1 % 2)], (tj_phase_full_k >> (i1 % 2)) & 1u);
-        tj_phase_full_k ^= 1u << (i1 % 2);
-        // Mma at <loc>: mma(s, q.stage(0).rows((0 + (wg0 * 64))), kt.stage((i1 % 2)).rows(0), accumulate false)
-        {
-          tj::wgmma_fence();
-          const tj::u64 tj_desc_a = tj::wgmma_desc(q, 16u, 1024u, 1u) + (tj::u64)(unsigned)((0) * 2048 + ((0 + (wg0 * 64))) * 8);
-          const tj::u64 tj_desc_b = tj::wgmma_desc(kt, 16u, 1024u, 1u) + (tj::u64)(unsigned)(((i1 % 2)) * 2048 + (0) * 8);
-          const tj::u32 tj_scale_d = (false) ? 1u : 0u;
-          tj::wgmma_m64n128k16_f32_bf16_kk(&s[0], tj_desc_a + 0ull, tj_desc_b + 0ull, tj_scale_d);
-          tj::wgmma_m64n128k16_f32_bf16_kk(&s[0], tj_desc_a + 2ull, tj_desc_b + 2ull, 1u);
-          tj::wgmma_m64n128k16_f32_bf16_kk(&s[0], tj_desc_a + 4ull, tj_desc_b + 4ull, 1u);
-          tj::wgmma_m64n128k16_f32_bf16_kk(&s[0], tj_desc_a + 6ull, tj_desc_b + 6ull, 1u);
-          tj::wgmma_m64n128k16_f32_bf16_kk(&s[0], tj_desc_a + 1024ull, tj_desc_b + 1024ull, 1u);
-          tj::wgmma_m64n128k16_f32_bf16_kk(&s[0], tj_desc_a + 1026ull, tj_desc_b + 1026ull, 1u);
-          tj::wgmma_m64n128k16_f32_bf16_kk(&s[0], tj_desc_a + 1028ull, tj_desc_b + 1028ull, 1u);
-          tj::wgmma_m64n128k16_f32_bf16_kk(&s[0], tj_desc_a + 1030ull, tj_desc_b + 1030ull, 1u);
-          tj::wgmma_commit();
-        }
+    }
+    // FragMap at <loc>: alpha[elem] = elem[m]
+    {
+    #pragma unroll
+      for (int tj_r = 0; tj_r < 2; ++tj_r) {
+        const float tj_e_m = m[(tj_r / 2) * 2 + (tj_r % 2)];
+        alpha[tj_r] = tj_e_m;
+      }
+    }
+    // RowReduce at <loc>: m = max(m, row_max(s))
+    tj::row_reduce_m64<128, 1>(&s[0], &m[0], true);
+    // FragMap at <loc>: alpha[elem] = approx::exp2(((elem[alpha] - elem[m]) * 0.127517432f))
+    {
+    #pragma unroll
+      for (int tj_r = 0; tj_r < 2; ++tj_r) {
+        const float tj_e_alpha = alpha[(tj_r / 2) * 2 + (tj_r % 2)];
+        const float tj_e_m = m[(tj_r / 2) * 2 + (tj_r % 2)];
+        alpha[tj_r] = tj::exp2_approx(((tj_e_alpha - tj_e_m) * 0.12751743f));
+      }
+    }
+    // FragMap at <loc>: s[elem] = approx::exp2(fma(elem[s], 0.127517432f, -(elem[m] * 0.127517432f)))
+    {
+    #pragma unroll
+      for (int tj_i = 0; tj_i < 64; ++tj_i) {
+        const int tj_blk = tj_i / 64, tj_k = tj_i % 64;
+        const float tj_e_s = s[tj_i];
+        const float tj_e_m = m[(tj_blk) * 2 + ((tj_k >> 1) & 1)];
+        s[tj_i] = tj::exp2_approx(tj::fma(tj_e_s, 0.12751743f, (-(tj_e_m * 0.12751743f))));
+      }
+    }
+    // FragMap at <loc>: l[elem] = (elem[l] * elem[alpha])
+    {
+    #pragma unroll
+      for (int tj_r = 0; tj_r < 2; ++tj_r) {
+        const float tj_e_l = l[(tj_r / 2) * 2 + (tj_r % 2)];
+        const float tj_e_alpha = alpha[(tj_r / 2) * 2 + (tj_r % 2)];
+        l[tj_r] = (tj_e_l * tj_e_alpha);
+      }
+    }
+    // RowReduce at <loc>: l = sum(l, row_sum(s))
+    tj::row_reduce_m64<128, 0>(&s[0], &l[0], true);
+    // FragMap at <loc>: p[elem] = elem[s]
+    #pragma unroll
+    for (int tj_i = 0; tj_i < 32; ++tj_i) p[tj_i] = tj::pack2((tj::bf16*)nullptr, s[2 * tj_i], s[2 * tj_i + 1]);
+    // For at <loc>: for i1 in [1, ((seq_k + 127) / 128)) step 1 {
+    for (int i1 = 1; i1 < ((seq_k + 127) / 128); i1 += 1) {
+      // NamedBarrier at <loc>: named_barrier((((%tid.x / 128) - 1) + 6), 256 threads)
+      tj::named_barrier_sync(((((int)threadIdx.x / 128) - 1) + 6), 256u);
+      // MbarrierWait at <loc>: wait_local(full_k[(i1 % 2)])
+      tj::mbar_wait_cta(&full_k[(i1 % 2)], (tj_phase_full_k >> (i1 % 2)) & 1u);
+      tj_phase_full_k ^= 1u << (i1 % 2);
+      // Mma at <loc>: mma(s, q.stage(0).rows((0 + (wg0 * 64))), kt.stage((i1 % 2)).rows(0), accumulate false)
+      {
+        tj::wgmma_fence();
+        const tj::u64 tj_desc_a = tj::wgmma_desc(q, 16u, 1024u, 1u) + (tj::u64)(unsigned)((0) * 2048 + ((0 + (wg0 * 64))) * 8);
+        const tj::u64 tj_desc_b = tj::wgmma_desc(kt, 16u, 1024u, 1u) + (tj::u64)(unsigned)(((i1 % 2)) * 2048 + (0) * 8);
+        const tj::u32 tj_scale_d = (false) ? 1u : 0u;
+        tj::wgmma_m64n128k16_f32_bf16_kk(&s[0], tj_desc_a + 0ull, tj_desc_b + 0ull, tj_scale_d);
+        tj::wgmma_m64n128k16_f32_bf16_kk(&s[0], tj_desc_a + 2ull, tj_desc_b + 2ull, 1u);
+        tj::wgmma_m64n128k16_f32_bf16_kk(&s[0], tj_desc_a + 4ull, tj_desc_b + 4ull, 1u);
+        tj::wgmma_m64n128k16_f32_bf16_kk(&s[0], tj_desc_a + 6ull, tj_desc_b + 6ull, 1u);
+        tj::wgmma_m64n128k16_f32_bf16_kk(&s[0], tj_desc_a + 1024ull, tj_desc_b + 1024ull, 1u);
+        tj::wgmma_m64n128k16_f32_bf16_kk(&s[0], tj_desc_a + 1026ull, tj_desc_b + 1026ull, 1u);
+        tj::wgmma_m64n128k16_f32_bf16_kk(&s[0], tj_desc_a + 1028ull, tj_desc_b + 1028ull, 1u);
+        tj::wgmma_m64n128k16_f32_bf16_kk(&s[0], tj_desc_a + 1030ull, tj_desc_b + 1030ull, 1u);
+        tj::wgmma_commit();
+      }
+      // MbarrierWait at <loc>: wait_local(full_v[((i1 - 1) % 2)])
+      tj::mbar_wait_cta(&full_v[((i1 - 1) % 2)], (tj_phase_full_v >> ((i1 - 1) % 2)) & 1u);
+      tj_phase_full_v ^= 1u << ((i1 - 1) % 2);
+      // Mma at <loc>: mma(acc_o, registers(p), v.stage(((i1 - 1) % 2)).rows(0), accumulate true)
+      {
+        const tj::u32* tj_a0_0 = &p[0];
+        const tj::u32* tj_a0_1 = &p[4];
+        const tj::u32* tj_a0_2 = &p[8];
+        const tj::u32* tj_a0_3 = &p[12];
+        const tj::u32* tj_a0_4 = &p[16];
+        const tj::u32* tj_a0_5 = &p[20];
+        const tj::u32* tj_a0_6 = &p[24];
+        const tj::u32* tj_a0_7 = &p[28];
+        tj::wgmma_fence();
+        const tj::u64 tj_desc_b = tj::wgmma_desc(v, 16384u, 1024u, 1u) + (tj::u64)(unsigned)((((i1 - 1) % 2)) * 2048 + (0) * 8);
+        const tj::u32 tj_scale_d = (true) ? 1u : 0u;
+        tj::wgmma_m64n128k16_f32_bf16_kn_rs(&acc_o[0], tj_a0_0, tj_desc_b + 0ull, tj_scale_d);
+        tj::wgmma_m64n128k16_f32_bf16_kn_rs(&acc_o[0], tj_a0_1, tj_desc_b + 128ull, 1u);
+        tj::wgmma_m64n128k16_f32_bf16_kn_rs(&acc_o[0], tj_a0_2, tj_desc_b + 256ull, 1u);
+        tj::wgmma_m64n128k16_f32_bf16_kn_rs(&acc_o[0], tj_a0_3, tj_desc_b + 384ull, 1u);
+        tj::wgmma_m64n128k16_f32_bf16_kn_rs(&acc_o[0], tj_a0_4, tj_desc_b + 512ull, 1u);
+        tj::wgmma_m64n128k16_f32_bf16_kn_rs(&acc_o[0], tj_a0_5, tj_desc_b + 640ull, 1u);
+        tj::wgmma_m64n128k16_f32_bf16_kn_rs(&acc_o[0], tj_a0_6, tj_desc_b + 768ull, 1u);
+        tj::wgmma_m64n128k16_f32_bf16_kn_rs(&acc_o[0], tj_a0_7, tj_desc_b + 896ull, 1u);
+        tj::wgmma_commit();
       }
       // NamedBarrier at <loc>: named_barrier_arrive((((((%tid.x / 128) - 1) + 1) % 2) + 6), 256 threads)
       tj::named_barrier_arrive(((((((int)threadIdx.x / 128) - 1) + 1) % 2) + 6), 256u);
+      // MmaWait at <loc>: mma_wait(1, {s})
+      tj::wgmma_wait<1>();
+      tj::acc_fence_64(s);
+      // If at <loc>: if (%laneid == 0) {
+      if ((tj::lane_id() == 0)) {
+        // MbarrierArrive at <loc>: arrive_relaxed(empty_k[(i1 % 2)])
+        tj::mbar_arrive_relaxed(&empty_k[(i1 % 2)]);
+      }
+      // If at <loc>: if (((i1 * 128) + 128) > seq_k) {
+      if ((((i1 * 128) + 128) > seq_k)) {
+        // FragMap at <loc>: s[elem] = select((((i1 * 128) + elem.col) >= seq_k), -inff, elem[s])
+        {
+          const int tj_lane = (int)threadIdx.x % 32, tj_wrow = (((int)threadIdx.x % 128) / 32) * 16 + tj_lane / 4, tj_qcol = 2 * (tj_lane % 4);
+        #pragma unroll
+          for (int tj_i = 0; tj_i < 64; ++tj_i) {
+            const int tj_blk = tj_i / 64, tj_k = tj_i % 64;
+            const int tj_e_col = (tj_k >> 2) * 8 + tj_qcol + (tj_k & 1);
+            const float tj_e_s = s[tj_i];
+            s[tj_i] = ((((i1 * 128) + tj_e_col) >= seq_k) ? __int_as_float(0xff800000) : tj_e_s);
+          }
+        }
+      }
+      // FragMap at <loc>: alpha[elem] = elem[m]
+      {
+      #pragma unroll
+        for (int tj_r = 0; tj_r < 2; ++tj_r) {
+          const float tj_e_m = m[(tj_r / 2) * 2 + (tj_r % 2)];
+          alpha[tj_r] = tj_e_m;
+        }
+      }
+      // RowReduce at <loc>: m = max(m, row_max(s))
+      tj::row_reduce_m64<128, 1>(&s[0], &m[0], true);
+      // FragMap at <loc>: alpha[elem] = approx::exp2(((elem[alpha] - elem[m]) * 0.127517432f))
+      {
+      #pragma unroll
+        for (int tj_r = 0; tj_r < 2; ++tj_r) {
+          const float tj_e_alpha = alpha[(tj_r / 2) * 2 + (tj_r % 2)];
+          const float tj_e_m = m[(tj_r / 2) * 2 + (tj_r % 2)];
+          alpha[tj_r] = tj::exp2_approx(((tj_e_alpha - tj_e_m) * 0.12751743f));
+        }
+      }
+      // FragMap at <loc>: s[elem] = approx::exp2(fma(elem[s], 0.127517432f, -(elem[m] * 0.127517432f)))
+      {
+      #pragma unroll
+        for (int tj_i = 0; tj_i < 64; ++tj_i) {
+          const int tj_blk = tj_i / 64, tj_k = tj_i % 64;
+          const float tj_e_s = s[tj_i];
+          const float tj_e_m = m[(tj_blk) * 2 + ((tj_k >> 1) & 1)];
+          s[tj_i] = tj::exp2_approx(tj::fma(tj_e_s, 0.12751743f, (-(tj_e_m * 0.12751743f))));
+        }
+      }
+      // FragMap at <loc>: l[elem] = (elem[l] * elem[alpha])
+      {
+      #pragma unroll
+        for (int tj_r = 0; tj_r < 2; ++tj_r) {
+          const float tj_e_l = l[(tj_r / 2) * 2 + (tj_r % 2)];
+          const float tj_e_alpha = alpha[(tj_r / 2) * 2 + (tj_r % 2)];
+          l[tj_r] = (tj_e_l * tj_e_alpha);
+        }
+      }
+      // RowReduce at <loc>: l = sum(l, row_sum(s))
+      tj::row_reduce_m64<128, 0>(&s[0], &l[0], true);
       // MmaWait at <loc>: mma_wait(0)
       tj::wgmma_wait<0>();
       tj::acc_fence_64(s);
       tj::acc_fence_64(acc_o);
-      // If at <loc>: if ((i1 > 0) && (%laneid == 0)) {
-      if (((i1 > 0) && (tj::lane_id() == 0))) {
-        // MbarrierArrive at <loc>: arrive_relaxed(empty_v[((i1 + 1) % 2)])
-        tj::mbar_arrive_relaxed(&empty_v[((i1 + 1) % 2)]);
+      // If at <loc>: if (%laneid == 0) {
+      if ((tj::lane_id() == 0)) {
+        // MbarrierArrive at <loc>: arrive_relaxed(empty_v[((i1 - 1) % 2)])
+        tj::mbar_arrive_relaxed(&empty_v[((i1 - 1) % 2)]);
       }
-      // If at <loc>: if ((i1 < ((seq_k + 127) / 128)) && (%laneid == 0)) {
-      if (((i1 < ((seq_k + 127) / 128)) && (tj::lane_id() == 0))) {
-        // MbarrierArrive at <loc>: arrive_relaxed(empty_k[(i1 % 2)])
-        tj::mbar_arrive_relaxed(&empty_k[(i1 % 2)]);
-      }
-      // If at <loc>: if (i1 < ((seq_k + 127) / 128)) {
-      if ((i1 < ((seq_k + 127) / 128))) {
-        // If at <loc>: if (((i1 * 128) + 128) > seq_k) {
-        if ((((i1 * 128) + 128) > seq_k)) {
-          // FragMap at <loc>: s[elem] = select((((i1 * 128) + elem.col) >= seq_k), -inff, elem[s])
-          {
-            const int tj_lane = (int)threadIdx.x % 32, tj_wrow = (((int)threadIdx.x % 128) / 32) * 16 + tj_lane / 4, tj_qcol = 2 * (tj_lane % 4);
-          #pragma unroll
-            for (int tj_i = 0; tj_i < 64; ++tj_i) {
-              const int tj_blk = tj_i / 64, tj_k = tj_i % 64;
-              const int tj_e_col = (tj_k >> 2) * 8 + tj_qcol + (tj_k & 1);
-              const float tj_e_s = s[tj_i];
-              s[tj_i] = ((((i1 * 128) + tj_e_col) >= seq_k) ? __int_as_float(0xff800000) : tj_e_s);
-            }
-          }
-        }
-        // FragMap at <loc>: alpha[elem] = elem[m]
-        {
-        #pragma unroll
-          for (int tj_r = 0; tj_r < 2; ++tj_r) {
-            const float tj_e_m = m[(tj_r / 2) * 2 + (tj_r % 2)];
-            alpha[tj_r] = tj_e_m;
-          }
-        }
-        // RowReduce at <loc>: m = max(m, row_max(s))
-        tj::row_reduce_m64<128, 1>(&s[0], &m[0], true);
-        // FragMap at <loc>: alpha[elem] = approx::exp2(((elem[alpha] - elem[m]) * 0.127517432f))
-        {
-        #pragma unroll
-          for (int tj_r = 0; tj_r < 2; ++tj_r) {
-            const float tj_e_alpha = alpha[(tj_r / 2) * 2 + (tj_r % 2)];
-            const float tj_e_m = m[(tj_r / 2) * 2 + (tj_r % 2)];
-            alpha[tj_r] = tj::exp2_approx(((tj_e_alpha - tj_e_m) * 0.12751743f));
-          }
-        }
-        // FragMap at <loc>: s[elem] = approx::exp2(fma(elem[s], 0.127517432f, -(elem[m] * 0.127517432f)))
-        {
-        #pragma unroll
-          for (int tj_i = 0; tj_i < 64; ++tj_i) {
-            const int tj_blk = tj_i / 64, tj_k = tj_i % 64;
-            const float tj_e_s = s[tj_i];
-            const float tj_e_m = m[(tj_blk) * 2 + ((tj_k >> 1) & 1)];
-            s[tj_i] = tj::exp2_approx(tj::fma(tj_e_s, 0.12751743f, (-(tj_e_m * 0.12751743f))));
-          }
-        }
-        // FragMap at <loc>: l[elem] = (elem[l] * elem[alpha])
-        {
-        #pragma unroll
-          for (int tj_r = 0; tj_r < 2; ++tj_r) {
-            const float tj_e_l = l[(tj_r / 2) * 2 + (tj_r % 2)];
-            const float tj_e_alpha = alpha[(tj_r / 2) * 2 + (tj_r % 2)];
-            l[tj_r] = (tj_e_l * tj_e_alpha);
-          }
-        }
-        // RowReduce at <loc>: l = sum(l, row_sum(s))
-        tj::row_reduce_m64<128, 0>(&s[0], &l[0], true);
-        // FragMap at <loc>: acc_o[elem] = (elem[acc_o] * elem[alpha])
-        {
-        #pragma unroll
-          for (int tj_i = 0; tj_i < 64; ++tj_i) {
-            const int tj_blk = tj_i / 64, tj_k = tj_i % 64;
-            const float tj_e_acc_o = acc_o[tj_i];
-            const float tj_e_alpha = alpha[(tj_blk) * 2 + ((tj_k >> 1) & 1)];
-            acc_o[tj_i] = (tj_e_acc_o * tj_e_alpha);
-          }
+      // FragMap at <loc>: acc_o[elem] = (elem[acc_o] * elem[alpha])
+      {
+      #pragma unroll
+        for (int tj_i = 0; tj_i < 64; ++tj_i) {
+          const int tj_blk = tj_i / 64, tj_k = tj_i % 64;
+          const float tj_e_acc_o = acc_o[tj_i];
+          const float tj_e_alpha = alpha[(tj_blk) * 2 + ((tj_k >> 1) & 1)];
+          acc_o[tj_i] = (tj_e_acc_o * tj_e_alpha);
         }
       }
+      // FragMap at <loc>: p[elem] = elem[s]
+      #pragma unroll
+      for (int tj_i = 0; tj_i < 32; ++tj_i) p[tj_i] = tj::pack2((tj::bf16*)nullptr, s[2 * tj_i], s[2 * tj_i + 1]);
     }
+    // NamedBarrier at <loc>: named_barrier((((%tid.x / 128) - 1) + 6), 256 threads)
+    tj::named_barrier_sync(((((int)threadIdx.x / 128) - 1) + 6), 256u);
+    // MbarrierWait at <loc>: wait_local(full_v[((((seq_k + 127) / 128) - 1) % 2)])
+    tj::mbar_wait_cta(&full_v[((((seq_k + 127) / 128) - 1) % 2)], (tj_phase_full_v >> ((((seq_k + 127) / 128) - 1) % 2)) & 1u);
+    tj_phase_full_v ^= 1u << ((((seq_k + 127) / 128) - 1) % 2);
+    // Mma at <loc>: mma(acc_o, registers(p), v.stage(((((seq_k + 127) / 128) - 1) % 2)).rows(0), accumulate true)
+    {
+      const tj::u32* tj_a0_0 = &p[0];
+      const tj::u32* tj_a0_1 = &p[4];
+      const tj::u32* tj_a0_2 = &p[8];
+      const tj::u32* tj_a0_3 = &p[12];
+      const tj::u32* tj_a0_4 = &p[16];
+      const tj::u32* tj_a0_5 = &p[20];
+      const tj::u32* tj_a0_6 = &p[24];
+      const tj::u32* tj_a0_7 = &p[28];
+      tj::wgmma_fence();
+      const tj::u64 tj_desc_b = tj::wgmma_desc(v, 16384u, 1024u, 1u) + (tj::u64)(unsigned)((((((seq_k + 127) / 128) - 1) % 2)) * 2048 + (0) * 8);
+      const tj::u32 tj_scale_d = (true) ? 1u : 0u;
+      tj::wgmma_m64n128k16_f32_bf16_kn_rs(&acc_o[0], tj_a0_0, tj_desc_b + 0ull, tj_scale_d);
+      tj::wgmma_m64n128k16_f32_bf16_kn_rs(&acc_o[0], tj_a0_1, tj_desc_b + 128ull, 1u);
+      tj::wgmma_m64n128k16_f32_bf16_kn_rs(&acc_o[0], tj_a0_2, tj_desc_b + 256ull, 1u);
+      tj::wgmma_m64n128k16_f32_bf16_kn_rs(&acc_o[0], tj_a0_3, tj_desc_b + 384ull, 1u);
+      tj::wgmma_m64n128k16_f32_bf16_kn_rs(&acc_o[0], tj_a0_4, tj_desc_b + 512ull, 1u);
+      tj::wgmma_m64n128k16_f32_bf16_kn_rs(&acc_o[0], tj_a0_5, tj_desc_b + 640ull, 1u);
+      tj::wgmma_m64n128k16_f32_bf16_kn_rs(&acc_o[0], tj_a0_6, tj_desc_b + 768ull, 1u);
+      tj::wgmma_m64n128k16_f32_bf16_kn_rs(&acc_o[0], tj_a0_7, tj_desc_b + 896ull, 1u);
+      tj::wgmma_commit();
+    }
+    // NamedBarrier at <loc>: named_barrier_arrive((((((%tid.x / 128) - 1) + 1) % 2) + 6), 256 threads)
+    tj::named_barrier_arrive(((((((int)threadIdx.x / 128) - 1) + 1) % 2) + 6), 256u);
+    // MmaWait at <loc>: mma_wait(0)
+    tj::wgmma_wait<0>();
+    tj::acc_fence_64(s);
+    tj::acc_fence_64(acc_o);
     // FragMap at <loc>: alpha[elem] = approx::rcp(elem[l])
     {
     #pragma unroll
