@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "codegen/passes/verify_tiles.h"
 
 namespace tj::samples {
 
@@ -53,10 +54,10 @@ std::vector<ConfigProblem> Attention::check_config(const Config& c) const {
   need(s.batch * s.heads <= 65535, "params.heads",
        "batch x heads = " + str(uint64_t(s.batch * s.heads)) + ": one grid row per (batch, head) allows at most 65535");
   const unsigned regs = attention_fragment_registers(s, t), budget = attention_consumer_registers(t.consumers);
-  need(regs + kAttentionOverheadRegisters <= budget, "params.block_n",
+  need(regs + codegen::kMmaRoleOverheadRegisters <= budget, "params.block_n",
        "a consumer warpgroup holds S (64 x " + str(t.block_n) + "), O (64 x " + str(uint64_t(s.head_dim)) +
            "), P in bf16 and its row fragments: " + str(regs) + " registers per thread plus about " +
-           str(kAttentionOverheadRegisters) + " more; a consumer of " + str(t.consumers) + " has " + str(budget) +
+           str(codegen::kMmaRoleOverheadRegisters) + " more; a consumer of " + str(t.consumers) + " has " + str(budget) +
            ": use a smaller block_n");
   const uint64_t smem = attention_smem_bytes(s, t);
   need(smem <= kSmemPerCta, "params.stages",

@@ -51,9 +51,6 @@ struct AttentionTiling {
 
 // Registers per thread of the producer warpgroup and of each consumer warpgroup.
 inline constexpr unsigned kAttentionProducerRegisters = 24;
-// Registers a consumer needs beyond its fragments (addresses, loop state, the mask's
-// indices): the tile verifier's estimate, which it applies to this kernel too.
-inline constexpr unsigned kAttentionOverheadRegisters = 40;
 unsigned attention_consumer_registers(unsigned consumers);
 // Accumulator registers per consumer thread: S (64 x block_n), O (64 x d), the bf16 copy
 // of P fed to the second MMA and the row fragments m, m_old, l, alpha.
