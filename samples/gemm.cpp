@@ -41,7 +41,10 @@ std::vector<ParamSpec> Gemm::params() const {
            "the device that runs it (256 where no device is known)"},
           {"bk", 64, 32, 256, "K per pipeline stage: 32 (64-byte-swizzled rows) or a multiple of 64"},
           {"stages", 0, 0, 8, "pipeline stages in shared memory (2..8; 0: as many as fit, at most 8)"},
-          {"consumers", 2, 1, 2, "consumer warpgroups (each owns bm / consumers rows of the tile)"},
+          {"consumers", 2, 1, 2, "consumer warpgroups (each owns bm / consumers rows of the tile, or all of them with pingpong)"},
+          {"pingpong", 0, 0, 1,
+           "1: the 2 consumers take alternate tiles, each a whole bm x bn accumulator, and issue their main loops in "
+           "turns, so that one's epilogue overlaps the other's MMAs; 0: both share each tile (cooperative)"},
           {"group", 8, 1, 64, "rasterization: rows of cluster tiles walked together"},
           {"warp_specialized", 1, 0, 1,
            "1: a producer warpgroup and `consumers` MMA warpgroups; 0: one warpgroup loads and computes (the ladder's first steps)"},
@@ -103,6 +106,7 @@ GemmTiling gemm_tiling(const Config& c) {
   t.warp_specialized = c.param("warp_specialized") == 1, t.persistent = c.param("persistent") == 1;
   t.multicast = c.param("multicast") == 1;
   t.split_issue = c.param("split_issue") == 1;
+  t.pingpong = c.param("pingpong") == 1;
   t.splits = unsigned(c.param("splits"));
   if (!t.warp_specialized) t.consumers = 1;
   if (t.stages == 0) {
@@ -128,7 +132,17 @@ std::vector<ConfigProblem> Gemm::check_config(const Config& c) const {
   if (s.layout == GemmLayout::NN)
     need(s.n * in % 16 == 0, "params.n", "rows of B (n = " + std::to_string(s.n) + ") must be a multiple of 16 bytes for TMA: use an n that is a multiple of " + std::to_string(16 / in));
   need(s.n * ob % 16 == 0, "params.n", "rows of D (n = " + std::to_string(s.n) + " x " + std::to_string(ob) + " bytes) must be a multiple of 16 bytes for TMA: use an n that is a multiple of " + std::to_string(16 / ob));
-  need(t.bm % (64 * t.consumers) == 0, "params.bm", "bm = " + std::to_string(t.bm) + " must be a multiple of 64 x consumers (" + std::to_string(64 * t.consumers) + ")");
+  need(t.bm % (64 * t.tile_groups()) == 0, "params.bm",
+       "bm = " + std::to_string(t.bm) + " must be a multiple of 64 x the warpgroups that share a tile (" +
+           std::to_string(64 * t.tile_groups()) + ")");
+  if (t.pingpong) {
+    need(t.warp_specialized && t.consumers == 2, "params.pingpong",
+         "pingpong alternates tiles between 2 consumer warpgroups: set warp_specialized 1 and consumers 2, or pingpong 0");
+    need(t.splits == 1, "params.pingpong",
+         "pingpong runs each tile on one warpgroup, split-K's fix-up counts both on every tile: use splits 1, or pingpong 0");
+    need(t.bn <= 256, "params.pingpong", "pingpong tiles take B from shared memory in one wgmma, at most 256 columns (bn = " +
+                                             std::to_string(t.bn) + "): use bn <= 256, or pingpong 0");
+  }
   need(t.bn % 64 == 0, "params.bn", "bn = " + std::to_string(t.bn) + " must be a multiple of 64");
   need(t.bk == 32 || t.bk % 64 == 0, "params.bk", "bk = " + std::to_string(t.bk) + " must be 32 or a multiple of 64 (64- or 128-byte rows of 16-bit elements)");
   need(c.cluster.z == 1 && c.cluster.count() <= 8, "cluster", "the GEMM takes a cluster [x (along N), y (along M)] of at most 8 CTAs");
@@ -148,12 +162,13 @@ std::vector<ConfigProblem> Gemm::check_config(const Config& c) const {
   need(boxes_fit(t.bm / cx), "params.bm", "each CTA's " + std::to_string(t.bm / cx) + " rows of A do not split into TMA boxes of at most 256 rows, a multiple of 8 each: grow the cluster or change the tile");
   need(boxes_fit(brows / cy), s.layout == GemmLayout::NN ? "params.bk" : "params.bn", "each CTA's " + std::to_string(brows / cy) + " rows of B do not split into TMA boxes of at most 256 rows, a multiple of 8 each: grow the cluster or change the tile");
   if (t.warp_specialized && t.consumers == 2) {
-    const unsigned acc_regs = t.bm / 2 * t.bn / 128;
+    const unsigned acc_regs = t.acc_rows() * t.bn / 128;
     need(acc_regs + codegen::kMmaRoleOverheadRegisters <= gemm_consumer_registers(2), "params.bn",
-         "a " + std::to_string(t.bm / 2) + "x" + std::to_string(t.bn) + " accumulator per consumer warpgroup needs " +
+         "a " + std::to_string(t.acc_rows()) + "x" + std::to_string(t.bn) + " accumulator per consumer warpgroup needs " +
              std::to_string(acc_regs) + " registers per thread plus about " + std::to_string(codegen::kMmaRoleOverheadRegisters) +
              " more; a consumer has " + std::to_string(gemm_consumer_registers(2)) + ": use bm x bn of at most " +
-             std::to_string((gemm_consumer_registers(2) - codegen::kMmaRoleOverheadRegisters) * 256) + " elements");
+             std::to_string((gemm_consumer_registers(2) - codegen::kMmaRoleOverheadRegisters) * 128 * t.tile_groups()) + " elements" +
+             (t.pingpong ? " (with pingpong each consumer holds a whole tile)" : ""));
   }
   if (s.epilogue.any() && s.beta != 0)
     for (const char* f : {"bias", "col_scale", "act", "residual"})
@@ -193,8 +208,7 @@ GemmWorkspace gemm_workspace(const GemmShape& s, const GemmTiling& t, int sm_cou
     splits = unsigned(std::min<uint64_t>(gemm_auto_split_cap(ceil_div(uint64_t(s.k), t.bk)), fit));
     if (splits <= 1) return {};
   }
-  const unsigned groups = t.warp_specialized ? t.consumers : 1;
-  return {tiles * splits * t.bm * t.bn, tiles * groups, splits};
+  return {tiles * splits * t.bm * t.bn, tiles * t.tile_groups(), splits};
 }
 
 ir::Kernel Gemm::build(const Config& c) const { return build_gemm_kernel(gemm_shape(c), gemm_tiling(c)); }

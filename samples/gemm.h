@@ -57,7 +57,7 @@ struct GemmShape {
 struct GemmTiling {
   unsigned bm = 128, bn = 256, bk = 64;
   unsigned stages = 4;
-  unsigned consumers = 2;  // consumer warpgroups; each owns bm / consumers rows
+  unsigned consumers = 2;  // consumer warpgroups; each owns bm / consumers rows (all bm with pingpong)
   unsigned cluster_n = 1, cluster_m = 1;
   unsigned group = 8;      // rasterization: cluster rows of tiles walked together
   bool warp_specialized = true;  // false: one warpgroup loads and computes (consumers is then 1)
@@ -65,6 +65,14 @@ struct GemmTiling {
   bool multicast = true;         // false: in a cluster, each CTA still loads its own tiles
   bool split_issue = true;       // each k-block's MMAs in two groups around the wait for the previous (see gemm_kernel.cpp)
   unsigned splits = 1;           // split-K: K ranges per output tile (1: none, 0: chosen at run time), at most kMaxSplits
+  // Ping-pong: the 2 consumers take alternate tiles, each a whole bm x bn accumulator,
+  // and issue their main loops in turns, so that one's epilogue runs while the other's
+  // MMAs keep the tensor cores busy. Off: both own half of one tile's rows (cooperative).
+  bool pingpong = false;
+  // Warpgroups that own an accumulator of one tile: the consumers, or 1 with pingpong.
+  unsigned tile_groups() const { return warp_specialized && !pingpong ? consumers : 1; }
+  // Rows of a tile in one warpgroup's accumulator.
+  unsigned acc_rows() const { return bm / tile_groups(); }
   unsigned threads() const { return warp_specialized ? 128 * (consumers + 1) : 128; }
 };
 

@@ -77,8 +77,9 @@ struct GemmKernel {
         b(nn ? k.shared_tile(s.in, "b", t.bk, t.bn, t.stages, ir::Major::MN)
              : k.shared_tile(s.in, "b", t.bn, t.bk, t.stages, ir::Major::K, k_swizzle(s_, t_))),
         chunk_cols(128 / ir::scalar_bytes(s_.out)),
-        // Two chunk buffers of bm x chunk_cols for the epilogue.
-        d(k.shared_tile(s.out, "d", t.bm, chunk_cols, 2)),
+        // Two chunk buffers of bm x chunk_cols for the epilogue (per consumer with
+        // pingpong: one's epilogue may still be storing when the other's begins).
+        d(k.shared_tile(s.out, "d", t.bm * (t_.pingpong ? t_.consumers : 1), chunk_cols, 2)),
         // The CTAs of a cluster row share A's tile: each loads a slice and multicasts
         // it along the row; B's slices go down the cluster column.
         amap(k.tile_map("A", a, t.bm / cx / a_boxes)),
@@ -94,7 +95,7 @@ struct GemmKernel {
         // empty[s]: every MMA warp of every CTA this CTA's loads reach released it.
         full(k.mbarriers("full", t.stages, 1)),
         empty(k.mbarriers("empty", t.stages, mma_groups_ * 4 * (cx + cy - 1))),
-        c_full(k.mbarriers("c_full", mma_groups_, 1)),
+        c_full(k.mbarriers("c_full", t.warp_specialized ? t.consumers : 1, 1)),
         acc(k.accumulator("acc", unsigned(rows_per_mma), t.bn)),
         stage_bytes(uint32_t((uint64_t(t.bm) + t.bn) * t.bk * ir::scalar_bytes(s.in))),
         tiles_m((m + bm - 1) / bm), tiles_n((n + bn - 1) / bn), kblocks((kk + bk - 1) / bk),
@@ -236,6 +237,84 @@ struct GemmKernel {
   }
 };
 
+// Warpgroup wg's main loop over a unit's `count` k-blocks, stages it % stages on:
+// MMAs into acc, each stage released once the MMAs that read it have completed.
+// Returns with every MMA waited for and every stage released.
+void main_loop(GemmKernel& g, const i32& wg, const i32& count, Var<int32_t>& it) {
+  for_(0, count, [&](i32 j) {
+    i32 st = it % g.stages;
+    wait_local(g.full[st]);
+    // Cooperative: this warpgroup's rows of A; ping-pong: all of them.
+    const TileView a = g.t.pingpong ? stage(g.a, st) : stage(g.a, st).rows(wg * g.rows_per_mma), b = stage(g.b, st);
+    if (g.split_issue()) {
+      // The k-block's first K step as a group of its own, then the wait for the
+      // previous k-block (mma_wait(1): all but that group), then the other K
+      // steps: the warpgroup waits with one K step queued on the tensor cores
+      // instead of a whole k-block (see docs/gemm-perf-notes.md). The previous
+      // stage goes back after those are issued: the tensor cores get them first.
+      const unsigned step = 16;
+      mma(g.acc, a, b, j > 0, KRange{0, step});
+      mma_wait(1);
+      mma(g.acc, a, b, boolean(true), KRange{step, 0});
+      if_(j > 0, [&] { g.release((it - 1) % g.stages); });
+    } else if (g.wide) {
+      mma(g.acc, a, b, j > 0);
+      // A tile wider than one wgmma takes A from registers, which ptxas keeps
+      // until the MMAs that read them complete: keeping a second k-block's
+      // in flight spills. Each warpgroup waits for its own; the other
+      // consumer's MMAs keep the tensor cores busy meanwhile.
+      mma_wait(0);
+      g.release(st);
+    } else {
+      mma(g.acc, a, b, j > 0);
+      // Keep one MMA group in flight; the one before it has finished reading its stage.
+      mma_wait(1);
+      if_(j > 0, [&] { g.release((it - 1) % g.stages); });
+    }
+    it = it + 1;
+  });
+}
+
+// The last MMAs of a main loop: waited for, their stage released (wide tiles did both).
+void drain(GemmKernel& g, Var<int32_t>& it) {
+  if (g.wide) return;
+  mma_wait(0);
+  g.release((it - 1) % g.stages);
+}
+
+// Cooperative: every consumer runs every unit on its share of the tile's rows.
+void cooperative_consumer(GemmKernel& g, const i32& wg) {
+  g.declare_splits();
+  Var<int32_t> it = var(i32(0), "it");
+  g.each_unit([&](i32 tm, i32 tn, i32 sp, i32, i32 count) {
+    main_loop(g, wg, count, it);
+    drain(g, it);
+    g.finish_unit(wg, tm, tn, sp);
+  });
+}
+
+// Ping-pong: consumer wg runs the units u of this CTA with u % 2 == wg, a whole tile
+// each, and skips the other's k-blocks in the pipeline. The main loops go in turns: a
+// consumer passes the turn once its last MMAs are issued, so the other's MMAs follow
+// them on the tensor cores while this one drains and runs its epilogue. With an odd
+// number of units consumer 0 takes one turn more; its last pass is never waited for.
+void pingpong_consumer(GemmKernel& g, const i32& wg) {
+  Turns turn = g.k.turns();
+  g.declare_splits();
+  Var<int32_t> it = var(i32(0), "it");
+  Var<int32_t> u = var(i32(0), "u");
+  g.each_unit([&](i32 tm, i32 tn, i32 sp, i32, i32 count) {
+    if_(u % 2 == wg, [&] {
+      wait_turn(turn);
+      main_loop(g, wg, count, it);
+      pass_turn(turn);
+      drain(g, it);
+      g.finish_unit(wg, tm, tn, sp);
+    }).else_([&] { it = it + count; });
+    u = u + 1;
+  });
+}
+
 void warp_specialized(GemmKernel& g) {
   g.k.role("producer", 1, kGemmProducerRegisters, [&](i32) {
     g.declare_splits();
@@ -252,46 +331,8 @@ void warp_specialized(GemmKernel& g) {
     });
   });
   g.k.role("consumer", g.t.consumers, gemm_consumer_registers(g.t.consumers), [&](i32 wg) {
-    g.declare_splits();
-    Var<int32_t> it = var(i32(0), "it");
-    g.each_unit([&](i32 tm, i32 tn, i32 sp, i32, i32 count) {
-      for_(0, count, [&](i32 j) {
-        i32 st = it % g.stages;
-        wait_local(g.full[st]);
-        const TileView a = stage(g.a, st).rows(wg * g.rows_per_mma), b = stage(g.b, st);
-        if (g.split_issue()) {
-          // The k-block's first K step as a group of its own, then the wait for the
-          // previous k-block (mma_wait(1): all but that group), then the other K
-          // steps: the warpgroup waits with one K step queued on the tensor cores
-          // instead of a whole k-block (see docs/gemm-perf-notes.md). The previous
-          // stage goes back after those are issued: the tensor cores get them first.
-          const unsigned step = 16;
-          mma(g.acc, a, b, j > 0, KRange{0, step});
-          mma_wait(1);
-          mma(g.acc, a, b, boolean(true), KRange{step, 0});
-          if_(j > 0, [&] { g.release((it - 1) % g.stages); });
-        } else if (g.wide) {
-          mma(g.acc, a, b, j > 0);
-          // A tile wider than one wgmma takes A from registers, which ptxas keeps
-          // until the MMAs that read them complete: keeping a second k-block's
-          // in flight spills. Each warpgroup waits for its own; the other
-          // consumer's MMAs keep the tensor cores busy meanwhile.
-          mma_wait(0);
-          g.release(st);
-        } else {
-          mma(g.acc, a, b, j > 0);
-          // Keep one MMA group in flight; the one before it has finished reading its stage.
-          mma_wait(1);
-          if_(j > 0, [&] { g.release((it - 1) % g.stages); });
-        }
-        it = it + 1;
-      });
-      if (!g.wide) {
-        mma_wait(0);
-        g.release((it - 1) % g.stages);
-      }
-      g.finish_unit(wg, tm, tn, sp);
-    });
+    if (g.t.pingpong) pingpong_consumer(g, wg);
+    else cooperative_consumer(g, wg);
     if_(thread_idx_x() % 128 == 0, [&] { bulk_wait(0); });
   });
 }
@@ -331,15 +372,17 @@ unsigned gemm_consumer_registers(unsigned consumers) {
 
 uint64_t smem_bytes(const GemmShape& s, const GemmTiling& t) {
   const uint64_t in = ir::scalar_bytes(s.in);
-  // Stages of A and B, two epilogue chunk buffers of bm x 128 bytes, alignment and barriers.
-  return uint64_t(t.stages) * (t.bm + t.bn) * t.bk * in + 2ull * t.bm * 128 + 1024;
+  // Stages of A and B, two epilogue chunk buffers of bm x 128 bytes (per consumer with
+  // pingpong), alignment and barriers.
+  const uint64_t chunk_buffers = 2ull * t.bm * 128 * (t.pingpong ? t.consumers : 1);
+  return uint64_t(t.stages) * (t.bm + t.bn) * t.bk * in + chunk_buffers + 1024;
 }
 
 ir::Kernel build_gemm_kernel(const GemmShape& s, const GemmTiling& t) {
   KernelBuilder k("gemm");
   k.threads(t.threads());
   if (t.cluster_n * t.cluster_m > 1) k.cluster(t.cluster_n, t.cluster_m);
-  GemmKernel g(s, t, k, t.warp_specialized ? t.consumers : 1);
+  GemmKernel g(s, t, k, t.tile_groups());
   if (t.warp_specialized) warp_specialized(g);
   else one_warpgroup(g);
   return k.build();

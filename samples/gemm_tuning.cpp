@@ -23,6 +23,8 @@ constexpr Tile kTiles[] = {{128, 256}, {256, 128}, {128, 128}};
 // cuBLAS at 8192^3 against 0.94x for 128x256, and from registers 0.915x (2x1: 0.923x)
 // against 0.942x; at 4224x4224x4096 it won (0.912x against 0.841x), so it stays a candidate.
 constexpr Tile kWideTile = {128, 320};
+// Ping-pong tiles: each consumer owns a whole tile of these, 128 accumulator registers.
+constexpr Tile kPingpongTiles[] = {{128, 128}, {64, 256}};
 constexpr ir::Dim3 kClusters[] = {{1, 2, 1}, {2, 1, 1}, {1, 1, 1}, {2, 2, 1}};
 constexpr int64_t kGroups[] = {8, 16};
 constexpr int64_t kSplits[] = {2, 4, 8};
@@ -41,13 +43,14 @@ int64_t pow2_bucket(int64_t n) {
 
 std::vector<Config> Gemm::tuning_candidates(const Config& c) const {
   std::vector<Config> out;
-  auto candidate = [&](const Tile& tile, const ir::Dim3& cluster, int64_t group, int64_t bk, int64_t stages, int64_t splits = 1) {
+  auto candidate = [&](const Tile& tile, const ir::Dim3& cluster, int64_t group, int64_t bk, int64_t stages, int64_t splits = 1,
+                       int64_t pingpong = 0) {
     Config k = c;
     // Every tuned field is set, so a candidate does not inherit a spec's hand-picked one.
     k.params["bm"] = tile.bm, k.params["bn"] = tile.bn, k.params["bk"] = bk;
     k.params["stages"] = stages, k.params["consumers"] = 2, k.params["group"] = group;
     k.params["warp_specialized"] = 1, k.params["persistent"] = 1, k.params["multicast"] = 1;
-    k.params["splits"] = splits, k.params["split_issue"] = 1;
+    k.params["splits"] = splits, k.params["split_issue"] = 1, k.params["pingpong"] = pingpong;
     k.cluster = cluster;
     k.params["stages"] = int64_t(gemm_tiling(k).stages);  // 0: as many as fit, named so the table and DB show it
     if (check_config(k).empty()) out.push_back(std::move(k));
@@ -56,6 +59,9 @@ std::vector<Config> Gemm::tuning_candidates(const Config& c) const {
   for (const Tile& tile : kTiles)
     for (const ir::Dim3& cluster : kClusters)
       for (int64_t group : kGroups) candidate(tile, cluster, group, 64, 0);
+  // ...ping-pong tiles with the three clusters that feed them best...
+  for (const Tile& tile : kPingpongTiles)
+    for (const ir::Dim3& cluster : {kClusters[0], kClusters[1], kClusters[2]}) candidate(tile, cluster, kGroups[0], 64, 0, 1, 1);
   // ...then the pipeline's depth, per tile with the likeliest cluster and group: one stage
   // fewer than fit, and bk 32 (half the K per stage, up to twice the stages). Last, so a
   // sweep cut short has measured the usual winners first (on the H200 at 4096^3-8192^3
@@ -110,7 +116,7 @@ std::string Gemm::problem_class(const Config& c) const {
 std::vector<std::string> Gemm::tuned_fields() const {
   return {"params.bm",     "params.bn",        "cluster",          "params.group",      "params.bk",
           "params.stages", "params.consumers", "params.warp_specialized", "params.persistent", "params.multicast",
-          "params.splits", "params.split_issue"};
+          "params.splits", "params.split_issue", "params.pingpong"};
 }
 
 }  // namespace tj::samples

@@ -76,6 +76,7 @@ std::string gemm_key(const Config& c) {
                     "_ws" + std::to_string(c.param("warp_specialized")) + "_p" + std::to_string(c.param("persistent")) +
                     "_mc" + std::to_string(c.param("multicast")) + "_sp" + std::to_string(c.param("splits")) + "_si" +
                     std::to_string(c.param("split_issue"));
+  if (c.param("pingpong") == 1) key += "_pp";  // cooperative configs keep their names
   return key;
 }
 

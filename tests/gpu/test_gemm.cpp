@@ -147,6 +147,33 @@ TEST_CASE("gemm: several tiles per CTA in the persistent kernel against cuBLAS [
   for (size_t i = 0; i < cases.size(); ++i) check(cases[i], 600 + i);
 }
 
+// Ping-pong: the two consumers take alternate tiles of the persistent schedule, each
+// with a whole 128x128 or 64x256 accumulator, and issue their main loops in turns.
+// Odd and even tile counts per CTA (the last turn of consumer 0 never waited for), one
+// tile per CTA (consumer 1 idle), clusters with multicast, both layouts, C read per tile,
+// the fused epilogues with and without the residual, f32 out.
+TEST_CASE("gemm: ping-pong consumers against cuBLAS [gpu]", "[gpu][gemm][pingpong]") {
+  const std::map<std::string, int64_t> p128 = {{"pingpong", 1}, {"bm", 128}, {"bn", 128}};
+  const std::map<std::string, int64_t> p64 = {{"pingpong", 1}, {"bm", 64}, {"bn", 256}};
+  auto with = [](std::map<std::string, int64_t> p, std::map<std::string, int64_t> more) {
+    for (auto& [k, v] : more) p[k] = v;
+    return p;
+  };
+  const std::vector<GemmCase> cases = {
+      {512, 512, 512, p128},                                                              // 16 tiles: one per CTA
+      {3000, 2600, 512, p128},                                                            // 24 x 21 tiles, ragged
+      {3000, 2600, 520, p64, {1, 2, 1}},                                                  // 47 x 11, cluster 1x2
+      {4096, 4096, 1024, p128, {2, 1, 1}},                                                // 1024 tiles, 2x1
+      {2000, 3000, 520, with(p128, {{"layout", 1}}), {2, 2, 1}},                          // nn, 2x2
+      {3000, 2600, 512, p128, {1, 1, 1}, 1.5, -0.75},                                     // beta reads C tile after tile
+      {3000, 2600, 512, with(p128, {{"bias", 1}, {"act", 2}})},                           // gelu(x + bias)
+      {2048, 3000, 256, with(p64, {{"col_scale", 1}, {"act", 3}, {"residual", 1}}), {1, 2, 1}, 0.5},
+      {2048, 4096, 256, with(p128, {{"out", 2}, {"bias", 1}, {"act", 1}})},               // relu, f32 out
+      {1000, 1032, 4104, with(p64, {{"bk", 32}})},                                        // long K, bk 32
+  };
+  for (size_t i = 0; i < cases.size(); ++i) check(cases[i], 650 + i);
+}
+
 // The fused epilogue (GemmEpilogue): a column scale, a bias and an activation after
 // alpha * A * B, against cuBLAS's f32 product with the epilogue applied in double on the
 // host. Ragged N (the vectors are read clamped), both layouts, f32 and bf16 out, several

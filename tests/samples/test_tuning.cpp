@@ -38,7 +38,8 @@ Config spec_config(const std::string& params, const std::string& extra = "") {
 
 std::string label(const Config& c) {
   return "bm=" + std::to_string(c.param("bm")) + " bn=" + std::to_string(c.param("bn")) + " cluster " +
-         std::to_string(c.cluster.x) + "x" + std::to_string(c.cluster.y) + " group=" + std::to_string(c.param("group"));
+         std::to_string(c.cluster.x) + "x" + std::to_string(c.cluster.y) + " group=" + std::to_string(c.param("group")) +
+         (c.param("pingpong") == 1 ? " pingpong" : "");
 }
 
 // A record as `tilejit tune` would write it for `c`'s class on the H200.
@@ -68,13 +69,13 @@ TuningDb db_at(const std::string& path) { return TuningDb::load(path); }
 
 }  // namespace
 
-TEST_CASE("gemm: 32 tuning candidates, each valid and distinct, likeliest first", "[samples][tuning][gemm]") {
+TEST_CASE("gemm: 38 tuning candidates, each valid and distinct, likeliest first", "[samples][tuning][gemm]") {
   const Config spec = spec_config(R"("m": 8192, "n": 8192, "k": 8192)");
   const std::vector<Config> cands = gemm().tuning_candidates(spec);
-  // 3 tiles x 4 clusters x 2 groups with the most stages of bk 64, then per tile one stage
-  // fewer and bk 32, then the wide 128x320 tile with clusters 1x2 and 2x1: none refused
-  // at 8192^3 bf16.
-  REQUIRE(cands.size() == 32);
+  // 3 tiles x 4 clusters x 2 groups with the most stages of bk 64, then 2 ping-pong tiles
+  // x 3 clusters, then per tile one stage fewer and bk 32, then the wide 128x320 tile with
+  // clusters 1x2 and 2x1: none refused at 8192^3 bf16.
+  REQUIRE(cands.size() == 38);
   std::set<std::string> seen;
   for (const Config& c : cands) {
     INFO(label(c));
@@ -86,18 +87,23 @@ TEST_CASE("gemm: 32 tuning candidates, each valid and distinct, likeliest first"
     CHECK(c.param("multicast") == 1);
     CHECK(c.cluster.z == 1);
   }
-  for (size_t i = 0; i < 24; ++i) CHECK(cands[i].param("bk") == 64);
+  for (size_t i = 0; i < 30; ++i) CHECK(cands[i].param("bk") == 64);
+  for (size_t i = 0; i < cands.size(); ++i) CHECK(cands[i].param("pingpong") == int64_t(i >= 24 && i < 30));
   CHECK(cands[0].param("stages") == 4);  // as many as fit, named
   // The H200's winners at 8192^3 come first, so a sweep cut short has tried them.
   CHECK(label(cands[0]) == "bm=128 bn=256 cluster 1x2 group=8");
   CHECK(label(cands[2]) == "bm=128 bn=256 cluster 2x1 group=8");
   CHECK(label(cands[23]) == "bm=128 bn=128 cluster 2x2 group=16");
+  // Ping-pong: each consumer's own tile and its two epilogue chunk buffers (64 KiB for
+  // both at bm 128) leave 5 stages of 128x128x64, 4 of 64x256x64.
+  CHECK((label(cands[24]) == "bm=128 bn=128 cluster 1x2 group=8 pingpong" && cands[24].param("stages") == 5));
+  CHECK((label(cands[29]) == "bm=64 bn=256 cluster 1x1 group=8 pingpong" && cands[29].param("stages") == 4));
   // The depth: 4 stages of 128x256x64 fit, so 3; 6 of 128x128x64, so 5; bk 32 picks its own.
-  CHECK((label(cands[24]) == "bm=128 bn=256 cluster 1x2 group=8" && cands[24].param("stages") == 3 && cands[24].param("bk") == 64));
-  CHECK((cands[25].param("bk") == 32 && cands[25].param("stages") == 8));
-  CHECK((label(cands[28]) == "bm=128 bn=128 cluster 1x2 group=8" && cands[28].param("stages") == 5));
-  CHECK((label(cands[30]) == "bm=128 bn=320 cluster 1x2 group=8" && cands[30].param("stages") == 3));
-  CHECK(label(cands[31]) == "bm=128 bn=320 cluster 2x1 group=8");
+  CHECK((label(cands[30]) == "bm=128 bn=256 cluster 1x2 group=8" && cands[30].param("stages") == 3 && cands[30].param("bk") == 64));
+  CHECK((cands[31].param("bk") == 32 && cands[31].param("stages") == 8));
+  CHECK((label(cands[34]) == "bm=128 bn=128 cluster 1x2 group=8" && cands[34].param("stages") == 5));
+  CHECK((label(cands[36]) == "bm=128 bn=320 cluster 1x2 group=8" && cands[36].param("stages") == 3));
+  CHECK(label(cands[37]) == "bm=128 bn=320 cluster 2x1 group=8");
 }
 
 TEST_CASE("gemm: candidates check_config refuses are dropped", "[samples][tuning][gemm]") {
@@ -107,12 +113,12 @@ TEST_CASE("gemm: candidates check_config refuses are dropped", "[samples][tuning
     INFO(params);
     const std::vector<Config> cands = gemm().tuning_candidates(spec_config(params));
     CHECK(cands.size() >= 15);
-    CHECK(cands.size() <= 32);
+    CHECK(cands.size() <= 38);
     for (const Config& c : cands) CHECK(gemm().check_config(c).empty());
   }
   // A spec's own tile choices do not leak into the candidates.
   const std::vector<Config> from_hand = gemm().tuning_candidates(spec_config(R"("bm": 64, "bn": 128, "consumers": 1, "stages": 3)", R"("cluster": [4, 2], )"));
-  REQUIRE(from_hand.size() == 32);
+  REQUIRE(from_hand.size() == 38);
   CHECK(label(from_hand[0]) == "bm=128 bn=256 cluster 1x2 group=8");
   CHECK(from_hand[0].param("stages") == 4);
   CHECK(from_hand[0].param("consumers") == 2);
@@ -147,7 +153,8 @@ TEST_CASE("only tunable samples have candidates and tuned fields", "[samples][tu
   const std::vector<std::string> f = gemm().tuned_fields();
   const std::set<std::string> fields(f.begin(), f.end());
   for (const char* tuned : {"cluster", "params.bm", "params.bn", "params.bk", "params.stages", "params.consumers",
-                            "params.group", "params.warp_specialized", "params.persistent", "params.multicast", "params.splits"})
+                            "params.group", "params.warp_specialized", "params.persistent", "params.multicast", "params.splits",
+                            "params.pingpong"})
     CHECK(fields.count(tuned));
   for (const char* problem : {"params.m", "params.n", "params.k", "params.dtype", "params.out", "params.layout",
                               "params.alpha", "params.beta", "clusters", "grid"})
@@ -157,8 +164,9 @@ TEST_CASE("only tunable samples have candidates and tuned fields", "[samples][tu
 TEST_CASE("tuned configs are named by the fields the candidates vary", "[samples][tuning]") {
   const std::vector<Config> cands = gemm().tuning_candidates(spec_config(""));
   const std::vector<std::string> fields = tj::samples::varying_fields(gemm(), cands);
-  CHECK(fields == std::vector<std::string>{"params.bm", "params.bn", "cluster", "params.group", "params.bk", "params.stages"});
-  CHECK(tj::samples::describe_fields(gemm(), cands[3], fields) == "bm=128 bn=256 cluster 2x1 group=16 bk=64 stages=4");
+  CHECK(fields == std::vector<std::string>{"params.bm", "params.bn", "cluster", "params.group", "params.bk", "params.stages",
+                                           "params.pingpong"});
+  CHECK(tj::samples::describe_fields(gemm(), cands[3], fields) == "bm=128 bn=256 cluster 2x1 group=16 bk=64 stages=4 pingpong=0");
   // Choices show their names; a 3-D cluster shows z.
   Config c = spec_config(R"("layout": "nn")");
   c.cluster = {2, 1, 2};
@@ -175,7 +183,7 @@ TEST_CASE("a record of a tuned config applies back to the same config", "[sample
   CHECK(r.sample == "gemm");
   CHECK(r.problem_class == "bf16>bf16 tn m8192 n8192 k8192 +C");
   CHECK(r.cluster == tuned.cluster);
-  CHECK(r.params.size() == 11);  // the tuned params (splits and split_issue included), and only those
+  CHECK(r.params.size() == 12);  // the tuned params (splits, split_issue and pingpong included), and only those
   CHECK(r.params.count("m") == 0);
   tj::samples::AppliedRecord a = tj::samples::apply_record(gemm(), spec, r);
   REQUIRE(a.config);
@@ -213,7 +221,7 @@ TEST_CASE("run applies a record only for a tunable spec naming no tuned field, o
 
   TunedChoice applied = decide(spec, true, "NVIDIA H200");
   CHECK(applied.kind == TunedChoice::Kind::Applied);
-  CHECK(applied.line == "bm=128 bn=256 cluster 2x1 group=16 bk=64 stages=4 (from /db/tuning.json, 745.0 TFLOP/s on 2026-11-30T14:02:11Z)");
+  CHECK(applied.line == "bm=128 bn=256 cluster 2x1 group=16 bk=64 stages=4 pingpong=0 (from /db/tuning.json, 745.0 TFLOP/s on 2026-11-30T14:02:11Z)");
   CHECK(applied.config.cluster == Dim3{2, 1, 1});
   CHECK(applied.config.param("group") == 16);
   CHECK(applied.config.param("m") == 8192);
