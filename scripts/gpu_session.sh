@@ -3,7 +3,7 @@
 # GPU tests, every sample spec through the CLI, benchmarks, tuning (gpu_tune.sh),
 # multicast traffic with ncu, and compute-sanitizer on every sample. Run from the repo root with
 # the binaries staged by scripts/stage.sh in .stage/; logs go to $OUT (or ./out).
-#   scripts/gpu_session.sh [SECTION...]   sections: tests runs faults plugins races bench gemm epilogue attention attention-table softmax tune multicast sanitizer
+#   scripts/gpu_session.sh [SECTION...]   sections: tests runs faults plugins races bench gemm epilogue pingpong attention attention-table softmax tune multicast sanitizer
 # (all but attention-table when none is named; named ones append to out/summary.txt, so a session can be split
 # across several commands).
 set -uo pipefail
@@ -129,6 +129,20 @@ if section epilogue; then
 $B/tilejit_bench_gemm --iters 50 --reps 5 --sustained 0 --config cluster=1x2,bias=1,act=gelu \
   --shapes 4096x4096x4096,8192x8192x8192,4096x8192x2048 > "$OUT/bench_epilogue.log" 2>&1; note "bench gemm bias+gelu vs cuBLASLt rc=$?"
 grep -E '^(device|[0-9]+ reps|\|)' "$OUT/bench_epilogue.log" >> "$summary"
+fi
+
+# Ping-pong against cooperative consumers: the GPU tests of the ping-pong GEMM, then each
+# config against cuBLAS (plain) and cuBLASLt (bias + GELU), interleaved per shape.
+if section pingpong; then
+$B/tilejit_gpu_tests "[gemm]" > "$OUT/gpu_tests_pingpong.log" 2>&1
+note "gpu tests [gemm] (ping-pong included) rc=$?: $(grep -E '^(All tests|test cases)' "$OUT/gpu_tests_pingpong.log" | tr '\n' ' ')"
+for cfg in cluster=1x2 cluster=1x2,pingpong=1,bm=128,bn=128 cluster=2x1,pingpong=1,bm=128,bn=128 cluster=1x2,pingpong=1,bm=64,bn=256; do
+  for epi in "" ",bias=1,act=gelu"; do
+    $B/tilejit_bench_gemm --iters 50 --reps 5 --sustained 0 --config "$cfg$epi" \
+      --shapes 4096x4096x4096,8192x8192x8192,4096x8192x2048 > "$OUT/bench_pp.log" 2>&1; note "bench gemm $cfg$epi rc=$?"
+    grep -E '^(device|[0-9]+ reps|\|)' "$OUT/bench_pp.log" >> "$summary"
+  done
+done
 fi
 
 # The attention sample on its spec (causal and not), verified; then against SDPA cuDNN in
