@@ -310,6 +310,15 @@ class StmtEmitter {
       line(std::string(n.cta_scope ? "tj::mbar_wait_cta(" : "tj::mbar_wait(") + slot(n.bar, n.index) + ", " + parity + ");");
     line(phase + " ^= 1u << " + idx + ";");
   }
+  // Flips the phase bits of the barriers whose phases pass (prelude: skipped_phase_bits).
+  void node(const MbarrierSkip& n) {
+    const SharedRef* b = n.bar->as<SharedRef>();
+    if (!b) internal_error("emit: skip_phases on a barrier that is not a shared buffer (the verifier should have said so)");
+    const SharedBuffer* buf = k_.find_shared(b->name);
+    if (!buf || buf->count == 0 || buf->count > 32) internal_error("emit: skip_phases on a ring that is not 1 to 32 barriers");
+    line(phase_var(b->name) + " ^= tj::skipped_phase_bits(unsigned(" + ex(n.first) + "), unsigned(" + ex(n.count) + "), " +
+         std::to_string(buf->count) + "u);");
+  }
   void node(const TmaLoad& n) {
     std::string rank = std::to_string(n.coords.size());
     std::string args = slot(n.dst, n.dst_index) + ", &" + ex(n.tmap) + coord_args(n.coords) + ", " + slot(n.bar, n.bar_index);
@@ -448,6 +457,9 @@ std::string emit_cuda(const Kernel& k, const Target& target, const EmitOptions& 
   struct Waited : Visitor {
     std::set<std::string> names;
     void visit_node(const MbarrierWait& n) override {
+      if (const SharedRef* s = n.bar->as<SharedRef>()) names.insert(s->name);
+    }
+    void visit_node(const MbarrierSkip& n) override {
       if (const SharedRef* s = n.bar->as<SharedRef>()) names.insert(s->name);
     }
   } waited;

@@ -30,6 +30,9 @@ void arrive_expect_tx(const BarrierRef& bar, const u32& bytes, SrcLoc loc) {
 
 void wait(const BarrierRef& bar, SrcLoc loc) { add(ir::MbarrierWait::make(bar.ptr(), bar.index(), L(loc)), loc); }
 void wait_local(const BarrierRef& bar, SrcLoc loc) { add(ir::MbarrierWait::make(bar.ptr(), bar.index(), L(loc), true), loc); }
+void skip_phases(const Ptr<mbarrier_t>& bars, const i32& first, const i32& count, SrcLoc loc) {
+  add(ir::MbarrierSkip::make(bars.expr(), first.expr(), count.expr(), L(loc)), loc);
+}
 
 void tma_load(const Slot& dst, const TensorMap& map, const std::vector<i32>& coords, const BarrierRef& bar, SrcLoc loc) {
   add(ir::TmaLoad::make(map.ref, exprs(coords), dst.ptr, dst.index, bar.ptr(), bar.index(), nullptr, L(loc)), loc);

@@ -36,6 +36,12 @@ void wait(const BarrierRef& bar, SrcLoc loc = SrcLoc::current());
 // included) and arrivals that publish no data (arrive_relaxed); not for a peer's
 // DSMEM stores, which only a cluster-scope acquire makes visible.
 void wait_local(const BarrierRef& bar, SrcLoc loc = SrcLoc::current());
+// Let `count` phases of the ring `bars` pass without waiting, one of each of
+// bars[first % n], bars[(first + 1) % n], ... (n: the array's barriers): this thread's
+// next wait on each is for the phase after. For a consumer that takes some of a
+// pipeline's stages and leaves the others to another (ping-pong consumers over one
+// producer's stages). It orders nothing: the data of skipped phases is not this thread's.
+void skip_phases(const Ptr<mbarrier_t>& bars, const i32& first, const i32& count, SrcLoc loc = SrcLoc::current());
 
 // One box of `map` at `coords` (innermost first, in elements) into dst and the
 // following bytes; completes on `bar` with the box's bytes.

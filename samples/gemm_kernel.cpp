@@ -294,7 +294,7 @@ void cooperative_consumer(GemmKernel& g, const i32& wg) {
 }
 
 // Ping-pong: consumer wg runs the units u of this CTA with u % 2 == wg, a whole tile
-// each, and skips the other's k-blocks in the pipeline. The main loops go in turns: a
+// each, and skips the other's k-blocks in the pipeline (their phases of `full` too). The main loops go in turns: a
 // consumer passes the turn once its last MMAs are issued, so the other's MMAs follow
 // them on the tensor cores while this one drains and runs its epilogue. With an odd
 // number of units consumer 0 takes one turn more; its last pass is never waited for.
@@ -310,7 +310,11 @@ void pingpong_consumer(GemmKernel& g, const i32& wg) {
       pass_turn(turn);
       drain(g, it);
       g.finish_unit(wg, tm, tn, sp);
-    }).else_([&] { it = it + count; });
+    }).else_([&] {
+      // The other consumer's k-blocks: their stages' phases pass this one by.
+      skip_phases(g.full, it, count);
+      it = it + count;
+    });
     u = u + 1;
   });
 }

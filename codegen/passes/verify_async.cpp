@@ -88,6 +88,13 @@ class AsyncChecker : public Visitor {
     barrier_elements(n.bar, n.loc);
     Visitor::visit_node(n);
   }
+  void visit_node(const MbarrierSkip& n) override {
+    if (n.bar->type.space != Space::Shared)
+      err(n.loc, "skip_phases() on " + name_of(n.bar) + ": a thread tracks phases of its own CTA's barriers only",
+          "skip phases of the local barriers");
+    barrier_elements(n.bar, n.loc);
+    Visitor::visit_node(n);
+  }
   void visit_node(const MbarrierArrive& n) override {
     barrier_elements(n.bar, n.loc);
     Visitor::visit_node(n);

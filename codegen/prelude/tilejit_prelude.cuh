@@ -36,6 +36,8 @@ typedef unsigned char u8;
 
 #include "cta_barrier.cuh"
 
+#include "phase_bits.cuh"
+
 #include "dsmem.cuh"
 
 #include "cluster_barrier.cuh"

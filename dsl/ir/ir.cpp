@@ -368,6 +368,13 @@ Stmt MbarrierArrive::make(Expr bar, Expr index, Expr tx, Loc loc, MemoryOrder or
   return std::make_shared<MbarrierArrive>(std::move(bar), std::move(index), std::move(tx), std::move(loc), order);
 }
 
+Stmt MbarrierSkip::make(Expr bar, Expr first, Expr count, Loc loc) {
+  require_ptr(bar, "MbarrierSkip", "bar", Scalar::MBarrier, {Space::Shared, Space::Cluster});
+  require_index(first, "MbarrierSkip");
+  require_index(count, "MbarrierSkip");
+  return std::make_shared<MbarrierSkip>(std::move(bar), std::move(first), std::move(count), std::move(loc));
+}
+
 Stmt MbarrierWait::make(Expr bar, Expr index, Loc loc, bool cta_scope) {
   // Space::Cluster is let through: waiting on a peer's barrier is a user error
   // the verifier reports with the user's line.

@@ -419,6 +419,19 @@ struct MbarrierWait final : StmtNode {
       : StmtNode(static_kind, std::move(l)), bar(std::move(b)), index(std::move(i)), cta_scope(c) {}
 };
 
+// This thread lets `count` phases of the barrier ring `bar` pass without waiting for
+// them: one phase of each of bar[first % n], bar[(first + 1) % n], ... (n barriers in
+// the array), as if it had waited for them, so that its next wait on each barrier
+// waits for the phase after. For a thread that takes only some of a pipeline's stages
+// (ping-pong consumers taking turns over the stages of one producer). No ordering.
+struct MbarrierSkip final : StmtNode {
+  static constexpr StmtKind static_kind = StmtKind::MbarrierSkip;
+  const Expr bar, first, count;  // bar: the array (this CTA's); first, count: i32
+  static Stmt make(Expr bar, Expr first, Expr count, Loc loc);
+  MbarrierSkip(Expr b, Expr f, Expr c, Loc l)
+      : StmtNode(static_kind, std::move(l)), bar(std::move(b)), first(std::move(f)), count(std::move(c)) {}
+};
+
 // One TMA box of `tmap` at `coords` (innermost first) into dst[dst_index...],
 // completing on bar[bar_index]; with a mask, delivered to every CTA of the
 // cluster whose bit is set (same shared offsets, each CTA's own barrier).

@@ -132,6 +132,10 @@ Stmt Mutator::mutate_node(const MbarrierWait& n, const Stmt& self) {
   Expr b = mutate(n.bar), i = mutate(n.index);
   return b == n.bar && i == n.index ? self : MbarrierWait::make(b, i, n.loc, n.cta_scope);
 }
+Stmt Mutator::mutate_node(const MbarrierSkip& n, const Stmt& self) {
+  Expr b = mutate(n.bar), f = mutate(n.first), c = mutate(n.count);
+  return b == n.bar && f == n.first && c == n.count ? self : MbarrierSkip::make(b, f, c, n.loc);
+}
 Stmt Mutator::mutate_node(const TmaLoad& n, const Stmt& self) {
   Expr t = mutate(n.tmap), d = mutate(n.dst), di = mutate(n.dst_index), b = mutate(n.bar), bi = mutate(n.bar_index),
        m = mutate(n.mask);

@@ -140,6 +140,9 @@ struct StmtText {
   std::string operator()(const MbarrierWait& n) const {
     return line(std::string(n.cta_scope ? "wait_local(" : "wait(") + slot(n.bar, n.index) + ")", n.loc);
   }
+  std::string operator()(const MbarrierSkip& n) const {
+    return line("skip_phases(" + to_string(n.bar) + ", " + to_string(n.first) + ", " + to_string(n.count) + ")", n.loc);
+  }
   std::string operator()(const TmaLoad& n) const {
     std::string m = n.mask ? ", mask " + to_string(n.mask) : "";
     return line("tma_load(" + slot(n.dst, n.dst_index) + ", " + to_string(n.tmap) + coords(n.coords) + ", " +

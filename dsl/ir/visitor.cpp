@@ -48,6 +48,7 @@ void Visitor::visit_node(const MbarrierInit& n) { visit(n.bar); visit(n.index); 
 void Visitor::visit_node(const Fence&) {}
 void Visitor::visit_node(const MbarrierArrive& n) { visit(n.bar); visit(n.index); visit(n.tx); }
 void Visitor::visit_node(const MbarrierWait& n) { visit(n.bar); visit(n.index); }
+void Visitor::visit_node(const MbarrierSkip& n) { visit(n.bar); visit(n.first); visit(n.count); }
 void Visitor::visit_node(const TmaLoad& n) {
   visit(n.tmap);
   for (const Expr& c : n.coords) visit(c);

@@ -274,6 +274,8 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm(const __grid_constant_
           tj::bulk_commit();
         }
       } else {
+        // MbarrierSkip at <loc>: skip_phases(full, it1, (((k + 64) - 1) / 64))
+        tj_phase_full ^= tj::skipped_phase_bits(unsigned(it1), unsigned((((k + 64) - 1) / 64)), 4u);
         // Assign at <loc>: it1 = (it1 + (((k + 64) - 1) / 64))
         it1 = (it1 + (((k + 64) - 1) / 64));
       }
