@@ -57,7 +57,7 @@ inline ir::Kernel dynamic_roles_kernel(unsigned cluster = 1) {
     for_each_tile(schedule, tiles_m, tiles_n, [&](i32 m, i32 n) {
       i32 st = it % 2;
       wait(filled[st]);
-      i32 got = box[st];
+      Var<int32_t> got = var(i32(box[st]), "got");  // read before the slot goes back
       arrive(drained[st]);
       if_(thread_idx_x() == 128, [&] {
         if_(got != m * tiles_n + n, [&] { atomic_add(mismatches[0], u32(1u)); });
