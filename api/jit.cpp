@@ -82,6 +82,16 @@ Timing JitKernel::time(Grid grid, BoundArgs& args, int iters, int warmup, CUstre
   return rt::time_launches(module_, launch_config(grid, stream), args.pack(), iters, warmup);
 }
 
+std::optional<Grid> JitKernel::schedule_grid(const BoundArgs& args) const {
+  if (!kernel().schedule_grid) return std::nullopt;
+  const int active = kernel().schedule_grid->per_unit ? 1 : max_active_clusters();
+  const std::optional<uint64_t> n = schedule_clusters(kernel(), args.pack(), active);
+  if (*n > 0x7fffffffu / kernel().cluster.x)
+    throw rt::RuntimeError(rt::ErrorKind::Usage, "kernel '" + name() + "': its schedule asks for " + std::to_string(*n) +
+                                                     " clusters, more than a grid holds");
+  return Grid{unsigned(*n), 1, 1};
+}
+
 int JitKernel::max_active_clusters() const {
   device_.make_current();
   return rt::max_active_clusters(module_, launch_config(Grid{}));

@@ -6,6 +6,7 @@
 #include <cuda.h>
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -41,6 +42,7 @@ class BoundArgs {
  public:
   const std::string& kernel_name() const { return kernel_; }
   rt::ArgPack& pack() { return pack_; }
+  const rt::ArgPack& pack() const { return pack_; }
   CUfunction function() const { return function_; }
 
  private:
@@ -108,6 +110,10 @@ class JitKernel {
   }
   // How many clusters of the kernel the device runs at once (a persistent grid's size).
   int max_active_clusters() const;
+  // The grid its schedule decides for a launch with `args` (for_each_tile(dynamic(...)):
+  // one cluster per unit on sm_100a, a persistent grid on sm_90a); nullopt when the
+  // kernel's schedules leave the grid to the caller.
+  std::optional<Grid> schedule_grid(const BoundArgs& args) const;
   // Device memory held for workspace parameters, over every stream launched on.
   uint64_t workspace_bytes() const { return workspaces_->bytes(); }
 

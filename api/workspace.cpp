@@ -1,5 +1,6 @@
 #include "api/workspace.h"
 
+#include <algorithm>
 #include <cstring>
 #include <limits>
 #include <string>
@@ -54,6 +55,23 @@ uint64_t workspace_elements(const ir::Kernel& kernel, size_t param, const rt::Ar
   return uint64_t(*n);
 }
 
+std::optional<uint64_t> schedule_clusters(const ir::Kernel& kernel, const rt::ArgPack& args, int max_active_clusters) {
+  if (!kernel.schedule_grid) return std::nullopt;
+  const std::map<std::string, int64_t> vars = scalar_values(kernel, args);
+  codegen::EvalEnv env;
+  env.cluster = kernel.cluster;
+  env.block = kernel.block;
+  env.vars = &vars;
+  const std::optional<int64_t> units = codegen::eval_int(kernel.schedule_grid->units, env);
+  if (!units)
+    throw rt::RuntimeError(rt::ErrorKind::Usage, "kernel '" + kernel.name + "': its schedule's unit count " +
+                                                     ir::to_string(kernel.schedule_grid->units) +
+                                                     " cannot be evaluated from this launch's arguments, so the grid cannot be sized");
+  const uint64_t n = uint64_t(std::max<int64_t>(1, *units));
+  if (kernel.schedule_grid->per_unit) return n;
+  return std::max<uint64_t>(1, std::min<uint64_t>(n, uint64_t(std::max(1, max_active_clusters))));
+}
+
 void Workspaces::bind(const ir::Kernel& kernel, ir::Dim3 grid_clusters, CUstream stream, rt::ArgPack& args) {
   for (size_t i = 0; i < kernel.params.size(); ++i) {
     const ir::Param& p = kernel.params[i];
@@ -66,11 +84,22 @@ void Workspaces::bind(const ir::Kernel& kernel, ir::Dim3 grid_clusters, CUstream
     const uint64_t bytes = elements * elem_bytes;
     rt::DeviceBuffer& buffer = buffers_[stream][i];
     if (buffer.bytes() < bytes) {
+      // A graph being captured would hold the allocation's zeroing as a node of its own,
+      // run again at every replay: the buffer must exist before the capture begins.
+      CUstreamCaptureStatus capturing = CU_STREAM_CAPTURE_STATUS_NONE;
+      rt::check(rt::driver().cuStreamIsCapturing(stream, &capturing), "cuStreamIsCapturing");
+      if (capturing != CU_STREAM_CAPTURE_STATUS_NONE)
+        throw rt::RuntimeError(rt::ErrorKind::Usage,
+                               "kernel '" + kernel.name + "' workspace '" + p.name + "' needs " + std::to_string(bytes) +
+                                   " bytes on a stream that is capturing a graph; launch the kernel once on that stream "
+                                   "before the capture begins, so that its workspace is allocated (and zeroed) outside it");
       // Earlier launches on this stream may still read the old buffer.
       if (buffer.bytes()) rt::check(rt::driver().cuStreamSynchronize(stream), "cuStreamSynchronize (growing a workspace)");
       buffer = rt::DeviceBuffer();
       buffer = rt::DeviceBuffer(bytes);
-      if (p.workspace->zeroed) buffer.fill_u8(0);
+      // Zeroed on the launch's own stream: ordered before the launch even on a stream that
+      // does not synchronize with the legacy default stream (cuMemsetD8 runs there).
+      if (p.workspace->zeroed) buffer.fill_u8_async(0, stream);
     }
     const CUdeviceptr address = bytes ? buffer.ptr() : 0;
     args.overwrite(i, &address, sizeof address);

@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <vector>
 
 #include "dsl/ir/kernel.h"
@@ -23,6 +24,13 @@ namespace tj {
 // (Usage) naming the kernel and the parameter when the size is negative or cannot be
 // evaluated.
 uint64_t workspace_elements(const ir::Kernel& kernel, size_t param, const rt::ArgPack& args, ir::Dim3 grid_clusters);
+
+// The clusters a launch of `kernel` with `args` gets when its schedule decides the grid
+// (ir::Kernel::schedule_grid, for_each_tile(dynamic(...))): one per work unit (sm_100a:
+// cluster launch control claims the ones not started), or a persistent grid of
+// min(units, max_active_clusters) (sm_90a); at least 1. nullopt for other kernels.
+// Throws rt::RuntimeError (Usage) when the unit count cannot be evaluated from `args`.
+std::optional<uint64_t> schedule_clusters(const ir::Kernel& kernel, const rt::ArgPack& args, int max_active_clusters);
 
 class Workspaces {
  public:

@@ -340,6 +340,10 @@ class StmtEmitter {
     line("tj::bulk_copy_to_peer(" + slot(n.dst, n.dst_index) + ", " + slot(n.src, n.src_index) + ", " +
          std::to_string(n.bytes) + "u, " + ex(n.bar) + ", " + ex(n.bar_index) + ");");
   }
+  void node(const ClcTryCancel& n) {
+    line(std::string(n.multicast ? "tj::clc_try_cancel_multicast(" : "tj::clc_try_cancel(") + slot(n.response, n.response_index) +
+         ", " + slot(n.bar, n.bar_index) + ");");
+  }
   void node(const StAsync& n) {
     line("tj::st_async(" + ex(n.dst) + ", " + ex(n.dst_index) + ", " + ex(n.value) + ", " + ex(n.bar) + ", " +
          ex(n.bar_index) + ");");

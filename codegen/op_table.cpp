@@ -10,6 +10,7 @@ constexpr unsigned Clusters = unsigned(Feature::Clusters);
 constexpr unsigned DistributedShared = unsigned(Feature::DistributedShared);
 constexpr unsigned TmaMulticast = unsigned(Feature::TmaMulticast);
 constexpr unsigned Wgmma = unsigned(Feature::Wgmma);
+constexpr unsigned ClusterLaunchControl = unsigned(Feature::ClusterLaunchControl);
 
 const Feature kAllFeatures[] = {Feature::Clusters, Feature::DistributedShared, Feature::TmaMulticast,
                                 Feature::Wgmma,    Feature::Tcgen05,          Feature::ClusterLaunchControl};

@@ -6,6 +6,7 @@
 #include "dsl/cluster.h"
 #include "dsl/diagnostic.h"
 #include "dsl/fragment.h"
+#include "dsl/launch_control.h"
 #include "dsl/math.h"
 #include "dsl/packed.h"
 #include "dsl/pipeline.h"

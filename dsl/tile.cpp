@@ -279,10 +279,23 @@ void warpgroup_sync(const i32& warpgroup_in_role, SrcLoc loc) {
 
 // ---- schedules ----
 
+namespace {
+void check_schedule(const ir::TileSchedule& schedule, const SrcLoc& loc) {
+  if (schedule.group == 0) throw UserError(L(loc), "for_each_tile with a group of 0 cluster rows", "use a group of at least 1");
+  if (schedule.slots == 0)
+    throw UserError(L(loc), "for_each_tile with a dynamic schedule of 0 slots: no claim could be answered",
+                    "use at least 1 slot (2 lets one role run a unit ahead of another)");
+  if (schedule.slots > 8)
+    throw UserError(L(loc), "for_each_tile with a dynamic schedule of " + std::to_string(schedule.slots) +
+                                " slots; at most 8 claims may be in flight",
+                    "use 1 to 8 slots (2 lets one role run a unit ahead of another)");
+}
+}  // namespace
+
 void for_each_tile(const ir::TileSchedule& schedule, const i32& tiles_m, const i32& tiles_n,
                    const std::function<void(i32, i32)>& body, SrcLoc loc) {
   KernelBuilder& b = KernelBuilder::active(loc);
-  if (schedule.group == 0) throw UserError(L(loc), "for_each_tile with a group of 0 cluster rows", "use a group of at least 1");
+  check_schedule(schedule, loc);
   std::string vm = b.fresh_name("tile_m", loc), vn = b.fresh_name("tile_n", loc);
   b.push_block();
   body(i32(ir::VarRef::make(vm, ir::Type::of(ir::Scalar::I32), L(loc))), i32(ir::VarRef::make(vn, ir::Type::of(ir::Scalar::I32), L(loc))));
@@ -293,7 +306,7 @@ void for_each_tile(const ir::TileSchedule& schedule, const i32& tiles_m, const i
 void for_each_tile(const ir::TileSchedule& schedule, const i32& tiles_m, const i32& tiles_n, const i32& splits,
                    const std::function<void(i32, i32, i32)>& body, SrcLoc loc) {
   KernelBuilder& b = KernelBuilder::active(loc);
-  if (schedule.group == 0) throw UserError(L(loc), "for_each_tile with a group of 0 cluster rows", "use a group of at least 1");
+  check_schedule(schedule, loc);
   if (std::optional<int64_t> s = ir::const_int(splits.expr()); s && *s < 1)
     throw UserError(L(loc), "for_each_tile with " + std::to_string(*s) + " splits", "use at least 1 split (1: no split-K)");
   std::string vm = b.fresh_name("tile_m", loc), vn = b.fresh_name("tile_n", loc), vs = b.fresh_name("split", loc);

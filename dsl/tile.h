@@ -117,6 +117,18 @@ void pass_turn(const Turns& t, SrcLoc loc = SrcLoc::current());
 // A static persistent schedule: each cluster walks cluster tiles id, id + clusters,
 // ...; `group` rows of cluster tiles are walked together (grouped rasterization).
 inline ir::TileSchedule static_persistent(unsigned group = 8) { return {ir::ScheduleKind::StaticPersistent, group}; }
+// A dynamic schedule: each cluster starts with the unit of its cluster id and claims
+// the next one while it computes the current one (cluster launch control on sm_100a, a
+// per-launch atomic counter on sm_90a); one thread claims for the cluster and every
+// role that walks the schedule receives each unit through `slots` answers in shared
+// memory. Every for_each_tile of the kernel given dynamic(...) is a walk of the same
+// units, by different threads (one per role, say), each outside loops and under
+// conditions on the thread and CTA index only. `order`: the units' order (LongestRowsFirst
+// when tiles with a larger tile_m cost more, as causal attention's do). The grid is the
+// schedule's: JitKernel::schedule_grid.
+inline ir::TileSchedule dynamic(unsigned group = 8, unsigned slots = 2, ir::UnitOrder order = ir::UnitOrder::Rasterized) {
+  return {ir::ScheduleKind::Dynamic, group, slots, order};
+}
 // body(tile_m, tile_n) for each tile of the tiles_m x tiles_n grid that the
 // schedule gives this CTA. The CTAs of a cluster take neighbouring tiles: rank
 // (x, y) in the cluster takes tile_n + x, tile_m + y of the cluster's block.

@@ -54,4 +54,8 @@ void DeviceBuffer::fill_u8(uint8_t value) {
   if (bytes_) check(driver().cuMemsetD8(ptr_, value, bytes_), "cuMemsetD8");
 }
 
+void DeviceBuffer::fill_u8_async(uint8_t value, CUstream stream) {
+  if (bytes_) check(driver().cuMemsetD8Async(ptr_, value, bytes_, stream), "cuMemsetD8Async");
+}
+
 } // namespace tj::rt

@@ -28,6 +28,8 @@ public:
   // Copies `bytes` (at most bytes()) from the start of the buffer to the host.
   void download(void* dst, size_t bytes) const;
   void fill_u8(uint8_t value);
+  // The same, ordered on `stream` (before the work queued on it after this call).
+  void fill_u8_async(uint8_t value, CUstream stream);
 
   template <class T>
   void upload(const std::vector<T>& values) {

@@ -44,6 +44,7 @@ namespace tj::rt {
   X(cuMemcpyDtoD, 3020)                                                                         \
   X(cuMemcpyDtoDAsync, 3020)                                                                    \
   X(cuMemsetD8, 3020)                                                                           \
+  X(cuMemsetD8Async, 3020)                                                                      \
   X(cuLaunchKernelEx, 11060)                                                                    \
   X(cuOccupancyMaxActiveClusters, 11070)                                                        \
   X(cuOccupancyMaxPotentialClusterSize, 11070)                                                  \
@@ -55,6 +56,13 @@ namespace tj::rt {
   X(cuStreamSynchronize, 2000)                                                                  \
   X(cuStreamCreate, 2000)                                                                       \
   X(cuStreamDestroy, 4000)                                                                      \
+  X(cuStreamIsCapturing, 10000)                                                                 \
+  X(cuStreamBeginCapture, 10010)                                                                \
+  X(cuStreamEndCapture, 10000)                                                                  \
+  X(cuGraphInstantiateWithFlags, 11040)                                                         \
+  X(cuGraphLaunch, 10000)                                                                       \
+  X(cuGraphExecDestroy, 10000)                                                                  \
+  X(cuGraphDestroy, 10000)                                                                      \
   X(cuTensorMapEncodeTiled, 12000)
 
 struct Driver {

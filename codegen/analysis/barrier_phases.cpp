@@ -64,6 +64,12 @@ class Walk {
     } else if (const StAsync* st = s->as<StAsync>()) {
       add(BarrierEvent::Copy, st->bar, st->bar_index, IntImm::make(Scalar::I64, scalar_bytes(st->value->type.scalar)),
           nullptr, st->loc, scope);
+    } else if (const ClcTryCancel* c = s->as<ClcTryCancel>()) {
+      // Its 16-byte answer completes like a TMA box: in the issuing CTA, or (multicast)
+      // in every CTA of the cluster.
+      const uint32_t all = k_.cluster.count() >= 32 ? ~0u : (1u << k_.cluster.count()) - 1u;
+      add(BarrierEvent::TmaBox, c->bar, c->bar_index, IntImm::make(Scalar::I64, 16),
+          c->multicast ? IntImm::make(Scalar::U32, all) : nullptr, c->loc, scope);
     } else if (const MbarrierWait* w = s->as<MbarrierWait>()) {
       record({BarrierEvent::Wait, buffer_of(w->bar), w->index, nullptr, nullptr, guards_, vars_, scope_, w->loc}, scope);
     }

@@ -79,6 +79,10 @@ std::vector<MemAccess> accesses_of(const Kernel& k, const StmtNode& s) {
     MemAccess w = ranged(k, buffer_of(c->dst), c->dst_index, elems_of(k, buffer_of(c->dst), c->bytes), "bulk copy", s.loc);
     w.write = true;
     out.push_back(w);
+  } else if (const ClcTryCancel* c = s.as<ClcTryCancel>()) {
+    exprs = {c->response_index};
+    out.push_back({buffer_of(c->response), c->response_index, 4, true, false, true,
+                   c->multicast ? "multicast try_cancel" : "try_cancel", s.loc});
   } else if (const StAsync* sa = s.as<StAsync>()) {
     exprs = {sa->dst_index, sa->value};
     out.push_back({buffer_of(sa->dst), sa->dst_index, 1, true, false, true, "st_async", s.loc});

@@ -1,7 +1,10 @@
 #include "codegen/passes/lower_schedules.h"
 
+#include <map>
+#include <memory>
 #include <string>
 
+#include "codegen/analysis/ir_queries.h"
 #include "codegen/schedules/schedule.h"
 #include "dsl/ir/mutator.h"
 
@@ -13,19 +16,22 @@ using namespace tj::ir;
 Expr imm(int64_t v) { return IntImm::make(Scalar::I32, v); }
 Expr bin(BinOp op, Expr a, Expr b) { return Binary::make(op, std::move(a), std::move(b)); }
 
+using Plans = std::map<ScheduleKind, std::shared_ptr<const schedules::KernelPlan>>;
+
 class Lowering : public Mutator {
  public:
-  Lowering(const Kernel& k, const Target& target) : k_(k), target_(target) {}
+  Lowering(const Kernel& k, const Target& target, const Plans& plans) : k_(k), target_(target), plans_(plans) {}
 
  protected:
   Stmt mutate_node(const ForEachTile& t, const Stmt&) override { return lower(t); }
 
  private:
   // The unit space every schedule walks (cluster tiles x splits), then the schedule's
-  // walk over this CTA's units, each decoded into the tile the body sees.
+  // loop over this CTA's units, each decoded into the tile the body sees.
   Stmt lower(const ForEachTile& t) {
     const schedules::Schedule& schedule = schedules::schedule_for(t.schedule.kind);
-    schedules::UnitSpace s{t, k_, target_, "tj_sched" + std::to_string(n_++) + "_", {}, {}, {}, {}, {}};
+    schedules::UnitSpace s{t, k_, target_, "tj_sched" + std::to_string(n_++) + "_", {}, {}, {}, {}, {}, nullptr};
+    if (auto p = plans_.find(t.schedule.kind); p != plans_.end()) s.plan = p->second.get();
     const int64_t cx = k_.cluster.x, cy = k_.cluster.y;
     std::vector<Stmt> outer;
     s.cluster_rows = s.let(outer, "rows", bin(BinOp::Div, bin(BinOp::Add, t.tiles_m, imm(cy - 1)), imm(cy)));
@@ -33,18 +39,20 @@ class Lowering : public Mutator {
     s.cluster_tiles = s.let(outer, "total", bin(BinOp::Mul, s.cluster_rows, s.cluster_cols));
     s.splits = t.splits ? s.let(outer, "splits", t.splits) : nullptr;
     s.units = s.splits ? s.let(outer, "units", bin(BinOp::Mul, s.cluster_tiles, s.splits)) : s.cluster_tiles;
-    const schedules::UnitWalk walk = schedule.walk(s, outer);
-
-    const std::string unit_name = s.splits ? "u" : "t";  // without splits the unit is the tile
-    std::vector<Stmt> body;
-    schedule.decode(s, s.local(unit_name), body);
-    body.push_back(mutate(t.body));
-    outer.push_back(For::make(s.prefix + unit_name, walk.first, walk.end, walk.stride, Block::make(std::move(body), t.loc), t.loc));
+    auto body = [&](const Expr& unit) {
+      std::vector<Stmt> b;
+      schedule.decode(s, unit, b);
+      b.push_back(mutate(t.body));
+      return Block::make(std::move(b), t.loc);
+    };
+    Stmt loop = schedule.loop(s, outer, body);
+    outer.push_back(std::move(loop));
     return Block::make(std::move(outer), t.loc);
   }
 
   const Kernel& k_;
   const Target& target_;
+  const Plans& plans_;
   int n_ = 0;
 };
 
@@ -52,7 +60,13 @@ class Lowering : public Mutator {
 
 Kernel lower_schedules(const Kernel& k, const Target& target) {
   Kernel out = k;
-  out.body = Lowering(k, target).mutate(k.body);
+  // Each schedule the kernel uses prepares the kernel once (shared buffers, workspace).
+  Plans plans;
+  for_each_stmt(k.body, [&](const StmtNode& s) {
+    if (const ForEachTile* t = s.as<ForEachTile>(); t && !plans.count(t->schedule.kind))
+      plans[t->schedule.kind] = schedules::schedule_for(t->schedule.kind).prepare(out, target);
+  });
+  out.body = Lowering(out, target, plans).mutate(k.body);
   return out;
 }
 

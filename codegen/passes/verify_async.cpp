@@ -133,6 +133,20 @@ class AsyncChecker : public Visitor {
           "pass map_shared_rank(barrier, rank)[i], the barrier in the CTA that receives the bytes");
     Visitor::visit_node(n);
   }
+  void visit_node(const ClcTryCancel& n) override {
+    if (n.response->type.space != Space::Shared)
+      err(n.loc, "try_cancel answers into " + name_of(n.response) + ", which is not this CTA's shared memory",
+          "pass a u32 shared buffer of at least 4 elements; with multicast every CTA's copy at the same offset is written");
+    if (n.bar->type.space != Space::Shared)
+      err(n.loc, "try_cancel completes on " + name_of(n.bar) + ", which is not this CTA's barrier",
+          "pass a barrier of this CTA; with multicast each CTA's barrier at the same offset is signalled");
+    if (std::optional<int64_t> i = const_int(n.response_index); i && *i % 4 != 0)
+      err(n.loc, "try_cancel's 16-byte answer at element " + std::to_string(*i) + " of " + name_of(n.response) +
+                     " is not 16-byte aligned",
+          "use an element index that is a multiple of 4");
+    if (n.response->type.space == Space::Shared) fits(n.response, n.response_index, 16, "try_cancel", n.loc);
+    Visitor::visit_node(n);
+  }
   void visit_node(const StAsync& n) override {
     if (n.dst->type.space != Space::Cluster || n.bar->type.space != Space::Cluster)
       err(n.loc, "st_async writes a peer's shared memory and signals its barrier; both must come from map_shared_rank",
@@ -210,6 +224,33 @@ class AsyncChecker : public Visitor {
   std::vector<Expr> guards_;
 };
 
+// Cluster launch control exists on sm_100a only; Hopper's way to the same schedule is
+// named in the fix.
+void check_launch_control(const Kernel& k, const Target& target, std::vector<Diagnostic>& out) {
+  if (supports(target, Op::LaunchControlOp)) return;
+  struct Uses : Visitor {
+    std::vector<std::pair<Loc, std::string>> found;
+    void visit_node(const ClcTryCancel& n) override {
+      found.push_back({n.loc, n.multicast ? "try_cancel (multicast)" : "try_cancel"});
+      Visitor::visit_node(n);
+    }
+    void visit_node(const Intrinsic& n) override {
+      if (intrinsic_rule(n.op) == IntrinsicRule::ClcQuery) found.push_back({n.loc, std::string(intrinsic_name(n.op))});
+      Visitor::visit_node(n);
+    }
+  } uses;
+  uses.visit(k.body);
+  std::set<std::string> seen;
+  for (const auto& [loc, what] : uses.found) {
+    if (!seen.insert(loc.str() + what).second) continue;
+    out.push_back({loc,
+                   what + " is " + std::string(feature_name(missing_feature(target, Op::LaunchControlOp))) +
+                       " (clusterlaunchcontrol), which " + target.arch + " lacks",
+                   "on " + target.arch + " use for_each_tile(dynamic(...), ...): it claims units from an atomic counter "
+                   "in the same ask-first protocol; or compile for " + supporting_targets_text(Op::LaunchControlOp)});
+  }
+}
+
 }  // namespace
 
 std::vector<Diagnostic> verify_async(const Kernel& k, const Target& target) {
@@ -229,6 +270,7 @@ std::vector<Diagnostic> verify_async(const Kernel& k, const Target& target) {
                    "compile for " + supporting_targets_text(Op::TmaLoadMulticast)});
   AsyncChecker checker(k, out);
   checker.visit(k.body);
+  check_launch_control(k, target, out);
   return out;
 }
 

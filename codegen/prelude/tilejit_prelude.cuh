@@ -48,6 +48,8 @@ typedef unsigned char u8;
 
 #include "bulk_copy.cuh"
 
+#include "launch_control.cuh"
+
 #include "warpgroup.cuh"
 
 #include "sm90_wgmma.cuh"

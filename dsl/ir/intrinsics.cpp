@@ -61,6 +61,9 @@ Type result_type(IntrinsicOp op, const std::vector<Expr>& args, Scalar to) {
       value(2, Scalar::U32);
       value(3, Scalar::I32);
       return args[0]->type;
+    case IntrinsicRule::ClcQuery:
+      value(0, Scalar::U32x4);
+      return Type::of(op == IntrinsicOp::ClcIsCanceled ? Scalar::Bool : Scalar::I32);
     case IntrinsicRule::WarpReduce:
       require(!args[0]->type.is_pointer() && (a == Scalar::F32 || a == Scalar::I32 || a == Scalar::U32), op,
               "reduces f32, i32 or u32, got " + args[0]->type.str());

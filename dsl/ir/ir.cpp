@@ -562,8 +562,27 @@ Stmt AccPartial::make(AccPartialOp op, std::string acc, Expr ptr, Expr slot, Loc
 std::string_view schedule_name(ScheduleKind k) {
   switch (k) {
     case ScheduleKind::StaticPersistent: return "static_persistent";
+    case ScheduleKind::Dynamic: return "dynamic";
   }
   return "?";
+}
+
+std::string_view order_name(UnitOrder o) {
+  switch (o) {
+    case UnitOrder::Rasterized: return "rasterized";
+    case UnitOrder::LongestRowsFirst: return "longest rows first";
+  }
+  return "?";
+}
+
+Stmt ClcTryCancel::make(Expr response, Expr response_index, Expr bar, Expr bar_index, bool multicast, Loc loc) {
+  require_ptr(response, "ClcTryCancel", "response", Scalar::Bool, {Space::Shared, Space::Global, Space::Cluster});
+  require(response->type.scalar == Scalar::U32, "ClcTryCancel::make: the response buffer holds u32");
+  require_index(response_index, "ClcTryCancel");
+  require_ptr(bar, "ClcTryCancel", "bar", Scalar::MBarrier, {Space::Shared, Space::Global, Space::Cluster});
+  require_index(bar_index, "ClcTryCancel");
+  return std::make_shared<ClcTryCancel>(std::move(response), std::move(response_index), std::move(bar), std::move(bar_index),
+                                        multicast, std::move(loc));
 }
 
 Stmt ForEachTile::make(TileSchedule schedule, Expr tiles_m, Expr tiles_n, std::string var_m, std::string var_n, Stmt body,
@@ -572,6 +591,7 @@ Stmt ForEachTile::make(TileSchedule schedule, Expr tiles_m, Expr tiles_n, std::s
   require_value(tiles_n, "ForEachTile", "tiles_n");
   require(tiles_m->type.scalar == Scalar::I32 && tiles_n->type.scalar == Scalar::I32, "ForEachTile::make: tile counts must be i32");
   require(schedule.group >= 1, "ForEachTile::make: group must be at least 1");
+  require(schedule.slots >= 1, "ForEachTile::make: a dynamic schedule has at least one slot");
   require(body != nullptr, "ForEachTile::make: null body");
   require((splits == nullptr) == var_split.empty(), "ForEachTile::make: splits and its variable come together");
   if (splits) {

@@ -220,6 +220,7 @@ enum class IntrinsicRule : uint8_t {
   Shuffle,      // (32-bit value, i32 lane, u32 mask, i32 width) -> the value's type
   WarpReduce,   // (f32 / i32 / u32 value, u32 mask) -> the value's type
   Reinterpret,  // a global pointer -> a global pointer to `to`
+  ClcQuery,     // a u32x4 cluster launch control response -> bool (is_canceled) or i32 (a ctaid)
 };
 std::string_view intrinsic_name(IntrinsicOp);     // the DSL spelling: "approx::exp2"
 std::string_view intrinsic_wrapper(IntrinsicOp);  // the prelude function: "exp2_approx"
@@ -494,6 +495,23 @@ struct StAsync final : StmtNode {
         bar(std::move(b)), bar_index(std::move(bi)) {}
 };
 
+// clusterlaunchcontrol.try_cancel (sm_100a): asks the hardware to cancel the launch of
+// a cluster of this grid that has not started yet, and to write the 16-byte answer
+// into response[response_index .. + 3] (a u32 shared buffer, index a multiple of 4),
+// completing 16 transaction bytes on bar[bar_index]. multicast: the answer lands in
+// every CTA of the cluster, at the same offsets, on each CTA's own barrier (the
+// .multicast::cluster::all form). Read it with the ClcIsCanceled / ClcFirstCtaidX
+// intrinsics after the barrier's phase completes; never issue another after one
+// whose answer was "not canceled".
+struct ClcTryCancel final : StmtNode {
+  static constexpr StmtKind static_kind = StmtKind::ClcTryCancel;
+  const Expr response, response_index, bar, bar_index;
+  const bool multicast;
+  static Stmt make(Expr response, Expr response_index, Expr bar, Expr bar_index, bool multicast, Loc loc);
+  ClcTryCancel(Expr r, Expr ri, Expr b, Expr bi, bool m, Loc l)
+      : StmtNode(static_kind, std::move(l)), response(std::move(r)), response_index(std::move(ri)), bar(std::move(b)),
+        bar_index(std::move(bi)), multicast(m) {}
+};
 
 // ---- tiles, MMA, warpgroup roles, tile schedules ----------------------------------
 
@@ -650,13 +668,27 @@ struct AccPartial final : StmtNode {
 // How output tiles are handed to CTAs. StaticPersistent: each cluster walks the
 // cluster tiles t = cluster id, + number of clusters, ...; `group` cluster rows
 // of tiles are walked together (grouped rasterization) so that tiles sharing
-// operands run close in time.
-enum class ScheduleKind : uint8_t { StaticPersistent };
+// operands run close in time. Dynamic: each cluster starts with the unit of its
+// cluster id and claims the next one at run time (ask first, then compute):
+// cluster launch control on sm_100a, an atomic counter on sm_90a
+// (codegen/schedules/dynamic.h); `slots` claims may be in flight between the
+// roles of a CTA (a ring of responses in shared memory).
+enum class ScheduleKind : uint8_t { StaticPersistent, Dynamic };
+// The order in which units are numbered (and so handed out: lowest first).
+// Rasterized: grouped rasterization, cluster row 0 first. LongestRowsFirst: the
+// same from the last cluster row up, for kernels whose tiles cost more the larger
+// tile_m is (causal attention's query blocks): the longest units start first and
+// the short ones fill the tail.
+enum class UnitOrder : uint8_t { Rasterized, LongestRowsFirst };
 struct TileSchedule {
   ScheduleKind kind = ScheduleKind::StaticPersistent;
   unsigned group = 8;
+  unsigned slots = 2;  // Dynamic: claim responses in flight (1..8)
+  UnitOrder order = UnitOrder::Rasterized;
+  bool operator==(const TileSchedule&) const = default;
 };
 std::string_view schedule_name(ScheduleKind);
+std::string_view order_name(UnitOrder);
 
 // for each (tile_m, tile_n) of a tiles_m x tiles_n grid that the schedule gives
 // this CTA: body. Each CTA of a cluster gets its own tile of the cluster's

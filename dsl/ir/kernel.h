@@ -27,6 +27,16 @@ struct Workspace {
   bool zeroed = false;
 };
 
+// The grid a schedule decides (set by lowering for_each_tile(dynamic(...))): `units`
+// work units per launch, an expression the host evaluates from the scalar arguments
+// like a workspace size. per_unit: one cluster per unit (cluster launch control claims
+// the clusters that have not started); otherwise a persistent grid: as many clusters
+// as run at once, at most one per unit.
+struct ScheduleGrid {
+  Expr units;
+  bool per_unit = false;
+};
+
 struct Param {
   std::string name;
   Type type;  // a scalar, a Space::Global pointer, or a tensor_map
@@ -135,6 +145,7 @@ struct Kernel {
   unsigned min_blocks_per_sm = 0;     // __launch_bounds__'s minimum CTAs per SM; 0: not asked for
   Loc min_blocks_loc;                 // where it was set
   std::vector<RaceAllowance> race_allowances;
+  std::optional<ScheduleGrid> schedule_grid;  // set by a schedule that decides the launched grid
 
   uint64_t static_shared_bytes() const;
   uint64_t dynamic_shared_bytes() const;

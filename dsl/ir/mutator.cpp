@@ -162,6 +162,12 @@ Stmt Mutator::mutate_node(const StAsync& n, const Stmt& self) {
   if (d == n.dst && di == n.dst_index && v == n.value && b == n.bar && bi == n.bar_index) return self;
   return StAsync::make(d, di, v, b, bi, n.loc);
 }
+
+Stmt Mutator::mutate_node(const ClcTryCancel& n, const Stmt& self) {
+  Expr r = mutate(n.response), ri = mutate(n.response_index), b = mutate(n.bar), bi = mutate(n.bar_index);
+  if (r == n.response && ri == n.response_index && b == n.bar && bi == n.bar_index) return self;
+  return ClcTryCancel::make(r, ri, b, bi, n.multicast, n.loc);
+}
 Stmt Mutator::mutate_node(const Role& n, const Stmt& self) {
   Stmt body = mutate(n.body);
   return body == n.body ? self : Role::make(n.name, n.first, n.count, n.max_regs, n.id, body, n.loc, n.index_var);

@@ -164,6 +164,11 @@ struct StmtText {
   std::string operator()(const StAsync& n) const {
     return line("st_async(" + slot(n.dst, n.dst_index) + ", " + to_string(n.value) + ", " + slot(n.bar, n.bar_index) + ")", n.loc);
   }
+  std::string operator()(const ClcTryCancel& n) const {
+    return line(std::string(n.multicast ? "clc_try_cancel_multicast(" : "clc_try_cancel(") + slot(n.response, n.response_index) +
+                    ", " + slot(n.bar, n.bar_index) + ")",
+                n.loc);
+  }
   std::string operator()(const Role& n) const {
     std::string regs = n.max_regs ? ", " + std::to_string(n.max_regs) + " registers" : "";
     return pad(indent) + "role " + n.name + " (warpgroups " + std::to_string(n.first) + ".." +
@@ -215,8 +220,11 @@ struct StmtText {
   std::string operator()(const ForEachTile& n) const {
     const std::string split = n.splits ? ", " + n.var_split : "";
     const std::string splits = n.splits ? " x " + to_string(n.splits) + " splits" : "";
+    const std::string dynamic = n.schedule.kind == ScheduleKind::Dynamic
+                                    ? ", " + std::to_string(n.schedule.slots) + " slots, " + std::string(order_name(n.schedule.order))
+                                    : "";
     return pad(indent) + "for_each_tile " + std::string(schedule_name(n.schedule.kind)) + "(group " +
-           std::to_string(n.schedule.group) + ") (" + n.var_m + ", " + n.var_n + split + ") in [" + to_string(n.tiles_m) +
+           std::to_string(n.schedule.group) + dynamic + ") (" + n.var_m + ", " + n.var_n + split + ") in [" + to_string(n.tiles_m) +
            " x " + to_string(n.tiles_n) + splits + "] {" + at(n.loc) + "\n" + to_string(n.body, indent + 1) + pad(indent) + "}\n";
   }
 };

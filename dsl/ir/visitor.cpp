@@ -62,6 +62,7 @@ void Visitor::visit_node(const TmaStore& n) {
 void Visitor::visit_node(const BulkGroup&) {}
 void Visitor::visit_node(const BulkCopy& n) { visit(n.dst); visit(n.dst_index); visit(n.src); visit(n.src_index); visit(n.bar); visit(n.bar_index); }
 void Visitor::visit_node(const StAsync& n) { visit(n.dst); visit(n.dst_index); visit(n.value); visit(n.bar); visit(n.bar_index); }
+void Visitor::visit_node(const ClcTryCancel& n) { visit(n.response); visit(n.response_index); visit(n.bar); visit(n.bar_index); }
 
 void Visitor::visit_node(const Role& n) { visit(n.body); }
 void Visitor::visit_node(const NamedBarrier& n) { visit(n.id); }
