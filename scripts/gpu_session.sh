@@ -134,8 +134,8 @@ fi
 # Ping-pong against cooperative consumers: the GPU tests of the ping-pong GEMM, then each
 # config against cuBLAS (plain) and cuBLASLt (bias + GELU), interleaved per shape.
 if section pingpong; then
-timeout 300 $B/tilejit_gpu_tests "[gemm]" > "$OUT/gpu_tests_pingpong.log" 2>&1
-note "gpu tests [gemm] (ping-pong included) rc=$?: $(grep -E '^(All tests|test cases)' "$OUT/gpu_tests_pingpong.log" | tr '\n' ' ')"
+timeout 300 $B/tilejit_gpu_tests "[gemm],[dynamic]" > "$OUT/gpu_tests_pingpong.log" 2>&1
+note "gpu tests [gemm],[dynamic] (ping-pong included) rc=$?: $(grep -E '^(All tests|test cases)' "$OUT/gpu_tests_pingpong.log" | tr '\n' ' ')"
 for cfg in cluster=1x2 cluster=1x2,pingpong=1,bm=128,bn=128 cluster=2x1,pingpong=1,bm=128,bn=128 cluster=1x2,pingpong=1,bm=64,bn=256; do
   for epi in "" ",bias=1,act=gelu"; do
     timeout 120 $B/tilejit_bench_gemm --iters 50 --reps 5 --sustained 0 --config "$cfg$epi" \
