@@ -47,8 +47,9 @@ inline TileView stage(const SharedTile& t, const i32& s) { return TileView(t, s,
 // barrier). A tile of R rows loaded by R / box_rows parts arrives whole.
 void tma_load_tile(const TileView& dst, const TileMap& map, const i32& row0, const i32& col0, const BarrierRef& bar,
                    const i32& part = 0, std::optional<u32> mask = std::nullopt, SrcLoc loc = SrcLoc::current());
-// Stores map.box_rows rows of the tile from src's row to global (row0, col0),
-// one TMA box per panel (a bulk group the caller commits).
+// Stores map.box_rows rows of the tile from src's row r to global (row0 + r, col0):
+// row0 is the global row of the tile's row 0. One TMA box per panel (a bulk group
+// the caller commits).
 void tma_store_tile(const TileMap& map, const i32& row0, const i32& col0, const TileView& src,
                     SrcLoc loc = SrcLoc::current());
 // The bytes one tma_load_tile delivers into each receiving CTA.

@@ -183,6 +183,10 @@ struct GemmKernel {
     const unsigned chunks = unsigned(bn) / chunk_cols;
     // Built for the problem's alpha when it is 1 (the usual case): no multiply per element.
     const f32 scale = s.alpha == 1.0 ? f32(1.0f) : alpha;
+    // The global row of the chunk buffers' row 0 (a tile copy adds the view's row): the
+    // consumers' rows of one tile, or with pingpong each consumer's whole tile at rows
+    // wg * bm of the buffers.
+    const i32 row0 = t.pingpong ? tm * bm - wg * bm : tm * bm;
     for (unsigned ch = 0; ch < chunks; ++ch) {
       TileView out = stage(d, int32_t(ch % 2)).rows(wg * rows_per_mma);
       const i32 col0 = tn * bn + int32_t(ch * chunk_cols);
@@ -213,7 +217,7 @@ struct GemmKernel {
         auto load_c = [&] {
           if_(leader, [&] {
             arrive_expect_tx(c_full[wg], u32(tile_load_bytes(cmap)));
-            tma_load_tile(out, cmap, tm * bm, col0, c_full[wg]);
+            tma_load_tile(out, cmap, row0, col0, c_full[wg]);
           });
           wait_local(c_full[wg]);
         };
@@ -230,7 +234,7 @@ struct GemmKernel {
         warpgroup_sync(wg);
       }
       if_(leader, [&] {
-        tma_store_tile(dmap, tm * bm, col0, out);
+        tma_store_tile(dmap, row0, col0, out);
         bulk_commit();
       });
     }

@@ -223,8 +223,8 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm(const __grid_constant_
         tj::named_barrier_sync((wg0 + 9), 128u);
         // If at <loc>: if ((%tid.x % 128) == 0) {
         if ((((int)threadIdx.x % 128) == 0)) {
-          // TmaStore at <loc>: tma_store(D{(((tile_n3 * 128) + 0) + 0), ((tile_m2 * 128) + (0 + (wg0 * 128)))}, d[(((0 * 16384) ...
-          tj::tma_store_2d(&D, (((tile_n3 * 128) + 0) + 0), ((tile_m2 * 128) + (0 + (wg0 * 128))), &d[(((0 * 16384) + 0) + ((0 + (wg0 * 128)) * 64))]);
+          // TmaStore at <loc>: tma_store(D{(((tile_n3 * 128) + 0) + 0), (((tile_m2 * 128) - (wg0 * 128)) + (0 + (wg0 * 128)))}, ...
+          tj::tma_store_2d(&D, (((tile_n3 * 128) + 0) + 0), (((tile_m2 * 128) - (wg0 * 128)) + (0 + (wg0 * 128))), &d[(((0 * 16384) + 0) + ((0 + (wg0 * 128)) * 64))]);
           // BulkGroup at <loc>: bulk_commit()
           tj::bulk_commit();
         }
@@ -242,8 +242,8 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm(const __grid_constant_
         tj::named_barrier_sync((wg0 + 9), 128u);
         // If at <loc>: if ((%tid.x % 128) == 0) {
         if ((((int)threadIdx.x % 128) == 0)) {
-          // TmaStore at <loc>: tma_store(D{(((tile_n3 * 128) + 64) + 0), ((tile_m2 * 128) + (0 + (wg0 * 128)))}, d[(((1 * 16384)...
-          tj::tma_store_2d(&D, (((tile_n3 * 128) + 64) + 0), ((tile_m2 * 128) + (0 + (wg0 * 128))), &d[(((1 * 16384) + 0) + ((0 + (wg0 * 128)) * 64))]);
+          // TmaStore at <loc>: tma_store(D{(((tile_n3 * 128) + 64) + 0), (((tile_m2 * 128) - (wg0 * 128)) + (0 + (wg0 * 128)))},...
+          tj::tma_store_2d(&D, (((tile_n3 * 128) + 64) + 0), (((tile_m2 * 128) - (wg0 * 128)) + (0 + (wg0 * 128))), &d[(((1 * 16384) + 0) + ((0 + (wg0 * 128)) * 64))]);
           // BulkGroup at <loc>: bulk_commit()
           tj::bulk_commit();
         }

@@ -208,8 +208,8 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm(const __grid_constant_
         tj::named_barrier_sync((wg0 + 9), 128u);
         // If at <loc>: if ((%tid.x % 128) == 0) {
         if ((((int)threadIdx.x % 128) == 0)) {
-          // TmaStore at <loc>: tma_store(D{(((tile_n3 * 256) + 0) + 0), ((tile_m2 * 64) + (0 + (wg0 * 64)))}, d[(((0 * 8192) + 0...
-          tj::tma_store_2d(&D, (((tile_n3 * 256) + 0) + 0), ((tile_m2 * 64) + (0 + (wg0 * 64))), &d[(((0 * 8192) + 0) + ((0 + (wg0 * 64)) * 64))]);
+          // TmaStore at <loc>: tma_store(D{(((tile_n3 * 256) + 0) + 0), (((tile_m2 * 64) - (wg0 * 64)) + (0 + (wg0 * 64)))}, d[(...
+          tj::tma_store_2d(&D, (((tile_n3 * 256) + 0) + 0), (((tile_m2 * 64) - (wg0 * 64)) + (0 + (wg0 * 64))), &d[(((0 * 8192) + 0) + ((0 + (wg0 * 64)) * 64))]);
           // BulkGroup at <loc>: bulk_commit()
           tj::bulk_commit();
         }
@@ -226,8 +226,8 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm(const __grid_constant_
         tj::named_barrier_sync((wg0 + 9), 128u);
         // If at <loc>: if ((%tid.x % 128) == 0) {
         if ((((int)threadIdx.x % 128) == 0)) {
-          // TmaStore at <loc>: tma_store(D{(((tile_n3 * 256) + 64) + 0), ((tile_m2 * 64) + (0 + (wg0 * 64)))}, d[(((1 * 8192) + ...
-          tj::tma_store_2d(&D, (((tile_n3 * 256) + 64) + 0), ((tile_m2 * 64) + (0 + (wg0 * 64))), &d[(((1 * 8192) + 0) + ((0 + (wg0 * 64)) * 64))]);
+          // TmaStore at <loc>: tma_store(D{(((tile_n3 * 256) + 64) + 0), (((tile_m2 * 64) - (wg0 * 64)) + (0 + (wg0 * 64)))}, d[...
+          tj::tma_store_2d(&D, (((tile_n3 * 256) + 64) + 0), (((tile_m2 * 64) - (wg0 * 64)) + (0 + (wg0 * 64))), &d[(((1 * 8192) + 0) + ((0 + (wg0 * 64)) * 64))]);
           // BulkGroup at <loc>: bulk_commit()
           tj::bulk_commit();
         }
@@ -244,8 +244,8 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm(const __grid_constant_
         tj::named_barrier_sync((wg0 + 9), 128u);
         // If at <loc>: if ((%tid.x % 128) == 0) {
         if ((((int)threadIdx.x % 128) == 0)) {
-          // TmaStore at <loc>: tma_store(D{(((tile_n3 * 256) + 128) + 0), ((tile_m2 * 64) + (0 + (wg0 * 64)))}, d[(((0 * 8192) +...
-          tj::tma_store_2d(&D, (((tile_n3 * 256) + 128) + 0), ((tile_m2 * 64) + (0 + (wg0 * 64))), &d[(((0 * 8192) + 0) + ((0 + (wg0 * 64)) * 64))]);
+          // TmaStore at <loc>: tma_store(D{(((tile_n3 * 256) + 128) + 0), (((tile_m2 * 64) - (wg0 * 64)) + (0 + (wg0 * 64)))}, d...
+          tj::tma_store_2d(&D, (((tile_n3 * 256) + 128) + 0), (((tile_m2 * 64) - (wg0 * 64)) + (0 + (wg0 * 64))), &d[(((0 * 8192) + 0) + ((0 + (wg0 * 64)) * 64))]);
           // BulkGroup at <loc>: bulk_commit()
           tj::bulk_commit();
         }
@@ -262,8 +262,8 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm(const __grid_constant_
         tj::named_barrier_sync((wg0 + 9), 128u);
         // If at <loc>: if ((%tid.x % 128) == 0) {
         if ((((int)threadIdx.x % 128) == 0)) {
-          // TmaStore at <loc>: tma_store(D{(((tile_n3 * 256) + 192) + 0), ((tile_m2 * 64) + (0 + (wg0 * 64)))}, d[(((1 * 8192) +...
-          tj::tma_store_2d(&D, (((tile_n3 * 256) + 192) + 0), ((tile_m2 * 64) + (0 + (wg0 * 64))), &d[(((1 * 8192) + 0) + ((0 + (wg0 * 64)) * 64))]);
+          // TmaStore at <loc>: tma_store(D{(((tile_n3 * 256) + 192) + 0), (((tile_m2 * 64) - (wg0 * 64)) + (0 + (wg0 * 64)))}, d...
+          tj::tma_store_2d(&D, (((tile_n3 * 256) + 192) + 0), (((tile_m2 * 64) - (wg0 * 64)) + (0 + (wg0 * 64))), &d[(((1 * 8192) + 0) + ((0 + (wg0 * 64)) * 64))]);
           // BulkGroup at <loc>: bulk_commit()
           tj::bulk_commit();
         }

@@ -216,7 +216,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm(const __grid_constant_
             // MbarrierArrive at <loc>: arrive_expect_tx(c_full[wg0], 16384u)
             tj::mbar_arrive_expect_tx(&c_full[wg0], 16384u);
             // TmaLoad at <loc>: tma_load(d[(((0 * 8192) + 0) + (((0 + (wg0 * 128)) + (0 * 128)) * 32))], C{(((tile_n3 * 128) + 0)...
-            tj::tma_load_2d(&d[(((0 * 8192) + 0) + (((0 + (wg0 * 128)) + (0 * 128)) * 32))], &C, (((tile_n3 * 128) + 0) + 0), (((tile_m2 * 128) + (0 + (wg0 * 128))) + (0 * 128)), &c_full[wg0]);
+            tj::tma_load_2d(&d[(((0 * 8192) + 0) + (((0 + (wg0 * 128)) + (0 * 128)) * 32))], &C, (((tile_n3 * 128) + 0) + 0), ((((tile_m2 * 128) - (wg0 * 128)) + (0 + (wg0 * 128))) + (0 * 128)), &c_full[wg0]);
           }
           // MbarrierWait at <loc>: wait_local(c_full[wg0])
           tj::mbar_wait_cta(&c_full[wg0], (tj_phase_c_full >> wg0) & 1u);
@@ -234,8 +234,8 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm(const __grid_constant_
         tj::named_barrier_sync((wg0 + 9), 128u);
         // If at <loc>: if ((%tid.x % 128) == 0) {
         if ((((int)threadIdx.x % 128) == 0)) {
-          // TmaStore at <loc>: tma_store(D{(((tile_n3 * 128) + 0) + 0), ((tile_m2 * 128) + (0 + (wg0 * 128)))}, d[(((0 * 8192) +...
-          tj::tma_store_2d(&D, (((tile_n3 * 128) + 0) + 0), ((tile_m2 * 128) + (0 + (wg0 * 128))), &d[(((0 * 8192) + 0) + ((0 + (wg0 * 128)) * 32))]);
+          // TmaStore at <loc>: tma_store(D{(((tile_n3 * 128) + 0) + 0), (((tile_m2 * 128) - (wg0 * 128)) + (0 + (wg0 * 128)))}, ...
+          tj::tma_store_2d(&D, (((tile_n3 * 128) + 0) + 0), (((tile_m2 * 128) - (wg0 * 128)) + (0 + (wg0 * 128))), &d[(((0 * 8192) + 0) + ((0 + (wg0 * 128)) * 32))]);
           // BulkGroup at <loc>: bulk_commit()
           tj::bulk_commit();
         }
@@ -251,7 +251,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm(const __grid_constant_
             // MbarrierArrive at <loc>: arrive_expect_tx(c_full[wg0], 16384u)
             tj::mbar_arrive_expect_tx(&c_full[wg0], 16384u);
             // TmaLoad at <loc>: tma_load(d[(((1 * 8192) + 0) + (((0 + (wg0 * 128)) + (0 * 128)) * 32))], C{(((tile_n3 * 128) + 32...
-            tj::tma_load_2d(&d[(((1 * 8192) + 0) + (((0 + (wg0 * 128)) + (0 * 128)) * 32))], &C, (((tile_n3 * 128) + 32) + 0), (((tile_m2 * 128) + (0 + (wg0 * 128))) + (0 * 128)), &c_full[wg0]);
+            tj::tma_load_2d(&d[(((1 * 8192) + 0) + (((0 + (wg0 * 128)) + (0 * 128)) * 32))], &C, (((tile_n3 * 128) + 32) + 0), ((((tile_m2 * 128) - (wg0 * 128)) + (0 + (wg0 * 128))) + (0 * 128)), &c_full[wg0]);
           }
           // MbarrierWait at <loc>: wait_local(c_full[wg0])
           tj::mbar_wait_cta(&c_full[wg0], (tj_phase_c_full >> wg0) & 1u);
@@ -269,8 +269,8 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm(const __grid_constant_
         tj::named_barrier_sync((wg0 + 9), 128u);
         // If at <loc>: if ((%tid.x % 128) == 0) {
         if ((((int)threadIdx.x % 128) == 0)) {
-          // TmaStore at <loc>: tma_store(D{(((tile_n3 * 128) + 32) + 0), ((tile_m2 * 128) + (0 + (wg0 * 128)))}, d[(((1 * 8192) ...
-          tj::tma_store_2d(&D, (((tile_n3 * 128) + 32) + 0), ((tile_m2 * 128) + (0 + (wg0 * 128))), &d[(((1 * 8192) + 0) + ((0 + (wg0 * 128)) * 32))]);
+          // TmaStore at <loc>: tma_store(D{(((tile_n3 * 128) + 32) + 0), (((tile_m2 * 128) - (wg0 * 128)) + (0 + (wg0 * 128)))},...
+          tj::tma_store_2d(&D, (((tile_n3 * 128) + 32) + 0), (((tile_m2 * 128) - (wg0 * 128)) + (0 + (wg0 * 128))), &d[(((1 * 8192) + 0) + ((0 + (wg0 * 128)) * 32))]);
           // BulkGroup at <loc>: bulk_commit()
           tj::bulk_commit();
         }
@@ -286,7 +286,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm(const __grid_constant_
             // MbarrierArrive at <loc>: arrive_expect_tx(c_full[wg0], 16384u)
             tj::mbar_arrive_expect_tx(&c_full[wg0], 16384u);
             // TmaLoad at <loc>: tma_load(d[(((0 * 8192) + 0) + (((0 + (wg0 * 128)) + (0 * 128)) * 32))], C{(((tile_n3 * 128) + 64...
-            tj::tma_load_2d(&d[(((0 * 8192) + 0) + (((0 + (wg0 * 128)) + (0 * 128)) * 32))], &C, (((tile_n3 * 128) + 64) + 0), (((tile_m2 * 128) + (0 + (wg0 * 128))) + (0 * 128)), &c_full[wg0]);
+            tj::tma_load_2d(&d[(((0 * 8192) + 0) + (((0 + (wg0 * 128)) + (0 * 128)) * 32))], &C, (((tile_n3 * 128) + 64) + 0), ((((tile_m2 * 128) - (wg0 * 128)) + (0 + (wg0 * 128))) + (0 * 128)), &c_full[wg0]);
           }
           // MbarrierWait at <loc>: wait_local(c_full[wg0])
           tj::mbar_wait_cta(&c_full[wg0], (tj_phase_c_full >> wg0) & 1u);
@@ -304,8 +304,8 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm(const __grid_constant_
         tj::named_barrier_sync((wg0 + 9), 128u);
         // If at <loc>: if ((%tid.x % 128) == 0) {
         if ((((int)threadIdx.x % 128) == 0)) {
-          // TmaStore at <loc>: tma_store(D{(((tile_n3 * 128) + 64) + 0), ((tile_m2 * 128) + (0 + (wg0 * 128)))}, d[(((0 * 8192) ...
-          tj::tma_store_2d(&D, (((tile_n3 * 128) + 64) + 0), ((tile_m2 * 128) + (0 + (wg0 * 128))), &d[(((0 * 8192) + 0) + ((0 + (wg0 * 128)) * 32))]);
+          // TmaStore at <loc>: tma_store(D{(((tile_n3 * 128) + 64) + 0), (((tile_m2 * 128) - (wg0 * 128)) + (0 + (wg0 * 128)))},...
+          tj::tma_store_2d(&D, (((tile_n3 * 128) + 64) + 0), (((tile_m2 * 128) - (wg0 * 128)) + (0 + (wg0 * 128))), &d[(((0 * 8192) + 0) + ((0 + (wg0 * 128)) * 32))]);
           // BulkGroup at <loc>: bulk_commit()
           tj::bulk_commit();
         }
@@ -321,7 +321,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm(const __grid_constant_
             // MbarrierArrive at <loc>: arrive_expect_tx(c_full[wg0], 16384u)
             tj::mbar_arrive_expect_tx(&c_full[wg0], 16384u);
             // TmaLoad at <loc>: tma_load(d[(((1 * 8192) + 0) + (((0 + (wg0 * 128)) + (0 * 128)) * 32))], C{(((tile_n3 * 128) + 96...
-            tj::tma_load_2d(&d[(((1 * 8192) + 0) + (((0 + (wg0 * 128)) + (0 * 128)) * 32))], &C, (((tile_n3 * 128) + 96) + 0), (((tile_m2 * 128) + (0 + (wg0 * 128))) + (0 * 128)), &c_full[wg0]);
+            tj::tma_load_2d(&d[(((1 * 8192) + 0) + (((0 + (wg0 * 128)) + (0 * 128)) * 32))], &C, (((tile_n3 * 128) + 96) + 0), ((((tile_m2 * 128) - (wg0 * 128)) + (0 + (wg0 * 128))) + (0 * 128)), &c_full[wg0]);
           }
           // MbarrierWait at <loc>: wait_local(c_full[wg0])
           tj::mbar_wait_cta(&c_full[wg0], (tj_phase_c_full >> wg0) & 1u);
@@ -339,8 +339,8 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm(const __grid_constant_
         tj::named_barrier_sync((wg0 + 9), 128u);
         // If at <loc>: if ((%tid.x % 128) == 0) {
         if ((((int)threadIdx.x % 128) == 0)) {
-          // TmaStore at <loc>: tma_store(D{(((tile_n3 * 128) + 96) + 0), ((tile_m2 * 128) + (0 + (wg0 * 128)))}, d[(((1 * 8192) ...
-          tj::tma_store_2d(&D, (((tile_n3 * 128) + 96) + 0), ((tile_m2 * 128) + (0 + (wg0 * 128))), &d[(((1 * 8192) + 0) + ((0 + (wg0 * 128)) * 32))]);
+          // TmaStore at <loc>: tma_store(D{(((tile_n3 * 128) + 96) + 0), (((tile_m2 * 128) - (wg0 * 128)) + (0 + (wg0 * 128)))},...
+          tj::tma_store_2d(&D, (((tile_n3 * 128) + 96) + 0), (((tile_m2 * 128) - (wg0 * 128)) + (0 + (wg0 * 128))), &d[(((1 * 8192) + 0) + ((0 + (wg0 * 128)) * 32))]);
           // BulkGroup at <loc>: bulk_commit()
           tj::bulk_commit();
         }

@@ -208,7 +208,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm(const __grid_constant_
             // MbarrierArrive at <loc>: arrive_expect_tx(c_full[wg0], 8192u)
             tj::mbar_arrive_expect_tx(&c_full[wg0], 8192u);
             // TmaLoad at <loc>: tma_load(d[(((0 * 4096) + 0) + (((0 + (wg0 * 64)) + (0 * 64)) * 32))], C{(((tile_n3 * 256) + 0) +...
-            tj::tma_load_2d(&d[(((0 * 4096) + 0) + (((0 + (wg0 * 64)) + (0 * 64)) * 32))], &C, (((tile_n3 * 256) + 0) + 0), (((tile_m2 * 64) + (0 + (wg0 * 64))) + (0 * 64)), &c_full[wg0]);
+            tj::tma_load_2d(&d[(((0 * 4096) + 0) + (((0 + (wg0 * 64)) + (0 * 64)) * 32))], &C, (((tile_n3 * 256) + 0) + 0), ((((tile_m2 * 64) - (wg0 * 64)) + (0 + (wg0 * 64))) + (0 * 64)), &c_full[wg0]);
           }
           // MbarrierWait at <loc>: wait_local(c_full[wg0])
           tj::mbar_wait_cta(&c_full[wg0], (tj_phase_c_full >> wg0) & 1u);
@@ -225,8 +225,8 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm(const __grid_constant_
         tj::named_barrier_sync((wg0 + 9), 128u);
         // If at <loc>: if ((%tid.x % 128) == 0) {
         if ((((int)threadIdx.x % 128) == 0)) {
-          // TmaStore at <loc>: tma_store(D{(((tile_n3 * 256) + 0) + 0), ((tile_m2 * 64) + (0 + (wg0 * 64)))}, d[(((0 * 4096) + 0...
-          tj::tma_store_2d(&D, (((tile_n3 * 256) + 0) + 0), ((tile_m2 * 64) + (0 + (wg0 * 64))), &d[(((0 * 4096) + 0) + ((0 + (wg0 * 64)) * 32))]);
+          // TmaStore at <loc>: tma_store(D{(((tile_n3 * 256) + 0) + 0), (((tile_m2 * 64) - (wg0 * 64)) + (0 + (wg0 * 64)))}, d[(...
+          tj::tma_store_2d(&D, (((tile_n3 * 256) + 0) + 0), (((tile_m2 * 64) - (wg0 * 64)) + (0 + (wg0 * 64))), &d[(((0 * 4096) + 0) + ((0 + (wg0 * 64)) * 32))]);
           // BulkGroup at <loc>: bulk_commit()
           tj::bulk_commit();
         }
@@ -242,7 +242,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm(const __grid_constant_
             // MbarrierArrive at <loc>: arrive_expect_tx(c_full[wg0], 8192u)
             tj::mbar_arrive_expect_tx(&c_full[wg0], 8192u);
             // TmaLoad at <loc>: tma_load(d[(((1 * 4096) + 0) + (((0 + (wg0 * 64)) + (0 * 64)) * 32))], C{(((tile_n3 * 256) + 32) ...
-            tj::tma_load_2d(&d[(((1 * 4096) + 0) + (((0 + (wg0 * 64)) + (0 * 64)) * 32))], &C, (((tile_n3 * 256) + 32) + 0), (((tile_m2 * 64) + (0 + (wg0 * 64))) + (0 * 64)), &c_full[wg0]);
+            tj::tma_load_2d(&d[(((1 * 4096) + 0) + (((0 + (wg0 * 64)) + (0 * 64)) * 32))], &C, (((tile_n3 * 256) + 32) + 0), ((((tile_m2 * 64) - (wg0 * 64)) + (0 + (wg0 * 64))) + (0 * 64)), &c_full[wg0]);
           }
           // MbarrierWait at <loc>: wait_local(c_full[wg0])
           tj::mbar_wait_cta(&c_full[wg0], (tj_phase_c_full >> wg0) & 1u);
@@ -259,8 +259,8 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm(const __grid_constant_
         tj::named_barrier_sync((wg0 + 9), 128u);
         // If at <loc>: if ((%tid.x % 128) == 0) {
         if ((((int)threadIdx.x % 128) == 0)) {
-          // TmaStore at <loc>: tma_store(D{(((tile_n3 * 256) + 32) + 0), ((tile_m2 * 64) + (0 + (wg0 * 64)))}, d[(((1 * 4096) + ...
-          tj::tma_store_2d(&D, (((tile_n3 * 256) + 32) + 0), ((tile_m2 * 64) + (0 + (wg0 * 64))), &d[(((1 * 4096) + 0) + ((0 + (wg0 * 64)) * 32))]);
+          // TmaStore at <loc>: tma_store(D{(((tile_n3 * 256) + 32) + 0), (((tile_m2 * 64) - (wg0 * 64)) + (0 + (wg0 * 64)))}, d[...
+          tj::tma_store_2d(&D, (((tile_n3 * 256) + 32) + 0), (((tile_m2 * 64) - (wg0 * 64)) + (0 + (wg0 * 64))), &d[(((1 * 4096) + 0) + ((0 + (wg0 * 64)) * 32))]);
           // BulkGroup at <loc>: bulk_commit()
           tj::bulk_commit();
         }
@@ -276,7 +276,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm(const __grid_constant_
             // MbarrierArrive at <loc>: arrive_expect_tx(c_full[wg0], 8192u)
             tj::mbar_arrive_expect_tx(&c_full[wg0], 8192u);
             // TmaLoad at <loc>: tma_load(d[(((0 * 4096) + 0) + (((0 + (wg0 * 64)) + (0 * 64)) * 32))], C{(((tile_n3 * 256) + 64) ...
-            tj::tma_load_2d(&d[(((0 * 4096) + 0) + (((0 + (wg0 * 64)) + (0 * 64)) * 32))], &C, (((tile_n3 * 256) + 64) + 0), (((tile_m2 * 64) + (0 + (wg0 * 64))) + (0 * 64)), &c_full[wg0]);
+            tj::tma_load_2d(&d[(((0 * 4096) + 0) + (((0 + (wg0 * 64)) + (0 * 64)) * 32))], &C, (((tile_n3 * 256) + 64) + 0), ((((tile_m2 * 64) - (wg0 * 64)) + (0 + (wg0 * 64))) + (0 * 64)), &c_full[wg0]);
           }
           // MbarrierWait at <loc>: wait_local(c_full[wg0])
           tj::mbar_wait_cta(&c_full[wg0], (tj_phase_c_full >> wg0) & 1u);
@@ -293,8 +293,8 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm(const __grid_constant_
         tj::named_barrier_sync((wg0 + 9), 128u);
         // If at <loc>: if ((%tid.x % 128) == 0) {
         if ((((int)threadIdx.x % 128) == 0)) {
-          // TmaStore at <loc>: tma_store(D{(((tile_n3 * 256) + 64) + 0), ((tile_m2 * 64) + (0 + (wg0 * 64)))}, d[(((0 * 4096) + ...
-          tj::tma_store_2d(&D, (((tile_n3 * 256) + 64) + 0), ((tile_m2 * 64) + (0 + (wg0 * 64))), &d[(((0 * 4096) + 0) + ((0 + (wg0 * 64)) * 32))]);
+          // TmaStore at <loc>: tma_store(D{(((tile_n3 * 256) + 64) + 0), (((tile_m2 * 64) - (wg0 * 64)) + (0 + (wg0 * 64)))}, d[...
+          tj::tma_store_2d(&D, (((tile_n3 * 256) + 64) + 0), (((tile_m2 * 64) - (wg0 * 64)) + (0 + (wg0 * 64))), &d[(((0 * 4096) + 0) + ((0 + (wg0 * 64)) * 32))]);
           // BulkGroup at <loc>: bulk_commit()
           tj::bulk_commit();
         }
@@ -310,7 +310,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm(const __grid_constant_
             // MbarrierArrive at <loc>: arrive_expect_tx(c_full[wg0], 8192u)
             tj::mbar_arrive_expect_tx(&c_full[wg0], 8192u);
             // TmaLoad at <loc>: tma_load(d[(((1 * 4096) + 0) + (((0 + (wg0 * 64)) + (0 * 64)) * 32))], C{(((tile_n3 * 256) + 96) ...
-            tj::tma_load_2d(&d[(((1 * 4096) + 0) + (((0 + (wg0 * 64)) + (0 * 64)) * 32))], &C, (((tile_n3 * 256) + 96) + 0), (((tile_m2 * 64) + (0 + (wg0 * 64))) + (0 * 64)), &c_full[wg0]);
+            tj::tma_load_2d(&d[(((1 * 4096) + 0) + (((0 + (wg0 * 64)) + (0 * 64)) * 32))], &C, (((tile_n3 * 256) + 96) + 0), ((((tile_m2 * 64) - (wg0 * 64)) + (0 + (wg0 * 64))) + (0 * 64)), &c_full[wg0]);
           }
           // MbarrierWait at <loc>: wait_local(c_full[wg0])
           tj::mbar_wait_cta(&c_full[wg0], (tj_phase_c_full >> wg0) & 1u);
@@ -327,8 +327,8 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm(const __grid_constant_
         tj::named_barrier_sync((wg0 + 9), 128u);
         // If at <loc>: if ((%tid.x % 128) == 0) {
         if ((((int)threadIdx.x % 128) == 0)) {
-          // TmaStore at <loc>: tma_store(D{(((tile_n3 * 256) + 96) + 0), ((tile_m2 * 64) + (0 + (wg0 * 64)))}, d[(((1 * 4096) + ...
-          tj::tma_store_2d(&D, (((tile_n3 * 256) + 96) + 0), ((tile_m2 * 64) + (0 + (wg0 * 64))), &d[(((1 * 4096) + 0) + ((0 + (wg0 * 64)) * 32))]);
+          // TmaStore at <loc>: tma_store(D{(((tile_n3 * 256) + 96) + 0), (((tile_m2 * 64) - (wg0 * 64)) + (0 + (wg0 * 64)))}, d[...
+          tj::tma_store_2d(&D, (((tile_n3 * 256) + 96) + 0), (((tile_m2 * 64) - (wg0 * 64)) + (0 + (wg0 * 64))), &d[(((1 * 4096) + 0) + ((0 + (wg0 * 64)) * 32))]);
           // BulkGroup at <loc>: bulk_commit()
           tj::bulk_commit();
         }
@@ -344,7 +344,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm(const __grid_constant_
             // MbarrierArrive at <loc>: arrive_expect_tx(c_full[wg0], 8192u)
             tj::mbar_arrive_expect_tx(&c_full[wg0], 8192u);
             // TmaLoad at <loc>: tma_load(d[(((0 * 4096) + 0) + (((0 + (wg0 * 64)) + (0 * 64)) * 32))], C{(((tile_n3 * 256) + 128)...
-            tj::tma_load_2d(&d[(((0 * 4096) + 0) + (((0 + (wg0 * 64)) + (0 * 64)) * 32))], &C, (((tile_n3 * 256) + 128) + 0), (((tile_m2 * 64) + (0 + (wg0 * 64))) + (0 * 64)), &c_full[wg0]);
+            tj::tma_load_2d(&d[(((0 * 4096) + 0) + (((0 + (wg0 * 64)) + (0 * 64)) * 32))], &C, (((tile_n3 * 256) + 128) + 0), ((((tile_m2 * 64) - (wg0 * 64)) + (0 + (wg0 * 64))) + (0 * 64)), &c_full[wg0]);
           }
           // MbarrierWait at <loc>: wait_local(c_full[wg0])
           tj::mbar_wait_cta(&c_full[wg0], (tj_phase_c_full >> wg0) & 1u);
@@ -361,8 +361,8 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm(const __grid_constant_
         tj::named_barrier_sync((wg0 + 9), 128u);
         // If at <loc>: if ((%tid.x % 128) == 0) {
         if ((((int)threadIdx.x % 128) == 0)) {
-          // TmaStore at <loc>: tma_store(D{(((tile_n3 * 256) + 128) + 0), ((tile_m2 * 64) + (0 + (wg0 * 64)))}, d[(((0 * 4096) +...
-          tj::tma_store_2d(&D, (((tile_n3 * 256) + 128) + 0), ((tile_m2 * 64) + (0 + (wg0 * 64))), &d[(((0 * 4096) + 0) + ((0 + (wg0 * 64)) * 32))]);
+          // TmaStore at <loc>: tma_store(D{(((tile_n3 * 256) + 128) + 0), (((tile_m2 * 64) - (wg0 * 64)) + (0 + (wg0 * 64)))}, d...
+          tj::tma_store_2d(&D, (((tile_n3 * 256) + 128) + 0), (((tile_m2 * 64) - (wg0 * 64)) + (0 + (wg0 * 64))), &d[(((0 * 4096) + 0) + ((0 + (wg0 * 64)) * 32))]);
           // BulkGroup at <loc>: bulk_commit()
           tj::bulk_commit();
         }
@@ -378,7 +378,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm(const __grid_constant_
             // MbarrierArrive at <loc>: arrive_expect_tx(c_full[wg0], 8192u)
             tj::mbar_arrive_expect_tx(&c_full[wg0], 8192u);
             // TmaLoad at <loc>: tma_load(d[(((1 * 4096) + 0) + (((0 + (wg0 * 64)) + (0 * 64)) * 32))], C{(((tile_n3 * 256) + 160)...
-            tj::tma_load_2d(&d[(((1 * 4096) + 0) + (((0 + (wg0 * 64)) + (0 * 64)) * 32))], &C, (((tile_n3 * 256) + 160) + 0), (((tile_m2 * 64) + (0 + (wg0 * 64))) + (0 * 64)), &c_full[wg0]);
+            tj::tma_load_2d(&d[(((1 * 4096) + 0) + (((0 + (wg0 * 64)) + (0 * 64)) * 32))], &C, (((tile_n3 * 256) + 160) + 0), ((((tile_m2 * 64) - (wg0 * 64)) + (0 + (wg0 * 64))) + (0 * 64)), &c_full[wg0]);
           }
           // MbarrierWait at <loc>: wait_local(c_full[wg0])
           tj::mbar_wait_cta(&c_full[wg0], (tj_phase_c_full >> wg0) & 1u);
@@ -395,8 +395,8 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm(const __grid_constant_
         tj::named_barrier_sync((wg0 + 9), 128u);
         // If at <loc>: if ((%tid.x % 128) == 0) {
         if ((((int)threadIdx.x % 128) == 0)) {
-          // TmaStore at <loc>: tma_store(D{(((tile_n3 * 256) + 160) + 0), ((tile_m2 * 64) + (0 + (wg0 * 64)))}, d[(((1 * 4096) +...
-          tj::tma_store_2d(&D, (((tile_n3 * 256) + 160) + 0), ((tile_m2 * 64) + (0 + (wg0 * 64))), &d[(((1 * 4096) + 0) + ((0 + (wg0 * 64)) * 32))]);
+          // TmaStore at <loc>: tma_store(D{(((tile_n3 * 256) + 160) + 0), (((tile_m2 * 64) - (wg0 * 64)) + (0 + (wg0 * 64)))}, d...
+          tj::tma_store_2d(&D, (((tile_n3 * 256) + 160) + 0), (((tile_m2 * 64) - (wg0 * 64)) + (0 + (wg0 * 64))), &d[(((1 * 4096) + 0) + ((0 + (wg0 * 64)) * 32))]);
           // BulkGroup at <loc>: bulk_commit()
           tj::bulk_commit();
         }
@@ -412,7 +412,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm(const __grid_constant_
             // MbarrierArrive at <loc>: arrive_expect_tx(c_full[wg0], 8192u)
             tj::mbar_arrive_expect_tx(&c_full[wg0], 8192u);
             // TmaLoad at <loc>: tma_load(d[(((0 * 4096) + 0) + (((0 + (wg0 * 64)) + (0 * 64)) * 32))], C{(((tile_n3 * 256) + 192)...
-            tj::tma_load_2d(&d[(((0 * 4096) + 0) + (((0 + (wg0 * 64)) + (0 * 64)) * 32))], &C, (((tile_n3 * 256) + 192) + 0), (((tile_m2 * 64) + (0 + (wg0 * 64))) + (0 * 64)), &c_full[wg0]);
+            tj::tma_load_2d(&d[(((0 * 4096) + 0) + (((0 + (wg0 * 64)) + (0 * 64)) * 32))], &C, (((tile_n3 * 256) + 192) + 0), ((((tile_m2 * 64) - (wg0 * 64)) + (0 + (wg0 * 64))) + (0 * 64)), &c_full[wg0]);
           }
           // MbarrierWait at <loc>: wait_local(c_full[wg0])
           tj::mbar_wait_cta(&c_full[wg0], (tj_phase_c_full >> wg0) & 1u);
@@ -429,8 +429,8 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm(const __grid_constant_
         tj::named_barrier_sync((wg0 + 9), 128u);
         // If at <loc>: if ((%tid.x % 128) == 0) {
         if ((((int)threadIdx.x % 128) == 0)) {
-          // TmaStore at <loc>: tma_store(D{(((tile_n3 * 256) + 192) + 0), ((tile_m2 * 64) + (0 + (wg0 * 64)))}, d[(((0 * 4096) +...
-          tj::tma_store_2d(&D, (((tile_n3 * 256) + 192) + 0), ((tile_m2 * 64) + (0 + (wg0 * 64))), &d[(((0 * 4096) + 0) + ((0 + (wg0 * 64)) * 32))]);
+          // TmaStore at <loc>: tma_store(D{(((tile_n3 * 256) + 192) + 0), (((tile_m2 * 64) - (wg0 * 64)) + (0 + (wg0 * 64)))}, d...
+          tj::tma_store_2d(&D, (((tile_n3 * 256) + 192) + 0), (((tile_m2 * 64) - (wg0 * 64)) + (0 + (wg0 * 64))), &d[(((0 * 4096) + 0) + ((0 + (wg0 * 64)) * 32))]);
           // BulkGroup at <loc>: bulk_commit()
           tj::bulk_commit();
         }
@@ -446,7 +446,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm(const __grid_constant_
             // MbarrierArrive at <loc>: arrive_expect_tx(c_full[wg0], 8192u)
             tj::mbar_arrive_expect_tx(&c_full[wg0], 8192u);
             // TmaLoad at <loc>: tma_load(d[(((1 * 4096) + 0) + (((0 + (wg0 * 64)) + (0 * 64)) * 32))], C{(((tile_n3 * 256) + 224)...
-            tj::tma_load_2d(&d[(((1 * 4096) + 0) + (((0 + (wg0 * 64)) + (0 * 64)) * 32))], &C, (((tile_n3 * 256) + 224) + 0), (((tile_m2 * 64) + (0 + (wg0 * 64))) + (0 * 64)), &c_full[wg0]);
+            tj::tma_load_2d(&d[(((1 * 4096) + 0) + (((0 + (wg0 * 64)) + (0 * 64)) * 32))], &C, (((tile_n3 * 256) + 224) + 0), ((((tile_m2 * 64) - (wg0 * 64)) + (0 + (wg0 * 64))) + (0 * 64)), &c_full[wg0]);
           }
           // MbarrierWait at <loc>: wait_local(c_full[wg0])
           tj::mbar_wait_cta(&c_full[wg0], (tj_phase_c_full >> wg0) & 1u);
@@ -463,8 +463,8 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm(const __grid_constant_
         tj::named_barrier_sync((wg0 + 9), 128u);
         // If at <loc>: if ((%tid.x % 128) == 0) {
         if ((((int)threadIdx.x % 128) == 0)) {
-          // TmaStore at <loc>: tma_store(D{(((tile_n3 * 256) + 224) + 0), ((tile_m2 * 64) + (0 + (wg0 * 64)))}, d[(((1 * 4096) +...
-          tj::tma_store_2d(&D, (((tile_n3 * 256) + 224) + 0), ((tile_m2 * 64) + (0 + (wg0 * 64))), &d[(((1 * 4096) + 0) + ((0 + (wg0 * 64)) * 32))]);
+          // TmaStore at <loc>: tma_store(D{(((tile_n3 * 256) + 224) + 0), (((tile_m2 * 64) - (wg0 * 64)) + (0 + (wg0 * 64)))}, d...
+          tj::tma_store_2d(&D, (((tile_n3 * 256) + 224) + 0), (((tile_m2 * 64) - (wg0 * 64)) + (0 + (wg0 * 64))), &d[(((1 * 4096) + 0) + ((0 + (wg0 * 64)) * 32))]);
           // BulkGroup at <loc>: bulk_commit()
           tj::bulk_commit();
         }

@@ -214,7 +214,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm(const __grid_constant_
             // MbarrierArrive at <loc>: arrive_expect_tx(c_full[wg0], 8192u)
             tj::mbar_arrive_expect_tx(&c_full[wg0], 8192u);
             // TmaLoad at <loc>: tma_load(d[(((0 * 4096) + 0) + (((0 + (wg0 * 64)) + (0 * 64)) * 32))], C{(((tile_n3 * 256) + 0) +...
-            tj::tma_load_2d(&d[(((0 * 4096) + 0) + (((0 + (wg0 * 64)) + (0 * 64)) * 32))], &C, (((tile_n3 * 256) + 0) + 0), (((tile_m2 * 64) + (0 + (wg0 * 64))) + (0 * 64)), &c_full[wg0]);
+            tj::tma_load_2d(&d[(((0 * 4096) + 0) + (((0 + (wg0 * 64)) + (0 * 64)) * 32))], &C, (((tile_n3 * 256) + 0) + 0), ((((tile_m2 * 64) - (wg0 * 64)) + (0 + (wg0 * 64))) + (0 * 64)), &c_full[wg0]);
           }
           // MbarrierWait at <loc>: wait_local(c_full[wg0])
           tj::mbar_wait_cta(&c_full[wg0], (tj_phase_c_full >> wg0) & 1u);
@@ -231,8 +231,8 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm(const __grid_constant_
         tj::named_barrier_sync((wg0 + 9), 128u);
         // If at <loc>: if ((%tid.x % 128) == 0) {
         if ((((int)threadIdx.x % 128) == 0)) {
-          // TmaStore at <loc>: tma_store(D{(((tile_n3 * 256) + 0) + 0), ((tile_m2 * 64) + (0 + (wg0 * 64)))}, d[(((0 * 4096) + 0...
-          tj::tma_store_2d(&D, (((tile_n3 * 256) + 0) + 0), ((tile_m2 * 64) + (0 + (wg0 * 64))), &d[(((0 * 4096) + 0) + ((0 + (wg0 * 64)) * 32))]);
+          // TmaStore at <loc>: tma_store(D{(((tile_n3 * 256) + 0) + 0), (((tile_m2 * 64) - (wg0 * 64)) + (0 + (wg0 * 64)))}, d[(...
+          tj::tma_store_2d(&D, (((tile_n3 * 256) + 0) + 0), (((tile_m2 * 64) - (wg0 * 64)) + (0 + (wg0 * 64))), &d[(((0 * 4096) + 0) + ((0 + (wg0 * 64)) * 32))]);
           // BulkGroup at <loc>: bulk_commit()
           tj::bulk_commit();
         }
@@ -248,7 +248,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm(const __grid_constant_
             // MbarrierArrive at <loc>: arrive_expect_tx(c_full[wg0], 8192u)
             tj::mbar_arrive_expect_tx(&c_full[wg0], 8192u);
             // TmaLoad at <loc>: tma_load(d[(((1 * 4096) + 0) + (((0 + (wg0 * 64)) + (0 * 64)) * 32))], C{(((tile_n3 * 256) + 32) ...
-            tj::tma_load_2d(&d[(((1 * 4096) + 0) + (((0 + (wg0 * 64)) + (0 * 64)) * 32))], &C, (((tile_n3 * 256) + 32) + 0), (((tile_m2 * 64) + (0 + (wg0 * 64))) + (0 * 64)), &c_full[wg0]);
+            tj::tma_load_2d(&d[(((1 * 4096) + 0) + (((0 + (wg0 * 64)) + (0 * 64)) * 32))], &C, (((tile_n3 * 256) + 32) + 0), ((((tile_m2 * 64) - (wg0 * 64)) + (0 + (wg0 * 64))) + (0 * 64)), &c_full[wg0]);
           }
           // MbarrierWait at <loc>: wait_local(c_full[wg0])
           tj::mbar_wait_cta(&c_full[wg0], (tj_phase_c_full >> wg0) & 1u);
@@ -265,8 +265,8 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm(const __grid_constant_
         tj::named_barrier_sync((wg0 + 9), 128u);
         // If at <loc>: if ((%tid.x % 128) == 0) {
         if ((((int)threadIdx.x % 128) == 0)) {
-          // TmaStore at <loc>: tma_store(D{(((tile_n3 * 256) + 32) + 0), ((tile_m2 * 64) + (0 + (wg0 * 64)))}, d[(((1 * 4096) + ...
-          tj::tma_store_2d(&D, (((tile_n3 * 256) + 32) + 0), ((tile_m2 * 64) + (0 + (wg0 * 64))), &d[(((1 * 4096) + 0) + ((0 + (wg0 * 64)) * 32))]);
+          // TmaStore at <loc>: tma_store(D{(((tile_n3 * 256) + 32) + 0), (((tile_m2 * 64) - (wg0 * 64)) + (0 + (wg0 * 64)))}, d[...
+          tj::tma_store_2d(&D, (((tile_n3 * 256) + 32) + 0), (((tile_m2 * 64) - (wg0 * 64)) + (0 + (wg0 * 64))), &d[(((1 * 4096) + 0) + ((0 + (wg0 * 64)) * 32))]);
           // BulkGroup at <loc>: bulk_commit()
           tj::bulk_commit();
         }
@@ -282,7 +282,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm(const __grid_constant_
             // MbarrierArrive at <loc>: arrive_expect_tx(c_full[wg0], 8192u)
             tj::mbar_arrive_expect_tx(&c_full[wg0], 8192u);
             // TmaLoad at <loc>: tma_load(d[(((0 * 4096) + 0) + (((0 + (wg0 * 64)) + (0 * 64)) * 32))], C{(((tile_n3 * 256) + 64) ...
-            tj::tma_load_2d(&d[(((0 * 4096) + 0) + (((0 + (wg0 * 64)) + (0 * 64)) * 32))], &C, (((tile_n3 * 256) + 64) + 0), (((tile_m2 * 64) + (0 + (wg0 * 64))) + (0 * 64)), &c_full[wg0]);
+            tj::tma_load_2d(&d[(((0 * 4096) + 0) + (((0 + (wg0 * 64)) + (0 * 64)) * 32))], &C, (((tile_n3 * 256) + 64) + 0), ((((tile_m2 * 64) - (wg0 * 64)) + (0 + (wg0 * 64))) + (0 * 64)), &c_full[wg0]);
           }
           // MbarrierWait at <loc>: wait_local(c_full[wg0])
           tj::mbar_wait_cta(&c_full[wg0], (tj_phase_c_full >> wg0) & 1u);
@@ -299,8 +299,8 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm(const __grid_constant_
         tj::named_barrier_sync((wg0 + 9), 128u);
         // If at <loc>: if ((%tid.x % 128) == 0) {
         if ((((int)threadIdx.x % 128) == 0)) {
-          // TmaStore at <loc>: tma_store(D{(((tile_n3 * 256) + 64) + 0), ((tile_m2 * 64) + (0 + (wg0 * 64)))}, d[(((0 * 4096) + ...
-          tj::tma_store_2d(&D, (((tile_n3 * 256) + 64) + 0), ((tile_m2 * 64) + (0 + (wg0 * 64))), &d[(((0 * 4096) + 0) + ((0 + (wg0 * 64)) * 32))]);
+          // TmaStore at <loc>: tma_store(D{(((tile_n3 * 256) + 64) + 0), (((tile_m2 * 64) - (wg0 * 64)) + (0 + (wg0 * 64)))}, d[...
+          tj::tma_store_2d(&D, (((tile_n3 * 256) + 64) + 0), (((tile_m2 * 64) - (wg0 * 64)) + (0 + (wg0 * 64))), &d[(((0 * 4096) + 0) + ((0 + (wg0 * 64)) * 32))]);
           // BulkGroup at <loc>: bulk_commit()
           tj::bulk_commit();
         }
@@ -316,7 +316,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm(const __grid_constant_
             // MbarrierArrive at <loc>: arrive_expect_tx(c_full[wg0], 8192u)
             tj::mbar_arrive_expect_tx(&c_full[wg0], 8192u);
             // TmaLoad at <loc>: tma_load(d[(((1 * 4096) + 0) + (((0 + (wg0 * 64)) + (0 * 64)) * 32))], C{(((tile_n3 * 256) + 96) ...
-            tj::tma_load_2d(&d[(((1 * 4096) + 0) + (((0 + (wg0 * 64)) + (0 * 64)) * 32))], &C, (((tile_n3 * 256) + 96) + 0), (((tile_m2 * 64) + (0 + (wg0 * 64))) + (0 * 64)), &c_full[wg0]);
+            tj::tma_load_2d(&d[(((1 * 4096) + 0) + (((0 + (wg0 * 64)) + (0 * 64)) * 32))], &C, (((tile_n3 * 256) + 96) + 0), ((((tile_m2 * 64) - (wg0 * 64)) + (0 + (wg0 * 64))) + (0 * 64)), &c_full[wg0]);
           }
           // MbarrierWait at <loc>: wait_local(c_full[wg0])
           tj::mbar_wait_cta(&c_full[wg0], (tj_phase_c_full >> wg0) & 1u);
@@ -333,8 +333,8 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm(const __grid_constant_
         tj::named_barrier_sync((wg0 + 9), 128u);
         // If at <loc>: if ((%tid.x % 128) == 0) {
         if ((((int)threadIdx.x % 128) == 0)) {
-          // TmaStore at <loc>: tma_store(D{(((tile_n3 * 256) + 96) + 0), ((tile_m2 * 64) + (0 + (wg0 * 64)))}, d[(((1 * 4096) + ...
-          tj::tma_store_2d(&D, (((tile_n3 * 256) + 96) + 0), ((tile_m2 * 64) + (0 + (wg0 * 64))), &d[(((1 * 4096) + 0) + ((0 + (wg0 * 64)) * 32))]);
+          // TmaStore at <loc>: tma_store(D{(((tile_n3 * 256) + 96) + 0), (((tile_m2 * 64) - (wg0 * 64)) + (0 + (wg0 * 64)))}, d[...
+          tj::tma_store_2d(&D, (((tile_n3 * 256) + 96) + 0), (((tile_m2 * 64) - (wg0 * 64)) + (0 + (wg0 * 64))), &d[(((1 * 4096) + 0) + ((0 + (wg0 * 64)) * 32))]);
           // BulkGroup at <loc>: bulk_commit()
           tj::bulk_commit();
         }
@@ -350,7 +350,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm(const __grid_constant_
             // MbarrierArrive at <loc>: arrive_expect_tx(c_full[wg0], 8192u)
             tj::mbar_arrive_expect_tx(&c_full[wg0], 8192u);
             // TmaLoad at <loc>: tma_load(d[(((0 * 4096) + 0) + (((0 + (wg0 * 64)) + (0 * 64)) * 32))], C{(((tile_n3 * 256) + 128)...
-            tj::tma_load_2d(&d[(((0 * 4096) + 0) + (((0 + (wg0 * 64)) + (0 * 64)) * 32))], &C, (((tile_n3 * 256) + 128) + 0), (((tile_m2 * 64) + (0 + (wg0 * 64))) + (0 * 64)), &c_full[wg0]);
+            tj::tma_load_2d(&d[(((0 * 4096) + 0) + (((0 + (wg0 * 64)) + (0 * 64)) * 32))], &C, (((tile_n3 * 256) + 128) + 0), ((((tile_m2 * 64) - (wg0 * 64)) + (0 + (wg0 * 64))) + (0 * 64)), &c_full[wg0]);
           }
           // MbarrierWait at <loc>: wait_local(c_full[wg0])
           tj::mbar_wait_cta(&c_full[wg0], (tj_phase_c_full >> wg0) & 1u);
@@ -367,8 +367,8 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm(const __grid_constant_
         tj::named_barrier_sync((wg0 + 9), 128u);
         // If at <loc>: if ((%tid.x % 128) == 0) {
         if ((((int)threadIdx.x % 128) == 0)) {
-          // TmaStore at <loc>: tma_store(D{(((tile_n3 * 256) + 128) + 0), ((tile_m2 * 64) + (0 + (wg0 * 64)))}, d[(((0 * 4096) +...
-          tj::tma_store_2d(&D, (((tile_n3 * 256) + 128) + 0), ((tile_m2 * 64) + (0 + (wg0 * 64))), &d[(((0 * 4096) + 0) + ((0 + (wg0 * 64)) * 32))]);
+          // TmaStore at <loc>: tma_store(D{(((tile_n3 * 256) + 128) + 0), (((tile_m2 * 64) - (wg0 * 64)) + (0 + (wg0 * 64)))}, d...
+          tj::tma_store_2d(&D, (((tile_n3 * 256) + 128) + 0), (((tile_m2 * 64) - (wg0 * 64)) + (0 + (wg0 * 64))), &d[(((0 * 4096) + 0) + ((0 + (wg0 * 64)) * 32))]);
           // BulkGroup at <loc>: bulk_commit()
           tj::bulk_commit();
         }
@@ -384,7 +384,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm(const __grid_constant_
             // MbarrierArrive at <loc>: arrive_expect_tx(c_full[wg0], 8192u)
             tj::mbar_arrive_expect_tx(&c_full[wg0], 8192u);
             // TmaLoad at <loc>: tma_load(d[(((1 * 4096) + 0) + (((0 + (wg0 * 64)) + (0 * 64)) * 32))], C{(((tile_n3 * 256) + 160)...
-            tj::tma_load_2d(&d[(((1 * 4096) + 0) + (((0 + (wg0 * 64)) + (0 * 64)) * 32))], &C, (((tile_n3 * 256) + 160) + 0), (((tile_m2 * 64) + (0 + (wg0 * 64))) + (0 * 64)), &c_full[wg0]);
+            tj::tma_load_2d(&d[(((1 * 4096) + 0) + (((0 + (wg0 * 64)) + (0 * 64)) * 32))], &C, (((tile_n3 * 256) + 160) + 0), ((((tile_m2 * 64) - (wg0 * 64)) + (0 + (wg0 * 64))) + (0 * 64)), &c_full[wg0]);
           }
           // MbarrierWait at <loc>: wait_local(c_full[wg0])
           tj::mbar_wait_cta(&c_full[wg0], (tj_phase_c_full >> wg0) & 1u);
@@ -401,8 +401,8 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm(const __grid_constant_
         tj::named_barrier_sync((wg0 + 9), 128u);
         // If at <loc>: if ((%tid.x % 128) == 0) {
         if ((((int)threadIdx.x % 128) == 0)) {
-          // TmaStore at <loc>: tma_store(D{(((tile_n3 * 256) + 160) + 0), ((tile_m2 * 64) + (0 + (wg0 * 64)))}, d[(((1 * 4096) +...
-          tj::tma_store_2d(&D, (((tile_n3 * 256) + 160) + 0), ((tile_m2 * 64) + (0 + (wg0 * 64))), &d[(((1 * 4096) + 0) + ((0 + (wg0 * 64)) * 32))]);
+          // TmaStore at <loc>: tma_store(D{(((tile_n3 * 256) + 160) + 0), (((tile_m2 * 64) - (wg0 * 64)) + (0 + (wg0 * 64)))}, d...
+          tj::tma_store_2d(&D, (((tile_n3 * 256) + 160) + 0), (((tile_m2 * 64) - (wg0 * 64)) + (0 + (wg0 * 64))), &d[(((1 * 4096) + 0) + ((0 + (wg0 * 64)) * 32))]);
           // BulkGroup at <loc>: bulk_commit()
           tj::bulk_commit();
         }
@@ -418,7 +418,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm(const __grid_constant_
             // MbarrierArrive at <loc>: arrive_expect_tx(c_full[wg0], 8192u)
             tj::mbar_arrive_expect_tx(&c_full[wg0], 8192u);
             // TmaLoad at <loc>: tma_load(d[(((0 * 4096) + 0) + (((0 + (wg0 * 64)) + (0 * 64)) * 32))], C{(((tile_n3 * 256) + 192)...
-            tj::tma_load_2d(&d[(((0 * 4096) + 0) + (((0 + (wg0 * 64)) + (0 * 64)) * 32))], &C, (((tile_n3 * 256) + 192) + 0), (((tile_m2 * 64) + (0 + (wg0 * 64))) + (0 * 64)), &c_full[wg0]);
+            tj::tma_load_2d(&d[(((0 * 4096) + 0) + (((0 + (wg0 * 64)) + (0 * 64)) * 32))], &C, (((tile_n3 * 256) + 192) + 0), ((((tile_m2 * 64) - (wg0 * 64)) + (0 + (wg0 * 64))) + (0 * 64)), &c_full[wg0]);
           }
           // MbarrierWait at <loc>: wait_local(c_full[wg0])
           tj::mbar_wait_cta(&c_full[wg0], (tj_phase_c_full >> wg0) & 1u);
@@ -435,8 +435,8 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm(const __grid_constant_
         tj::named_barrier_sync((wg0 + 9), 128u);
         // If at <loc>: if ((%tid.x % 128) == 0) {
         if ((((int)threadIdx.x % 128) == 0)) {
-          // TmaStore at <loc>: tma_store(D{(((tile_n3 * 256) + 192) + 0), ((tile_m2 * 64) + (0 + (wg0 * 64)))}, d[(((0 * 4096) +...
-          tj::tma_store_2d(&D, (((tile_n3 * 256) + 192) + 0), ((tile_m2 * 64) + (0 + (wg0 * 64))), &d[(((0 * 4096) + 0) + ((0 + (wg0 * 64)) * 32))]);
+          // TmaStore at <loc>: tma_store(D{(((tile_n3 * 256) + 192) + 0), (((tile_m2 * 64) - (wg0 * 64)) + (0 + (wg0 * 64)))}, d...
+          tj::tma_store_2d(&D, (((tile_n3 * 256) + 192) + 0), (((tile_m2 * 64) - (wg0 * 64)) + (0 + (wg0 * 64))), &d[(((0 * 4096) + 0) + ((0 + (wg0 * 64)) * 32))]);
           // BulkGroup at <loc>: bulk_commit()
           tj::bulk_commit();
         }
@@ -452,7 +452,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm(const __grid_constant_
             // MbarrierArrive at <loc>: arrive_expect_tx(c_full[wg0], 8192u)
             tj::mbar_arrive_expect_tx(&c_full[wg0], 8192u);
             // TmaLoad at <loc>: tma_load(d[(((1 * 4096) + 0) + (((0 + (wg0 * 64)) + (0 * 64)) * 32))], C{(((tile_n3 * 256) + 224)...
-            tj::tma_load_2d(&d[(((1 * 4096) + 0) + (((0 + (wg0 * 64)) + (0 * 64)) * 32))], &C, (((tile_n3 * 256) + 224) + 0), (((tile_m2 * 64) + (0 + (wg0 * 64))) + (0 * 64)), &c_full[wg0]);
+            tj::tma_load_2d(&d[(((1 * 4096) + 0) + (((0 + (wg0 * 64)) + (0 * 64)) * 32))], &C, (((tile_n3 * 256) + 224) + 0), ((((tile_m2 * 64) - (wg0 * 64)) + (0 + (wg0 * 64))) + (0 * 64)), &c_full[wg0]);
           }
           // MbarrierWait at <loc>: wait_local(c_full[wg0])
           tj::mbar_wait_cta(&c_full[wg0], (tj_phase_c_full >> wg0) & 1u);
@@ -469,8 +469,8 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm(const __grid_constant_
         tj::named_barrier_sync((wg0 + 9), 128u);
         // If at <loc>: if ((%tid.x % 128) == 0) {
         if ((((int)threadIdx.x % 128) == 0)) {
-          // TmaStore at <loc>: tma_store(D{(((tile_n3 * 256) + 224) + 0), ((tile_m2 * 64) + (0 + (wg0 * 64)))}, d[(((1 * 4096) +...
-          tj::tma_store_2d(&D, (((tile_n3 * 256) + 224) + 0), ((tile_m2 * 64) + (0 + (wg0 * 64))), &d[(((1 * 4096) + 0) + ((0 + (wg0 * 64)) * 32))]);
+          // TmaStore at <loc>: tma_store(D{(((tile_n3 * 256) + 224) + 0), (((tile_m2 * 64) - (wg0 * 64)) + (0 + (wg0 * 64)))}, d...
+          tj::tma_store_2d(&D, (((tile_n3 * 256) + 224) + 0), (((tile_m2 * 64) - (wg0 * 64)) + (0 + (wg0 * 64))), &d[(((1 * 4096) + 0) + ((0 + (wg0 * 64)) * 32))]);
           // BulkGroup at <loc>: bulk_commit()
           tj::bulk_commit();
         }
