@@ -9,6 +9,7 @@ namespace tj::samples {
 namespace {
 constexpr uint64_t kSmemPerCta = 232448;  // what a CTA may opt in to on sm_90a
 std::string str(uint64_t v) { return std::to_string(v); }
+const std::vector<std::string> kSchedules = {"grid", "static", "dynamic"};
 }  // namespace
 
 std::vector<ParamSpec> Attention::params() const {
@@ -20,7 +21,11 @@ std::vector<ParamSpec> Attention::params() const {
           {"causal", 0, 0, 1, "1: query i sees keys j <= i (top-left aligned); 0: every key"},
           {"consumers", 2, 1, 2, "consumer warpgroups, 64 query rows each: a CTA's query block is 64 x consumers rows"},
           {"block_n", 128, 64, 256, "keys per pipeline stage: a multiple of 64"},
-          {"stages", 2, 2, 8, "K/V pipeline stages in shared memory"}};
+          {"stages", 2, 2, 8, "K/V pipeline stages in shared memory"},
+          {"schedule", 0, 0, 2,
+           "grid: one CTA per (query block, batch x head), causal's longest first; static or dynamic: as many CTAs as "
+           "fit walk the units with that schedule (dynamic claims each next unit, causal's longest first)",
+           kSchedules}};
 }
 
 AttentionShape attention_shape(const Config& c) {
@@ -37,6 +42,7 @@ AttentionTiling attention_tiling(const Config& c) {
   t.consumers = unsigned(c.param("consumers"));
   t.block_n = unsigned(c.param("block_n"));
   t.stages = unsigned(c.param("stages"));
+  t.schedule = AttentionSchedule(c.param("schedule"));
   return t;
 }
 
@@ -77,6 +83,13 @@ std::optional<ir::Dim3> Attention::problem_grid(const Config& c) const {
   const AttentionShape s = attention_shape(c);
   const uint64_t bm = attention_tiling(c).block_m();
   return ir::Dim3{unsigned((uint64_t(s.seq_q) + bm - 1) / bm), unsigned(s.batch * s.heads), 1};
+}
+
+std::optional<ir::Dim3> Attention::persistent_grid(const Config& c, int max_active_clusters) const {
+  if (attention_tiling(c).schedule == AttentionSchedule::Grid) return std::nullopt;
+  const ir::Dim3 units = *problem_grid(c);
+  const uint64_t n = uint64_t(units.x) * units.y;
+  return ir::Dim3{unsigned(std::max<uint64_t>(1, std::min<uint64_t>(n, uint64_t(std::max(1, max_active_clusters))))), 1, 1};
 }
 
 }  // namespace tj::samples

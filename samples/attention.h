@@ -41,7 +41,14 @@ struct AttentionShape {
 };
 
 // How the kernel tiles it.
+// How units (query block, batch * head) reach CTAs: one CTA each from the grid (causal:
+// the longest launched first), or a persistent grid walking them with a static or a
+// dynamic schedule (dynamic: causal's longest query blocks first); persistent CTAs carry
+// the K/V pipeline from one unit into the next.
+enum class AttentionSchedule : uint8_t { Grid, Static, Dynamic };
+
 struct AttentionTiling {
+  AttentionSchedule schedule = AttentionSchedule::Grid;
   unsigned consumers = 2;  // consumer warpgroups, 64 query rows each
   unsigned block_n = 128;  // keys per pipeline stage
   unsigned stages = 2;
@@ -77,6 +84,8 @@ class Attention final : public Sample {
   std::unique_ptr<Instance> instantiate(const Config& c, uint64_t seed) const override;
   // One CTA per (query block, batch * head): the grid follows the problem, not the spec.
   std::optional<ir::Dim3> problem_grid(const Config& c) const override;
+  // schedule static or dynamic: as many CTAs as run at once, at most one per unit.
+  std::optional<ir::Dim3> persistent_grid(const Config& c, int max_active_clusters) const override;
 };
 
 // Device buffers, tensor maps and the host reference (samples/attention_host.cpp).

@@ -62,7 +62,7 @@ class AttentionHost final : public Instance {
   rt::ArgPack args() override {
     rt::ArgPack a;
     for (const CUtensorMap& map : maps_) a.push(map);
-    a.push(lse_dev_.ptr()).push(int32_t(s_.seq_q)).push(int32_t(s_.seq_k));
+    a.push(lse_dev_.ptr()).push(int32_t(s_.seq_q)).push(int32_t(s_.seq_k)).push(int32_t(s_.batch * s_.heads));
     return a;
   }
 

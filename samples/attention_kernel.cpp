@@ -18,6 +18,7 @@
 // every query sees, so m is finite from then on and a fully masked later block
 // gives P = 0 and alpha = 1 without NaNs.
 #include <cmath>
+#include <functional>
 #include <optional>
 
 #include "dsl/dsl.h"
@@ -112,114 +113,145 @@ ir::Kernel build_attention_kernel(const AttentionShape& s, const AttentionTiling
 
   const float c = float(1.4426950408889634 / std::sqrt(double(s.head_dim)));  // log2(e) / sqrt(d)
   const int32_t ibm = int32_t(bm), ibn = int32_t(bn);
-  // Causal: query blocks in reverse launch order, so that the longest (the last, which
-  // read every key block before them) start first and the short ones fill the tail.
-  const i32 qb = s.causal ? grid_dim_x() - 1 - block_idx_x() : block_idx_x(), bh = block_idx_y(), q0 = qb * ibm;
-  // Key blocks this query block reads: causal stops after its last query's key.
-  const i32 kv_end = s.causal ? min(seq_k, q0 + ibm) : seq_k;
-  const i32 blocks = (kv_end + (ibn - 1)) / ibn;
+  const i32 bh_count = k.param<int32_t>("bh_count"), qblocks = (seq_q + (ibm - 1)) / ibm;
+  // Each role's walk over its units (query block qb, head bh): one per CTA from the grid,
+  // or a persistent walk of the schedule (dynamic: causal's longest query blocks first).
+  // The body also gets `it`, the key blocks this role has walked before the unit: the
+  // K/V stages carry on from one unit to the next.
+  auto each_unit = [&](const std::function<void(i32, i32, const i32&)>& body) {
+    Var<int32_t> it = var(i32(0), "it");
+    if (t.schedule == AttentionSchedule::Grid) {
+      // Causal: query blocks in reverse launch order, so that the longest (the last, which
+      // read every key block before them) start first and the short ones fill the tail.
+      body(s.causal ? grid_dim_x() - 1 - block_idx_x() : block_idx_x(), block_idx_y(), it);
+      return;
+    }
+    const ir::TileSchedule sched = t.schedule == AttentionSchedule::Static
+                                       ? static_persistent()
+                                       : dynamic(8, 2, s.causal ? ir::UnitOrder::LongestRowsFirst : ir::UnitOrder::Rasterized);
+    for_each_tile(sched, qblocks, bh_count, [&](i32 qb, i32 bh) {
+      body(qb, bh, it);
+      // Key blocks this query block reads: causal stops after its last query's key.
+      const i32 kv_end = s.causal ? min(seq_k, qb * ibm + ibm) : seq_k;
+      it = it + (kv_end + (ibn - 1)) / ibn;
+    });
+  };
+  auto key_blocks = [&](const i32& qb) {
+    const i32 kv_end = s.causal ? min(seq_k, qb * ibm + ibm) : seq_k;
+    return (kv_end + (ibn - 1)) / ibn;
+  };
 
   k.role("producer", 1, kAttentionProducerRegisters, [&](i32) {
     if_(thread_idx_x() == 0, [&] {
-      for_(0, blocks, [&](i32 j) {
-        i32 st = j % int32_t(stages);
-        if_(j >= int32_t(stages), [&] { wait_local(empty_k[st]); });
-        arrive_expect_tx(full_k[st], u32(uint32_t(bn * d * 2)));
-        load_tile_rows(kt, st, i32(0), kmap, j * ibn, bh, full_k[st]);
-        if_(j >= int32_t(stages), [&] { wait_local(empty_v[st]); });
-        arrive_expect_tx(full_v[st], u32(uint32_t(bn * d * 2)));
-        load_tile_rows(v, st, i32(0), vmap, j * ibn, bh, full_v[st]);
+      each_unit([&](i32 qb, i32 bh, const i32& it) {
+        for_(0, key_blocks(qb), [&](i32 j) {
+          const i32 n = it + j, st = n % int32_t(stages);
+          if_(n >= int32_t(stages), [&] { wait_local(empty_k[st]); });
+          arrive_expect_tx(full_k[st], u32(uint32_t(bn * d * 2)));
+          load_tile_rows(kt, st, i32(0), kmap, j * ibn, bh, full_k[st]);
+          if_(n >= int32_t(stages), [&] { wait_local(empty_v[st]); });
+          arrive_expect_tx(full_v[st], u32(uint32_t(bn * d * 2)));
+          load_tile_rows(v, st, i32(0), vmap, j * ibn, bh, full_v[st]);
+        });
       });
     });
   });
 
   k.role("consumer", t.consumers, attention_consumer_registers(t.consumers), [&](i32 wg) {
-    const i32 row0 = q0 + wg * 64;  // the warpgroup's first query, within the head
     const i32 tid = thread_idx_x() % 128;
     // With one consumer there is no one to take turns with.
     std::optional<Turns> turn;
     if (t.consumers > 1) turn = k.turns();
-    if_(tid == 0, [&] {
-      arrive_expect_tx(q_full[wg], u32(uint32_t(64 * d * 2)));
-      load_tile_rows(q, i32(0), wg * 64, qmap, row0, bh, q_full[wg]);
-    });
-    wait_local(q_full[wg]);
-    fill(acc_o, f32(0.0f));
-    fill(m, f32(-INFINITY));
-    fill(l, f32(0.0f));
-    // Block j's mask, running max, exponentials (S becomes P, still f32) and row sums.
-    auto softmax = [&](const i32& j) {
-      const i32 key0 = j * ibn;
-      // The mask, only in blocks that reach past seq_k or (causal) past a query's diagonal.
-      boolean ragged = key0 + ibn > seq_k;
-      boolean masked = s.causal ? (ragged || key0 + (ibn - 1) > row0) : ragged;
-      if_(masked, [&] {
-        acc_map(sc, [&](const Elem& e) {
-          const i32 key = key0 + e.col;
-          const boolean out = s.causal ? (key >= seq_k || key > row0 + e.row) : key >= seq_k;
-          return select(out, f32(-INFINITY), e.value);
-        });
+    each_unit([&](i32 qb, i32 bh, const i32& it) {
+      const i32 q0 = qb * ibm, row0 = q0 + wg * 64;  // the warpgroup's first query, within the head
+      const i32 blocks = key_blocks(qb);
+      // This warpgroup's rows of Q: the previous unit's MMAs that read them have completed.
+      if_(tid == 0, [&] {
+        arrive_expect_tx(q_full[wg], u32(uint32_t(64 * d * 2)));
+        load_tile_rows(q, i32(0), wg * 64, qmap, row0, bh, q_full[wg]);
       });
-      copy(alpha, m);  // m before this block
-      row_max(m, sc, /*combine=*/true);
-      row_map(alpha, [&](const Elem& e) { return approx::exp2((e.value - e[m]) * f32(c)); });
-      acc_map(sc, [&](const Elem& e) { return approx::exp2(fma(e.value, f32(c), -(e[m] * f32(c)))); });
-      row_map(l, [&](const Elem& e) { return e.value * e[alpha]; });
-      row_sum(l, sc, /*combine=*/true);
-    };
-    // Ping-pong: the warpgroups issue their MMAs in turns, so that one's softmax runs
-    // while the other's MMAs keep the tensor cores busy. Turn j issues S_j = Q K_j^T and
-    // O += P_{j-1} V_{j-1} (P converted at the end of turn j - 1), waits for S_j only and
-    // runs its softmax while P V still runs; then O is rescaled and P_j converted.
-    if (turn) wait_turn(*turn);
-    wait_local(full_k[0]);
-    mma(sc, stage(q, 0).rows(wg * 64), stage(kt, 0), boolean(false));
-    if (turn) pass_turn(*turn);
-    mma_wait(0);
-    if_(lane_id() == 0, [&] { arrive_relaxed(empty_k[0]); });
-    softmax(i32(0));
-    convert(p, sc);
-    for_(1, blocks, [&](i32 j) {
-      i32 st = j % int32_t(stages), prev = (j - 1) % int32_t(stages);
+      wait_local(q_full[wg]);
+      fill(acc_o, f32(0.0f));
+      fill(m, f32(-INFINITY));
+      fill(l, f32(0.0f));
+      // Block j's mask, running max, exponentials (S becomes P, still f32) and row sums.
+      auto softmax = [&](const i32& j) {
+        const i32 key0 = j * ibn;
+        // The mask, only in blocks that reach past seq_k or (causal) past a query's diagonal.
+        boolean ragged = key0 + ibn > seq_k;
+        boolean masked = s.causal ? (ragged || key0 + (ibn - 1) > row0) : ragged;
+        if_(masked, [&] {
+          acc_map(sc, [&](const Elem& e) {
+            const i32 key = key0 + e.col;
+            const boolean out = s.causal ? (key >= seq_k || key > row0 + e.row) : key >= seq_k;
+            return select(out, f32(-INFINITY), e.value);
+          });
+        });
+        copy(alpha, m);  // m before this block
+        row_max(m, sc, /*combine=*/true);
+        row_map(alpha, [&](const Elem& e) { return approx::exp2((e.value - e[m]) * f32(c)); });
+        acc_map(sc, [&](const Elem& e) { return approx::exp2(fma(e.value, f32(c), -(e[m] * f32(c)))); });
+        row_map(l, [&](const Elem& e) { return e.value * e[alpha]; });
+        row_sum(l, sc, /*combine=*/true);
+      };
+      // Ping-pong: the warpgroups issue their MMAs in turns, so that one's softmax runs
+      // while the other's MMAs keep the tensor cores busy. Turn j issues S_j = Q K_j^T and
+      // O += P_{j-1} V_{j-1} (P converted at the end of turn j - 1), waits for S_j only and
+      // runs its softmax while P V still runs; then O is rescaled and P_j converted.
+      const i32 first = it % int32_t(stages);
       if (turn) wait_turn(*turn);
-      wait_local(full_k[st]);
-      mma(sc, stage(q, 0).rows(wg * 64), stage(kt, st), boolean(false));
-      wait_local(full_v[prev]);
-      mma(acc_o, registers(p), stage(v, prev), boolean(true));
+      wait_local(full_k[first]);
+      mma(sc, stage(q, 0).rows(wg * 64), stage(kt, first), boolean(false));
       if (turn) pass_turn(*turn);
-      mma_wait(1, {sc});
-      // The MMAs that read a stage have completed: nothing left to order.
-      if_(lane_id() == 0, [&] { arrive_relaxed(empty_k[st]); });
-      softmax(j);
       mma_wait(0);
-      if_(lane_id() == 0, [&] { arrive_relaxed(empty_v[prev]); });
-      acc_map(acc_o, [&](const Elem& e) { return e.value * e[alpha]; });
+      if_(lane_id() == 0, [&] { arrive_relaxed(empty_k[first]); });
+      softmax(i32(0));
       convert(p, sc);
-    });
-    const i32 last = (blocks - 1) % int32_t(stages);
-    if (turn) wait_turn(*turn);
-    wait_local(full_v[last]);
-    mma(acc_o, registers(p), stage(v, last), boolean(true));
-    if (turn) pass_turn(*turn);
-    mma_wait(0);
+      for_(1, blocks, [&](i32 j) {
+        i32 st = (it + j) % int32_t(stages), prev = (it + j - 1) % int32_t(stages);
+        if (turn) wait_turn(*turn);
+        wait_local(full_k[st]);
+        mma(sc, stage(q, 0).rows(wg * 64), stage(kt, st), boolean(false));
+        wait_local(full_v[prev]);
+        mma(acc_o, registers(p), stage(v, prev), boolean(true));
+        if (turn) pass_turn(*turn);
+        mma_wait(1, {sc});
+        // The MMAs that read a stage have completed: nothing left to order.
+        if_(lane_id() == 0, [&] { arrive_relaxed(empty_k[st]); });
+        softmax(j);
+        mma_wait(0);
+        if_(lane_id() == 0, [&] { arrive_relaxed(empty_v[prev]); });
+        acc_map(acc_o, [&](const Elem& e) { return e.value * e[alpha]; });
+        convert(p, sc);
+      });
+      const i32 last = (it + blocks - 1) % int32_t(stages);
+      if (turn) wait_turn(*turn);
+      wait_local(full_v[last]);
+      mma(acc_o, registers(p), stage(v, last), boolean(true));
+      if (turn) pass_turn(*turn);
+      mma_wait(0);
+      if_(lane_id() == 0, [&] { arrive_relaxed(empty_v[last]); });
 
-    // out = O / l (bf16) and lse = (m c + log2 l) ln 2, through shared memory.
-    row_map(alpha, [&](const Elem& e) { return approx::rcp(e[l]); });
-    store_accumulator(stage(o, 0).rows(wg * 64), acc_o, [&](const Elem& e) { return e.value * e[alpha]; });
-    store_accumulator(stage(lse_rows, 0).rows(wg * 64), acc_o, Columns{0, kLseCols}, [&](const Elem& e) {
-      return (e[m] * f32(c) + approx::log2(e[l])) * f32(0.6931471805599453f);
-    });
-    fence_proxy_async();
-    warpgroup_sync(wg);
-    // Rows past seq_q are clipped by the 3-D map within this head; a block wholly past it is skipped.
-    if_(tid == 0 && row0 < seq_q, [&] {
-      store_tile_rows(o, wg * 64, omap, row0, bh);
-      bulk_commit();
-      bulk_wait(0);
-    });
-    if_(tid < 64 && row0 + tid < seq_q, [&] {
-      Ptr<float> rows(lse_rows.ref);
-      lse[cast<int64_t>(bh) * cast<int64_t>(seq_q) + cast<int64_t>(row0 + tid)] = rows[(wg * 64 + tid) * int32_t(kLseCols)];
+      // out = O / l (bf16) and lse = (m c + log2 l) ln 2, through shared memory.
+      row_map(alpha, [&](const Elem& e) { return approx::rcp(e[l]); });
+      store_accumulator(stage(o, 0).rows(wg * 64), acc_o, [&](const Elem& e) { return e.value * e[alpha]; });
+      store_accumulator(stage(lse_rows, 0).rows(wg * 64), acc_o, Columns{0, kLseCols}, [&](const Elem& e) {
+        return (e[m] * f32(c) + approx::log2(e[l])) * f32(0.6931471805599453f);
+      });
+      fence_proxy_async();
+      warpgroup_sync(wg);
+      // Rows past seq_q are clipped by the 3-D map within this head; a block wholly past it is skipped.
+      if_(tid == 0 && row0 < seq_q, [&] {
+        store_tile_rows(o, wg * 64, omap, row0, bh);
+        bulk_commit();
+        bulk_wait(0);
+      });
+      if_(tid < 64 && row0 + tid < seq_q, [&] {
+        Ptr<float> rows(lse_rows.ref);
+        lse[cast<int64_t>(bh) * cast<int64_t>(seq_q) + cast<int64_t>(row0 + tid)] = rows[(wg * 64 + tid) * int32_t(kLseCols)];
+      });
+      // The next unit's epilogue rewrites o and lse_rows: every thread has read its rows, the store has read o.
+      if (t.schedule != AttentionSchedule::Grid) warpgroup_sync(wg);
     });
   });
   return k.build();

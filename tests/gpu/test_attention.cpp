@@ -69,6 +69,24 @@ TEST_CASE("attention: lengths, causal masks and head dims against softmax in dou
   for (size_t i = 0; i < cases.size(); ++i) check(cases[i], 500 + i);
 }
 
+// Persistent CTAs walking the units with a static or dynamic schedule (schedule 1, 2):
+// the K/V stages and their phases carried from one unit into the next, Q reloaded per
+// unit, causal units of different lengths (dynamic: longest first), ragged lengths,
+// more units than CTAs (the 132 SMs of an H200 each take several) and fewer.
+TEST_CASE("attention: persistent schedules, static and dynamic, against softmax in double [gpu]", "[gpu][attention][schedule]") {
+  const std::vector<AttentionCase> cases = {
+      {2, 3, 200, 300, 128, false, {{"schedule", 1}}},
+      {2, 3, 200, 300, 128, false, {{"schedule", 2}}},
+      {4, 16, 1000, 1000, 128, true, {{"schedule", 1}}},                   // 8 x 64 units, causal
+      {4, 16, 1000, 1000, 128, true, {{"schedule", 2}}},
+      {2, 8, 2048, 2048, 64, true, {{"schedule", 2}, {"stages", 4}}},
+      {1, 2, 517, 333, 64, true, {{"schedule", 2}}},                      // seq_q != seq_k
+      {2, 16, 1024, 1024, 128, false, {{"schedule", 2}, {"consumers", 1}}},  // no turns
+      {3, 16, 777, 1031, 64, false, {{"schedule", 1}, {"block_n", 64}, {"stages", 3}}},
+  };
+  for (size_t i = 0; i < cases.size(); ++i) check(cases[i], 700 + i);
+}
+
 TEST_CASE("attention: the spec's shape (4 x 16 heads x 4096, d 128) [gpu]", "[gpu][attention]") {
   check({4, 16, 4096, 4096, 128, false}, 600);
   check({4, 16, 4096, 4096, 128, true}, 601);

@@ -5,10 +5,12 @@
 // tests/gpu/test_attention.cpp.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <map>
 #include <regex>
 #include <string>
 
+#include "codegen/lower.h"
 #include "samples/attention.h"
 #include "tests/codegen/codegen_test_support.h"
 #include "tests/codegen/gemm_test_support.h"
@@ -34,6 +36,8 @@ TEST_CASE("attention: sm_90a PTX has wgmma with register A, 3-D TMA and ex2.appr
       {{"head_dim", 64}},
       {{"head_dim", 64}, {"causal", 1}, {"consumers", 1}, {"block_n", 64}, {"stages", 4}},
       {{"consumers", 1}, {"block_n", 64}, {"stages", 4}},
+      {{"schedule", 1}},                                           // persistent, static
+      {{"schedule", 2}, {"causal", 1}},                            // persistent, dynamic (an atomic claim)
   };
   for (const auto& params : cases) {
     samples::Config cfg = attention_config(params);
@@ -90,4 +94,30 @@ TEST_CASE("attention: one CTA per (query block, batch x head), whatever the spec
   CHECK(s->problem_grid(attention_config({{"seq_q", 4096}, {"consumers", 1}})) == ir::Dim3{64, 64, 1});
   const samples::AttentionShape causal = samples::attention_shape(attention_config({{"causal", 1}}));
   CHECK(causal.flops() == 4.0 * 4 * 16 * 4096.0 * 4096 * 128 / 2);
+}
+
+TEST_CASE("attention: persistent schedules walk the units with as many CTAs as fit", "[samples][attention][schedule]") {
+  const samples::Sample* s = samples::find_sample("attention");
+  REQUIRE(s);
+  // The grid schedule keeps one CTA per unit; static and dynamic take a persistent grid.
+  CHECK_FALSE(s->persistent_grid(attention_config({}), 132).has_value());
+  CHECK(s->persistent_grid(attention_config({{"schedule", 1}}), 132) == ir::Dim3{132, 1, 1});
+  CHECK(s->persistent_grid(attention_config({{"schedule", 2}, {"batch", 1}, {"heads", 3}, {"seq_q", 200}}), 132) ==
+        ir::Dim3{6, 1, 1});  // 2 query blocks x 3 heads: no more CTAs than units
+  CHECK(s->persistent_grid(attention_config({{"schedule", 2}}), 0) == ir::Dim3{1, 1, 1});
+  // Every check verifies the persistent kernels: the K/V ring's arrivals, the claim's barriers.
+  for (int64_t schedule : {1, 2})
+    for (int64_t causal : {0, 1}) {
+      INFO("schedule " << schedule << " causal " << causal);
+      codegen::Lowered l = codegen::lower(s->build(attention_config({{"schedule", schedule}, {"causal", causal}})),
+                                          codegen::Target::sm90a());
+      for (const codegen::race::RaceCheck& r : l.races) {
+        INFO(to_string(r));
+        CHECK(r.outcome == codegen::race::RaceCheck::Verified);
+      }
+      const bool claims = std::any_of(l.races.begin(), l.races.end(), [](const codegen::race::RaceCheck& r) {
+        return r.subject.find("tj_dyn_full") != std::string::npos;
+      });
+      CHECK(claims == (schedule == 2));
+    }
 }

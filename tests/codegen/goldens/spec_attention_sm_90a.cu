@@ -26,7 +26,7 @@ TJ_DEVICE void wgmma_m64n128k16_f32_bf16_kn_rs(float* d, const u32* a, u64 desc_
 TJ_DEVICE void acc_fence_64(float* d) { asm volatile("" : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63]) : : "memory"); }
 }  // namespace tj
 
-extern "C" __global__ void __launch_bounds__(384, 1) attention(const __grid_constant__ tj::tensor_map Q, const __grid_constant__ tj::tensor_map K, const __grid_constant__ tj::tensor_map V, const __grid_constant__ tj::tensor_map O, float* lse, int seq_q, int seq_k) {
+extern "C" __global__ void __launch_bounds__(384, 1) attention(const __grid_constant__ tj::tensor_map Q, const __grid_constant__ tj::tensor_map K, const __grid_constant__ tj::tensor_map V, const __grid_constant__ tj::tensor_map O, float* lse, int seq_q, int seq_k, int bh_count) {
   extern __shared__ __align__(1024) unsigned char tj_dynamic_smem[];
   // shared buffer at <loc>
   tj::bf16* const q = reinterpret_cast<tj::bf16*>(tj_dynamic_smem + 0);
@@ -99,32 +99,34 @@ extern "C" __global__ void __launch_bounds__(384, 1) attention(const __grid_cons
     [[maybe_unused]] int wg = tj::warpgroup_index() - 0;  // = (threadIdx.x / 128) - first, from lane 0
     // If at <loc>: if (%tid.x == 0) {
     if (((int)threadIdx.x == 0)) {
+      // Declare at <loc>: let it: i32 = 0
+      int it = 0;
       // For at <loc>: for i in [0, ((seq_k + 127) / 128)) step 1 {
       for (int i = 0; i < ((seq_k + 127) / 128); i += 1) {
-        // If at <loc>: if (i >= 2) {
-        if ((i >= 2)) {
-          // MbarrierWait at <loc>: wait_local(empty_k[(i % 2)])
-          tj::mbar_wait_cta(&empty_k[(i % 2)], (tj_phase_empty_k >> (i % 2)) & 1u);
-          tj_phase_empty_k ^= 1u << (i % 2);
+        // If at <loc>: if ((it + i) >= 2) {
+        if (((it + i) >= 2)) {
+          // MbarrierWait at <loc>: wait_local(empty_k[((it + i) % 2)])
+          tj::mbar_wait_cta(&empty_k[((it + i) % 2)], (tj_phase_empty_k >> ((it + i) % 2)) & 1u);
+          tj_phase_empty_k ^= 1u << ((it + i) % 2);
         }
-        // MbarrierArrive at <loc>: arrive_expect_tx(full_k[(i % 2)], 32768u)
-        tj::mbar_arrive_expect_tx(&full_k[(i % 2)], 32768u);
-        // TmaLoad at <loc>: tma_load(kt[((((i % 2) * 16384) + 0) + (0 * 64))], K{0, (i * 128), %ctaid.y}, full_k[(i % 2)])
-        tj::tma_load_3d(&kt[((((i % 2) * 16384) + 0) + (0 * 64))], &K, 0, (i * 128), (int)blockIdx.y, &full_k[(i % 2)]);
-        // TmaLoad at <loc>: tma_load(kt[((((i % 2) * 16384) + 8192) + (0 * 64))], K{64, (i * 128), %ctaid.y}, full_k[(i % 2)])
-        tj::tma_load_3d(&kt[((((i % 2) * 16384) + 8192) + (0 * 64))], &K, 64, (i * 128), (int)blockIdx.y, &full_k[(i % 2)]);
-        // If at <loc>: if (i >= 2) {
-        if ((i >= 2)) {
-          // MbarrierWait at <loc>: wait_local(empty_v[(i % 2)])
-          tj::mbar_wait_cta(&empty_v[(i % 2)], (tj_phase_empty_v >> (i % 2)) & 1u);
-          tj_phase_empty_v ^= 1u << (i % 2);
+        // MbarrierArrive at <loc>: arrive_expect_tx(full_k[((it + i) % 2)], 32768u)
+        tj::mbar_arrive_expect_tx(&full_k[((it + i) % 2)], 32768u);
+        // TmaLoad at <loc>: tma_load(kt[(((((it + i) % 2) * 16384) + 0) + (0 * 64))], K{0, (i * 128), %ctaid.y}, full_k[((it ...
+        tj::tma_load_3d(&kt[(((((it + i) % 2) * 16384) + 0) + (0 * 64))], &K, 0, (i * 128), (int)blockIdx.y, &full_k[((it + i) % 2)]);
+        // TmaLoad at <loc>: tma_load(kt[(((((it + i) % 2) * 16384) + 8192) + (0 * 64))], K{64, (i * 128), %ctaid.y}, full_k[(...
+        tj::tma_load_3d(&kt[(((((it + i) % 2) * 16384) + 8192) + (0 * 64))], &K, 64, (i * 128), (int)blockIdx.y, &full_k[((it + i) % 2)]);
+        // If at <loc>: if ((it + i) >= 2) {
+        if (((it + i) >= 2)) {
+          // MbarrierWait at <loc>: wait_local(empty_v[((it + i) % 2)])
+          tj::mbar_wait_cta(&empty_v[((it + i) % 2)], (tj_phase_empty_v >> ((it + i) % 2)) & 1u);
+          tj_phase_empty_v ^= 1u << ((it + i) % 2);
         }
-        // MbarrierArrive at <loc>: arrive_expect_tx(full_v[(i % 2)], 32768u)
-        tj::mbar_arrive_expect_tx(&full_v[(i % 2)], 32768u);
-        // TmaLoad at <loc>: tma_load(v[((((i % 2) * 16384) + 0) + (0 * 64))], V{0, (i * 128), %ctaid.y}, full_v[(i % 2)])
-        tj::tma_load_3d(&v[((((i % 2) * 16384) + 0) + (0 * 64))], &V, 0, (i * 128), (int)blockIdx.y, &full_v[(i % 2)]);
-        // TmaLoad at <loc>: tma_load(v[((((i % 2) * 16384) + 8192) + (0 * 64))], V{64, (i * 128), %ctaid.y}, full_v[(i % 2)])
-        tj::tma_load_3d(&v[((((i % 2) * 16384) + 8192) + (0 * 64))], &V, 64, (i * 128), (int)blockIdx.y, &full_v[(i % 2)]);
+        // MbarrierArrive at <loc>: arrive_expect_tx(full_v[((it + i) % 2)], 32768u)
+        tj::mbar_arrive_expect_tx(&full_v[((it + i) % 2)], 32768u);
+        // TmaLoad at <loc>: tma_load(v[(((((it + i) % 2) * 16384) + 0) + (0 * 64))], V{0, (i * 128), %ctaid.y}, full_v[((it +...
+        tj::tma_load_3d(&v[(((((it + i) % 2) * 16384) + 0) + (0 * 64))], &V, 0, (i * 128), (int)blockIdx.y, &full_v[((it + i) % 2)]);
+        // TmaLoad at <loc>: tma_load(v[(((((it + i) % 2) * 16384) + 8192) + (0 * 64))], V{64, (i * 128), %ctaid.y}, full_v[((...
+        tj::tma_load_3d(&v[(((((it + i) % 2) * 16384) + 8192) + (0 * 64))], &V, 64, (i * 128), (int)blockIdx.y, &full_v[((it + i) % 2)]);
       }
     }
   // Role at <loc>: role consumer (warpgroups 1..2, 240 registers) {
@@ -137,6 +139,8 @@ extern "C" __global__ void __launch_bounds__(384, 1) attention(const __grid_cons
       // NamedBarrier at <loc>: named_barrier_arrive((((((%tid.x / 128) - 1) + 1) % 2) + 6), 256 threads)
       tj::named_barrier_arrive(((((((int)threadIdx.x / 128) - 1) + 1) % 2) + 6), 256u);
     }
+    // Declare at <loc>: let it1: i32 = 0
+    int it1 = 0;
     // If at <loc>: if ((%tid.x % 128) == 0) {
     if ((((int)threadIdx.x % 128) == 0)) {
       // MbarrierArrive at <loc>: arrive_expect_tx(q_full[wg0], 16384u)
@@ -173,14 +177,14 @@ extern "C" __global__ void __launch_bounds__(384, 1) attention(const __grid_cons
     }
     // NamedBarrier at <loc>: named_barrier((((%tid.x / 128) - 1) + 6), 256 threads)
     tj::named_barrier_sync(((((int)threadIdx.x / 128) - 1) + 6), 256u);
-    // MbarrierWait at <loc>: wait_local(full_k[0])
-    tj::mbar_wait_cta(&full_k[0], (tj_phase_full_k >> 0) & 1u);
-    tj_phase_full_k ^= 1u << 0;
-    // Mma at <loc>: mma(s, q.stage(0).rows((0 + (wg0 * 64))), kt.stage(0).rows(0), accumulate false)
+    // MbarrierWait at <loc>: wait_local(full_k[(it1 % 2)])
+    tj::mbar_wait_cta(&full_k[(it1 % 2)], (tj_phase_full_k >> (it1 % 2)) & 1u);
+    tj_phase_full_k ^= 1u << (it1 % 2);
+    // Mma at <loc>: mma(s, q.stage(0).rows((0 + (wg0 * 64))), kt.stage((it1 % 2)).rows(0), accumulate false)
     {
       tj::wgmma_fence();
       const tj::u64 tj_desc_a = tj::wgmma_desc(q, 16u, 1024u, 1u) + (tj::u64)(unsigned)((0) * 2048 + ((0 + (wg0 * 64))) * 8);
-      const tj::u64 tj_desc_b = tj::wgmma_desc(kt, 16u, 1024u, 1u) + (tj::u64)(unsigned)((0) * 2048 + (0) * 8);
+      const tj::u64 tj_desc_b = tj::wgmma_desc(kt, 16u, 1024u, 1u) + (tj::u64)(unsigned)(((it1 % 2)) * 2048 + (0) * 8);
       const tj::u32 tj_scale_d = (false) ? 1u : 0u;
       tj::wgmma_m64n128k16_f32_bf16_kk(&s[0], tj_desc_a + 0ull, tj_desc_b + 0ull, tj_scale_d);
       tj::wgmma_m64n128k16_f32_bf16_kk(&s[0], tj_desc_a + 2ull, tj_desc_b + 2ull, 1u);
@@ -200,8 +204,8 @@ extern "C" __global__ void __launch_bounds__(384, 1) attention(const __grid_cons
     tj::acc_fence_64(acc_o);
     // If at <loc>: if (%laneid == 0) {
     if ((tj::lane_id() == 0)) {
-      // MbarrierArrive at <loc>: arrive_relaxed(empty_k[0])
-      tj::mbar_arrive_relaxed(&empty_k[0]);
+      // MbarrierArrive at <loc>: arrive_relaxed(empty_k[(it1 % 2)])
+      tj::mbar_arrive_relaxed(&empty_k[(it1 % 2)]);
     }
     // If at <loc>: if (((0 * 128) + 128) > seq_k) {
     if ((((0 * 128) + 128) > seq_k)) {
@@ -260,18 +264,18 @@ extern "C" __global__ void __launch_bounds__(384, 1) attention(const __grid_cons
     // FragMap at <loc>: p[elem] = elem[s]
     #pragma unroll
     for (int tj_i = 0; tj_i < 32; ++tj_i) p[tj_i] = tj::pack2((tj::bf16*)nullptr, s[2 * tj_i], s[2 * tj_i + 1]);
-    // For at <loc>: for i1 in [1, ((seq_k + 127) / 128)) step 1 {
-    for (int i1 = 1; i1 < ((seq_k + 127) / 128); i1 += 1) {
+    // For at <loc>: for i2 in [1, ((seq_k + 127) / 128)) step 1 {
+    for (int i2 = 1; i2 < ((seq_k + 127) / 128); i2 += 1) {
       // NamedBarrier at <loc>: named_barrier((((%tid.x / 128) - 1) + 6), 256 threads)
       tj::named_barrier_sync(((((int)threadIdx.x / 128) - 1) + 6), 256u);
-      // MbarrierWait at <loc>: wait_local(full_k[(i1 % 2)])
-      tj::mbar_wait_cta(&full_k[(i1 % 2)], (tj_phase_full_k >> (i1 % 2)) & 1u);
-      tj_phase_full_k ^= 1u << (i1 % 2);
-      // Mma at <loc>: mma(s, q.stage(0).rows((0 + (wg0 * 64))), kt.stage((i1 % 2)).rows(0), accumulate false)
+      // MbarrierWait at <loc>: wait_local(full_k[((it1 + i2) % 2)])
+      tj::mbar_wait_cta(&full_k[((it1 + i2) % 2)], (tj_phase_full_k >> ((it1 + i2) % 2)) & 1u);
+      tj_phase_full_k ^= 1u << ((it1 + i2) % 2);
+      // Mma at <loc>: mma(s, q.stage(0).rows((0 + (wg0 * 64))), kt.stage(((it1 + i2) % 2)).rows(0), accumulate false)
       {
         tj::wgmma_fence();
         const tj::u64 tj_desc_a = tj::wgmma_desc(q, 16u, 1024u, 1u) + (tj::u64)(unsigned)((0) * 2048 + ((0 + (wg0 * 64))) * 8);
-        const tj::u64 tj_desc_b = tj::wgmma_desc(kt, 16u, 1024u, 1u) + (tj::u64)(unsigned)(((i1 % 2)) * 2048 + (0) * 8);
+        const tj::u64 tj_desc_b = tj::wgmma_desc(kt, 16u, 1024u, 1u) + (tj::u64)(unsigned)((((it1 + i2) % 2)) * 2048 + (0) * 8);
         const tj::u32 tj_scale_d = (false) ? 1u : 0u;
         tj::wgmma_m64n128k16_f32_bf16_kk(&s[0], tj_desc_a + 0ull, tj_desc_b + 0ull, tj_scale_d);
         tj::wgmma_m64n128k16_f32_bf16_kk(&s[0], tj_desc_a + 2ull, tj_desc_b + 2ull, 1u);
@@ -283,10 +287,10 @@ extern "C" __global__ void __launch_bounds__(384, 1) attention(const __grid_cons
         tj::wgmma_m64n128k16_f32_bf16_kk(&s[0], tj_desc_a + 1030ull, tj_desc_b + 1030ull, 1u);
         tj::wgmma_commit();
       }
-      // MbarrierWait at <loc>: wait_local(full_v[((i1 - 1) % 2)])
-      tj::mbar_wait_cta(&full_v[((i1 - 1) % 2)], (tj_phase_full_v >> ((i1 - 1) % 2)) & 1u);
-      tj_phase_full_v ^= 1u << ((i1 - 1) % 2);
-      // Mma at <loc>: mma(acc_o, registers(p), v.stage(((i1 - 1) % 2)).rows(0), accumulate true)
+      // MbarrierWait at <loc>: wait_local(full_v[(((it1 + i2) - 1) % 2)])
+      tj::mbar_wait_cta(&full_v[(((it1 + i2) - 1) % 2)], (tj_phase_full_v >> (((it1 + i2) - 1) % 2)) & 1u);
+      tj_phase_full_v ^= 1u << (((it1 + i2) - 1) % 2);
+      // Mma at <loc>: mma(acc_o, registers(p), v.stage((((it1 + i2) - 1) % 2)).rows(0), accumulate true)
       {
         const tj::u32* tj_a0_0 = &p[0];
         const tj::u32* tj_a0_1 = &p[4];
@@ -297,7 +301,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) attention(const __grid_cons
         const tj::u32* tj_a0_6 = &p[24];
         const tj::u32* tj_a0_7 = &p[28];
         tj::wgmma_fence();
-        const tj::u64 tj_desc_b = tj::wgmma_desc(v, 16384u, 1024u, 1u) + (tj::u64)(unsigned)((((i1 - 1) % 2)) * 2048 + (0) * 8);
+        const tj::u64 tj_desc_b = tj::wgmma_desc(v, 16384u, 1024u, 1u) + (tj::u64)(unsigned)(((((it1 + i2) - 1) % 2)) * 2048 + (0) * 8);
         const tj::u32 tj_scale_d = (true) ? 1u : 0u;
         tj::wgmma_m64n128k16_f32_bf16_kn_rs(&acc_o[0], tj_a0_0, tj_desc_b + 0ull, tj_scale_d);
         tj::wgmma_m64n128k16_f32_bf16_kn_rs(&acc_o[0], tj_a0_1, tj_desc_b + 128ull, 1u);
@@ -316,12 +320,12 @@ extern "C" __global__ void __launch_bounds__(384, 1) attention(const __grid_cons
       tj::acc_fence_64(s);
       // If at <loc>: if (%laneid == 0) {
       if ((tj::lane_id() == 0)) {
-        // MbarrierArrive at <loc>: arrive_relaxed(empty_k[(i1 % 2)])
-        tj::mbar_arrive_relaxed(&empty_k[(i1 % 2)]);
+        // MbarrierArrive at <loc>: arrive_relaxed(empty_k[((it1 + i2) % 2)])
+        tj::mbar_arrive_relaxed(&empty_k[((it1 + i2) % 2)]);
       }
-      // If at <loc>: if (((i1 * 128) + 128) > seq_k) {
-      if ((((i1 * 128) + 128) > seq_k)) {
-        // FragMap at <loc>: s[elem] = select((((i1 * 128) + elem.col) >= seq_k), -inff, elem[s])
+      // If at <loc>: if (((i2 * 128) + 128) > seq_k) {
+      if ((((i2 * 128) + 128) > seq_k)) {
+        // FragMap at <loc>: s[elem] = select((((i2 * 128) + elem.col) >= seq_k), -inff, elem[s])
         {
           const int tj_lane = (int)threadIdx.x % 32, tj_wrow = (((int)threadIdx.x % 128) / 32) * 16 + tj_lane / 4, tj_qcol = 2 * (tj_lane % 4);
         #pragma unroll
@@ -329,7 +333,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) attention(const __grid_cons
             const int tj_blk = tj_i / 64, tj_k = tj_i % 64;
             const int tj_e_col = (tj_k >> 2) * 8 + tj_qcol + (tj_k & 1);
             const float tj_e_s = s[tj_i];
-            s[tj_i] = ((((i1 * 128) + tj_e_col) >= seq_k) ? __int_as_float(0xff800000) : tj_e_s);
+            s[tj_i] = ((((i2 * 128) + tj_e_col) >= seq_k) ? __int_as_float(0xff800000) : tj_e_s);
           }
         }
       }
@@ -379,8 +383,8 @@ extern "C" __global__ void __launch_bounds__(384, 1) attention(const __grid_cons
       tj::acc_fence_64(acc_o);
       // If at <loc>: if (%laneid == 0) {
       if ((tj::lane_id() == 0)) {
-        // MbarrierArrive at <loc>: arrive_relaxed(empty_v[((i1 - 1) % 2)])
-        tj::mbar_arrive_relaxed(&empty_v[((i1 - 1) % 2)]);
+        // MbarrierArrive at <loc>: arrive_relaxed(empty_v[(((it1 + i2) - 1) % 2)])
+        tj::mbar_arrive_relaxed(&empty_v[(((it1 + i2) - 1) % 2)]);
       }
       // FragMap at <loc>: acc_o[elem] = (elem[acc_o] * elem[alpha])
       {
@@ -398,10 +402,10 @@ extern "C" __global__ void __launch_bounds__(384, 1) attention(const __grid_cons
     }
     // NamedBarrier at <loc>: named_barrier((((%tid.x / 128) - 1) + 6), 256 threads)
     tj::named_barrier_sync(((((int)threadIdx.x / 128) - 1) + 6), 256u);
-    // MbarrierWait at <loc>: wait_local(full_v[((((seq_k + 127) / 128) - 1) % 2)])
-    tj::mbar_wait_cta(&full_v[((((seq_k + 127) / 128) - 1) % 2)], (tj_phase_full_v >> ((((seq_k + 127) / 128) - 1) % 2)) & 1u);
-    tj_phase_full_v ^= 1u << ((((seq_k + 127) / 128) - 1) % 2);
-    // Mma at <loc>: mma(acc_o, registers(p), v.stage(((((seq_k + 127) / 128) - 1) % 2)).rows(0), accumulate true)
+    // MbarrierWait at <loc>: wait_local(full_v[(((it1 + ((seq_k + 127) / 128)) - 1) % 2)])
+    tj::mbar_wait_cta(&full_v[(((it1 + ((seq_k + 127) / 128)) - 1) % 2)], (tj_phase_full_v >> (((it1 + ((seq_k + 127) / 128)) - 1) % 2)) & 1u);
+    tj_phase_full_v ^= 1u << (((it1 + ((seq_k + 127) / 128)) - 1) % 2);
+    // Mma at <loc>: mma(acc_o, registers(p), v.stage((((it1 + ((seq_k + 127) / 128)) - 1) % 2)).rows(0), accumulate t...
     {
       const tj::u32* tj_a0_0 = &p[0];
       const tj::u32* tj_a0_1 = &p[4];
@@ -412,7 +416,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) attention(const __grid_cons
       const tj::u32* tj_a0_6 = &p[24];
       const tj::u32* tj_a0_7 = &p[28];
       tj::wgmma_fence();
-      const tj::u64 tj_desc_b = tj::wgmma_desc(v, 16384u, 1024u, 1u) + (tj::u64)(unsigned)((((((seq_k + 127) / 128) - 1) % 2)) * 2048 + (0) * 8);
+      const tj::u64 tj_desc_b = tj::wgmma_desc(v, 16384u, 1024u, 1u) + (tj::u64)(unsigned)(((((it1 + ((seq_k + 127) / 128)) - 1) % 2)) * 2048 + (0) * 8);
       const tj::u32 tj_scale_d = (true) ? 1u : 0u;
       tj::wgmma_m64n128k16_f32_bf16_kn_rs(&acc_o[0], tj_a0_0, tj_desc_b + 0ull, tj_scale_d);
       tj::wgmma_m64n128k16_f32_bf16_kn_rs(&acc_o[0], tj_a0_1, tj_desc_b + 128ull, 1u);
@@ -430,6 +434,11 @@ extern "C" __global__ void __launch_bounds__(384, 1) attention(const __grid_cons
     tj::wgmma_wait<0>();
     tj::acc_fence_64(s);
     tj::acc_fence_64(acc_o);
+    // If at <loc>: if (%laneid == 0) {
+    if ((tj::lane_id() == 0)) {
+      // MbarrierArrive at <loc>: arrive_relaxed(empty_v[(((it1 + ((seq_k + 127) / 128)) - 1) % 2)])
+      tj::mbar_arrive_relaxed(&empty_v[(((it1 + ((seq_k + 127) / 128)) - 1) % 2)]);
+    }
     // FragMap at <loc>: alpha[elem] = approx::rcp(elem[l])
     {
     #pragma unroll
