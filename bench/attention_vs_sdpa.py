@@ -6,7 +6,8 @@ median of as many launches). Each side's figure per row is the median of its rou
 medians; the ratio is ours / cuDNN. Round 1 also verifies ours against its host reference
 (a row that fails verification is reported and gets no ratio).
 
-Usage: attention_vs_sdpa.py TILEJIT SPEC [--rounds N] [--iters N] [--quick]
+Usage: attention_vs_sdpa.py TILEJIT SPEC [--rounds N] [--iters N] [--quick] [--seqs 1024,2048] [--dims 128]
+       [--schedules grid,dynamic]
   SPEC: samples/specs/attention.json (its params are replaced per row).
 Rows: batch x heads 16 (b1 h16) and 32 (b2 h16); seq 1k 2k 4k 8k 16k; d 64 and 128;
 causal and not (--quick: seq 4k only)."""
@@ -62,10 +63,12 @@ def sdpa_ms(b, h, s, d, causal, iters):
     return statistics.median(times), how
 
 
-def ours_ms(tilejit, spec, row, iters, verify):
+def ours_ms(tilejit, spec, row, iters, verify, schedule=None):
     b, h, s, d, causal = row
     spec = dict(spec)
     spec["params"] = dict(spec["params"], batch=b, heads=h, seq_q=s, seq_k=s, head_dim=d, causal=int(causal))
+    if schedule:
+        spec["params"]["schedule"] = schedule
     with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
         json.dump(spec, f)
         path = f.name
@@ -92,39 +95,54 @@ def main():
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--iters", type=int, default=10)
     ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--seqs", help="comma-separated sequence lengths (default 1k..16k; --quick: 4k)")
+    ap.add_argument("--dims", default="64,128", help="comma-separated head dims")
+    ap.add_argument("--schedules", default="",
+                    help="comma-separated attention schedules (grid, static, dynamic): a column each; default: the spec's")
     a = ap.parse_args()
     spec = json.load(open(a.spec))
     seqs = [4096] if a.quick else [1024, 2048, 4096, 8192, 16384]
-    rows = [(b, 16, s, d, c) for d in (64, 128) for c in (False, True) for b in (1, 2) for s in seqs]
-    ours = {r: [] for r in rows}
+    if a.seqs:
+        seqs = [int(x) for x in a.seqs.split(",")]
+    dims = [int(x) for x in a.dims.split(",")]
+    scheds = [x for x in a.schedules.split(",") if x] or [None]
+    rows = [(b, 16, s, d, c) for d in dims for c in (False, True) for b in (1, 2) for s in seqs]
+    ours = {(r, k): [] for r in rows for k in scheds}
     ref = {r: [] for r in rows}
     status, how = {}, {}
     for rnd in range(a.rounds):
         for r in rows:
-            ms, st = ours_ms(a.tilejit, spec, r, a.iters, verify=(rnd == 0))
-            if rnd == 0:
-                status[r] = st
-            if ms is not None:
-                ours[r].append(ms)
+            for k in scheds:
+                ms, st = ours_ms(a.tilejit, spec, r, a.iters, verify=(rnd == 0), schedule=k)
+                if rnd == 0:
+                    status[(r, k)] = st
+                if ms is not None:
+                    ours[(r, k)].append(ms)
             ms, how[r] = sdpa_ms(*r, a.iters)
             ref[r].append(ms)
         print(f"round {rnd + 1} of {a.rounds} done", file=sys.stderr, flush=True)
     print(f"{torch.cuda.get_device_name()}, torch {torch.__version__}, cuDNN {torch.backends.cudnn.version()}; "
           f"{a.rounds} alternating rounds, {a.iters} launches each, enqueued back to back (cuDNN: a CUDA graph of the call "
           f"unless the row says direct); TFLOP/s at the median of the rounds' medians")
-    print("| b x h | seq | d | causal | ours TFLOP/s | cuDNN TFLOP/s | ratio | verify (round 1) |")
-    print("|---|---|---|---|---|---|---|---|")
+    name = (lambda k: "" if k is None else f" ({k})")
+    head = "".join(f" ours{name(k)} TFLOP/s | ratio |" for k in scheds)
+    print(f"| b x h | seq | d | causal |{head} cuDNN TFLOP/s | verify (round 1) |")
+    print("|---|---|---|---|" + "---|---|" * len(scheds) + "---|---|")
     for r in rows:
         b, h, s, d, c = r
         flops = 4.0 * b * h * s * s * d / (2 if c else 1)
         rt = statistics.median(ref[r])
         ref_tf = flops / rt / 1e9
-        if ours[r] and "fail" not in status[r].lower() and "exited" not in status[r]:
-            ot = statistics.median(ours[r])
-            ours_tf = flops / ot / 1e9
-            print(f"| {b * h} | {s} | {d} | {int(c)} | {ours_tf:.1f} | {ref_tf:.1f}{'' if how[r] == 'graph' else ' (direct)'} | {ours_tf / ref_tf:.3f} | {status[r]} |")
-        else:
-            print(f"| {b * h} | {s} | {d} | {int(c)} | - | {ref_tf:.1f}{'' if how[r] == 'graph' else ' (direct)'} | - | {status[r]} |")
+        cells, verdicts = "", []
+        for k in scheds:
+            st = status[(r, k)]
+            verdicts.append(f"{k + ': ' if k else ''}{st}")
+            if ours[(r, k)] and "fail" not in st.lower() and "exited" not in st:
+                ours_tf = flops / statistics.median(ours[(r, k)]) / 1e9
+                cells += f" {ours_tf:.1f} | {ours_tf / ref_tf:.3f} |"
+            else:
+                cells += " - | - |"
+        print(f"| {b * h} | {s} | {d} | {int(c)} |{cells} {ref_tf:.1f}{'' if how[r] == 'graph' else ' (direct)'} | {'; '.join(verdicts)} |")
 
 
 if __name__ == "__main__":

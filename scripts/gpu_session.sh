@@ -3,7 +3,7 @@
 # GPU tests, every sample spec through the CLI, benchmarks, tuning (gpu_tune.sh),
 # multicast traffic with ncu, and compute-sanitizer on every sample. Run from the repo root with
 # the binaries staged by scripts/stage.sh in .stage/; logs go to $OUT (or ./out).
-#   scripts/gpu_session.sh [SECTION...]   sections: tests runs faults plugins races bench gemm epilogue pingpong attention attention-table softmax tune multicast sanitizer
+#   scripts/gpu_session.sh [SECTION...]   sections: tests runs faults plugins races bench gemm epilogue pingpong attention attention-schedules attention-table softmax tune multicast sanitizer
 # (all but attention-table when none is named; named ones append to out/summary.txt, so a session can be split
 # across several commands).
 set -uo pipefail
@@ -156,6 +156,15 @@ for causal in 0 1; do
 done
 python3 bench/attention_vs_sdpa.py $B/tilejit .stage/specs/attention.json --quick --rounds 2 > "$OUT/attention_vs_sdpa.log" 2>&1
 note "attention vs SDPA cuDNN (quick) rc=$?"; cat "$OUT/attention_vs_sdpa.log" >> "$summary"
+fi
+# The attention sample's persistent schedules: their GPU tests, then grid / dynamic against
+# SDPA cuDNN in alternating rounds on the short sequences, where a CTA per unit pays most.
+if section attention-schedules; then
+timeout 200 $B/tilejit_gpu_tests "[attention][schedule]" > "$OUT/gpu_tests_attention_schedules.log" 2>&1
+note "gpu tests [attention][schedule] rc=$?: $(grep -E '^(All tests|test cases)' "$OUT/gpu_tests_attention_schedules.log" | tr '\n' ' ')"
+timeout 300 python3 bench/attention_vs_sdpa.py $B/tilejit .stage/specs/attention.json --rounds 2 --seqs 1024,4096 --dims 128 \
+  --schedules grid,dynamic > "$OUT/attention_schedules.log" 2>&1
+note "attention schedules vs SDPA cuDNN rc=$?"; cat "$OUT/attention_schedules.log" >> "$summary"
 fi
 if [[ "$SECTIONS" == *" attention-table "* ]]; then  # long: only when named
 python3 bench/attention_vs_sdpa.py $B/tilejit .stage/specs/attention.json --rounds 2 > "$OUT/attention_table.log" 2>&1
