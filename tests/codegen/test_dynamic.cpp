@@ -164,7 +164,7 @@ TEST_CASE("dynamic on sm_100a: the PTX asks first (try_cancel before the unit's 
   }
 }
 
-TEST_CASE("dynamic on sm_90a: NVRTC compiles it; the counter claim precedes the body's work in the PTX",
+TEST_CASE("dynamic on sm_90a: NVRTC compiles it, and the counter claim precedes the body's work in the PTX",
           "[codegen][dynamic][nvrtc]") {
   for (unsigned cluster : {1u, 2u, 4u}) {
     CAPTURE(cluster);
