@@ -72,7 +72,7 @@ std::vector<std::vector<double>> time_rotated(CUstream stream, int iters, int re
   const rt::Driver& d = rt::driver();
   const size_t n = runs.size();
   Events events;
-  std::vector<std::vector<std::pair<CUevent, CUevent>>> marks(size_t(reps));
+  std::vector<std::vector<std::pair<CUevent, CUevent>>> marks(static_cast<size_t>(reps));
   for (auto& rep : marks)
     for (size_t w = 0; w < n; ++w) rep.emplace_back(events.make(), events.make());
   for (const auto& run : runs) run(warmup);
