@@ -156,7 +156,7 @@ TEST_CASE("uneven: both schedules lower on both targets with every check passing
       }
 }
 
-TEST_CASE("uneven: sm_90a PTX reads %globaltimer in the busy-wait loop and %smid; dynamic claims by atom.add",
+TEST_CASE("uneven: sm_90a PTX reads %globaltimer in the busy-wait loop and %smid, and dynamic claims by atom.add",
           "[samples][uneven][ptx][nvrtc]") {
   const samples::Sample* s = samples::find_sample("uneven");
   for (int64_t schedule : {0, 1}) {
