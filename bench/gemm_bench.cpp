@@ -97,13 +97,15 @@ void run_shape(const samples::Sample& gemm, const bench::MatmulSize& size, const
     row.tuned += (row.tuned.empty() ? "" : "; ") + d->line;
   }
   JitKernel kernel = tj::load(samples::compile_sample(gemm, spec.config, target, &cache), device);
-  const samples::LaunchPlan plan = samples::plan_launch(gemm, spec.config, kernel);
+  std::unique_ptr<samples::Instance> inst = gemm.instantiate(spec.config, o.seed);
+  BoundArgs args = samples::bind_instance(kernel, *inst);
+  const samples::LaunchPlan plan = samples::plan_launch(gemm, spec.config, kernel, args);
   const rt::LaunchConfig& lc = plan.config;
   row.launch = std::to_string(lc.grid_clusters.count()) + " clusters of " + dims(lc.cluster) +
-               (plan.persistent ? " (persistent: " + std::to_string(plan.max_active_clusters) + " fit)" : "") + ", " +
-               std::to_string(lc.block.count()) + " threads, " + std::to_string(lc.dynamic_smem) + " B dynamic smem";
+               (plan.persistent ? " (persistent: " + std::to_string(plan.max_active_clusters) + " fit)" : "") +
+               (plan.scheduled ? " (the schedule's grid)" : "") + ", " + std::to_string(lc.block.count()) + " threads, " +
+               std::to_string(lc.dynamic_smem) + " B dynamic smem";
 
-  std::unique_ptr<samples::Instance> inst = gemm.instantiate(spec.config, o.seed);
   auto* g = dynamic_cast<samples::GemmInstance*>(inst.get());
   if (!g)
     throw rt::RuntimeError(rt::ErrorKind::Usage, "the gemm sample's instance is not a samples::GemmInstance: make "
@@ -121,7 +123,6 @@ void run_shape(const samples::Sample& gemm, const bench::MatmulSize& size, const
               s.beta, row.launch.c_str());
   if (!row.tuned.empty()) std::printf("  tuned   %s\n", row.tuned.c_str());
 
-  BoundArgs args = samples::bind_instance(kernel, *inst);
   inst->poison();
   kernel.launch(plan.grid, args);
   kernel.synchronize();

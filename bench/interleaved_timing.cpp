@@ -67,6 +67,29 @@ Interleaved time_interleaved(CUstream stream, int iters, int reps, int warmup, c
   return out;
 }
 
+std::vector<std::vector<double>> time_rotated(CUstream stream, int iters, int reps, int warmup,
+                                              const std::vector<std::function<void(int)>>& runs) {
+  const rt::Driver& d = rt::driver();
+  const size_t n = runs.size();
+  Events events;
+  std::vector<std::vector<std::pair<CUevent, CUevent>>> marks(static_cast<size_t>(reps));
+  for (auto& rep : marks)
+    for (size_t w = 0; w < n; ++w) rep.emplace_back(events.make(), events.make());
+  for (const auto& run : runs) run(warmup);
+  for (size_t r = 0; r < marks.size(); ++r)
+    for (size_t k = 0; k < n; ++k) {
+      const size_t w = (r + k) % n;
+      rt::check(d.cuEventRecord(marks[r][w].first, stream), "cuEventRecord");
+      runs[w](iters);
+      rt::check(d.cuEventRecord(marks[r][w].second, stream), "cuEventRecord");
+    }
+  rt::check(d.cuStreamSynchronize(stream), "cuStreamSynchronize");
+  std::vector<std::vector<double>> out(n);
+  for (const auto& rep : marks)
+    for (size_t w = 0; w < n; ++w) out[w].push_back(elapsed_ms(rep[w].first, rep[w].second) / iters);
+  return out;
+}
+
 std::vector<double> Interleaved::paired_speedups() const {
   std::vector<double> out;
   for (size_t r = 0; r < a_ms.size() && r < b_ms.size(); ++r) out.push_back(b_ms[r] / a_ms[r]);

@@ -25,6 +25,12 @@ struct Interleaved {
 Interleaved time_interleaved(CUstream stream, int iters, int reps, int warmup, const std::function<void(int)>& run_a,
                              const std::function<void(int)>& run_b);
 
+// The same for any number of ways: repetition r runs each way `iters` times between its
+// own two events, starting with way r % n and going round (each way meets the card after
+// each other way as often). Result: per way, ms per run, one value per repetition.
+std::vector<std::vector<double>> time_rotated(CUstream stream, int iters, int reps, int warmup,
+                                              const std::vector<std::function<void(int)>>& runs);
+
 struct Spread {
   double min = 0, median = 0, max = 0;
 };

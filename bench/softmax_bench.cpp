@@ -77,9 +77,9 @@ Line measure(const samples::Sample& s, const samples::Config& c, const Device& d
   line.launch = std::to_string(p.threads) + " threads, " + std::to_string(p.warps_per_row) + " warps/row, " +
                 std::to_string(p.rows_per_cta()) + " rows/CTA, " + std::to_string(p.values_per_thread()) + " values/thread";
   JitKernel kernel = tj::load(samples::compile_sample(s, c, target, &cache), device);
-  const samples::LaunchPlan plan = samples::plan_launch(s, c, kernel);
   std::unique_ptr<samples::Instance> inst = s.instantiate(c, seed);
   BoundArgs args = samples::bind_instance(kernel, *inst);
+  const samples::LaunchPlan plan = samples::plan_launch(s, c, kernel, args);
   inst->poison();
   kernel.launch(plan.grid, args);
   kernel.synchronize();

@@ -61,13 +61,15 @@ int cmd_run(const RunArgs& args) {
     std::string path = write_output(args.out_dir, c.lowered.kernel.name + "." + target.arch + ".ptx", c.result.ptx);
     // A persistent kernel's grid depends on how many clusters fit on the GPU; a grid that
     // follows the problem is known here.
-    const bool sized_on_gpu = spec.sample->persistent_grid(spec.config, 1).has_value();
+    const bool scheduled = c.lowered.kernel.schedule_grid.has_value();
+    const bool sized_on_gpu = !scheduled && spec.sample->persistent_grid(spec.config, 1).has_value();
     rt::LaunchConfig lc = samples::launch_config(spec.config, c);
     const std::optional<ir::Dim3> problem = spec.sample->problem_grid(spec.config);
     if (problem) lc.grid_clusters = {problem->x, problem->y, problem->z};
-    const char* note = sized_on_gpu ? " as the spec says (a persistent kernel's grid is sized on the GPU)"
-                       : problem    ? " (the problem's grid)"
-                                    : "";
+    const char* note = scheduled      ? " as the spec says (the kernel's schedule sizes its grid on the GPU)"
+                       : sized_on_gpu ? " as the spec says (a persistent kernel's grid is sized on the GPU)"
+                       : problem      ? " (the problem's grid)"
+                                      : "";
     std::cout << "kernel    " << spec.sample->name() << ": " << shape(lc, note) << "\n";
     tuned_config(spec, args, "");
     std::cout << "compile   " << compile_time_text(c.times, false) << " for " << target.arch << " (NVRTC "
@@ -107,7 +109,7 @@ int cmd_run(const RunArgs& args) {
   opts.verify = args.verify;
   opts.seed = args.seed;
   samples::RunReport r = samples::run_sample(*spec.sample, config, kernel, opts);
-  std::cout << "launch    " << shape(r.launch, r.persistent ? " (persistent grid)" : "") << "\n"
+  std::cout << "launch    " << shape(r.launch, r.scheduled ? " (the schedule's grid)" : r.persistent ? " (persistent grid)" : "") << "\n"
             << "occupancy " << r.max_active_clusters << " clusters of " << r.launch.cluster.count()
             << " CTAs can be co-resident\n";
   if (r.verified) std::cout << "verify    " << (r.check.ok ? "PASSED: " : "FAILED: ") << r.check.detail << "\n";

@@ -3,6 +3,7 @@
 
 #include "dsl/async.h"
 #include "dsl/builder.h"
+#include "dsl/clock.h"
 #include "dsl/cluster.h"
 #include "dsl/diagnostic.h"
 #include "dsl/fragment.h"

@@ -1,7 +1,8 @@
-// The scalar layer's DSL entry points (dsl/math.h, packed.h, warp.h): each builds an
+// The scalar layer's DSL entry points (dsl/math.h, packed.h, warp.h, clock.h): each builds an
 // ir::Intrinsic (or a VectorLane), after the checks that name the user's line.
 #include <string>
 
+#include "dsl/clock.h"
 #include "dsl/diagnostic.h"
 #include "dsl/math.h"
 #include "dsl/packed.h"
@@ -52,6 +53,9 @@ f32 fma(const f32& a, const f32& b, const f32& c, std::source_location loc) {
 f32 abs(const f32& x, std::source_location loc) { return f32(call(IntrinsicOp::Abs, {x.expr()}, loc)); }
 i32 abs(const i32& x, std::source_location loc) { return i32(call(IntrinsicOp::Abs, {x.expr()}, loc)); }
 i64 abs(const i64& x, std::source_location loc) { return i64(call(IntrinsicOp::Abs, {x.expr()}, loc)); }
+
+u64 global_timer(std::source_location loc) { return u64(call(IntrinsicOp::GlobalTimer, {}, loc)); }
+u32 sm_id(std::source_location loc) { return u32(call(IntrinsicOp::SmId, {}, loc)); }
 
 ir::Expr make_bitcast(const ir::Expr& v, ir::Scalar to, const std::source_location& loc) {
   const ir::Scalar from = v->type.scalar;

@@ -54,13 +54,18 @@ rt::LaunchConfig launch_config(const Config& c, const Compiled& compiled) {
   return tj::launch_config(compiled, spec_grid(c, compiled));
 }
 
-LaunchPlan plan_launch(const Sample& s, const Config& c, const JitKernel& kernel) {
+LaunchPlan plan_launch(const Sample& s, const Config& c, const JitKernel& kernel, const BoundArgs& args) {
   LaunchPlan plan;
   plan.grid = spec_grid(c, kernel.compiled());
   if (std::optional<ir::Dim3> g = s.problem_grid(c)) plan.grid = {g->x, g->y, g->z};
   plan.max_active_clusters = kernel.max_active_clusters();  // prepares the module too
-  // With no room for one cluster, the launch itself says which resource is short.
-  if (plan.max_active_clusters > 0) {
+  if (std::optional<Grid> g = kernel.schedule_grid(args)) {
+    // The schedule's grid is part of its protocol (sm_100a: a claimed cluster is one that
+    // has not started), so it wins over the sample's and the spec's.
+    plan.grid = *g;
+    plan.scheduled = true;
+  } else if (plan.max_active_clusters > 0) {
+    // With no room for one cluster, the launch itself says which resource is short.
     if (std::optional<ir::Dim3> grid = s.persistent_grid(c, plan.max_active_clusters)) {
       plan.grid = {grid->x, grid->y, grid->z};
       plan.persistent = true;
@@ -81,16 +86,17 @@ RunReport run_sample(const Sample& s, const Config& c, const Compiled& compiled,
 }
 
 RunReport run_sample(const Sample& s, const Config& c, JitKernel& kernel, const RunOptions& opts) {
-  const LaunchPlan plan = plan_launch(s, c, kernel);
+  std::unique_ptr<Instance> inst = s.instantiate(c, opts.seed);
+  BoundArgs args = bind_instance(kernel, *inst);
+  const LaunchPlan plan = plan_launch(s, c, kernel, args);
 
   RunReport report;
   report.max_active_clusters = plan.max_active_clusters;
   report.launch = plan.config;
   report.persistent = plan.persistent;
-  std::unique_ptr<Instance> inst = s.instantiate(c, opts.seed);
+  report.scheduled = plan.scheduled;
   report.bytes_per_launch = inst->bytes_per_launch();
   report.flops_per_launch = inst->flops_per_launch();
-  BoundArgs args = bind_instance(kernel, *inst);
   if (opts.verify) {
     inst->poison();
     kernel.launch(plan.grid, args);

@@ -41,16 +41,20 @@ Grid spec_grid(const Config& c, const Compiled& compiled);
 // Block, cluster shape and dynamic shared memory from the compiled kernel; the spec's grid.
 rt::LaunchConfig launch_config(const Config& c, const Compiled& compiled);
 
-// How `kernel` is launched: the spec's grid, or the one the sample's persistent_grid()
-// asks for, given how many clusters of it fit at once, when it has one. The CLI and the
-// benchmarks both launch through this, so a persistent kernel gets the same grid in each.
+// How `kernel` is launched with `args`: the grid its schedule decides when it has one
+// (for_each_tile(dynamic(...)): JitKernel::schedule_grid, one cluster per unit on sm_100a,
+// the co-resident clusters on sm_90a), else the one the sample's persistent_grid() asks
+// for, given how many clusters of it fit at once, else the problem's or the spec's grid.
+// The CLI, the tests and the benchmarks all launch through this, so a kernel gets the
+// same grid in each.
 struct LaunchPlan {
   Grid grid;                    // in clusters
   rt::LaunchConfig config;      // kernel.launch_config(grid)
   int max_active_clusters = 0;  // of the kernel (the grid does not change it)
   bool persistent = false;      // the grid came from persistent_grid()
+  bool scheduled = false;       // the grid came from the kernel's schedule
 };
-LaunchPlan plan_launch(const Sample& s, const Config& c, const JitKernel& kernel);
+LaunchPlan plan_launch(const Sample& s, const Config& c, const JitKernel& kernel, const BoundArgs& args);
 
 // The instance's arguments (Instance::args()) checked against the kernel's parameters.
 BoundArgs bind_instance(const JitKernel& kernel, Instance& instance);
@@ -67,6 +71,7 @@ struct RunReport {
   int max_active_clusters = 0;
   rt::LaunchConfig launch;  // as launched: the persistent grid when the sample has one
   bool persistent = false;  // launch.grid_clusters came from persistent_grid()
+  bool scheduled = false;   // ... or from the kernel's schedule (JitKernel::schedule_grid)
   rt::Timing timing;      // iters == 0 when not timed
   double bytes_per_launch = 0;
   double flops_per_launch = 0;  // 0: not a compute kernel

@@ -7,6 +7,7 @@
 #include "samples/softmax.h"
 #include "samples/tma_copy.h"
 #include "samples/tma_multicast.h"
+#include "samples/uneven.h"
 
 namespace tj::samples {
 
@@ -19,6 +20,7 @@ void register_builtin_samples(Registrar& r) {
   r.add(std::make_unique<Attention>());
   r.add(std::make_unique<GlobalRing>());
   r.add(std::make_unique<Softmax>());
+  r.add(std::make_unique<Uneven>());
 }
 
 Registry& registry() {

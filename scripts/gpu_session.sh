@@ -3,7 +3,7 @@
 # GPU tests, every sample spec through the CLI, benchmarks, tuning (gpu_tune.sh),
 # multicast traffic with ncu, and compute-sanitizer on every sample. Run from the repo root with
 # the binaries staged by scripts/stage.sh in .stage/; logs go to $OUT (or ./out).
-#   scripts/gpu_session.sh [SECTION...]   sections: tests runs faults plugins races bench gemm epilogue pingpong attention attention-schedules attention-table softmax tune multicast sanitizer
+#   scripts/gpu_session.sh [SECTION...]   sections: tests runs faults plugins races bench gemm epilogue pingpong attention attention-schedules attention-table softmax schedules tune multicast sanitizer
 # (all but attention-table when none is named; named ones append to out/summary.txt, so a session can be split
 # across several commands).
 set -uo pipefail
@@ -182,6 +182,28 @@ note "softmax run rc=$?: $(grep -E '^(verify|time)' "$OUT/softmax_run.log" | cut
 $B/tilejit_bench_softmax > "$OUT/bench_softmax.log" 2>&1; note "bench softmax rc=$?"
 grep -E '^(device|\|)' "$OUT/bench_softmax.log" >> "$summary"
 python3 bench/softmax_torch.py > "$OUT/softmax_torch.log" 2>&1; note "softmax_torch.py rc=$?"; cat "$OUT/softmax_torch.log" >> "$summary"
+fi
+
+# The tile schedules on uneven work (issue 20): the GPU tests of the uneven sample and of the
+# dynamic schedule; the uneven spec through the CLI under each schedule and order (and with
+# clusters of 2); then tilejit_bench_schedules, makespans against max(total work / SMs,
+# largest unit), the schedules in rotation in one run.
+if section schedules; then
+timeout 600 $B/tilejit_gpu_tests "[uneven],[dynamic]" > "$OUT/gpu_tests_schedules.log" 2>&1
+note "gpu tests [uneven],[dynamic] rc=$?: $(grep -E '^(All tests|test cases)' "$OUT/gpu_tests_schedules.log" | tr '\n' ' ')"
+for cluster in 1 2; do
+  for sched in static dynamic; do
+    for order in rasterized longest_first; do
+      f=/tmp/uneven_c${cluster}_${sched}_$order.json
+      sed -e "s/\"cluster\": 1,/\"cluster\": $cluster,/" -e "s/\"schedule\": \"dynamic\"/\"schedule\": \"$sched\"/" \
+          -e "s/\"order\": \"longest_first\"/\"order\": \"$order\"/" .stage/specs/uneven.json > $f
+      timeout 120 $B/tilejit run $f --iters 10 > "$OUT/uneven_run.log" 2>&1; rc=$?
+      note "uneven cluster $cluster $sched $order rc=$rc: $(grep -E '^(launch|verify|time)' "$OUT/uneven_run.log" | cut -c1-220 | tr '\n' ' ')"
+    done
+  done
+done
+timeout 600 $B/tilejit_bench_schedules > "$OUT/bench_schedules.log" 2>&1; note "bench schedules rc=$?"
+grep -E '^(device|\|)' "$OUT/bench_schedules.log" >> "$summary"
 fi
 
 if section tune; then

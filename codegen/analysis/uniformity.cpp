@@ -35,9 +35,10 @@ class Walk : public Visitor {
   void visit_node(const SpecialReg& n) override { worsen(of_register(n.reg)); }
   void visit_node(const Load& n) override { worsen(Uniform::Thread); }
   void visit_node(const FragElem&) override { worsen(Uniform::Thread); }
-  // A shuffle or warp reduction reads other lanes: per thread, whatever its operands.
+  // A shuffle or warp reduction reads other lanes: per thread, whatever its operands; so is a clock.
   void visit_node(const Intrinsic& n) override {
     if (intrinsic_is_warp_op(n.op)) return worsen(Uniform::Thread);
+    if (intrinsic_rule(n.op) == IntrinsicRule::Clock) return worsen(Uniform::Thread);  // a new value at each read
     Visitor::visit_node(n);
   }
   void visit_node(const VarRef& n) override {

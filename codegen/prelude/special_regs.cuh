@@ -23,3 +23,15 @@ TJ_SREG_U32(cluster_dim_x, "%cluster_nctaid.x")
 TJ_SREG_U32(cluster_dim_y, "%cluster_nctaid.y")
 TJ_SREG_U32(cluster_dim_z, "%cluster_nctaid.z")
 #undef TJ_SREG_U32
+// Clocks: volatile, so every call reads the register anew and stays in program order
+// with the other volatile asm (a busy-wait on the timer is not folded away).
+TJ_DEVICE u64 global_timer() {
+  u64 v;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(v));
+  return v;
+}
+TJ_DEVICE u32 sm_id() {
+  u32 v;
+  asm volatile("mov.u32 %0, %%smid;" : "=r"(v));
+  return v;
+}

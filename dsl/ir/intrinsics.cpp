@@ -28,6 +28,7 @@ bool is_32bit_value(Scalar s) { return scalar_bytes(s) == 4 && !is_opaque(s) && 
 
 // The result type of `op` over `args`, checking the operands.
 Type result_type(IntrinsicOp op, const std::vector<Expr>& args, Scalar to) {
+  if (row(op).rule == IntrinsicRule::Clock) return Type::of(op == IntrinsicOp::GlobalTimer ? Scalar::U64 : Scalar::U32);
   const Scalar a = args[0]->type.scalar;
   auto value = [&](size_t i, Scalar s) {
     require(!args[i]->type.is_pointer() && args[i]->type.scalar == s, op,

@@ -221,6 +221,7 @@ enum class IntrinsicRule : uint8_t {
   WarpReduce,   // (f32 / i32 / u32 value, u32 mask) -> the value's type
   Reinterpret,  // a global pointer -> a global pointer to `to`
   ClcQuery,     // a u32x4 cluster launch control response -> bool (is_canceled) or i32 (a ctaid)
+  Clock,        // () -> u64 (global_timer) or u32 (sm_id); differs between reads and threads
 };
 std::string_view intrinsic_name(IntrinsicOp);     // the DSL spelling: "approx::exp2"
 std::string_view intrinsic_wrapper(IntrinsicOp);  // the prelude function: "exp2_approx"

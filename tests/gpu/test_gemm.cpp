@@ -249,9 +249,9 @@ TEST_CASE("gemm: split-K twice in a row, the counters reset by the kernel [gpu]"
       c.params["m"] = 1024, c.params["n"] = 1024, c.params["k"] = 6144, c.params["splits"] = splits;
       c.reals["beta"] = 0.5;
       JitKernel kernel = tj::load(samples::compile_sample(*s, c, gpu_test::target(), nullptr), gpu_test::device());
-      const samples::LaunchPlan plan = samples::plan_launch(*s, c, kernel);
       std::unique_ptr<samples::Instance> inst = s->instantiate(c, 500 + uint64_t(splits));
       BoundArgs args = samples::bind_instance(kernel, *inst);
+      const samples::LaunchPlan plan = samples::plan_launch(*s, c, kernel, args);
       for (int launch = 0; launch < 3; ++launch) {
         INFO("launch " << launch);
         inst->poison();
@@ -280,9 +280,9 @@ void with_verified_gemm(int64_t k, const std::map<std::string, int64_t>& params,
   c.params["m"] = 1024, c.params["n"] = 1024, c.params["k"] = k;
   for (const auto& [key, v] : params) c.params[key] = v;
   JitKernel kernel = tj::load(samples::compile_sample(*s, c, gpu_test::target(), nullptr), gpu_test::device());
-  const samples::LaunchPlan plan = samples::plan_launch(*s, c, kernel);
   std::unique_ptr<samples::Instance> inst = s->instantiate(c, seed);
   BoundArgs args = samples::bind_instance(kernel, *inst);
+  const samples::LaunchPlan plan = samples::plan_launch(*s, c, kernel, args);
   kernel.launch(plan.grid, args);
   kernel.synchronize();
   const samples::Check whole = inst->verify();
