@@ -88,8 +88,10 @@ class UnevenInstance : public Instance {
   virtual std::vector<UnitRecord> records() const = 0;
 };
 std::unique_ptr<UnevenInstance> make_uneven_instance(const UnevenPlan& p);
-// The check of one launch's records against the plan (what verify() reports).
-Check check_uneven_records(const UnevenPlan& p, const std::vector<UnitRecord>& records);
+// The check of the records against the plan (what verify() reports, with `launches` 1):
+// each unit ran once per launch since its counts were zeroed, and the last run at least
+// its cost.
+Check check_uneven_records(const UnevenPlan& p, const std::vector<UnitRecord>& records, uint32_t launches = 1);
 
 class Uneven final : public Sample {
  public:

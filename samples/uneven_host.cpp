@@ -49,7 +49,7 @@ class UnevenHost final : public UnevenInstance {
 
 }  // namespace
 
-Check check_uneven_records(const UnevenPlan& p, const std::vector<UnitRecord>& records) {
+Check check_uneven_records(const UnevenPlan& p, const std::vector<UnitRecord>& records, uint32_t launches) {
   if (records.size() != size_t(p.units()))
     return {false, "uneven: " + std::to_string(records.size()) + " records for " + std::to_string(p.units()) + " units"};
   MismatchLog log;
@@ -58,15 +58,17 @@ Check check_uneven_records(const UnevenPlan& p, const std::vector<UnitRecord>& r
     for (int64_t j = 0; j < p.tiles_n; ++j) {
       const UnitRecord& r = records[size_t(i * p.tiles_n + j)];
       auto unit = [&] { return "unit (" + std::to_string(i) + ", " + std::to_string(j) + ")"; };
-      log.compare_equal(r.runs, 1, [&] { return unit() + " runs"; });
-      if (r.runs != 1) continue;
+      log.compare_equal(r.runs, launches, [&] { return unit() + " runs"; });
+      if (r.runs != launches) continue;
       sms.insert(r.sm);
       // Its busy-wait ends once the timer has moved its cost past its start.
       const int64_t want = p.nominal_ns(i);
       const int64_t ran = r.end >= r.start ? int64_t(r.end - r.start) : -1;
       log.compare_equal(ran >= want ? want : ran, want, [&] { return unit() + " ns busy (at least)"; });
     }
-  Check c = log.result("uneven " + p.text() + ": each unit ran exactly once and at least its cost");
+  Check c = log.result("uneven " + p.text() + ": each unit ran " +
+                       (launches == 1 ? std::string("exactly once") : "once in each of " + std::to_string(launches) + " launches") +
+                       " and at least its cost");
   char span[120];
   std::snprintf(span, sizeof span, "; span %.3f ms on %zu SMs", recorded_span_ns(records) * 1e-6, sms.size());
   c.detail += span;
