@@ -114,6 +114,11 @@ ir::Kernel build_attention_kernel(const AttentionShape& s, const AttentionTiling
   const float c = float(1.4426950408889634 / std::sqrt(double(s.head_dim)));  // log2(e) / sqrt(d)
   const int32_t ibm = int32_t(bm), ibn = int32_t(bn);
   const i32 bh_count = k.param<int32_t>("bh_count"), qblocks = (seq_q + (ibm - 1)) / ibm;
+  // Key blocks query block qb reads: causal stops after its last query's key.
+  auto key_blocks = [&](const i32& qb) {
+    const i32 kv_end = s.causal ? min(seq_k, qb * ibm + ibm) : seq_k;
+    return (kv_end + (ibn - 1)) / ibn;
+  };
   // Each role's walk over its units (query block qb, head bh): one per CTA from the grid,
   // or a persistent walk of the schedule (dynamic: causal's longest query blocks first).
   // The body also gets `it`, the key blocks this role has walked before the unit: the
@@ -131,14 +136,8 @@ ir::Kernel build_attention_kernel(const AttentionShape& s, const AttentionTiling
                                        : dynamic(8, 2, s.causal ? ir::UnitOrder::LongestRowsFirst : ir::UnitOrder::Rasterized);
     for_each_tile(sched, qblocks, bh_count, [&](i32 qb, i32 bh) {
       body(qb, bh, it);
-      // Key blocks this query block reads: causal stops after its last query's key.
-      const i32 kv_end = s.causal ? min(seq_k, qb * ibm + ibm) : seq_k;
-      it = it + (kv_end + (ibn - 1)) / ibn;
+      it = it + key_blocks(qb);
     });
-  };
-  auto key_blocks = [&](const i32& qb) {
-    const i32 kv_end = s.causal ? min(seq_k, qb * ibm + ibm) : seq_k;
-    return (kv_end + (ibn - 1)) / ibn;
   };
 
   k.role("producer", 1, kAttentionProducerRegisters, [&](i32) {
