@@ -451,7 +451,7 @@ std::string emit_cuda(const Kernel& k, const Target& target, const EmitOptions& 
     std::string t = scalar_cuda(b.elem);
     out += "  // shared buffer at " + b.loc.str() + "\n";
     if (b.dynamic)
-      out += "  " + t + "* const " + b.name + " = reinterpret_cast<" + t + "*>(tj_dynamic_smem + " +
+      out += "  [[maybe_unused]] " + t + "* const " + b.name + " = reinterpret_cast<" + t + "*>(tj_dynamic_smem + " +
              std::to_string(offsets[i]) + ");\n";
     else
       out += "  __shared__ __align__(" + std::to_string(std::max<uint64_t>(kSharedAlign, b.align)) + ") " + t + " " +

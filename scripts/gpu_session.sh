@@ -217,8 +217,10 @@ fi
 
 # compute-sanitizer on every sample spec as shipped (the glob: none left out) and on the
 # small variants in tests/sanitizer; one launch each (--iters 0). rc 124: the timeout hit.
+# SAN_SPECS (file names, space-separated) limits it to those specs.
 if section sanitizer; then
 for s in .stage/specs/*.json .stage/sanitizer/*.json; do
+  if [ -n "${SAN_SPECS:-}" ] && [[ " $SAN_SPECS " != *" $(basename "$s") "* ]]; then continue; fi
   case $(basename "$s") in
     gemm.json|gemm_auto.json)  # 4096^3: hours under racecheck; the same kernels run in sanitizer/gemm_small*.json
       note "compute-sanitizer $(basename "$s"): covered by sanitizer/gemm_small.json and gemm_small_auto.json (the kernel run --no-tuned builds for this GPU, small m, n, k)"

@@ -17,7 +17,7 @@ std::string str(uint64_t v) { return std::to_string(v); }
 // This thread's place in the warpgroup: the first of its rows in a 64-row block and the
 // first of its columns in an 8-column group.
 const char* kThreadPlace =
-    "const int tj_lane = (int)threadIdx.x % 32, tj_wrow = (((int)threadIdx.x % 128) / 32) * 16 + tj_lane / 4, "
+    "[[maybe_unused]] const int tj_lane = (int)threadIdx.x % 32, tj_wrow = (((int)threadIdx.x % 128) / 32) * 16 + tj_lane / 4, "
     "tj_qcol = 2 * (tj_lane % 4);";
 
 // The bindings of an element's FragElem names, for a tile element with register index
@@ -65,7 +65,7 @@ Lines frag_map(const FragMap& n, const Kernel& k, const ExprText& ex) {
   } else {
     const unsigned half = d.n / 2;
     out.push_back("  for (int tj_i = 0; tj_i < " + str(d.m * d.n / 128) + "; ++tj_i) {");
-    out.push_back("    const int tj_blk = tj_i / " + str(half) + ", tj_k = tj_i % " + str(half) + ";");
+    out.push_back("    [[maybe_unused]] const int tj_blk = tj_i / " + str(half) + ", tj_k = tj_i % " + str(half) + ";");
     indent(out,
            bindings(reads, k, "tj_i", "tj_blk", "(tj_k >> 1) & 1", "tj_blk * 64 + tj_wrow + 8 * ((tj_k >> 1) & 1)",
                     "(tj_k >> 2) * 8 + tj_qcol + (tj_k & 1)"),
@@ -131,7 +131,7 @@ Lines acc_store_epilogue(const AccStore& n, const Kernel& k, const ExprText& ex,
     out.insert(out.end(), {"        float tj_tile[2];",
                            "        tj::load_pair_b128" + panels + "(tj_c, " + place + ", tj_tile[0], tj_tile[1]);"});
   out.insert(out.end(), {"#pragma unroll", "        for (int tj_x = 0; tj_x < 2; ++tj_x) {",
-                         "          const int tj_i = tj_blk * " + str(a.n / 2) + " + 4 * tj_j + 2 * tj_h + tj_x;"});
+                         "          [[maybe_unused]] const int tj_i = tj_blk * " + str(a.n / 2) + " + 4 * tj_j + 2 * tj_h + tj_x;"});
   indent(out, bindings(reads, k, "tj_i", "tj_blk", "tj_h", "tj_blk * 64 + tj_wrow + 8 * tj_h", "8 * tj_j + tj_qcol + tj_x"),
          "          ");
   if (tile) out.push_back("          const float " + std::string(kElemTile) + " = tj_tile[tj_x];");

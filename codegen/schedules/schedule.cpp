@@ -44,12 +44,15 @@ void decode_grouped(const UnitSpace& s, const ir::Expr& unit, std::vector<ir::St
   ir::Expr first_row = s.let(into, "first_row", bin(BinOp::Mul, bin(BinOp::Div, it, span), imm(group)));
   ir::Expr rows = s.let(into, "group_rows", bin(BinOp::Min, bin(BinOp::Sub, s.cluster_rows, first_row), imm(group)));
   ir::Expr in_group = s.let(into, "in_group", bin(BinOp::Mod, it, span));
-  ir::Expr row = bin(BinOp::Add, first_row, bin(BinOp::Mod, in_group, rows));
-  if (t.schedule.order == ir::UnitOrder::LongestRowsFirst)
-    row = bin(BinOp::Sub, bin(BinOp::Sub, s.cluster_rows, imm(1)), row);
+  // Rasterized: down a group's rows, then across (neighbours share operands in L2).
+  // Longest rows first: across a row, then the next row up, so that the units run in
+  // order of cost (the last row of a group included) and the tail holds the cheapest.
+  const bool longest = t.schedule.order == ir::UnitOrder::LongestRowsFirst;
+  ir::Expr row = bin(BinOp::Add, first_row, longest ? bin(BinOp::Div, in_group, s.cluster_cols) : bin(BinOp::Mod, in_group, rows));
+  ir::Expr col = longest ? bin(BinOp::Mod, in_group, s.cluster_cols) : bin(BinOp::Div, in_group, rows);
+  if (longest) row = bin(BinOp::Sub, bin(BinOp::Sub, s.cluster_rows, imm(1)), row);
   ir::Expr m = bin(BinOp::Add, bin(BinOp::Mul, row, imm(cy)), s.clustered() ? reg(ir::SpecialRegKind::ClusterCtaIdY) : imm(0));
-  ir::Expr n = bin(BinOp::Add, bin(BinOp::Mul, bin(BinOp::Div, in_group, rows), imm(cx)),
-                   s.clustered() ? reg(ir::SpecialRegKind::ClusterCtaIdX) : imm(0));
+  ir::Expr n = bin(BinOp::Add, bin(BinOp::Mul, col, imm(cx)), s.clustered() ? reg(ir::SpecialRegKind::ClusterCtaIdX) : imm(0));
   into.push_back(ir::Declare::make(t.var_m, m, loc));
   into.push_back(ir::Declare::make(t.var_n, n, loc));
 }

@@ -171,9 +171,9 @@ struct AccPartial final : StmtNode {
 enum class ScheduleKind : uint8_t { StaticPersistent, Dynamic };
 // The order in which units are numbered (and so handed out: lowest first).
 // Rasterized: grouped rasterization, cluster row 0 first. LongestRowsFirst: the
-// same from the last cluster row up, for kernels whose tiles cost more the larger
-// tile_m is (causal attention's query blocks): the longest units start first and
-// the short ones fill the tail.
+// groups from the last cluster row up, each group row by row (across a row, then the
+// row above), for kernels whose tiles cost more the larger tile_m is (causal
+// attention's query blocks): units start in order of cost, the short ones fill the tail.
 enum class UnitOrder : uint8_t { Rasterized, LongestRowsFirst };
 struct TileSchedule {
   ScheduleKind kind = ScheduleKind::StaticPersistent;

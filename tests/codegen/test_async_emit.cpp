@@ -331,10 +331,10 @@ TEST_CASE("the dynamic window is 1024-aligned and buffers sit at offsets that re
   CHECK(std::vector<std::string>(lines.begin(), lines.begin() + 6) ==
         std::vector<std::string>{
             "extern __shared__ __align__(1024) unsigned char tj_dynamic_smem[];",
-            "float* const a = reinterpret_cast<float*>(tj_dynamic_smem + 0);",
-            "tj::u8* const b = reinterpret_cast<tj::u8*>(tj_dynamic_smem + 1024);",
-            "float* const c = reinterpret_cast<float*>(tj_dynamic_smem + 1152);",
-            "unsigned* const d = reinterpret_cast<unsigned*>(tj_dynamic_smem + 1168);",
+            "[[maybe_unused]] float* const a = reinterpret_cast<float*>(tj_dynamic_smem + 0);",
+            "[[maybe_unused]] tj::u8* const b = reinterpret_cast<tj::u8*>(tj_dynamic_smem + 1024);",
+            "[[maybe_unused]] float* const c = reinterpret_cast<float*>(tj_dynamic_smem + 1152);",
+            "[[maybe_unused]] unsigned* const d = reinterpret_cast<unsigned*>(tj_dynamic_smem + 1168);",
             "__shared__ __align__(16) unsigned s[4];",
         });
   for (size_t i = 0; i < kern.shared.size(); ++i)

@@ -208,8 +208,10 @@ TEST_CASE("dynamic: a warp-specialized kernel, each role walking the schedule, p
 TEST_CASE("dynamic: longest rows first numbers the cluster rows from the last one", "[codegen][dynamic]") {
   codegen::Lowered l = codegen::lower(test::dynamic_count_kernel(1, 2, ir::UnitOrder::LongestRowsFirst), Target::sm90a());
   const std::string ir = ir::to_string(l.kernel);
-  CHECK(contains(ir, "let tile_m: i32 = ((((tj_sched0_rows - 1) - (tj_sched0_first_row + (tj_sched0_in_group % "
-                     "tj_sched0_group_rows))) * 1) + 0)"));
+  // Across a row, then the next row up: the units are handed out in order of cost.
+  CHECK(contains(ir, "let tile_m: i32 = ((((tj_sched0_rows - 1) - (tj_sched0_first_row + (tj_sched0_in_group / "
+                     "tj_sched0_cols))) * 1) + 0)"));
+  CHECK(contains(ir, "let tile_n: i32 = (((tj_sched0_in_group % tj_sched0_cols) * 1) + 0)"));
   CHECK(contains(ir, "for_each_tile") == false);
   CHECK(contains(ir::to_string(test::dynamic_count_kernel(1, 3, ir::UnitOrder::LongestRowsFirst)),
                  "for_each_tile dynamic(group 2, 3 slots, longest rows first)"));

@@ -71,9 +71,9 @@ TEST_CASE("emit_cuda: exact CUDA for a DSMEM kernel, sm_90a and sm_100a", "[code
       "  // shared buffer at " + at(l_buf) + "\n"
       "  __shared__ __align__(16) float buf[64];\n"
       "  // shared buffer at " + at(l_dyn1) + "\n"
-      "  unsigned* const dyn1 = reinterpret_cast<unsigned*>(tj_dynamic_smem + 0);\n"
+      "  [[maybe_unused]] unsigned* const dyn1 = reinterpret_cast<unsigned*>(tj_dynamic_smem + 0);\n"
       "  // shared buffer at " + at(l_dyn2) + "\n"
-      "  float* const dyn2 = reinterpret_cast<float*>(tj_dynamic_smem + 48);\n"
+      "  [[maybe_unused]] float* const dyn2 = reinterpret_cast<float*>(tj_dynamic_smem + 48);\n"
       "  // Store at " + at(l_store) +
       ": map_shared_rank(buf, ((%cluster_ctarank + 1) % %cluster_nctarank))[%tid.x] = f32(%tid.x)\n"
       "  tj::st_cluster(tj::map_shared_rank(buf, ((tj::cluster_ctarank() + 1) % tj::cluster_nctarank())), "

@@ -19,11 +19,11 @@ TJ_DEVICE void acc_fence_128(float* d) { asm volatile("" : "+f"(d[0]), "+f"(d[1]
 extern "C" __global__ void __launch_bounds__(384, 1) gemm(const __grid_constant__ tj::tensor_map A, const __grid_constant__ tj::tensor_map B, const __grid_constant__ tj::tensor_map D, const __grid_constant__ tj::tensor_map C, int m, int n, int k, float alpha, float beta, float* workspace, unsigned* counters) {
   extern __shared__ __align__(1024) unsigned char tj_dynamic_smem[];
   // shared buffer at <loc>
-  tj::bf16* const a = reinterpret_cast<tj::bf16*>(tj_dynamic_smem + 0);
+  [[maybe_unused]] tj::bf16* const a = reinterpret_cast<tj::bf16*>(tj_dynamic_smem + 0);
   // shared buffer at <loc>
-  tj::bf16* const b = reinterpret_cast<tj::bf16*>(tj_dynamic_smem + 81920);
+  [[maybe_unused]] tj::bf16* const b = reinterpret_cast<tj::bf16*>(tj_dynamic_smem + 81920);
   // shared buffer at <loc>
-  tj::bf16* const d = reinterpret_cast<tj::bf16*>(tj_dynamic_smem + 163840);
+  [[maybe_unused]] tj::bf16* const d = reinterpret_cast<tj::bf16*>(tj_dynamic_smem + 163840);
   // shared buffer at <loc>
   __shared__ __align__(16) tj::mbarrier full[5];
   // shared buffer at <loc>

@@ -29,15 +29,15 @@ TJ_DEVICE void acc_fence_64(float* d) { asm volatile("" : "+f"(d[0]), "+f"(d[1])
 extern "C" __global__ void __launch_bounds__(384, 1) attention(const __grid_constant__ tj::tensor_map Q, const __grid_constant__ tj::tensor_map K, const __grid_constant__ tj::tensor_map V, const __grid_constant__ tj::tensor_map O, float* lse, int seq_q, int seq_k, int bh_count) {
   extern __shared__ __align__(1024) unsigned char tj_dynamic_smem[];
   // shared buffer at <loc>
-  tj::bf16* const q = reinterpret_cast<tj::bf16*>(tj_dynamic_smem + 0);
+  [[maybe_unused]] tj::bf16* const q = reinterpret_cast<tj::bf16*>(tj_dynamic_smem + 0);
   // shared buffer at <loc>
-  tj::bf16* const kt = reinterpret_cast<tj::bf16*>(tj_dynamic_smem + 32768);
+  [[maybe_unused]] tj::bf16* const kt = reinterpret_cast<tj::bf16*>(tj_dynamic_smem + 32768);
   // shared buffer at <loc>
-  tj::bf16* const v = reinterpret_cast<tj::bf16*>(tj_dynamic_smem + 98304);
+  [[maybe_unused]] tj::bf16* const v = reinterpret_cast<tj::bf16*>(tj_dynamic_smem + 98304);
   // shared buffer at <loc>
-  tj::bf16* const o = reinterpret_cast<tj::bf16*>(tj_dynamic_smem + 163840);
+  [[maybe_unused]] tj::bf16* const o = reinterpret_cast<tj::bf16*>(tj_dynamic_smem + 163840);
   // shared buffer at <loc>
-  float* const lse_rows = reinterpret_cast<float*>(tj_dynamic_smem + 196608);
+  [[maybe_unused]] float* const lse_rows = reinterpret_cast<float*>(tj_dynamic_smem + 196608);
   // shared buffer at <loc>
   __shared__ __align__(16) tj::mbarrier full_k[2];
   // shared buffer at <loc>
@@ -157,7 +157,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) attention(const __grid_cons
     {
     #pragma unroll
       for (int tj_i = 0; tj_i < 64; ++tj_i) {
-        const int tj_blk = tj_i / 64, tj_k = tj_i % 64;
+        [[maybe_unused]] const int tj_blk = tj_i / 64, tj_k = tj_i % 64;
         acc_o[tj_i] = 0.0f;
       }
     }
@@ -211,10 +211,10 @@ extern "C" __global__ void __launch_bounds__(384, 1) attention(const __grid_cons
     if ((((0 * 128) + 128) > seq_k)) {
       // FragMap at <loc>: s[elem] = select((((0 * 128) + elem.col) >= seq_k), -inff, elem[s])
       {
-        const int tj_lane = (int)threadIdx.x % 32, tj_wrow = (((int)threadIdx.x % 128) / 32) * 16 + tj_lane / 4, tj_qcol = 2 * (tj_lane % 4);
+        [[maybe_unused]] const int tj_lane = (int)threadIdx.x % 32, tj_wrow = (((int)threadIdx.x % 128) / 32) * 16 + tj_lane / 4, tj_qcol = 2 * (tj_lane % 4);
       #pragma unroll
         for (int tj_i = 0; tj_i < 64; ++tj_i) {
-          const int tj_blk = tj_i / 64, tj_k = tj_i % 64;
+          [[maybe_unused]] const int tj_blk = tj_i / 64, tj_k = tj_i % 64;
           const int tj_e_col = (tj_k >> 2) * 8 + tj_qcol + (tj_k & 1);
           const float tj_e_s = s[tj_i];
           s[tj_i] = ((((0 * 128) + tj_e_col) >= seq_k) ? __int_as_float(0xff800000) : tj_e_s);
@@ -244,7 +244,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) attention(const __grid_cons
     {
     #pragma unroll
       for (int tj_i = 0; tj_i < 64; ++tj_i) {
-        const int tj_blk = tj_i / 64, tj_k = tj_i % 64;
+        [[maybe_unused]] const int tj_blk = tj_i / 64, tj_k = tj_i % 64;
         const float tj_e_s = s[tj_i];
         const float tj_e_m = m[(tj_blk) * 2 + ((tj_k >> 1) & 1)];
         s[tj_i] = tj::exp2_approx(tj::fma(tj_e_s, 0.12751743f, (-(tj_e_m * 0.12751743f))));
@@ -327,10 +327,10 @@ extern "C" __global__ void __launch_bounds__(384, 1) attention(const __grid_cons
       if ((((i2 * 128) + 128) > seq_k)) {
         // FragMap at <loc>: s[elem] = select((((i2 * 128) + elem.col) >= seq_k), -inff, elem[s])
         {
-          const int tj_lane = (int)threadIdx.x % 32, tj_wrow = (((int)threadIdx.x % 128) / 32) * 16 + tj_lane / 4, tj_qcol = 2 * (tj_lane % 4);
+          [[maybe_unused]] const int tj_lane = (int)threadIdx.x % 32, tj_wrow = (((int)threadIdx.x % 128) / 32) * 16 + tj_lane / 4, tj_qcol = 2 * (tj_lane % 4);
         #pragma unroll
           for (int tj_i = 0; tj_i < 64; ++tj_i) {
-            const int tj_blk = tj_i / 64, tj_k = tj_i % 64;
+            [[maybe_unused]] const int tj_blk = tj_i / 64, tj_k = tj_i % 64;
             const int tj_e_col = (tj_k >> 2) * 8 + tj_qcol + (tj_k & 1);
             const float tj_e_s = s[tj_i];
             s[tj_i] = ((((i2 * 128) + tj_e_col) >= seq_k) ? __int_as_float(0xff800000) : tj_e_s);
@@ -360,7 +360,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) attention(const __grid_cons
       {
       #pragma unroll
         for (int tj_i = 0; tj_i < 64; ++tj_i) {
-          const int tj_blk = tj_i / 64, tj_k = tj_i % 64;
+          [[maybe_unused]] const int tj_blk = tj_i / 64, tj_k = tj_i % 64;
           const float tj_e_s = s[tj_i];
           const float tj_e_m = m[(tj_blk) * 2 + ((tj_k >> 1) & 1)];
           s[tj_i] = tj::exp2_approx(tj::fma(tj_e_s, 0.12751743f, (-(tj_e_m * 0.12751743f))));
@@ -390,7 +390,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) attention(const __grid_cons
       {
       #pragma unroll
         for (int tj_i = 0; tj_i < 64; ++tj_i) {
-          const int tj_blk = tj_i / 64, tj_k = tj_i % 64;
+          [[maybe_unused]] const int tj_blk = tj_i / 64, tj_k = tj_i % 64;
           const float tj_e_acc_o = acc_o[tj_i];
           const float tj_e_alpha = alpha[(tj_blk) * 2 + ((tj_k >> 1) & 1)];
           acc_o[tj_i] = (tj_e_acc_o * tj_e_alpha);
@@ -449,7 +449,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) attention(const __grid_cons
     }
     // AccStore at <loc>: store_accumulator(o.stage(0).rows((0 + (wg0 * 64))) = (elem[acc_o] * elem[alpha]) over acc_o[colu...
     {
-      const int tj_lane = (int)threadIdx.x % 32, tj_wrow = (((int)threadIdx.x % 128) / 32) * 16 + tj_lane / 4, tj_qcol = 2 * (tj_lane % 4);
+      [[maybe_unused]] const int tj_lane = (int)threadIdx.x % 32, tj_wrow = (((int)threadIdx.x % 128) / 32) * 16 + tj_lane / 4, tj_qcol = 2 * (tj_lane % 4);
     #pragma unroll
       for (int tj_blk = 0; tj_blk < 1; ++tj_blk) {
         tj::bf16* tj_dst = &o[(0) * 16384 + ((0 + (wg0 * 64))) * 64] + tj_blk * 4096;
@@ -460,7 +460,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) attention(const __grid_cons
             float tj_pair[2];
     #pragma unroll
             for (int tj_x = 0; tj_x < 2; ++tj_x) {
-              const int tj_i = tj_blk * 64 + 4 * tj_j + 2 * tj_h + tj_x;
+              [[maybe_unused]] const int tj_i = tj_blk * 64 + 4 * tj_j + 2 * tj_h + tj_x;
               const float tj_e_acc_o = acc_o[tj_i];
               const float tj_e_alpha = alpha[(tj_blk) * 2 + (tj_h)];
               tj_pair[tj_x] = (tj_e_acc_o * tj_e_alpha);
@@ -472,7 +472,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) attention(const __grid_cons
     }
     // AccStore at <loc>: store_accumulator(lse_rows.stage(0).rows((0 + (wg0 * 64))) = (((elem[m] * 0.127517432f) + approx:...
     {
-      const int tj_lane = (int)threadIdx.x % 32, tj_wrow = (((int)threadIdx.x % 128) / 32) * 16 + tj_lane / 4, tj_qcol = 2 * (tj_lane % 4);
+      [[maybe_unused]] const int tj_lane = (int)threadIdx.x % 32, tj_wrow = (((int)threadIdx.x % 128) / 32) * 16 + tj_lane / 4, tj_qcol = 2 * (tj_lane % 4);
     #pragma unroll
       for (int tj_blk = 0; tj_blk < 1; ++tj_blk) {
         float* tj_dst = &lse_rows[(0) * 4096 + ((0 + (wg0 * 64))) * 32] + tj_blk * 2048;
@@ -483,7 +483,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) attention(const __grid_cons
             float tj_pair[2];
     #pragma unroll
             for (int tj_x = 0; tj_x < 2; ++tj_x) {
-              const int tj_i = tj_blk * 64 + 4 * tj_j + 2 * tj_h + tj_x;
+              [[maybe_unused]] const int tj_i = tj_blk * 64 + 4 * tj_j + 2 * tj_h + tj_x;
               const float tj_e_m = m[(tj_blk) * 2 + (tj_h)];
               const float tj_e_l = l[(tj_blk) * 2 + (tj_h)];
               tj_pair[tj_x] = (((tj_e_m * 0.12751743f) + tj::log2_approx(tj_e_l)) * 0.6931472f);

@@ -19,11 +19,11 @@ TJ_DEVICE void acc_fence_128(float* d) { asm volatile("" : "+f"(d[0]), "+f"(d[1]
 extern "C" __global__ void __launch_bounds__(384, 1) gemm(const __grid_constant__ tj::tensor_map A, const __grid_constant__ tj::tensor_map B, const __grid_constant__ tj::tensor_map D, const __grid_constant__ tj::tensor_map C, int m, int n, int k, float alpha, float beta, float* bias, float* workspace, unsigned* counters) {
   extern __shared__ __align__(1024) unsigned char tj_dynamic_smem[];
   // shared buffer at <loc>
-  tj::bf16* const a = reinterpret_cast<tj::bf16*>(tj_dynamic_smem + 0);
+  [[maybe_unused]] tj::bf16* const a = reinterpret_cast<tj::bf16*>(tj_dynamic_smem + 0);
   // shared buffer at <loc>
-  tj::bf16* const b = reinterpret_cast<tj::bf16*>(tj_dynamic_smem + 65536);
+  [[maybe_unused]] tj::bf16* const b = reinterpret_cast<tj::bf16*>(tj_dynamic_smem + 65536);
   // shared buffer at <loc>
-  tj::bf16* const d = reinterpret_cast<tj::bf16*>(tj_dynamic_smem + 196608);
+  [[maybe_unused]] tj::bf16* const d = reinterpret_cast<tj::bf16*>(tj_dynamic_smem + 196608);
   // shared buffer at <loc>
   __shared__ __align__(16) tj::mbarrier full[4];
   // shared buffer at <loc>
@@ -206,7 +206,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm(const __grid_constant_
       tj_phase_c_full ^= 1u << wg0;
       // AccStore at <loc>: store_accumulator(d.stage(0).rows((0 + (wg0 * 64))) = (((0.5f * (elem[acc] + bias[min(((tile_n3 *...
       {
-        const int tj_lane = (int)threadIdx.x % 32, tj_wrow = (((int)threadIdx.x % 128) / 32) * 16 + tj_lane / 4, tj_qcol = 2 * (tj_lane % 4);
+        [[maybe_unused]] const int tj_lane = (int)threadIdx.x % 32, tj_wrow = (((int)threadIdx.x % 128) / 32) * 16 + tj_lane / 4, tj_qcol = 2 * (tj_lane % 4);
       #pragma unroll
         for (int tj_blk = 0; tj_blk < 1; ++tj_blk) {
           tj::bf16* tj_dst = &d[(0) * 8192 + ((0 + (wg0 * 64))) * 64] + tj_blk * 4096;
@@ -220,7 +220,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm(const __grid_constant_
               tj::load_pair_b128<64, 16384>(tj_c, tj_wrow + 8 * tj_h, 8 * (tj_j - 0) + tj_qcol, tj_tile[0], tj_tile[1]);
       #pragma unroll
               for (int tj_x = 0; tj_x < 2; ++tj_x) {
-                const int tj_i = tj_blk * 128 + 4 * tj_j + 2 * tj_h + tj_x;
+                [[maybe_unused]] const int tj_i = tj_blk * 128 + 4 * tj_j + 2 * tj_h + tj_x;
                 const int tj_e_col = 8 * tj_j + tj_qcol + tj_x;
                 const float tj_e_acc = acc[tj_i];
                 const float tj_e_tile = tj_tile[tj_x];
@@ -259,7 +259,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm(const __grid_constant_
       tj_phase_c_full ^= 1u << wg0;
       // AccStore at <loc>: store_accumulator(d.stage(1).rows((0 + (wg0 * 64))) = (((0.5f * (elem[acc] + bias[min(((tile_n3 *...
       {
-        const int tj_lane = (int)threadIdx.x % 32, tj_wrow = (((int)threadIdx.x % 128) / 32) * 16 + tj_lane / 4, tj_qcol = 2 * (tj_lane % 4);
+        [[maybe_unused]] const int tj_lane = (int)threadIdx.x % 32, tj_wrow = (((int)threadIdx.x % 128) / 32) * 16 + tj_lane / 4, tj_qcol = 2 * (tj_lane % 4);
       #pragma unroll
         for (int tj_blk = 0; tj_blk < 1; ++tj_blk) {
           tj::bf16* tj_dst = &d[(1) * 8192 + ((0 + (wg0 * 64))) * 64] + tj_blk * 4096;
@@ -273,7 +273,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm(const __grid_constant_
               tj::load_pair_b128<64, 16384>(tj_c, tj_wrow + 8 * tj_h, 8 * (tj_j - 8) + tj_qcol, tj_tile[0], tj_tile[1]);
       #pragma unroll
               for (int tj_x = 0; tj_x < 2; ++tj_x) {
-                const int tj_i = tj_blk * 128 + 4 * tj_j + 2 * tj_h + tj_x;
+                [[maybe_unused]] const int tj_i = tj_blk * 128 + 4 * tj_j + 2 * tj_h + tj_x;
                 const int tj_e_col = 8 * tj_j + tj_qcol + tj_x;
                 const float tj_e_acc = acc[tj_i];
                 const float tj_e_tile = tj_tile[tj_x];
@@ -312,7 +312,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm(const __grid_constant_
       tj_phase_c_full ^= 1u << wg0;
       // AccStore at <loc>: store_accumulator(d.stage(0).rows((0 + (wg0 * 64))) = (((0.5f * (elem[acc] + bias[min(((tile_n3 *...
       {
-        const int tj_lane = (int)threadIdx.x % 32, tj_wrow = (((int)threadIdx.x % 128) / 32) * 16 + tj_lane / 4, tj_qcol = 2 * (tj_lane % 4);
+        [[maybe_unused]] const int tj_lane = (int)threadIdx.x % 32, tj_wrow = (((int)threadIdx.x % 128) / 32) * 16 + tj_lane / 4, tj_qcol = 2 * (tj_lane % 4);
       #pragma unroll
         for (int tj_blk = 0; tj_blk < 1; ++tj_blk) {
           tj::bf16* tj_dst = &d[(0) * 8192 + ((0 + (wg0 * 64))) * 64] + tj_blk * 4096;
@@ -326,7 +326,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm(const __grid_constant_
               tj::load_pair_b128<64, 16384>(tj_c, tj_wrow + 8 * tj_h, 8 * (tj_j - 16) + tj_qcol, tj_tile[0], tj_tile[1]);
       #pragma unroll
               for (int tj_x = 0; tj_x < 2; ++tj_x) {
-                const int tj_i = tj_blk * 128 + 4 * tj_j + 2 * tj_h + tj_x;
+                [[maybe_unused]] const int tj_i = tj_blk * 128 + 4 * tj_j + 2 * tj_h + tj_x;
                 const int tj_e_col = 8 * tj_j + tj_qcol + tj_x;
                 const float tj_e_acc = acc[tj_i];
                 const float tj_e_tile = tj_tile[tj_x];
@@ -365,7 +365,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm(const __grid_constant_
       tj_phase_c_full ^= 1u << wg0;
       // AccStore at <loc>: store_accumulator(d.stage(1).rows((0 + (wg0 * 64))) = (((0.5f * (elem[acc] + bias[min(((tile_n3 *...
       {
-        const int tj_lane = (int)threadIdx.x % 32, tj_wrow = (((int)threadIdx.x % 128) / 32) * 16 + tj_lane / 4, tj_qcol = 2 * (tj_lane % 4);
+        [[maybe_unused]] const int tj_lane = (int)threadIdx.x % 32, tj_wrow = (((int)threadIdx.x % 128) / 32) * 16 + tj_lane / 4, tj_qcol = 2 * (tj_lane % 4);
       #pragma unroll
         for (int tj_blk = 0; tj_blk < 1; ++tj_blk) {
           tj::bf16* tj_dst = &d[(1) * 8192 + ((0 + (wg0 * 64))) * 64] + tj_blk * 4096;
@@ -379,7 +379,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm(const __grid_constant_
               tj::load_pair_b128<64, 16384>(tj_c, tj_wrow + 8 * tj_h, 8 * (tj_j - 24) + tj_qcol, tj_tile[0], tj_tile[1]);
       #pragma unroll
               for (int tj_x = 0; tj_x < 2; ++tj_x) {
-                const int tj_i = tj_blk * 128 + 4 * tj_j + 2 * tj_h + tj_x;
+                [[maybe_unused]] const int tj_i = tj_blk * 128 + 4 * tj_j + 2 * tj_h + tj_x;
                 const int tj_e_col = 8 * tj_j + tj_qcol + tj_x;
                 const float tj_e_acc = acc[tj_i];
                 const float tj_e_tile = tj_tile[tj_x];

@@ -5,7 +5,7 @@
 extern "C" __global__ void __launch_bounds__(32) tma_copy(const __grid_constant__ tj::tensor_map src, const __grid_constant__ tj::tensor_map dst) {
   extern __shared__ __align__(1024) unsigned char tj_dynamic_smem[];
   // shared buffer at <loc>
-  float* const stage = reinterpret_cast<float*>(tj_dynamic_smem + 0);
+  [[maybe_unused]] float* const stage = reinterpret_cast<float*>(tj_dynamic_smem + 0);
   // shared buffer at <loc>
   __shared__ __align__(16) tj::mbarrier full[4];
   unsigned tj_phase_full = 0u;  // bit i: phase parity of full[i]

@@ -5,7 +5,7 @@
 extern "C" __global__ void __launch_bounds__(128) tma_multicast(const __grid_constant__ tj::tensor_map src, tj::u32x4* out) {
   extern __shared__ __align__(1024) unsigned char tj_dynamic_smem[];
   // shared buffer at <loc>
-  tj::u32x4* const tile = reinterpret_cast<tj::u32x4*>(tj_dynamic_smem + 0);
+  [[maybe_unused]] tj::u32x4* const tile = reinterpret_cast<tj::u32x4*>(tj_dynamic_smem + 0);
   // shared buffer at <loc>
   __shared__ __align__(16) tj::mbarrier full[1];
   unsigned tj_phase_full = 0u;  // bit i: phase parity of full[i]

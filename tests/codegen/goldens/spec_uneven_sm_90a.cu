@@ -5,7 +5,7 @@
 extern "C" __global__ void __launch_bounds__(128) uneven(unsigned long long* start, unsigned long long* end, unsigned* sm, unsigned* runs, int tiles_m, int tiles_n, unsigned unit_ns, unsigned* tj_dyn_counter) {
   extern __shared__ __align__(1024) unsigned char tj_dynamic_smem[];
   // shared buffer at <loc>
-  tj::u8* const reserve = reinterpret_cast<tj::u8*>(tj_dynamic_smem + 0);
+  [[maybe_unused]] tj::u8* const reserve = reinterpret_cast<tj::u8*>(tj_dynamic_smem + 0);
   // shared buffer at <loc>
   __shared__ __align__(16) unsigned tj_dyn_answer[8];
   // shared buffer at <loc>
@@ -74,13 +74,13 @@ extern "C" __global__ void __launch_bounds__(128) uneven(unsigned long long* sta
     // Declare at <loc>: let tj_sched0_first_row: i32 = ((tj_sched0_unit / tj_sched0_group_span) * 8)
     int tj_sched0_first_row = ((tj_sched0_unit / tj_sched0_group_span) * 8);
     // Declare at <loc>: let tj_sched0_group_rows: i32 = min((tj_sched0_rows - tj_sched0_first_row), 8)
-    int tj_sched0_group_rows = tj::min_((tj_sched0_rows - tj_sched0_first_row), 8);
+    [[maybe_unused]] int tj_sched0_group_rows = tj::min_((tj_sched0_rows - tj_sched0_first_row), 8);
     // Declare at <loc>: let tj_sched0_in_group: i32 = (tj_sched0_unit % tj_sched0_group_span)
     int tj_sched0_in_group = (tj_sched0_unit % tj_sched0_group_span);
-    // Declare at <loc>: let tile_m: i32 = ((((tj_sched0_rows - 1) - (tj_sched0_first_row + (tj_sched0_in_group % tj_sched...
-    int tile_m = ((((tj_sched0_rows - 1) - (tj_sched0_first_row + (tj_sched0_in_group % tj_sched0_group_rows))) * 1) + 0);
-    // Declare at <loc>: let tile_n: i32 = (((tj_sched0_in_group / tj_sched0_group_rows) * 1) + 0)
-    int tile_n = (((tj_sched0_in_group / tj_sched0_group_rows) * 1) + 0);
+    // Declare at <loc>: let tile_m: i32 = ((((tj_sched0_rows - 1) - (tj_sched0_first_row + (tj_sched0_in_group / tj_sched...
+    int tile_m = ((((tj_sched0_rows - 1) - (tj_sched0_first_row + (tj_sched0_in_group / tj_sched0_cols))) * 1) + 0);
+    // Declare at <loc>: let tile_n: i32 = (((tj_sched0_in_group % tj_sched0_cols) * 1) + 0)
+    int tile_n = (((tj_sched0_in_group % tj_sched0_cols) * 1) + 0);
     // If at <loc>: if (((%tid.x == 0) && (tile_m < tiles_m)) && (tile_n < tiles_n)) {
     if (((((int)threadIdx.x == 0) && (tile_m < tiles_m)) && (tile_n < tiles_n))) {
       // Declare at <loc>: let busy_ns: u64 = (u64(u32((tile_m + 1))) * u64(unit_ns))

@@ -5,7 +5,7 @@
 extern "C" __global__ void __launch_bounds__(128) dsmem_ring(unsigned* out, unsigned salt, int rounds) {
   extern __shared__ __align__(1024) unsigned char tj_dynamic_smem[];
   // shared buffer at <loc>
-  unsigned* const ring = reinterpret_cast<unsigned*>(tj_dynamic_smem + 0);
+  [[maybe_unused]] unsigned* const ring = reinterpret_cast<unsigned*>(tj_dynamic_smem + 0);
   // ClusterBarrier at <loc>: cluster_arrive.relaxed()
   tj::cluster_arrive_relaxed();
   // ClusterBarrier at <loc>: cluster_wait.acquire()
