@@ -1,18 +1,24 @@
 #include "dsl/split_k.h"
 
 #include "dsl/cluster.h"
+#include "dsl/fragment.h"
 
 namespace tj::dsl {
 
-SplitK::SplitK(KernelBuilder& k, unsigned requested, unsigned max_splits, unsigned mma_groups, uint64_t slot_elements)
+SplitK::SplitK(KernelBuilder& k, unsigned requested, unsigned max_splits, unsigned mma_groups, uint64_t slot_elements,
+               KPartition partition, bool deterministic)
     : k_(k), requested_(requested), max_splits_(max_splits), mma_groups_(mma_groups), slot_elements_(slot_elements),
-      workspace_(k.workspace<float>("workspace", false)), counters_(k.workspace<uint32_t>("counters", true)) {}
+      partition_(partition), deterministic_(deterministic), workspace_(k.workspace<float>("workspace", false)), counters_(k.workspace<uint32_t>("counters", true)) {}
 
 void SplitK::declare_shared() {
-  if (requested_ != 1) old_ = k_.shared<uint32_t>("split_old", mma_groups_);
+  if (active()) old_ = k_.shared<uint32_t>("split_old", mma_groups_);
 }
 
 void SplitK::declare_count(const i32& tiles_m, const i32& tiles_n, const i32& kblocks, SrcLoc loc) {
+  if (partition_ == KPartition::StreamK) {
+    declare_stream_k(tiles_m, tiles_n, kblocks, loc);
+    return;
+  }
   if (requested_ == 1) return;
   const int32_t ccx = int32_t(k_.cluster_shape().x), ccy = int32_t(k_.cluster_shape().y);
   auto automatic = [&] {
@@ -38,6 +44,10 @@ const i32& SplitK::count() const {
 
 void SplitK::for_each_unit(const ir::TileSchedule& schedule, const i32& tiles_m, const i32& tiles_n, const i32& kblocks,
                            const std::function<void(i32, i32, i32, i32, i32)>& body, SrcLoc loc) const {
+  if (partition_ == KPartition::StreamK) {
+    for_each_stream_k_unit(schedule, tiles_m, tiles_n, kblocks, body, loc);
+    return;
+  }
   if (requested_ == 1) {
     for_each_tile(schedule, tiles_m, tiles_n, [&](i32 tm, i32 tn) { body(tm, tn, i32(0), i32(0), kblocks); }, loc);
     return;
@@ -51,7 +61,7 @@ void SplitK::for_each_unit(const ir::TileSchedule& schedule, const i32& tiles_m,
       loc);
 }
 
-i32 SplitK::kblock(const i32& first, const i32& j) const { return requested_ == 1 ? j : first + j; }
+i32 SplitK::kblock(const i32& first, const i32& j) const { return active() ? first + j : j; }
 
 // Memory ordering (PTX memory consistency model):
 //  1. every thread: st.global of its partial (weak stores);
@@ -72,6 +82,10 @@ i32 SplitK::kblock(const i32& first, const i32& j) const { return requested_ == 
 // launch touches it again; the next launch is ordered after this one).
 void SplitK::finish(const Accumulator& acc, const i32& wg, const i32& tm, const i32& tn, const i32& sp, const i32& tiles_n,
                     const std::function<void()>& epilogue) const {
+  if (partition_ == KPartition::StreamK) {
+    finish_stream_k(acc, wg, sp, epilogue);
+    return;
+  }
   if (requested_ == 1) {
     epilogue();
     return;
@@ -96,10 +110,20 @@ void SplitK::finish(const Accumulator& acc, const i32& wg, const i32& tm, const 
     last = (*old_)[wg] == cast<uint32_t>(count() - 1);
     if_(last, [&] {
       if_(leader, [&] { counters_[counter] = u32(0u); });
-      for_(0, count(), [&](i32 q) { if_(q != sp, [&] { add_accumulator_partial(workspace_, acc, slot(q)); }); });
+      add_partials(acc, i32(0), count(), sp, slot);
     });
   });
   if_(last, [&] { epilogue(); });
+}
+
+void SplitK::add_partials(const Accumulator& acc, const i32& first, const i32& end, const i32& own,
+                          const std::function<i32(const i32&)>& slot) const {
+  if (deterministic_) {
+    fill(acc, f32(0.0f));
+    for_(first, end, [&](i32 q) { add_accumulator_partial(workspace_, acc, slot(q)); });
+    return;
+  }
+  for_(first, end, [&](i32 q) { if_(q != own, [&] { add_accumulator_partial(workspace_, acc, slot(q)); }); });
 }
 
 }  // namespace tj::dsl

@@ -29,13 +29,29 @@
 
 namespace tj::dsl {
 
+// How a tile's K is partitioned into units.
+//  - Splits: S equal ranges per tile (S = `requested`, see declare_count).
+//  - StreamK: the Stream-K hybrid. With T cluster tiles over W clusters, the last
+//    T % W tiles and, when there is one, the full wave before them (or all T when
+//    T < W) are "stream-K tiles": their k-blocks, one sequence in tile order, are cut
+//    into W equal ranges, one per cluster (fewer when each would get under 4
+//    k-blocks); the other tiles run whole, a full wave each. A cluster runs its range
+//    first (a tile each time the range crosses one), then its whole tiles. A tile split
+//    between clusters is finished by its last contributor, as with split-K; each
+//    cluster holds at most two partial tiles (its range's first and last), so the
+//    workspace has two slots per cluster.
+// deterministic: the last contributor adds every partial (its own included) in a fixed
+// order, so the result does not depend on which contributor finishes last.
+enum class KPartition : uint8_t { Splits, StreamK };
+
 class SplitK {
  public:
   // requested: S (1: no split; > 1: min(S, k-blocks); 0: chosen per launch, see
   // declare_count), at most max_splits; mma_groups: the warpgroups of a CTA that each
   // own an accumulator (one workspace slot and counter each per tile); slot_elements:
   // the elements of one such accumulator (m x n), one workspace slot.
-  SplitK(KernelBuilder& k, unsigned requested, unsigned max_splits, unsigned mma_groups, uint64_t slot_elements);
+  SplitK(KernelBuilder& k, unsigned requested, unsigned max_splits, unsigned mma_groups, uint64_t slot_elements,
+         KPartition partition = KPartition::Splits, bool deterministic = false);
 
   // The shared buffer through which a warpgroup's leader broadcasts its counter value
   // (only with S != 1). Declared separately so that the kernel places it after its own
@@ -53,7 +69,8 @@ class SplitK {
 
   // body(tm, tn, split, first k-block, k-block count) for each unit this CTA gets:
   // split s of S owns k-blocks [s * kblocks / S, (s + 1) * kblocks / S). Without a split
-  // the unit is the tile, all of K. The loops carry the caller's line.
+  // the unit is the tile, all of K. Stream-K: `split` is the stream-K tile's index, or
+  // -1 for a whole tile. The loops carry the caller's line.
   void for_each_unit(const ir::TileSchedule& schedule, const i32& tiles_m, const i32& tiles_n, const i32& kblocks,
                      const std::function<void(i32, i32, i32, i32, i32)>& body, SrcLoc loc = SrcLoc::current()) const;
   // K-block j of a unit whose first k-block is `first`.
@@ -66,9 +83,27 @@ class SplitK {
               const std::function<void()>& epilogue) const;
 
  private:
+  bool active() const { return requested_ != 1 || partition_ == KPartition::StreamK; }
+  void declare_stream_k(const i32& tiles_m, const i32& tiles_n, const i32& kblocks, SrcLoc loc);
+  void for_each_stream_k_unit(const ir::TileSchedule& schedule, const i32& tiles_m, const i32& tiles_n, const i32& kblocks,
+                              const std::function<void(i32, i32, i32, i32, i32)>& body, SrcLoc loc) const;
+  void finish_stream_k(const Accumulator& acc, const i32& wg, const i32& sp, const std::function<void()>& epilogue) const;
+  // Adds the partials of contributors [first, end) into acc: the others' (skipping `own`),
+  // or, deterministic, every one of them in order after clearing acc.
+  void add_partials(const Accumulator& acc, const i32& first, const i32& end, const i32& own,
+                    const std::function<i32(const i32&)>& slot) const;
+
   KernelBuilder& k_;
   unsigned requested_, max_splits_, mma_groups_;
   uint64_t slot_elements_;
+  KPartition partition_;
+  bool deterministic_;
+  // Stream-K, per launch (locals of the role, declare_count): clusters, stream-K tiles,
+  // their k-blocks, the clusters that share them, cluster tiles and k-blocks per tile.
+  struct StreamKPlan {
+    i32 workers, sk_tiles, sk_iters, sk_workers, rows, cols, tiles, kblocks;
+  };
+  std::optional<StreamKPlan> sk_;
   Ptr<float> workspace_;
   Ptr<uint32_t> counters_;
   std::optional<Ptr<uint32_t>> old_;  // each warpgroup's counter value, broadcast

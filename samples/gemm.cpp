@@ -17,6 +17,7 @@ const std::vector<std::string> kInTypes = {"bf16", "f16"};
 const std::vector<std::string> kOutTypes = {"bf16", "f16", "f32"};
 const std::vector<std::string> kLayouts = {"tn", "nn"};
 const std::vector<std::string> kActs = {"none", "relu", "gelu", "silu"};
+const std::vector<std::string> kSchedules = {"auto", "static", "stream_k", "split_k"};
 constexpr unsigned kMaxAutoStages = 8;  // what `stages 0` may pick: the parameter's maximum
 
 uint64_t ceil_div(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
@@ -62,7 +63,18 @@ std::vector<ParamSpec> Gemm::params() const {
           {"splits", 1, 0, int64_t(kMaxSplits),
            "split-K: each output tile's K is cut into this many ranges run by different clusters, the last to finish adds "
            "the f32 partials (a workspace) and writes the tile; 1: no split; 0: as many as fill the GPU's SMs (at most "
-           "k-blocks / 4), chosen at run time. For few tiles and a long K"}};
+           "k-blocks / 4), chosen at run time. For few tiles and a long K"},
+          {"schedule", 0, 0, 3,
+           "how tiles reach clusters: static (a persistent grid, whole tiles in rasterized order); stream_k (the tiles of "
+           "the last, partial wave, with the full wave before it or all tiles when they do not fill one, have their "
+           "k-blocks cut into equal shares, one per cluster; a tile shared by several clusters is added up from f32 "
+           "partials and written by the last of them); split_k (every tile's K cut into `splits` ranges); auto (where "
+           "the device is known, `tilejit run`: whichever a wave model of its SMs predicts fastest, printed with why; "
+           "static otherwise). An explicit splits other than 1 means split_k",
+           kSchedules},
+          {"deterministic", 0, 0, 1,
+           "1: split-K and stream-K add a tile's partials in a fixed order (bitwise the same result from run to run, "
+           "one more partial read per shared tile); 0: the last contributor adds the others' to its own"}};
 }
 
 double gemm_epilogue_apply(const GemmEpilogue& e, double x, double scale, double bias, double residual) {
@@ -108,6 +120,7 @@ GemmTiling gemm_tiling(const Config& c) {
   t.split_issue = c.param("split_issue") == 1;
   t.pingpong = c.param("pingpong") == 1;
   t.splits = unsigned(c.param("splits"));
+  t.stream_k = GemmSchedule(c.param("schedule")) == GemmSchedule::StreamK, t.deterministic = c.param("deterministic") == 1;
   if (!t.warp_specialized) t.consumers = 1;
   if (t.stages == 0) {
     const GemmShape s = gemm_shape(c);
@@ -135,11 +148,22 @@ std::vector<ConfigProblem> Gemm::check_config(const Config& c) const {
   need(t.bm % (64 * t.tile_groups()) == 0, "params.bm",
        "bm = " + std::to_string(t.bm) + " must be a multiple of 64 x the warpgroups that share a tile (" +
            std::to_string(64 * t.tile_groups()) + ")");
+  const GemmSchedule sched = GemmSchedule(c.param("schedule"));
+  need(sched != GemmSchedule::SplitK || t.splits != 1, "params.splits",
+       "schedule split_k with splits 1 splits nothing: give the ranges per tile (0: chosen at run time), or schedule static");
+  need(sched != GemmSchedule::Static || t.splits == 1, "params.splits",
+       "schedule static runs whole tiles: splits " + std::to_string(t.splits) + " needs schedule split_k (or auto)");
+  if (t.stream_k) {
+    need(t.splits == 1, "params.schedule", "schedule stream_k cuts the tail's K itself: use splits 1 with it, or schedule split_k");
+    need(t.persistent, "params.schedule",
+         "schedule stream_k shares the tail's k-blocks between the clusters of a persistent grid: set persistent 1");
+  }
   if (t.pingpong) {
     need(t.warp_specialized && t.consumers == 2, "params.pingpong",
          "pingpong alternates tiles between 2 consumer warpgroups: set warp_specialized 1 and consumers 2, or pingpong 0");
-    need(t.splits == 1, "params.pingpong",
-         "pingpong runs each tile on one warpgroup, split-K's fix-up counts both on every tile: use splits 1, or pingpong 0");
+    need(t.splits == 1 && !t.stream_k, "params.pingpong",
+         "pingpong runs each tile on one warpgroup, split-K's and stream-K's fix-ups count both on every tile: use splits 1 "
+         "and schedule static, or pingpong 0");
     need(t.bn <= 256, "params.pingpong", "pingpong tiles take B from shared memory in one wgmma, at most 256 columns (bn = " +
                                              std::to_string(t.bn) + "): use bn <= 256, or pingpong 0");
   }
@@ -195,6 +219,15 @@ unsigned gemm_auto_split_cap(uint64_t kblocks) {
 }
 
 GemmWorkspace gemm_workspace(const GemmShape& s, const GemmTiling& t, int sm_count) {
+  if (t.stream_k) {
+    // As declare_stream_k sizes it for one CTA per SM: two slots per cluster, CTA and MMA
+    // warpgroup, a counter per stream-K tile; none when the tiles fill whole waves.
+    const uint64_t ctas = uint64_t(t.cluster_m) * t.cluster_n, workers = sm_count > 0 ? uint64_t(sm_count) / ctas : 0;
+    const uint64_t tiles = ceil_div(ceil_div(uint64_t(s.m), t.bm), t.cluster_m) * ceil_div(ceil_div(uint64_t(s.n), t.bn), t.cluster_n);
+    if (workers == 0 || tiles % workers == 0) return {};
+    const uint64_t sk_tiles = tiles < workers ? tiles : tiles % workers + workers;
+    return {workers * 2 * ctas * t.bm * t.bn, sk_tiles * ctas * t.tile_groups(), 1};
+  }
   if (t.splits == 1) return {};
   // The tile grid padded to whole clusters, as the kernel numbers tiles.
   const uint64_t tiles = ceil_div(ceil_div(uint64_t(s.m), t.bm), t.cluster_m) * t.cluster_m *
@@ -237,15 +270,18 @@ unsigned gemm_auto_bn(const GemmShape& s, const GemmTiling& t, int sm_count) {
 }
 
 std::optional<Sample::DeviceChoice> Gemm::for_device(const Config& c, int sm_count) const {
-  if (sm_count <= 0 || (c.param("splits") != 0 && c.param("bn") != 0)) return std::nullopt;
+  const GemmSchedule sched = GemmSchedule(c.param("schedule"));
+  const bool auto_schedule = sched == GemmSchedule::Auto && c.param("splits") == 1;
+  if (sm_count <= 0 || (c.param("splits") != 0 && c.param("bn") != 0 && !auto_schedule)) return std::nullopt;
   DeviceChoice d{c, ""};
+  auto say = [&](const std::string& line) { d.line += (d.line.empty() ? "" : "; ") + line; };
   if (c.param("bn") == 0) {
     const GemmShape s = gemm_shape(c);
     const GemmTiling t = gemm_tiling(c);
     const unsigned bn = gemm_auto_bn(s, t, sm_count);
     d.config.params["bn"] = int64_t(bn);
-    d.line = "bn 0 -> " + std::to_string(bn) + " for " + std::to_string(sm_count) + " SMs (cluster tiles: " +
-             std::to_string(cluster_tiles(s, t, 256)) + " of 256 columns, " + std::to_string(cluster_tiles(s, t, 192)) + " of 192)";
+    say("bn 0 -> " + std::to_string(bn) + " for " + std::to_string(sm_count) + " SMs (cluster tiles: " +
+        std::to_string(cluster_tiles(s, t, 256)) + " of 256 columns, " + std::to_string(cluster_tiles(s, t, 192)) + " of 192)");
   }
   if (c.param("splits") == 0) {
     const GemmShape s = gemm_shape(d.config);
@@ -253,11 +289,20 @@ std::optional<Sample::DeviceChoice> Gemm::for_device(const Config& c, int sm_cou
     // The count the kernel would take at run time, at one CTA per SM (gemm_workspace).
     const unsigned splits = std::max(1u, gemm_workspace(s, t, sm_count).splits);
     d.config.params["splits"] = int64_t(splits);
+    if (sched == GemmSchedule::Auto || sched == GemmSchedule::SplitK)
+      d.config.params["schedule"] = int64_t(splits > 1 ? GemmSchedule::SplitK : GemmSchedule::Static);
     const uint64_t tiles = ceil_div(uint64_t(s.m), t.bm) * ceil_div(uint64_t(s.n), t.bn);
-    d.line += std::string(d.line.empty() ? "" : "; ") + "splits 0 -> " + std::to_string(splits) + " for " +
-              std::to_string(sm_count) + " SMs (" + std::to_string(tiles) + " output tiles, " +
-              std::to_string(ceil_div(uint64_t(s.k), t.bk)) + " k-blocks)" +
-              (splits == 1 ? ": the tiles fill the GPU, the kernel is built without split-K" : "");
+    say("splits 0 -> " + std::to_string(splits) + " for " + std::to_string(sm_count) + " SMs (" + std::to_string(tiles) +
+        " output tiles, " + std::to_string(ceil_div(uint64_t(s.k), t.bk)) + " k-blocks)" +
+        (splits == 1 ? ": the tiles fill the GPU, the kernel is built without split-K" : ""));
+  }
+  if (auto_schedule) {
+    const GemmScheduleChoice a = gemm_auto_schedule(gemm_shape(d.config), gemm_tiling(d.config), sm_count);
+    d.config.params["schedule"] = int64_t(a.schedule);
+    d.config.params["splits"] = int64_t(a.splits);
+    const char* name = a.schedule == GemmSchedule::StreamK ? "stream_k" : a.schedule == GemmSchedule::SplitK ? "split_k" : "static";
+    say(std::string("schedule auto -> ") + name + (a.splits > 1 ? " (splits " + std::to_string(a.splits) + ")" : "") + " for " +
+        std::to_string(sm_count) + " SMs: " + a.why);
   }
   return d;
 }
@@ -272,6 +317,8 @@ std::optional<ir::Dim3> Gemm::persistent_grid(const Config& c, int max_active_cl
   const uint64_t units = ceil_div(ceil_div(uint64_t(s.m), t.bm), c.cluster.y) *
                          ceil_div(ceil_div(uint64_t(s.n), t.bn), c.cluster.x) * splits;
   const uint64_t fit = t.persistent ? uint64_t(std::max(1, max_active_clusters)) : units;
+  // Stream-K shares the tail's k-blocks with every cluster that fits, however few the tiles.
+  if (t.stream_k) return ir::Dim3{unsigned(std::max<uint64_t>(1, std::min<uint64_t>(fit, 0x7fffffffu / c.cluster.x))), 1, 1};
   const uint64_t clusters = std::max<uint64_t>(1, std::min<uint64_t>({units, fit, 0x7fffffffu / c.cluster.x}));
   return ir::Dim3{unsigned(clusters), 1, 1};
 }

@@ -53,6 +53,17 @@ struct GemmShape {
   double flops() const { return 2.0 * double(m) * double(n) * double(k); }
 };
 
+// How tiles reach clusters (the spec's `schedule`): Auto is resolved by for_device where
+// the device is known (static without one); SplitK cuts every tile's K (`splits`).
+enum class GemmSchedule : uint8_t { Auto, Static, StreamK, SplitK };
+
+// Stream-K's cost beyond its share of k-blocks, in k-blocks of one cluster (about two
+// partials stored and one added per cluster: f32 tiles of 96-128 KiB per CTA, whose
+// traffic goes at memory speed), and the gain below which auto stays static. Set from
+// the H200 (docs/performance-log.md): 20-50 k-blocks measured at 2048^3 and 4224^2, more
+// at 8192^3; with 64, auto takes static on every shape of the bench's list.
+inline constexpr double kGemmStreamKFixup = 64.0, kGemmStreamKMargin = 0.02;
+
 // How the kernel tiles it. The cluster is (cluster_n CTAs along N) x (cluster_m along M).
 struct GemmTiling {
   unsigned bm = 128, bn = 256, bk = 64;
@@ -65,6 +76,8 @@ struct GemmTiling {
   bool multicast = true;         // false: in a cluster, each CTA still loads its own tiles
   bool split_issue = true;       // each k-block's MMAs in two groups around the wait for the previous (see gemm_kernel.cpp)
   unsigned splits = 1;           // split-K: K ranges per output tile (1: none, 0: chosen at run time), at most kMaxSplits
+  bool stream_k = false;         // the Stream-K hybrid (dsl/split_k.h): the tail's tiles' K shared by every cluster
+  bool deterministic = false;    // split-K and stream-K add a tile's partials in a fixed order
   // Ping-pong: the 2 consumers take alternate tiles, each a whole bm x bn accumulator,
   // and issue their main loops in turns, so that one's epilogue runs while the other's
   // MMAs keep the tensor cores busy. Off: both own half of one tile's rows (cooperative).
@@ -89,6 +102,18 @@ constexpr unsigned kGemmDefaultBn = 256;
 // tile slots in the last wave, weighed by the narrower tile's slower rate (t's bm and
 // cluster; 4224^2 x 4096 at 1x2: 6 waves of 192 against 5 of 256, +8% measured).
 unsigned gemm_auto_bn(const GemmShape& s, const GemmTiling& t, int sm_count);
+
+// schedule auto on a device of `sm_count` SMs, one CTA per SM (t's tile and cluster):
+// split-K where splits 0 would split (the tiles fill at most half the clusters and K is
+// long); else static when the cluster tiles fill whole waves or stream-K would gain under
+// kGemmStreamKMargin of static's time in the wave model; stream-K otherwise. `why` says it
+// in a line; `splits` is split-K's count (1 otherwise).
+struct GemmScheduleChoice {
+  GemmSchedule schedule;
+  std::string why;
+  unsigned splits = 1;
+};
+GemmScheduleChoice gemm_auto_schedule(const GemmShape& s, const GemmTiling& t, int sm_count);
 
 // Split-K's global memory as the kernel sizes its workspace parameters for a launch
 // of one CTA per SM (0, 0, 1 without split-K; the runtime allocates it, api/workspace.h):

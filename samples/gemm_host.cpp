@@ -156,6 +156,12 @@ class GemmHost final : public GemmInstance {
     rt::check(rt::driver().cuMemcpyHtoD(at, &bits, bytes), "cuMemcpyHtoD (perturb_output)");
   }
 
+  std::vector<unsigned char> output_bytes() const override {
+    std::vector<unsigned char> out(d_dev_.bytes());
+    rt::check(rt::driver().cuMemcpyDtoH(out.data(), d_dev_.ptr(), out.size()), "cuMemcpyDtoH (output_bytes)");
+    return out;
+  }
+
   Check verify() override;
 
   double bytes_per_launch() const override {

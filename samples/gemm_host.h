@@ -17,6 +17,8 @@ class GemmInstance : public Instance {
   // Moves D[row, col] on the device by `ulps` units in the last place of the output type
   // (its bit pattern plus ulps): an error of known size, for tests that verify() can fail.
   virtual void perturb_output(int64_t row, int64_t col, int ulps) = 0;
+  // D as the device holds it now, its bytes (m x n elements of the output type, row-major).
+  virtual std::vector<unsigned char> output_bytes() const = 0;
   // The same problem by cuBLAS on this instance's device buffers, queued on `stream`
   // (asynchronous): D = alpha*A*B + beta*C, where cuBLAS's C is D itself, so with beta
   // != 0 C is first copied into D on the stream (refresh_c). It overwrites D, so verify()

@@ -90,7 +90,8 @@ struct GemmKernel {
         alpha(k.param<float>("alpha")), beta(k.param<float>("beta")),
         col_scale(s_.epilogue.col_scale ? std::optional(k.param<float*>("col_scale")) : std::nullopt),
         bias(s_.epilogue.bias ? std::optional(k.param<float*>("bias")) : std::nullopt),
-        split(k, t.splits, kMaxSplits, mma_groups_, uint64_t(t.bm / mma_groups_) * t.bn),
+        split(k, t.splits, kMaxSplits, mma_groups_, uint64_t(t.bm / mma_groups_) * t.bn,
+              t.stream_k ? KPartition::StreamK : KPartition::Splits, t.deterministic),
         // full[s]: stage s's A and B landed (the loader's arrival + the bytes);
         // empty[s]: every MMA warp of every CTA this CTA's loads reach released it.
         full(k.mbarriers("full", t.stages, 1)),

@@ -3,7 +3,7 @@
 # GPU tests, every sample spec through the CLI, benchmarks, tuning (gpu_tune.sh),
 # multicast traffic with ncu, and compute-sanitizer on every sample. Run from the repo root with
 # the binaries staged by scripts/stage.sh in .stage/; logs go to $OUT (or ./out).
-#   scripts/gpu_session.sh [SECTION...]   sections: tests runs faults plugins races bench gemm epilogue pingpong attention attention-schedules attention-table softmax schedules tune multicast sanitizer
+#   scripts/gpu_session.sh [SECTION...]   sections: tests runs faults plugins races bench gemm epilogue pingpong attention attention-schedules attention-table softmax schedules streamk tune multicast sanitizer
 # (all but attention-table when none is named; named ones append to out/summary.txt, so a session can be split
 # across several commands).
 set -uo pipefail
@@ -206,6 +206,19 @@ timeout 600 $B/tilejit_bench_schedules > "$OUT/bench_schedules.log" 2>&1; note "
 grep -E '^(device|\|)' "$OUT/bench_schedules.log" >> "$summary"
 fi
 
+# Stream-K (issue 20): its GPU tests with split-K's, then the tail shapes under each
+# schedule against cuBLAS (interleaved per shape; the default is schedule auto, which
+# prints its choice), cluster 1x2 as the README's table.
+STREAMK_SHAPES=${STREAMK_SHAPES:-1024x1024x8192,512x8192x8192,256x4096x8192,2048x2048x2048,4224x4224x4096,5120x5120x5120,4096x4096x4096,8192x8192x8192}
+if section streamk; then
+timeout 300 $B/tilejit_gpu_tests "[streamk],[splitk]" > "$OUT/gpu_tests_streamk.log" 2>&1
+note "gpu tests [streamk],[splitk] rc=$?: $(grep -E '^(All tests|test cases)' "$OUT/gpu_tests_streamk.log" | tr '\n' ' ')"
+for cfg in cluster=1x2 cluster=1x2,schedule=static cluster=1x2,schedule=stream_k cluster=1x2,schedule=split_k,splits=0; do
+  timeout 240 $B/tilejit_bench_gemm --iters 50 --reps 5 --sustained 0 --config "$cfg" --shapes "$STREAMK_SHAPES" > "$OUT/bench_streamk.log" 2>&1
+  note "bench gemm $cfg rc=$?"; grep -E '^(device|[0-9]+ reps|\||  tuned)' "$OUT/bench_streamk.log" >> "$summary"
+done
+fi
+
 if section tune; then
 OUT=$OUT scripts/gpu_tune.sh > /dev/null; note "tuning (scripts/gpu_tune.sh):"; cat "$OUT/tune_summary.txt" >> "$summary"
 fi
@@ -227,6 +240,9 @@ for s in .stage/specs/*.json .stage/sanitizer/*.json; do
       continue ;;
     gemm_beta.json)  # 2048x2048x1024: long under racecheck; the same kernel runs in sanitizer/gemm_small_beta.json
       note "compute-sanitizer gemm_beta.json: covered by sanitizer/gemm_small_beta.json (same generated kernel, small m, n, k)"
+      continue ;;
+    gemm_streamk.json)  # 4224^2 x 4096: long under racecheck; the same stream-K kernel runs in sanitizer/gemm_small_streamk.json
+      note "compute-sanitizer gemm_streamk.json: covered by sanitizer/gemm_small_streamk.json (same generated kernel, small m, n, k)"
       continue ;;
     attention.json)  # 4 x 16 heads x 4096^2: long under racecheck; the same kernel runs in sanitizer/attention_small.json
       note "compute-sanitizer attention.json: covered by sanitizer/attention_small.json (same generated kernel, small batch, heads and lengths)"

@@ -1,13 +1,56 @@
 #include "codegen/analysis/uniformity.h"
 
 #include <algorithm>
+#include <optional>
+#include <set>
 
+#include "dsl/ir/loops.h"
 #include "dsl/ir/visitor.h"
 
 namespace tj::codegen {
 namespace {
 
 using namespace tj::ir;
+
+// Every value a local takes (its initial value and each assignment's) and what decides
+// whether and how often an assignment runs: the conditions and loop controls between the
+// local's declaration and the assignment.
+struct LocalValues {
+  std::vector<Expr> values, controls;
+};
+using LocalMap = std::map<std::string, LocalValues>;
+
+void collect_locals(const Stmt& s, std::vector<Expr>& controls, std::map<std::string, size_t>& declared_at, LocalMap& out) {
+  if (!s) return;
+  if (const Declare* d = s->as<Declare>()) {
+    declared_at[d->name] = controls.size();
+    out[d->name].values.push_back(d->init);
+  } else if (const Assign* a = s->as<Assign>()) {
+    if (const VarRef* v = a->var->as<VarRef>()) {
+      LocalValues& lv = out[v->name];
+      lv.values.push_back(a->value);
+      const auto at = declared_at.find(v->name);
+      const size_t from = at == declared_at.end() ? 0 : std::min(at->second, controls.size());
+      lv.controls.insert(lv.controls.end(), controls.begin() + std::ptrdiff_t(from), controls.end());
+    }
+  } else if (const Block* b = s->as<Block>()) {
+    for (const Stmt& c : b->body) collect_locals(c, controls, declared_at, out);
+  } else if (const If* i = s->as<If>()) {
+    controls.push_back(i->cond);
+    collect_locals(i->then_body, controls, declared_at, out);
+    collect_locals(i->else_body, controls, declared_at, out);
+    controls.pop_back();
+  } else if (std::optional<LoopView> l = as_loop(*s)) {
+    const size_t n = controls.size();
+    for (const Expr& e : l->control_exprs()) controls.push_back(e);
+    collect_locals(l->body, controls, declared_at, out);
+    controls.resize(n);
+  } else if (const Role* r = s->as<Role>()) {
+    collect_locals(r->body, controls, declared_at, out);
+  } else if (const ForEachTile* t = s->as<ForEachTile>()) {
+    collect_locals(t->body, controls, declared_at, out);
+  }
+}
 
 Uniform of_register(SpecialRegKind r) {
   switch (r) {
@@ -54,11 +97,40 @@ class Walk : public Visitor {
         --depth_;
         return;
       }
+    // A local assigned more than once: as uniform as the least uniform of its values and
+    // of what decides its assignments. A local read while its own values are being
+    // looked at adds nothing (the least fixed point: the join of the rest).
+    if (defs_ && depth_ < kMaxDepth) {
+      if (in_progress_.count(n.name)) return;
+      const LocalMap& locals = all_locals();
+      if (auto l = locals.find(n.name); l != locals.end()) {
+        in_progress_.insert(n.name);
+        ++depth_;
+        for (const Expr& v : l->second.values) visit(v);
+        for (const Expr& c : l->second.controls) visit(c);
+        --depth_;
+        in_progress_.erase(n.name);
+        return;
+      }
+    }
     worsen(Uniform::Thread);
   }
+  // Loops and conditions inside a value (none in expressions) need no scope here.
+  using Visitor::visit_node;
 
  private:
   void worsen(Uniform u) { result = std::max(result, u); }
+  const LocalMap& all_locals() {
+    if (!locals_) {
+      locals_.emplace();
+      std::vector<Expr> controls;
+      std::map<std::string, size_t> declared_at;
+      collect_locals(k_.body, controls, declared_at, *locals_);
+    }
+    return *locals_;
+  }
+  std::optional<LocalMap> locals_;
+  std::set<std::string> in_progress_;
   static constexpr int kMaxDepth = 64;  // locals defined from locals; deeper counts as per thread
   const Kernel& k_;
   const LoopScope& loops_;

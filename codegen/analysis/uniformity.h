@@ -17,10 +17,12 @@ enum class Uniform { Cluster, Cta, Thread };
 using LoopScope = std::map<std::string, Uniform>;
 
 // Kernel parameters and constants are the same for the whole cluster; %ctaid and the
-// rank in the cluster per CTA; %tid, %laneid, loads and local variables are taken to
-// differ between threads (a local may be assigned anything) — except, when `defs` is
-// given, a local declared once and never assigned (single_assignment_defs, guards.h
-// defs): that one is as uniform as its initial value.
+// rank in the cluster per CTA; %tid, %laneid and loads may differ between threads.
+// Locals are taken to differ between threads unless `defs` is given
+// (single_assignment_defs, guards.h); then a local declared once and never assigned is
+// as uniform as its initial value, and a local assigned more than once as the least
+// uniform of its values and of the conditions and loop controls under which the
+// assignments run (between the local's declaration and each assignment).
 Uniform uniformity(const ir::Expr& e, const ir::Kernel& k, const LoopScope& loops,
                    const std::map<std::string, ir::Expr>* defs = nullptr);
 

@@ -305,7 +305,7 @@ TEST_CASE("split-K gemm: tuning tries splits 2, 4, 8 for few tiles and a long K,
   }
 }
 
-TEST_CASE("uniformity sees through locals declared once and never assigned, when given their definitions",
+TEST_CASE("uniformity sees through locals, given their definitions: declared once, or every value they are assigned",
           "[codegen][uniformity][splitk]") {
   KernelBuilder k("uniform_locals");
   k.threads(128);
@@ -314,14 +314,33 @@ TEST_CASE("uniformity sees through locals declared once and never assigned, when
   i32 per_cta = var(n / 4 + block_idx_x(), "per_cta");  // never assigned: as uniform as n / 4 + %ctaid.x
   i32 per_thread = var(n + thread_idx_x(), "per_thread");
   Var<int32_t> changed = var(n, "changed");
-  changed = changed + 1;                                 // assigned: anything
-  out[0] = per_cta + per_thread + changed;
+  changed = changed + 1;                                 // assigned values of n and itself: the whole cluster's
+  Var<int32_t> counted = var(i32(0), "counted");
+  for_(0, n / 2 + block_idx_x(), [&](i32) { counted = counted + 2; });  // as often as a per-CTA bound says
+  Var<int32_t> some = var(n, "some");
+  if_(thread_idx_x() < 3, [&] { some = some + 1; });     // by some threads only
+  Var<int32_t> mixed = var(n, "mixed");
+  mixed = mixed + thread_idx_x();                        // a per-thread value
+  Var<int32_t> inner = var(i32(0), "inner");
+  if_(thread_idx_x() == 0, [&] {
+    Var<int32_t> mine = var(n, "mine");                  // declared under the condition: its assignments
+    mine = mine * 2;                                     // are seen only by the threads that declared it
+    inner = mine;
+  });
+  out[0] = per_cta + per_thread + changed + counted + some + mixed + inner;
   const ir::Kernel kernel = k.build();
   const auto defs = codegen::single_assignment_defs(kernel);
   CHECK(codegen::uniformity(per_cta.expr(), kernel, {}, &defs) == codegen::Uniform::Cta);
   CHECK(codegen::uniformity(per_cta.expr(), kernel, {}) == codegen::Uniform::Thread);  // without the definitions
   CHECK(codegen::uniformity(per_thread.expr(), kernel, {}, &defs) == codegen::Uniform::Thread);
-  CHECK(codegen::uniformity(changed.expr(), kernel, {}, &defs) == codegen::Uniform::Thread);
+  CHECK(codegen::uniformity(changed.expr(), kernel, {}, &defs) == codegen::Uniform::Cluster);
+  CHECK(codegen::uniformity(changed.expr(), kernel, {}) == codegen::Uniform::Thread);
+  CHECK(codegen::uniformity(counted.expr(), kernel, {}, &defs) == codegen::Uniform::Cta);
+  CHECK(codegen::uniformity(some.expr(), kernel, {}, &defs) == codegen::Uniform::Thread);
+  CHECK(codegen::uniformity(mixed.expr(), kernel, {}, &defs) == codegen::Uniform::Thread);
+  CHECK(codegen::uniformity(ir::VarRef::make("mine", ir::Type::of(ir::Scalar::I32), {}), kernel, {}, &defs) ==
+        codegen::Uniform::Cluster);
+  CHECK(codegen::uniformity(inner.expr(), kernel, {}, &defs) == codegen::Uniform::Thread);
   CHECK(codegen::uniformity((n * 2).expr(), kernel, {}, &defs) == codegen::Uniform::Cluster);
 }
 

@@ -234,19 +234,86 @@ TEST_CASE("gemm: split-K against cuBLAS [gpu]", "[gpu][gemm][splitk]") {
   for (size_t i = 0; i < cases.size(); ++i) check(cases[i], 400 + i);
 }
 
-// The last CTA of each tile puts its counter back to 0: a second launch on the same
-// buffers (no memset between) must be right too. D is poisoned (NaN) before each
-// launch, so a tile whose epilogue did not run shows.
-TEST_CASE("gemm: split-K twice in a row, the counters reset by the kernel [gpu]", "[gpu][gemm][splitk]") {
+// Stream-K (dsl/split_k.h) on the H200's 132 SMs: the tail's tiles shared between
+// every cluster. Few tiles (all stream-K, several clusters per tile), waves plus a tail
+// (the last full wave joins the tail), ragged M, N and K, k-blocks fewer than a share's
+// minimum (one cluster takes them), clusters with multicast (2x2 padded tiles), beta,
+// f32 out, nn, one warpgroup, a fused epilogue, and the deterministic order.
+TEST_CASE("gemm: stream-K against cuBLAS [gpu]", "[gpu][gemm][streamk]") {
+  const std::vector<GemmCase> cases = {
+      {1024, 1024, 8192, {{"schedule", 2}}},                              // 32 tiles: all stream-K, ~4 clusters each
+      {1000, 1000, 3000, {{"schedule", 2}}},                              // ragged, 47 k-blocks
+      {256, 256, 64, {{"schedule", 2}}},                                  // 1 k-block per tile: one cluster takes both
+      {4224, 4224, 4096, {{"schedule", 2}}, {1, 2, 1}},                   // 289 cluster tiles on 66 clusters: 4 waves + 25
+      {5120, 5120, 1024, {{"schedule", 2}}, {2, 1, 1}},                   // 400 cluster tiles: 6 waves + 4
+      {4096, 4096, 1024, {{"schedule", 2}}, {1, 2, 1}},                   // 256 cluster tiles: 3 waves + 58 (124 shared)
+      {2112, 4224, 512, {{"schedule", 2}, {"bn", 128}}, {1, 1, 1}},       // 17 x 33 = 561 tiles on 132
+      {1000, 1104, 2000, {{"schedule", 2}, {"bn", 128}}, {2, 2, 1}},      // 2x2, ragged, padded cluster tiles
+      {1000, 1000, 3000, {{"schedule", 2}}, {1, 2, 1}, 1.5, -0.75},       // beta reads C in the last contributor
+      {1024, 768, 4096, {{"schedule", 2}, {"out", 2}, {"bn", 128}}},       // f32 out
+      {1024, 1024, 4096, {{"schedule", 2}, {"layout", 1}}, {2, 1, 1}},     // nn
+      {300, 264, 1000, {{"schedule", 2}, {"warp_specialized", 0}, {"bn", 128}, {"stages", 3}}},
+      {1024, 1024, 4096, {{"schedule", 2}, {"bias", 1}, {"act", 2}}, {1, 2, 1}},  // bias + GELU after the fix-up
+      {1024, 1024, 8192, {{"schedule", 2}, {"deterministic", 1}}},
+      {1000, 1000, 3000, {{"splits", 3}, {"deterministic", 1}}},          // split-K's fixed order
+  };
+  for (size_t i = 0; i < cases.size(); ++i) check(cases[i], 700 + i);
+}
+
+// Deterministic: the same inputs give the same bits from launch to launch, whichever
+// cluster finishes a shared tile last (without it, the order of the f32 adds varies).
+TEST_CASE("gemm: stream-K and split-K with deterministic 1 give bitwise equal results [gpu]", "[gpu][gemm][streamk]") {
   using namespace tj;
   const samples::Sample* s = samples::find_sample("gemm");
   REQUIRE(s != nullptr);
-  for (auto [splits, cluster] : {std::pair{4, ir::Dim3{1, 1, 1}}, std::pair{3, ir::Dim3{1, 2, 1}}}) {
-    DYNAMIC_SECTION("splits " << splits << " cluster " << cluster.str()) {
+  for (auto [stream_k, splits] : {std::pair{1, 1}, std::pair{0, 4}}) {
+    DYNAMIC_SECTION("stream_k " << stream_k << " splits " << splits) {
+      samples::Config c = samples::default_config(*s);
+      c.grid_clusters = {1, 1, 1};
+      c.params["m"] = 1024, c.params["n"] = 1024, c.params["k"] = 8192;
+      // schedule 2: stream_k; 3: split_k.
+      c.params["schedule"] = stream_k ? 2 : 3, c.params["splits"] = splits, c.params["deterministic"] = 1;
+      JitKernel kernel = tj::load(samples::compile_sample(*s, c, gpu_test::target(), nullptr), gpu_test::device());
+      std::unique_ptr<samples::Instance> inst = s->instantiate(c, 800);
+      auto* gemm = dynamic_cast<samples::GemmInstance*>(inst.get());
+      REQUIRE(gemm != nullptr);
+      BoundArgs args = samples::bind_instance(kernel, *inst);
+      const samples::LaunchPlan plan = samples::plan_launch(*s, c, kernel, args);
+      std::vector<unsigned char> first;
+      for (int launch = 0; launch < 20; ++launch) {
+        inst->poison();
+        kernel.launch(plan.grid, args);
+        kernel.synchronize();
+        if (launch == 0) {
+          const samples::Check check = inst->verify();
+          INFO(check.detail);
+          REQUIRE(check.ok);
+          first = gemm->output_bytes();
+          continue;
+        }
+        INFO("launch " << launch);
+        CHECK(gemm->output_bytes() == first);
+      }
+    }
+  }
+}
+
+// The last CTA of each tile puts its counter back to 0: a second launch on the same
+// buffers (no memset between) must be right too. D is poisoned (NaN) before each
+// launch, so a tile whose epilogue did not run shows.
+TEST_CASE("gemm: split-K and stream-K three times in a row, the counters reset by the kernel [gpu]", "[gpu][gemm][splitk][streamk]") {
+  using namespace tj;
+  const samples::Sample* s = samples::find_sample("gemm");
+  REQUIRE(s != nullptr);
+  // splits 1: stream-K (schedule 2) instead.
+  for (auto [splits, cluster] : {std::pair{4, ir::Dim3{1, 1, 1}}, std::pair{3, ir::Dim3{1, 2, 1}}, std::pair{1, ir::Dim3{1, 1, 1}},
+                                 std::pair{1, ir::Dim3{2, 1, 1}}}) {
+    DYNAMIC_SECTION("splits " << splits << " cluster " << cluster.str() << (splits == 1 ? " stream-K" : "")) {
       samples::Config c = samples::default_config(*s);
       c.cluster = cluster;
       c.grid_clusters = {1, 1, 1};
       c.params["m"] = 1024, c.params["n"] = 1024, c.params["k"] = 6144, c.params["splits"] = splits;
+      c.params["schedule"] = splits == 1 ? 2 : 3;
       c.reals["beta"] = 0.5;
       JitKernel kernel = tj::load(samples::compile_sample(*s, c, gpu_test::target(), nullptr), gpu_test::device());
       std::unique_ptr<samples::Instance> inst = s->instantiate(c, 500 + uint64_t(splits));

@@ -344,7 +344,7 @@ TEST_CASE("gemm: bn 0 picks 256 or 192 columns by the last wave on the device's 
   std::optional<tj::samples::Sample::DeviceChoice> d = gemm().for_device(c, 132);
   REQUIRE(d.has_value());
   CHECK(d->config.param("bn") == 192);
-  CHECK(d->line == "bn 0 -> 192 for 132 SMs (cluster tiles: 289 of 256 columns, 374 of 192)");
+  CHECK(d->line.rfind("bn 0 -> 192 for 132 SMs (cluster tiles: 289 of 256 columns, 374 of 192); schedule auto -> ", 0) == 0);
   CHECK(gemm().check_config(d->config).empty());
   // 4096^3: 256 whole waves' worth (4 waves) against 6 of 192: 256. So for 6144^3 and 8192^3.
   for (int64_t n : {4096, 6144, 8192}) {
@@ -380,5 +380,9 @@ TEST_CASE("gemm: bn 0 picks 256 or 192 columns by the last wave on the device's 
   CHECK_FALSE(gemm().for_device(c, 0).has_value());
   c.params["bn"] = 128;
   d = gemm().for_device(c, 132);
-  CHECK_FALSE(d.has_value());
+  REQUIRE(d.has_value());  // schedule auto still to resolve
+  CHECK(d->config.param("bn") == 128);
+  CHECK(d->line.rfind("schedule auto -> ", 0) == 0);
+  c.params["schedule"] = int64_t(tj::samples::GemmSchedule::Static);
+  CHECK_FALSE(gemm().for_device(c, 132).has_value());
 }

@@ -1,0 +1,48 @@
+// The GEMM's `schedule auto`: a wave model of the device that picks static or stream-K
+// (samples/gemm.h).
+#include <algorithm>
+#include <cstdio>
+
+#include "samples/gemm.h"
+
+namespace tj::samples {
+
+namespace {
+uint64_t ceil_div(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
+std::string fixed(double v, int digits) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.*f", digits, v);
+  return buf;
+}
+}  // namespace
+
+GemmScheduleChoice gemm_auto_schedule(const GemmShape& s, const GemmTiling& t, int sm_count) {
+  const uint64_t ctas = uint64_t(t.cluster_m) * t.cluster_n;
+  const uint64_t clusters = std::max<uint64_t>(1, uint64_t(std::max(sm_count, 1)) / ctas);
+  const uint64_t tiles = ceil_div(ceil_div(uint64_t(s.m), t.bm), t.cluster_m) * ceil_div(ceil_div(uint64_t(s.n), t.bn), t.cluster_n);
+  const uint64_t kblocks = ceil_div(uint64_t(s.k), t.bk), waves = ceil_div(tiles, clusters);
+  const std::string what = std::to_string(tiles) + " cluster tiles on " + std::to_string(clusters) + " clusters (" +
+                           fixed(double(tiles) / double(clusters), 2) + " waves)";
+  // Fewer tiles than half the clusters and a long K: split-K, as splits 0 picks its count
+  // (measured faster than stream-K there: one partial per unit instead of two per cluster).
+  GemmTiling split = t;
+  split.splits = 0;
+  if (const unsigned splits = gemm_workspace(s, split, sm_count).splits; splits > 1)
+    return {GemmSchedule::SplitK, what + ": split-K, each tile's " + std::to_string(kblocks) + " k-blocks in " +
+                                      std::to_string(splits) + " ranges run by different clusters", splits};
+  if (tiles % clusters == 0) return {GemmSchedule::Static, what + ": whole waves, no tail"};
+  // Time in k-blocks of one cluster: static runs whole waves; stream-K spreads the same
+  // k-blocks evenly and pays for the partials of the tiles that clusters share.
+  const double static_time = double(waves * kblocks);
+  const double stream_time = double(tiles * kblocks) / double(clusters) + kGemmStreamKFixup;
+  const uint64_t shared = tiles < clusters ? tiles : tiles % clusters + clusters;
+  const std::string model = "static " + std::to_string(waves) + (waves == 1 ? " wave of " : " waves of ") + std::to_string(kblocks) + " k-blocks, the last " +
+                            fixed(100.0 * double(tiles % clusters) / double(clusters), 0) + "% busy; stream-K est. " +
+                            fixed(stream_time / static_time, 2) + "x of its time";
+  if (stream_time <= static_time * (1.0 - kGemmStreamKMargin))
+    return {GemmSchedule::StreamK, what + ": " + model + " (the k-blocks of the last " + std::to_string(shared) +
+                                       " tiles shared by every cluster)"};
+  return {GemmSchedule::Static, what + ": " + model + ", too little to gain"};
+}
+
+}  // namespace tj::samples

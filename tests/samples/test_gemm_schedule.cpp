@@ -1,0 +1,81 @@
+// The GEMM's `schedule auto` (samples/gemm_schedule.cpp): the wave model's choices and
+// what `tilejit run` prints for them (Sample::for_device). No GPU needed.
+#include <catch2/catch.hpp>
+
+#include "generators/sample.h"
+#include "samples/builtin.h"
+#include "samples/gemm.h"
+#include "tests/codegen/gemm_test_support.h"
+
+using namespace tj;
+using samples::GemmSchedule;
+
+namespace {
+samples::GemmScheduleChoice choose(int64_t m, int64_t n, int64_t k, ir::Dim3 cluster, int sms) {
+  const samples::Config c = test::gemm_config({{"m", m}, {"n", n}, {"k", k}, {"bn", 256}}, cluster);
+  return samples::gemm_auto_schedule(samples::gemm_shape(c), samples::gemm_tiling(c), sms);
+}
+}  // namespace
+
+TEST_CASE("gemm schedule auto: split-K for few tiles, static for whole waves, stream-K for a tail worth its fix-ups",
+          "[samples][gemm][schedule]") {
+  // 2048 x 4096: 16 x 16 tiles of 128 x 256 = 256 = two waves of 128 SMs.
+  samples::GemmScheduleChoice c = choose(2048, 4096, 4096, {1, 1, 1}, 128);
+  CHECK(c.schedule == GemmSchedule::Static);
+  CHECK(c.why == "256 cluster tiles on 128 clusters (2.00 waves): whole waves, no tail");
+  // 32 tiles on 132 SMs with a long K: split-K, 4 ranges (as splits 0 would run).
+  c = choose(1024, 1024, 8192, {1, 1, 1}, 132);
+  CHECK(c.schedule == GemmSchedule::SplitK);
+  CHECK(c.splits == 4);
+  CHECK(c.why == "32 cluster tiles on 132 clusters (0.24 waves): split-K, each tile's 128 k-blocks in 4 ranges run by different clusters");
+  // 4224^2 at 1x2: 17 x 17 = 289 cluster tiles on 66 clusters, 4.38 waves: the last wave's
+  // idle clusters cost less than stream-K's partials (measured on the H200).
+  c = choose(4224, 4224, 4096, {1, 2, 1}, 132);
+  CHECK(c.schedule == GemmSchedule::Static);
+  CHECK(c.why.rfind("289 cluster tiles on 66 clusters (4.38 waves): static 5 waves of 64 k-blocks, the last 38% busy; stream-K est. ", 0) == 0);
+  CHECK(c.why.find("too little to gain") != std::string::npos);
+  // 68 cluster tiles on 66 clusters with a long K: a second wave of 2 tiles against 68
+  // tiles' k-blocks shared by every cluster.
+  c = choose(128 * 67, 512, 8192, {1, 2, 1}, 132);
+  CHECK(c.schedule == GemmSchedule::StreamK);
+  CHECK(c.why.rfind("68 cluster tiles on 66 clusters (1.03 waves): static 2 waves of 128 k-blocks, the last 3% busy; stream-K est. 0.77x", 0) == 0);
+  CHECK(c.why.find("(the k-blocks of the last 68 tiles shared by every cluster)") != std::string::npos);
+  // 133 tiles on 132 SMs with a short K: one more wave of 2 k-blocks costs less than the fix-ups.
+  c = choose(128 * 133, 256, 128, {1, 1, 1}, 132);
+  CHECK(c.schedule == GemmSchedule::Static);
+  CHECK(c.why.find("too little to gain") != std::string::npos);
+}
+
+TEST_CASE("gemm schedule auto: for_device resolves it and says why; an explicit schedule stays", "[samples][gemm][schedule]") {
+  const samples::Sample* s = samples::find_sample("gemm");
+  REQUIRE(s != nullptr);
+  samples::Config c = test::gemm_config({{"m", 128 * 67}, {"n", 512}, {"k", 8192}, {"bn", 256}}, {1, 2, 1});
+  REQUIRE(c.param("schedule") == int64_t(GemmSchedule::Auto));
+  std::optional<samples::Sample::DeviceChoice> d = s->for_device(c, 132);
+  REQUIRE(d.has_value());
+  CHECK(d->config.param("schedule") == int64_t(GemmSchedule::StreamK));
+  CHECK(d->line.rfind("schedule auto -> stream_k for 132 SMs: 68 cluster tiles on 66 clusters (1.03 waves)", 0) == 0);
+  CHECK(samples::gemm_tiling(d->config).stream_k);
+  CHECK(s->check_config(d->config).empty());
+  // Few tiles: split-K with its count.
+  c = test::gemm_config({{"m", 1024}, {"n", 1024}, {"k", 8192}, {"bn", 256}});
+  d = s->for_device(c, 132);
+  REQUIRE(d.has_value());
+  CHECK(d->config.param("schedule") == int64_t(GemmSchedule::SplitK));
+  CHECK(d->config.param("splits") == 4);
+  CHECK(d->line.rfind("schedule auto -> split_k (splits 4) for 132 SMs: 32 cluster tiles", 0) == 0);
+  CHECK(s->check_config(d->config).empty());
+  // Explicit: nothing to decide about the schedule (bn given too: no choice at all).
+  c.params["schedule"] = int64_t(GemmSchedule::Static);
+  CHECK_FALSE(s->for_device(c, 132).has_value());
+  // An explicit split count under auto is split-K, resolved at splits 0 as before.
+  c.params["schedule"] = int64_t(GemmSchedule::Auto), c.params["splits"] = 0;
+  d = s->for_device(c, 132);
+  REQUIRE(d.has_value());
+  CHECK(d->config.param("schedule") == int64_t(GemmSchedule::SplitK));
+  CHECK(d->config.param("splits") == 4);
+  // Without a device, auto builds the static kernel.
+  c = test::gemm_config({{"m", 4224}, {"n", 4224}, {"k", 4096}}, {1, 2, 1});
+  CHECK_FALSE(samples::gemm_tiling(c).stream_k);
+  CHECK(samples::gemm_tiling(c).splits == 1);
+}
