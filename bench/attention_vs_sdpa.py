@@ -9,8 +9,9 @@ medians; the ratio is ours / cuDNN. Round 1 also verifies ours against its host 
 Usage: attention_vs_sdpa.py TILEJIT SPEC [--rounds N] [--iters N] [--quick] [--seqs 1024,2048] [--dims 128]
        [--schedules grid,dynamic]
   SPEC: samples/specs/attention.json (its params are replaced per row).
-Rows: batch x heads 16 (b1 h16) and 32 (b2 h16); seq 1k 2k 4k 8k 16k; d 64 and 128;
-causal and not (--quick: seq 4k only)."""
+Rows: batch x heads 16 (b1 h16) and 32 (b2 h16); seq 1k 2k 4k 8k 16k; d 64 and 128 (--dims: any of
+64, 128, 256); causal and not (--quick: seq 4k only). Where SDPA cuDNN refuses a shape (it may at d 256),
+the row prints ours with the reference marked unavailable and the reason, and no ratio."""
 import argparse
 import json
 import os
@@ -19,6 +20,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import warnings
 
 import torch
 import torch.nn.functional as F
@@ -34,9 +36,18 @@ def sdpa_ms(b, h, s, d, causal, iters):
     q, k, v = (torch.randn(b, h, s, d, device="cuda", dtype=torch.bfloat16) for _ in range(3))
     with sdpa_kernel(SDPBackend.CUDNN_ATTENTION):
         call = lambda: F.scaled_dot_product_attention(q, k, v, is_causal=causal)
-        for _ in range(3):
-            call()
-        torch.cuda.synchronize()
+        try:
+            with warnings.catch_warnings(record=True) as said:  # SDPA says why a backend was not used
+                warnings.simplefilter("always")
+                for _ in range(3):
+                    call()
+                torch.cuda.synchronize()
+        except RuntimeError as e:  # no cuDNN kernel for this shape (e.g. some d 256 rows): no reference
+            del q, k, v
+            torch.cuda.empty_cache()
+            lines = [x.strip() for w in said for x in str(w.message).splitlines() if x.strip()]
+            lines += [x.strip() for x in str(e).splitlines() if x.strip()]
+            return None, "unavailable: " + ("; ".join(lines[:2])[:160] or type(e).__name__).replace("|", "/")
         how = "graph"
         try:
             side = torch.cuda.Stream()
@@ -105,11 +116,13 @@ def main():
     if a.seqs:
         seqs = [int(x) for x in a.seqs.split(",")]
     dims = [int(x) for x in a.dims.split(",")]
+    if any(d not in (64, 128, 256) for d in dims):
+        ap.error(f"--dims {a.dims}: the attention sample takes head dims 64, 128 and 256")
     scheds = [x for x in a.schedules.split(",") if x] or [None]
     rows = [(b, 16, s, d, c) for d in dims for c in (False, True) for b in (1, 2) for s in seqs]
     ours = {(r, k): [] for r in rows for k in scheds}
     ref = {r: [] for r in rows}
-    status, how = {}, {}
+    status, how, why = {}, {}, {}
     for rnd in range(a.rounds):
         for r in rows:
             for k in scheds:
@@ -118,8 +131,12 @@ def main():
                     status[(r, k)] = st
                 if ms is not None:
                     ours[(r, k)].append(ms)
-            ms, how[r] = sdpa_ms(*r, a.iters)
-            ref[r].append(ms)
+            ms, note = sdpa_ms(*r, a.iters)
+            if ms is not None:
+                ref[r].append(ms)
+                how[r] = note
+            else:
+                why[r] = note
         print(f"round {rnd + 1} of {a.rounds} done", file=sys.stderr, flush=True)
     print(f"{torch.cuda.get_device_name()}, torch {torch.__version__}, cuDNN {torch.backends.cudnn.version()}; "
           f"{a.rounds} alternating rounds, {a.iters} launches each, enqueued back to back (cuDNN: a CUDA graph of the call "
@@ -131,18 +148,21 @@ def main():
     for r in rows:
         b, h, s, d, c = r
         flops = 4.0 * b * h * s * s * d / (2 if c else 1)
-        rt = statistics.median(ref[r])
-        ref_tf = flops / rt / 1e9
+        ref_tf = flops / statistics.median(ref[r]) / 1e9 if ref[r] else None
         cells, verdicts = "", []
         for k in scheds:
             st = status[(r, k)]
             verdicts.append(f"{k + ': ' if k else ''}{st}")
             if ours[(r, k)] and "fail" not in st.lower() and "exited" not in st:
                 ours_tf = flops / statistics.median(ours[(r, k)]) / 1e9
-                cells += f" {ours_tf:.1f} | {ours_tf / ref_tf:.3f} |"
+                cells += f" {ours_tf:.1f} | {f'{ours_tf / ref_tf:.3f}' if ref_tf else '-'} |"
             else:
                 cells += " - | - |"
-        print(f"| {b * h} | {s} | {d} | {int(c)} |{cells} {ref_tf:.1f}{'' if how[r] == 'graph' else ' (direct)'} | {'; '.join(verdicts)} |")
+        if ref_tf is None:
+            ref_cell = f"- ({why[r]})"  # SDPA cuDNN refused the shape: why, in its words
+        else:
+            ref_cell = f"{ref_tf:.1f}{'' if how.get(r) == 'graph' else ' (direct)'}"
+        print(f"| {b * h} | {s} | {d} | {int(c)} |{cells} {ref_cell} | {'; '.join(verdicts)} |")
 
 
 if __name__ == "__main__":

@@ -17,10 +17,12 @@ std::vector<ParamSpec> Attention::params() const {
           {"heads", 16, 1, 65535, "heads (batch x heads at most 65535: one grid row each)"},
           {"seq_q", 4096, 1, 1 << 24, "queries per head"},
           {"seq_k", 4096, 1, 1 << 24, "keys (and values) per head"},
-          {"head_dim", 128, 64, 128, "d, the length of each query, key and value: 64 or 128"},
+          {"head_dim", 128, 64, 256, "d, the length of each query, key and value: 64, 128 or 256"},
           {"causal", 0, 0, 1, "1: query i sees keys j <= i (top-left aligned); 0: every key"},
           {"consumers", 2, 1, 2, "consumer warpgroups, 64 query rows each: a CTA's query block is 64 x consumers rows"},
-          {"block_n", 128, 64, 256, "keys per pipeline stage: a multiple of 64"},
+          {"block_n", 0, 0, 256,
+           "keys per pipeline stage: a multiple of 64; 0: 128 at d 64 and 128, 64 at d 256 (what fits a consumer's "
+           "registers and 2 stages of shared memory)"},
           {"stages", 2, 2, 8, "K/V pipeline stages in shared memory"},
           {"schedule", 0, 0, 2,
            "grid: one CTA per (query block, batch x head), causal's longest first; static or dynamic: as many CTAs as "
@@ -41,6 +43,7 @@ AttentionTiling attention_tiling(const Config& c) {
   AttentionTiling t;
   t.consumers = unsigned(c.param("consumers"));
   t.block_n = unsigned(c.param("block_n"));
+  if (t.block_n == 0) t.block_n = attention_default_block_n(c.param("head_dim"));
   t.stages = unsigned(c.param("stages"));
   t.schedule = AttentionSchedule(c.param("schedule"));
   return t;
@@ -54,8 +57,9 @@ std::vector<ConfigProblem> Attention::check_config(const Config& c) const {
   const AttentionShape s = attention_shape(c);
   const AttentionTiling t = attention_tiling(c);
   need(c.cluster.count() == 1, "cluster", "attention runs without clusters: use cluster 1");
-  need(s.head_dim == 64 || s.head_dim == 128, "params.head_dim",
-       "head_dim = " + str(uint64_t(s.head_dim)) + ": the kernel takes d = 64 or 128 (one or two 128-byte panels of bf16)");
+  need(s.head_dim == 64 || s.head_dim == 128 || s.head_dim == 256, "params.head_dim",
+       "head_dim = " + str(uint64_t(s.head_dim)) +
+           ": the kernel takes d = 64, 128 or 256 (one, two or four 128-byte panels of bf16)");
   need(t.block_n % 64 == 0, "params.block_n", "block_n = " + str(t.block_n) + " must be a multiple of 64");
   need(s.batch * s.heads <= 65535, "params.heads",
        "batch x heads = " + str(uint64_t(s.batch * s.heads)) + ": one grid row per (batch, head) allows at most 65535");
@@ -67,8 +71,8 @@ std::vector<ConfigProblem> Attention::check_config(const Config& c) const {
            ": use a smaller block_n");
   const uint64_t smem = attention_smem_bytes(s, t);
   need(smem <= kSmemPerCta, "params.stages",
-       str(t.stages) + " stages of K and V (" + str(t.block_n) + " x " + str(uint64_t(s.head_dim)) + " each) plus Q and the output (" +
-           str(t.block_m()) + " rows) need " + str(smem) + " bytes of shared memory; a CTA has " + str(kSmemPerCta) +
+       str(t.stages) + " stages of K and V (" + str(t.block_n) + " x " + str(uint64_t(s.head_dim)) + " each) plus Q, which also holds the output (" +
+           str(t.block_m()) + " rows), and the logsumexp rows need " + str(smem) + " bytes of shared memory; a CTA has " + str(kSmemPerCta) +
            ": use fewer stages or a smaller block_n");
   return out;
 }

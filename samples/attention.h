@@ -13,8 +13,8 @@
 // pipeline with TMA; each consumer warpgroup loads its own 64 query rows once, then:
 // S = Q K^T on the tensor cores, the online softmax in registers
 // (running row max m and row sum l, O rescaled by 2^(m_old - m_new)), O += P V with
-// P converted to bf16 in registers as the MMA's A operand, then O / l through a
-// shared tile and a TMA store. The tensors are viewed by TMA as 3-D (d, seq,
+// P converted to bf16 in registers as the MMA's A operand, then O / l through the
+// warpgroup's own rows of the Q tile and a TMA store. d is 64, 128 or 256. The tensors are viewed by TMA as 3-D (d, seq,
 // batch * head), so a block that runs past seq is zero-filled on load and clipped
 // on store within its own head; keys past seq_k are masked with -inf.
 #pragma once
@@ -50,11 +50,15 @@ enum class AttentionSchedule : uint8_t { Grid, Static, Dynamic };
 struct AttentionTiling {
   AttentionSchedule schedule = AttentionSchedule::Grid;
   unsigned consumers = 2;  // consumer warpgroups, 64 query rows each
-  unsigned block_n = 128;  // keys per pipeline stage
+  unsigned block_n = 128;  // keys per pipeline stage (the spec's 0: attention_default_block_n)
   unsigned stages = 2;
   unsigned block_m() const { return 64 * consumers; }
   unsigned threads() const { return 128 * (consumers + 1); }
 };
+
+// block_n where the spec leaves it 0: 128 at d 64 and 128; 64 at d 256, where O alone is
+// 128 registers per thread and 2 stages of 128 keys would not fit in shared memory.
+inline unsigned attention_default_block_n(int64_t head_dim) { return head_dim > 128 ? 64 : 128; }
 
 // Registers per thread of the producer warpgroup and of each consumer warpgroup.
 inline constexpr unsigned kAttentionProducerRegisters = 24;

@@ -9,7 +9,8 @@
 //     S = -inf where key >= seq_k or (causal) key > query (only in blocks that reach there)
 //     alpha = m;  m = max(m, rowmax S);  alpha = 2^((alpha - m) c)   c = log2(e) / sqrt(d)
 //     P = 2^(S c - m c);  l = l alpha + rowsum P;  O = O alpha;  O += bf16(P) V_j
-//   then O / l and the logsumexp (m c + log2 l) ln 2 out. S = Q K_{j+1}^T is issued with
+//   then O / l and the logsumexp (m c + log2 l) ln 2 out, O through the warpgroup's own
+//   rows of the Q tile (dead once its last MMA has completed). S = Q K_{j+1}^T is issued with
 //   O += P V_j, in turns with the other consumer warpgroups, and block j + 1's softmax
 //   runs while P V_j is still on the tensor cores.
 //
@@ -82,8 +83,8 @@ unsigned attention_fragment_registers(const AttentionShape& s, const AttentionTi
 
 uint64_t attention_smem_bytes(const AttentionShape& s, const AttentionTiling& t) {
   const uint64_t d = uint64_t(s.head_dim), bm = t.block_m();
-  // Q and the output tile (bf16), K and V per stage, the logsumexp rows, alignment and barriers.
-  return 2 * bm * d * 2 + uint64_t(t.stages) * 2 * t.block_n * d * 2 + bm * kLseCols * 4 + 1024;
+  // Q (bf16, also the output's tile), K and V per stage, the logsumexp rows, alignment and barriers.
+  return bm * d * 2 + uint64_t(t.stages) * 2 * t.block_n * d * 2 + bm * kLseCols * 4 + 1024;
 }
 
 ir::Kernel build_attention_kernel(const AttentionShape& s, const AttentionTiling& t) {
@@ -91,14 +92,16 @@ ir::Kernel build_attention_kernel(const AttentionShape& s, const AttentionTiling
   k.threads(t.threads());
   const unsigned d = unsigned(s.head_dim), bm = t.block_m(), bn = t.block_n, stages = t.stages;
   const ir::Scalar bf = ir::Scalar::BF16;
+  // Q, and the output on its way out: each consumer warpgroup writes O / l over its own
+  // 64 rows once the MMAs that read them have completed (at d 256 a separate output tile
+  // and 2 stages of K and V would not fit).
   SharedTile q = k.shared_tile(bf, "q", bm, d);
   SharedTile kt = k.shared_tile(bf, "kt", bn, d, stages);
   // V as keys x d, N (d) contiguous: the B operand of P V read MN-major.
   SharedTile v = k.shared_tile(bf, "v", bn, d, stages, ir::Major::MN);
-  SharedTile o = k.shared_tile(bf, "o", bm, d);
   SharedTile lse_rows = k.shared_tile(ir::Scalar::F32, "lse_rows", bm, kLseCols);
   TensorMap qmap = tile_map_3d(k, "Q", q, 64), kmap = tile_map_3d(k, "K", kt, bn), vmap = tile_map_3d(k, "V", v, bn),
-            omap = tile_map_3d(k, "O", o, 64);
+            omap = tile_map_3d(k, "O", q, 64);
   Ptr<float> lse = k.param<float*>("lse");
   i32 seq_q = k.param<int32_t>("seq_q"), seq_k = k.param<int32_t>("seq_k");
   // full_k[s] / full_v[s]: K / V of the stage landed; empty_k[s] / empty_v[s]: each
@@ -164,7 +167,8 @@ ir::Kernel build_attention_kernel(const AttentionShape& s, const AttentionTiling
     each_unit([&](i32 qb, i32 bh, const i32& it) {
       const i32 q0 = qb * ibm, row0 = q0 + wg * 64;  // the warpgroup's first query, within the head
       const i32 blocks = key_blocks(qb);
-      // This warpgroup's rows of Q: the previous unit's MMAs that read them have completed.
+      // This warpgroup's rows of Q: the previous unit's MMAs that read them have completed, and
+      // its output store from them has been read (bulk_wait_read by this same thread).
       if_(tid == 0, [&] {
         arrive_expect_tx(q_full[wg], u32(uint32_t(64 * d * 2)));
         load_tile_rows(q, i32(0), wg * 64, qmap, row0, bh, q_full[wg]);
@@ -231,25 +235,32 @@ ir::Kernel build_attention_kernel(const AttentionShape& s, const AttentionTiling
       mma_wait(0);
       if_(lane_id() == 0, [&] { arrive_relaxed(empty_v[last]); });
 
-      // out = O / l (bf16) and lse = (m c + log2 l) ln 2, through shared memory.
+      // out = O / l (bf16) and lse = (m c + log2 l) ln 2, through shared memory: O over this
+      // warpgroup's rows of Q, which no MMA reads any more (mma_wait(0) above).
       row_map(alpha, [&](const Elem& e) { return approx::rcp(e[l]); });
-      store_accumulator(stage(o, 0).rows(wg * 64), acc_o, [&](const Elem& e) { return e.value * e[alpha]; });
+      store_accumulator(stage(q, 0).rows(wg * 64), acc_o, [&](const Elem& e) { return e.value * e[alpha]; });
       store_accumulator(stage(lse_rows, 0).rows(wg * 64), acc_o, Columns{0, kLseCols}, [&](const Elem& e) {
         return (e[m] * f32(c) + approx::log2(e[l])) * f32(0.6931471805599453f);
       });
       fence_proxy_async();
       warpgroup_sync(wg);
-      // Rows past seq_q are clipped by the 3-D map within this head; a block wholly past it is skipped.
-      if_(tid == 0 && row0 < seq_q, [&] {
-        store_tile_rows(o, wg * 64, omap, row0, bh);
-        bulk_commit();
-        bulk_wait(0);
+      // The thread that loads this warpgroup's rows of Q stores O from them (the same branch,
+      // so that the race check sees one thread: the next unit's Q load follows the wait).
+      if_(tid == 0, [&] {
+        // Rows past seq_q are clipped by the 3-D map within this head; a block wholly past it is skipped.
+        if_(row0 < seq_q, [&] {
+          store_tile_rows(q, wg * 64, omap, row0, bh);
+          bulk_commit();
+        });
+        // The store has read its rows of Q: the next unit's Q load may overwrite them.
+        bulk_wait_read(0);
       });
       if_(tid < 64 && row0 + tid < seq_q, [&] {
         Ptr<float> rows(lse_rows.ref);
         lse[cast<int64_t>(bh) * cast<int64_t>(seq_q) + cast<int64_t>(row0 + tid)] = rows[(wg * 64 + tid) * int32_t(kLseCols)];
       });
-      // The next unit's epilogue rewrites o and lse_rows: every thread has read its rows, the store has read o.
+      // The next unit's Q load rewrites these rows of q and its epilogue lse_rows: every thread has read
+      // its rows of lse_rows, the store has read q.
       if (t.schedule != AttentionSchedule::Grid) warpgroup_sync(wg);
     });
   });

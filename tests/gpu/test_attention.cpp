@@ -1,7 +1,8 @@
 // The attention sample on the GPU against softmax attention in double (the instance's
 // check: O and the logsumexp at every row of three heads, or a sample of rows of long
 // heads, within a bound from P's and O's bf16 roundings): lengths that are and are not
-// multiples of the blocks, causal and not, d 64 and 128, one and two consumers.
+// multiples of the blocks, causal and not, d 64, 128 and 256, one and two consumers.
+// Every head dim writes O through its consumer's rows of the Q tile.
 #include "tests/gpu/gpu_fixture.h"
 
 #include "samples/builtin.h"
@@ -65,6 +66,17 @@ TEST_CASE("attention: lengths, causal masks and head dims against softmax in dou
       {2, 4, 777, 1031, 64, true, {{"consumers", 1}, {"block_n", 64}, {"stages", 4}}},
       {1, 4, 1000, 1000, 128, false, {{"block_n", 64}, {"stages", 3}}},
       {1, 4, 2048, 2048, 64, true, {{"stages", 4}}},
+      // d 256: block_n 64 by default, 2 stages (all that fit beside Q)
+      {1, 1, 128, 128, 256, false},
+      {2, 3, 200, 300, 256, false},                  // ragged
+      {2, 3, 200, 300, 256, true},
+      {2, 3, 300, 200, 256, false},
+      {1, 2, 1, 1, 256, false},
+      {2, 2, 1000, 1000, 256, true},
+      {1, 2, 333, 517, 256, true},
+      {1, 2, 517, 333, 256, true},
+      {2, 4, 1024, 1024, 256, false, {{"consumers", 1}}},
+      {2, 4, 777, 1031, 256, true, {{"consumers", 1}}},
   };
   for (size_t i = 0; i < cases.size(); ++i) check(cases[i], 500 + i);
 }
@@ -83,6 +95,14 @@ TEST_CASE("attention: persistent schedules, static and dynamic, against softmax 
       {1, 2, 517, 333, 64, true, {{"schedule", 2}}},                      // seq_q != seq_k
       {2, 16, 1024, 1024, 128, false, {{"schedule", 2}, {"consumers", 1}}},  // no turns
       {3, 16, 777, 1031, 64, false, {{"schedule", 1}, {"block_n", 64}, {"stages", 3}}},
+      // d 256 (block_n 64, 2 stages): the next unit's Q lands where the last unit's O was stored from
+      {2, 3, 200, 300, 256, false, {{"schedule", 1}}},
+      {2, 3, 200, 300, 256, true, {{"schedule", 2}}},
+      {4, 16, 1000, 1000, 256, true, {{"schedule", 1}}},
+      {4, 16, 1000, 1000, 256, true, {{"schedule", 2}}},
+      {2, 8, 1024, 1024, 256, false, {{"schedule", 1}}},
+      {1, 2, 517, 333, 256, true, {{"schedule", 2}}},
+      {2, 16, 1024, 1024, 256, false, {{"schedule", 2}, {"consumers", 1}}},
   };
   for (size_t i = 0; i < cases.size(); ++i) check(cases[i], 700 + i);
 }
@@ -90,4 +110,9 @@ TEST_CASE("attention: persistent schedules, static and dynamic, against softmax 
 TEST_CASE("attention: the spec's shape (4 x 16 heads x 4096, d 128) [gpu]", "[gpu][attention]") {
   check({4, 16, 4096, 4096, 128, false}, 600);
   check({4, 16, 4096, 4096, 128, true}, 601);
+}
+
+TEST_CASE("attention: d 256 at the spec's shape (4 x 16 heads x 4096) [gpu]", "[gpu][attention]") {
+  check({4, 16, 4096, 4096, 256, false}, 610);
+  check({4, 16, 4096, 4096, 256, true}, 611);
 }

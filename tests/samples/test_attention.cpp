@@ -38,10 +38,15 @@ TEST_CASE("attention: sm_90a PTX has wgmma with register A, 3-D TMA and ex2.appr
       {{"consumers", 1}, {"block_n", 64}, {"stages", 4}},
       {{"schedule", 1}},                                           // persistent, static
       {{"schedule", 2}, {"causal", 1}},                            // persistent, dynamic (an atomic claim)
+      {{"head_dim", 256}},                                         // d 256: block_n 64 by default, O over Q's rows
+      {{"head_dim", 256}, {"causal", 1}},
+      {{"head_dim", 256}, {"schedule", 1}},
+      {{"head_dim", 256}, {"schedule", 2}, {"causal", 1}},
+      {{"head_dim", 256}, {"consumers", 1}},
   };
   for (const auto& params : cases) {
     samples::Config cfg = attention_config(params);
-    const unsigned d = unsigned(cfg.param("head_dim")), bn = unsigned(cfg.param("block_n"));
+    const unsigned d = unsigned(cfg.param("head_dim")), bn = samples::attention_tiling(cfg).block_n;
     INFO("head_dim " << d << " block_n " << bn << " causal " << cfg.param("causal") << " consumers " << cfg.param("consumers"));
     REQUIRE(problems(cfg).empty());
     codegen::Lowered l = codegen::lower(s->build(cfg), codegen::Target::sm90a());
@@ -67,24 +72,62 @@ TEST_CASE("attention: check_config refuses at the spec's fields", "[samples][att
   using P = std::vector<std::pair<std::string, std::string>>;
   CHECK(problems(attention_config({})).empty());
   CHECK(problems(attention_config({{"head_dim", 96}})) ==
-        P{{"params.head_dim", "head_dim = 96: the kernel takes d = 64 or 128 (one or two 128-byte panels of bf16)"}});
+        P{{"params.head_dim", "head_dim = 96: the kernel takes d = 64, 128 or 256 (one, two or four 128-byte panels of bf16)"}});
   CHECK(problems(attention_config({{"block_n", 96}, {"head_dim", 64}})) == P{{"params.block_n", "block_n = 96 must be a multiple of 64"}});
   CHECK(problems(attention_config({{"block_n", 256}})) ==
         P{{"params.block_n",
            "a consumer warpgroup holds S (64 x 256), O (64 x 128), P in bf16 and its row fragments: 264 registers per thread "
            "plus about 40 more; a consumer of 2 has 240: use a smaller block_n"},
           {"params.stages",
-           "2 stages of K and V (256 x 128 each) plus Q and the output (128 rows) need 345088 bytes of shared memory; a CTA "
-           "has 232448: use fewer stages or a smaller block_n"}});
+           "2 stages of K and V (256 x 128 each) plus Q, which also holds the output (128 rows), and the logsumexp rows need "
+           "312320 bytes of shared memory; a CTA has 232448: use fewer stages or a smaller block_n"}});
   CHECK(problems(attention_config({{"stages", 3}})) ==
         P{{"params.stages",
-           "3 stages of K and V (128 x 128 each) plus Q and the output (128 rows) need 279552 bytes of shared memory; a CTA "
-           "has 232448: use fewer stages or a smaller block_n"}});
+           "3 stages of K and V (128 x 128 each) plus Q, which also holds the output (128 rows), and the logsumexp rows need "
+           "246784 bytes of shared memory; a CTA has 232448: use fewer stages or a smaller block_n"}});
+  // d 256: the default block_n (64) fits; 128 keys per stage fit neither the registers nor 2 stages.
+  CHECK(problems(attention_config({{"head_dim", 256}})).empty());
+  CHECK(problems(attention_config({{"head_dim", 256}, {"block_n", 128}})) ==
+        P{{"params.block_n",
+           "a consumer warpgroup holds S (64 x 128), O (64 x 256), P in bf16 and its row fragments: 232 registers per thread "
+           "plus about 40 more; a consumer of 2 has 240: use a smaller block_n"},
+          {"params.stages",
+           "2 stages of K and V (128 x 256 each) plus Q, which also holds the output (128 rows), and the logsumexp rows need "
+           "345088 bytes of shared memory; a CTA has 232448: use fewer stages or a smaller block_n"}});
+  CHECK(problems(attention_config({{"head_dim", 256}, {"stages", 3}})) ==
+        P{{"params.stages",
+           "3 stages of K and V (64 x 256 each) plus Q, which also holds the output (128 rows), and the logsumexp rows need "
+           "279552 bytes of shared memory; a CTA has 232448: use fewer stages or a smaller block_n"}});
+  CHECK(problems(attention_config({{"head_dim", 192}, {"block_n", 64}})) ==
+        P{{"params.head_dim", "head_dim = 192: the kernel takes d = 64, 128 or 256 (one, two or four 128-byte panels of bf16)"}});
   CHECK(problems(attention_config({{"batch", 300}, {"heads", 256}})) ==
         P{{"params.heads", "batch x heads = 76800: one grid row per (batch, head) allows at most 65535"}});
   samples::Config clustered = attention_config({});
   clustered.cluster = {2, 1, 1};
   CHECK(problems(clustered) == P{{"cluster", "attention runs without clusters: use cluster 1"}});
+}
+
+TEST_CASE("attention: block_n by head dim, shared memory and registers per consumer", "[samples][attention][config]") {
+  // The spec's block_n 0: 128 at d 64 and 128, 64 at d 256; a block_n given is kept.
+  CHECK(samples::attention_tiling(attention_config({})).block_n == 128);
+  CHECK(samples::attention_tiling(attention_config({{"head_dim", 64}})).block_n == 128);
+  CHECK(samples::attention_tiling(attention_config({{"head_dim", 256}})).block_n == 64);
+  CHECK(samples::attention_tiling(attention_config({{"head_dim", 256}, {"block_n", 128}})).block_n == 128);
+  CHECK(samples::attention_tiling(attention_config({{"head_dim", 128}, {"block_n", 64}})).block_n == 64);
+  auto figures = [](const std::map<std::string, int64_t>& params) {
+    const samples::Config c = attention_config(params);
+    const samples::AttentionShape s = samples::attention_shape(c);
+    const samples::AttentionTiling t = samples::attention_tiling(c);
+    return std::make_pair(samples::attention_smem_bytes(s, t), samples::attention_fragment_registers(s, t));
+  };
+  // Q (which the output reuses), 2 stages of K and V, 128 x 32 f32 logsumexp rows, 1 KiB of alignment and barriers.
+  CHECK(figures({{"head_dim", 64}}) == std::make_pair(uint64_t(16384 + 65536 + 16384 + 1024), 64u + 32 + 32 + 8));
+  CHECK(figures({}) == std::make_pair(uint64_t(32768 + 131072 + 16384 + 1024), 64u + 64 + 32 + 8));
+  CHECK(figures({{"head_dim", 256}}) == std::make_pair(uint64_t(65536 + 131072 + 16384 + 1024), 32u + 128 + 16 + 8));
+  CHECK(figures({{"head_dim", 256}, {"consumers", 1}}) ==
+        std::make_pair(uint64_t(32768 + 131072 + 8192 + 1024), 32u + 128 + 16 + 8));
+  CHECK(samples::attention_consumer_registers(2) == 240);
+  CHECK(samples::attention_consumer_registers(1) == 240);
 }
 
 TEST_CASE("attention: one CTA per (query block, batch x head), whatever the spec's grid", "[samples][attention]") {

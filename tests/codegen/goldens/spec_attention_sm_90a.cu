@@ -35,9 +35,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) attention(const __grid_cons
   // shared buffer at <loc>
   [[maybe_unused]] tj::bf16* const v = reinterpret_cast<tj::bf16*>(tj_dynamic_smem + 98304);
   // shared buffer at <loc>
-  [[maybe_unused]] tj::bf16* const o = reinterpret_cast<tj::bf16*>(tj_dynamic_smem + 163840);
-  // shared buffer at <loc>
-  [[maybe_unused]] float* const lse_rows = reinterpret_cast<float*>(tj_dynamic_smem + 196608);
+  [[maybe_unused]] float* const lse_rows = reinterpret_cast<float*>(tj_dynamic_smem + 163840);
   // shared buffer at <loc>
   __shared__ __align__(16) tj::mbarrier full_k[2];
   // shared buffer at <loc>
@@ -447,12 +445,12 @@ extern "C" __global__ void __launch_bounds__(384, 1) attention(const __grid_cons
         alpha[tj_r] = tj::rcp_approx(tj_e_l);
       }
     }
-    // AccStore at <loc>: store_accumulator(o.stage(0).rows((0 + (wg0 * 64))) = (elem[acc_o] * elem[alpha]) over acc_o[colu...
+    // AccStore at <loc>: store_accumulator(q.stage(0).rows((0 + (wg0 * 64))) = (elem[acc_o] * elem[alpha]) over acc_o[colu...
     {
       [[maybe_unused]] const int tj_lane = (int)threadIdx.x % 32, tj_wrow = (((int)threadIdx.x % 128) / 32) * 16 + tj_lane / 4, tj_qcol = 2 * (tj_lane % 4);
     #pragma unroll
       for (int tj_blk = 0; tj_blk < 1; ++tj_blk) {
-        tj::bf16* tj_dst = &o[(0) * 16384 + ((0 + (wg0 * 64))) * 64] + tj_blk * 4096;
+        tj::bf16* tj_dst = &q[(0) * 16384 + ((0 + (wg0 * 64))) * 64] + tj_blk * 4096;
     #pragma unroll
         for (int tj_j = 0; tj_j < 16; ++tj_j) {
     #pragma unroll
@@ -497,16 +495,19 @@ extern "C" __global__ void __launch_bounds__(384, 1) attention(const __grid_cons
     tj::fence_proxy_async();
     // NamedBarrier at <loc>: named_barrier((wg0 + 9), 128 threads)
     tj::named_barrier_sync((wg0 + 9), 128u);
-    // If at <loc>: if (((%tid.x % 128) == 0) && (((%ctaid.x * 128) + (wg0 * 64)) < seq_q)) {
-    if (((((int)threadIdx.x % 128) == 0) && ((((int)blockIdx.x * 128) + (wg0 * 64)) < seq_q))) {
-      // TmaStore at <loc>: tma_store(O{0, ((%ctaid.x * 128) + (wg0 * 64)), %ctaid.y}, o[(0 + ((wg0 * 64) * 64))])
-      tj::tma_store_3d(&O, 0, (((int)blockIdx.x * 128) + (wg0 * 64)), (int)blockIdx.y, &o[(0 + ((wg0 * 64) * 64))]);
-      // TmaStore at <loc>: tma_store(O{64, ((%ctaid.x * 128) + (wg0 * 64)), %ctaid.y}, o[(8192 + ((wg0 * 64) * 64))])
-      tj::tma_store_3d(&O, 64, (((int)blockIdx.x * 128) + (wg0 * 64)), (int)blockIdx.y, &o[(8192 + ((wg0 * 64) * 64))]);
-      // BulkGroup at <loc>: bulk_commit()
-      tj::bulk_commit();
-      // BulkGroup at <loc>: bulk_wait(0)
-      tj::bulk_wait<0>();
+    // If at <loc>: if ((%tid.x % 128) == 0) {
+    if ((((int)threadIdx.x % 128) == 0)) {
+      // If at <loc>: if (((%ctaid.x * 128) + (wg0 * 64)) < seq_q) {
+      if (((((int)blockIdx.x * 128) + (wg0 * 64)) < seq_q)) {
+        // TmaStore at <loc>: tma_store(O{0, ((%ctaid.x * 128) + (wg0 * 64)), %ctaid.y}, q[(0 + ((wg0 * 64) * 64))])
+        tj::tma_store_3d(&O, 0, (((int)blockIdx.x * 128) + (wg0 * 64)), (int)blockIdx.y, &q[(0 + ((wg0 * 64) * 64))]);
+        // TmaStore at <loc>: tma_store(O{64, ((%ctaid.x * 128) + (wg0 * 64)), %ctaid.y}, q[(8192 + ((wg0 * 64) * 64))])
+        tj::tma_store_3d(&O, 64, (((int)blockIdx.x * 128) + (wg0 * 64)), (int)blockIdx.y, &q[(8192 + ((wg0 * 64) * 64))]);
+        // BulkGroup at <loc>: bulk_commit()
+        tj::bulk_commit();
+      }
+      // BulkGroup at <loc>: bulk_wait_read(0)
+      tj::bulk_wait_read<0>();
     }
     // If at <loc>: if (((%tid.x % 128) < 64) && ((((%ctaid.x * 128) + (wg0 * 64)) + (%tid.x % 128)) < seq_q)) {
     if (((((int)threadIdx.x % 128) < 64) && (((((int)blockIdx.x * 128) + (wg0 * 64)) + ((int)threadIdx.x % 128)) < seq_q))) {
