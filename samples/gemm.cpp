@@ -278,7 +278,19 @@ std::optional<Sample::DeviceChoice> Gemm::for_device(const Config& c, int sm_cou
   if (c.param("bn") == 0) {
     const GemmShape s = gemm_shape(c);
     const GemmTiling t = gemm_tiling(c);
-    const unsigned bn = gemm_auto_bn(s, t, sm_count);
+    unsigned bn = gemm_auto_bn(s, t, sm_count);
+    const uint64_t clusters = std::max<uint64_t>(1, uint64_t(sm_count) / (uint64_t(t.cluster_m) * t.cluster_n));
+    if (auto_schedule && cluster_tiles(s, t, 256) > clusters) {
+      // Width and schedule together: a tail that stream-K absorbs needs no narrower tile.
+      // (Tiles of 256 that fit one wave stay, as gemm_auto_bn keeps them.)
+      // The model's time per width, times the width over its rate (as gemm_auto_bn).
+      auto cost = [&](unsigned width, double rate) {
+        GemmTiling w = t;
+        w.bn = width;
+        return gemm_auto_schedule(s, w, sm_count).time * width / rate;
+      };
+      bn = cost(192, 0.97) < cost(256, 1.0) ? 192 : 256;
+    }
     d.config.params["bn"] = int64_t(bn);
     say("bn 0 -> " + std::to_string(bn) + " for " + std::to_string(sm_count) + " SMs (cluster tiles: " +
         std::to_string(cluster_tiles(s, t, 256)) + " of 256 columns, " + std::to_string(cluster_tiles(s, t, 192)) + " of 192)");

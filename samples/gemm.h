@@ -58,10 +58,10 @@ struct GemmShape {
 enum class GemmSchedule : uint8_t { Auto, Static, StreamK, SplitK };
 
 // Stream-K's cost beyond its share of k-blocks, in k-blocks of one cluster (about two
-// partials stored and one added per cluster: f32 tiles of 96-128 KiB per CTA, whose
-// traffic goes at memory speed), and the gain below which auto stays static. Set from
-// the H200 (docs/performance-log.md): 20-50 k-blocks measured at 2048^3 and 4224^2, more
-// at 8192^3; with 64, auto takes static on every shape of the bench's list.
+// partials stored and one added per cluster: f32 tiles of 96-128 KiB per CTA), and the
+// gain below which auto stays static. Set from the H200 (docs/performance-log.md): with
+// 64, auto's choice was the faster of static and stream-K on every shape measured
+// (stream-K 1.47x faster where the last wave held 2 of 68 tiles, slower elsewhere).
 inline constexpr double kGemmStreamKFixup = 64.0, kGemmStreamKMargin = 0.02;
 
 // How the kernel tiles it. The cluster is (cluster_n CTAs along N) x (cluster_m along M).
@@ -107,11 +107,13 @@ unsigned gemm_auto_bn(const GemmShape& s, const GemmTiling& t, int sm_count);
 // split-K where splits 0 would split (the tiles fill at most half the clusters and K is
 // long); else static when the cluster tiles fill whole waves or stream-K would gain under
 // kGemmStreamKMargin of static's time in the wave model; stream-K otherwise. `why` says it
-// in a line; `splits` is split-K's count (1 otherwise).
+// in a line; `splits` is split-K's count (1 otherwise); `time` the model's estimate, in
+// k-blocks of one cluster's tile (for comparing tile widths: times bn / rate).
 struct GemmScheduleChoice {
   GemmSchedule schedule;
   std::string why;
   unsigned splits = 1;
+  double time = 0;
 };
 GemmScheduleChoice gemm_auto_schedule(const GemmShape& s, const GemmTiling& t, int sm_count);
 

@@ -28,9 +28,11 @@ GemmScheduleChoice gemm_auto_schedule(const GemmShape& s, const GemmTiling& t, i
   GemmTiling split = t;
   split.splits = 0;
   if (const unsigned splits = gemm_workspace(s, split, sm_count).splits; splits > 1)
-    return {GemmSchedule::SplitK, what + ": split-K, each tile's " + std::to_string(kblocks) + " k-blocks in " +
-                                      std::to_string(splits) + " ranges run by different clusters", splits};
-  if (tiles % clusters == 0) return {GemmSchedule::Static, what + ": whole waves, no tail"};
+    return {GemmSchedule::SplitK,
+            what + ": split-K, each tile's " + std::to_string(kblocks) + " k-blocks in " + std::to_string(splits) +
+                " ranges run by different clusters",
+            splits, double(ceil_div(tiles * splits, clusters) * kblocks) / double(splits)};
+  if (tiles % clusters == 0) return {GemmSchedule::Static, what + ": whole waves, no tail", 1, double(waves * kblocks)};
   // Time in k-blocks of one cluster: static runs whole waves; stream-K spreads the same
   // k-blocks evenly and pays for the partials of the tiles that clusters share.
   const double static_time = double(waves * kblocks);
@@ -40,9 +42,10 @@ GemmScheduleChoice gemm_auto_schedule(const GemmShape& s, const GemmTiling& t, i
                             fixed(100.0 * double(tiles % clusters) / double(clusters), 0) + "% busy; stream-K est. " +
                             fixed(stream_time / static_time, 2) + "x of its time";
   if (stream_time <= static_time * (1.0 - kGemmStreamKMargin))
-    return {GemmSchedule::StreamK, what + ": " + model + " (the k-blocks of the last " + std::to_string(shared) +
-                                       " tiles shared by every cluster)"};
-  return {GemmSchedule::Static, what + ": " + model + ", too little to gain"};
+    return {GemmSchedule::StreamK,
+            what + ": " + model + " (the k-blocks of the last " + std::to_string(shared) + " tiles shared by every cluster)", 1,
+            stream_time};
+  return {GemmSchedule::Static, what + ": " + model + ", too little to gain", 1, static_time};
 }
 
 }  // namespace tj::samples
