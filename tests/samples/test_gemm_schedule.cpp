@@ -74,6 +74,14 @@ TEST_CASE("gemm schedule auto: for_device resolves it and says why; an explicit 
   REQUIRE(d.has_value());
   CHECK(d->config.param("schedule") == int64_t(GemmSchedule::SplitK));
   CHECK(d->config.param("splits") == 4);
+  // bn 0 and auto together: 8576 x 512 has 68 cluster tiles of 256 columns (a second wave of
+  // 2, which stream-K absorbs) against 102 of 192 (1.55 waves): 256 and stream-K.
+  c = test::gemm_config({{"m", 128 * 67}, {"n", 512}, {"k", 8192}}, {1, 2, 1});
+  REQUIRE(c.param("bn") == 0);
+  d = s->for_device(c, 132);
+  REQUIRE(d.has_value());
+  CHECK(d->config.param("bn") == 256);
+  CHECK(d->config.param("schedule") == int64_t(GemmSchedule::StreamK));
   // Without a device, auto builds the static kernel.
   c = test::gemm_config({{"m", 4224}, {"n", 4224}, {"k", 4096}}, {1, 2, 1});
   CHECK_FALSE(samples::gemm_tiling(c).stream_k);
