@@ -46,7 +46,7 @@ TEST_CASE("gemm schedule auto: split-K for few tiles, static for whole waves, st
   CHECK(c.why.find("too little to gain") != std::string::npos);
 }
 
-TEST_CASE("gemm schedule auto: for_device resolves it and says why; an explicit schedule stays", "[samples][gemm][schedule]") {
+TEST_CASE("gemm schedule auto: for_device resolves it and says why, an explicit schedule stays", "[samples][gemm][schedule]") {
   const samples::Sample* s = samples::find_sample("gemm");
   REQUIRE(s != nullptr);
   samples::Config c = test::gemm_config({{"m", 128 * 67}, {"n", 512}, {"k", 8192}, {"bn", 256}}, {1, 2, 1});
