@@ -98,22 +98,26 @@ void SplitK::finish(const Accumulator& acc, const i32& wg, const i32& tm, const 
   const i32 tile = tm * ((tiles_n + (cx_all - 1)) / cx_all * cx_all) + tn;
   auto slot = [&](const i32& split) { return (tile * count() + split) * groups + wg; };
   const i32 counter = tile * groups + wg;
-  boolean leader = thread_idx_x() % 128 == 0;
   Var<bool> last = var(boolean(true), "last");
-  if_(count() > 1, [&] {
-    store_accumulator_partial(workspace_, acc, slot(sp));
-    warpgroup_sync(wg);
-    if_(leader, [&] {
-      (*old_)[wg] = atomic_fetch_add(counters_[counter], u32(1u), ir::MemoryOrder::AcqRel, ir::MemoryScope::Gpu);
-    });
-    warpgroup_sync(wg);
-    last = (*old_)[wg] == cast<uint32_t>(count() - 1);
-    if_(last, [&] {
-      if_(leader, [&] { counters_[counter] = u32(0u); });
-      add_partials(acc, i32(0), count(), sp, slot);
-    });
-  });
+  if_(count() > 1, [&] { fix_up(acc, wg, counter, i32(0), count(), count() - 1, sp, slot, last); });
   if_(last, [&] { epilogue(); });
+}
+
+void SplitK::fix_up(const Accumulator& acc, const i32& wg, const i32& counter, const i32& first, const i32& end, const i32& others,
+                    const i32& own,
+                    const std::function<i32(const i32&)>& slot, Var<bool>& last) const {
+  boolean leader = thread_idx_x() % 128 == 0;
+  store_accumulator_partial(workspace_, acc, slot(own));
+  warpgroup_sync(wg);
+  if_(leader, [&] {
+    (*old_)[wg] = atomic_fetch_add(counters_[counter], u32(1u), ir::MemoryOrder::AcqRel, ir::MemoryScope::Gpu);
+  });
+  warpgroup_sync(wg);
+  last = (*old_)[wg] == cast<uint32_t>(others);
+  if_(last, [&] {
+    if_(leader, [&] { counters_[counter] = u32(0u); });
+    add_partials(acc, first, end, own, slot);
+  });
 }
 
 void SplitK::add_partials(const Accumulator& acc, const i32& first, const i32& end, const i32& own,

@@ -88,6 +88,12 @@ class SplitK {
   void for_each_stream_k_unit(const ir::TileSchedule& schedule, const i32& tiles_m, const i32& tiles_n, const i32& kblocks,
                               const std::function<void(i32, i32, i32, i32, i32)>& body, SrcLoc loc) const;
   void finish_stream_k(const Accumulator& acc, const i32& wg, const i32& sp, const std::function<void()>& epilogue) const;
+  // The fix-up of a tile shared by contributors [first, end), this one `own`: its partial
+  // into slot(own), counted in on `counter`; `last` says whether it came last (after the
+  // `others`, end - first - 1, written as the kernel computes it), and then
+  // the counter is reset and the others' partials are added (add_partials).
+  void fix_up(const Accumulator& acc, const i32& wg, const i32& counter, const i32& first, const i32& end, const i32& others,
+              const i32& own, const std::function<i32(const i32&)>& slot, Var<bool>& last) const;
   // Adds the partials of contributors [first, end) into acc: the others' (skipping `own`),
   // or, deterministic, every one of them in order after clearing acc.
   void add_partials(const Accumulator& acc, const i32& first, const i32& end, const i32& own,

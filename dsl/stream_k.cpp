@@ -109,19 +109,7 @@ void SplitK::finish_stream_k(const Accumulator& acc, const i32& wg, const i32& s
         const i32 which = select(share_begin(q, p.sk_iters, p.sk_workers) >= x0, i32(0), i32(1));
         return ((q * 2 + which) * ctas + rank) * groups + wg;
       };
-      const i32 w = this_worker(k_), counter = (sp * ctas + rank) * groups + wg;
-      boolean leader = thread_idx_x() % 128 == 0;
-      store_accumulator_partial(workspace_, acc, slot(w));
-      warpgroup_sync(wg);
-      if_(leader, [&] {
-        (*old_)[wg] = atomic_fetch_add(counters_[counter], u32(1u), ir::MemoryOrder::AcqRel, ir::MemoryScope::Gpu);
-      });
-      warpgroup_sync(wg);
-      last = (*old_)[wg] == cast<uint32_t>(wl - wf);
-      if_(last, [&] {
-        if_(leader, [&] { counters_[counter] = u32(0u); });
-        add_partials(acc, wf, wl + 1, w, slot);
-      });
+      fix_up(acc, wg, (sp * ctas + rank) * groups + wg, wf, wl + 1, wl - wf, this_worker(k_), slot, last);
     });
   });
   if_(last, [&] { epilogue(); });
