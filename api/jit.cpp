@@ -97,4 +97,11 @@ int JitKernel::max_active_clusters() const {
   return rt::max_active_clusters(module_, launch_config(Grid{}));
 }
 
+rt::DeviceBuffer* JitKernel::workspace(const std::string& param, CUstream stream) {
+  const std::vector<ir::Param>& params = kernel().params;
+  for (size_t i = 0; i < params.size(); ++i)
+    if (params[i].name == param && params[i].workspace) return workspaces_->find(stream, i);
+  throw rt::RuntimeError(rt::ErrorKind::Usage, "kernel '" + name() + "' has no workspace parameter '" + param + "'");
+}
+
 }  // namespace tj

@@ -116,6 +116,10 @@ class JitKernel {
   std::optional<Grid> schedule_grid(const BoundArgs& args) const;
   // Device memory held for workspace parameters, over every stream launched on.
   uint64_t workspace_bytes() const { return workspaces_->bytes(); }
+  // The buffer bound to workspace parameter `param` on `stream` by the last launch there
+  // (what the launch left in it: the timeline's records); null before one. Throws
+  // rt::RuntimeError (Usage) when the kernel has no such workspace parameter.
+  rt::DeviceBuffer* workspace(const std::string& param, CUstream stream = nullptr);
 
  private:
   friend JitKernel load(CompiledKernel compiled, const Device& device);

@@ -113,4 +113,11 @@ uint64_t Workspaces::bytes() const {
   return total;
 }
 
+rt::DeviceBuffer* Workspaces::find(CUstream stream, size_t param) {
+  auto s = buffers_.find(stream);
+  if (s == buffers_.end()) return nullptr;
+  auto b = s->second.find(param);
+  return b == s->second.end() ? nullptr : &b->second;
+}
+
 }  // namespace tj

@@ -39,6 +39,9 @@ class Workspaces {
   void bind(const ir::Kernel& kernel, ir::Dim3 grid_clusters, CUstream stream, rt::ArgPack& args);
   // Bytes held, over every stream (for tests and diagnostics).
   uint64_t bytes() const;
+  // The buffer of workspace parameter `param` on `stream`, or null before a launch there
+  // bound one (to read what a launch left in it, or to clear it before the next).
+  rt::DeviceBuffer* find(CUstream stream, size_t param);
 
  private:
   std::map<CUstream, std::map<size_t, rt::DeviceBuffer>> buffers_;  // stream -> parameter -> buffer

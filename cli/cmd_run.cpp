@@ -7,6 +7,7 @@
 #include "cli/exit_codes.h"
 #include "cli/output.h"
 #include "cli/report.h"
+#include "cli/run_timeline.h"
 #include "cli/spec.h"
 #include "cli/target_choice.h"
 #include "generators/runner.h"
@@ -51,6 +52,7 @@ samples::Config tuned_config(const Spec& spec, const RunArgs& args, const std::s
 
 int cmd_run(const RunArgs& args) {
   Spec spec = load_spec(args.spec);
+  if (!args.timeline.empty()) check_timeline_path(args.timeline);
   std::string why;
   const bool have_driver = rt::driver_available(&why);
 
@@ -77,6 +79,11 @@ int cmd_run(const RunArgs& args) {
               << "launch    not run: no GPU here (" << why << "). Launching needs an sm_90a or sm_100a GPU.\n";
     print_transaction_checks(std::cout, c.lowered);
     print_race_checks(std::cout, c.lowered);
+    if (!args.timeline.empty()) {
+      compile_timeline(spec, spec.config, target);
+      std::cout << "timeline  not recorded: no GPU here (the kernel compiles with the timeline; nothing was written to "
+                << args.timeline << ")\n";
+    }
     return kNoGpu;
   }
 
@@ -124,7 +131,9 @@ int cmd_run(const RunArgs& args) {
       std::cout << buf;
     }
   }
-  return r.verified && !r.check.ok ? kMismatch : kOk;
+  if (r.verified && !r.check.ok) return kMismatch;
+  if (!args.timeline.empty()) return run_timeline(spec, config, target, device, cache, args.timeline, args.seed, args.verify);
+  return kOk;
 }
 
 }  // namespace tj::cli

@@ -28,6 +28,7 @@ struct RunArgs {
   std::string out_dir = "tilejit-out";  // where PTX goes when there is no GPU
   bool tuned = true;                    // false: --no-tuned
   std::optional<int> device;            // --device; nullopt: TILEJIT_DEVICE, else 0
+  std::string timeline;                 // --timeline: where the SVG goes; empty: none
 };
 
 struct TuneArgs {

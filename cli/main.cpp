@@ -95,6 +95,10 @@ int main(int argc, char** argv) {
   bool no_tuned = false;
   run->add_flag("--no-tuned", no_tuned, "Run the spec's config even when the tuning DB has one for this problem");
   run->add_option("--device", device_text, device_help)->type_name("N");
+  run->add_option("--timeline", ra.timeline,
+                  "Record one more launch with each work unit's SM, start and end, and draw it as a per-SM Gantt chart "
+                  "(SVG) at this path, with the makespan and its lower bound")
+      ->type_name("FILE.svg");
 
   TuneArgs ta;
   CLI::App* tune = app.add_subcommand(
@@ -161,6 +165,10 @@ int main(int argc, char** argv) {
       }
       ra.tuned = !no_tuned;
       ra.device = device;
+      if (run->count("--timeline") && ra.timeline.empty()) {
+        std::cerr << "error: --timeline: the file name is empty\n";
+        return kBadInput;
+      }
       return cmd_run(ra);
     }
     if (app.got_subcommand("tune")) {

@@ -7,6 +7,7 @@
 #include "codegen/passes/insert_barrier_init.h"
 #include "codegen/passes/insert_entry_barrier.h"
 #include "codegen/passes/insert_exit_barrier.h"
+#include "codegen/passes/insert_timeline.h"
 #include "codegen/passes/lower_schedules.h"
 #include "codegen/passes/verify_tiles.h"
 #include "codegen/passes/verify_async.h"
@@ -44,6 +45,7 @@ struct PassState {
   TransactionReport transactions;
   RaceReport races;
   EmitOptions emit;
+  bool timeline = false;
   std::string cuda;
 };
 
@@ -86,6 +88,10 @@ const std::vector<Pass>& passes() {
       {"insert_barrier_init", Stage::Rewrite, [](PassState& s) { s.kernel = insert_barrier_init(s.kernel); }},
       {"insert_entry_barrier", Stage::Rewrite, [](PassState& s) { s.kernel = insert_entry_barrier(s.kernel); }},
       {"insert_exit_barrier", Stage::Rewrite, [](PassState& s) { s.kernel = insert_exit_barrier(s.kernel); }},
+      {"insert_timeline", Stage::Rewrite,
+       [](PassState& s) {
+         if (s.timeline) s.kernel = insert_timeline(s.kernel);
+       }},
       {"emit_cuda", Stage::Emit, [](PassState& s) { s.cuda = emit_cuda(s.kernel, s.target, s.emit); }},
   };
   return table;
@@ -104,7 +110,7 @@ const std::vector<std::string>& pass_names() {
 
 Lowered lower(const ir::Kernel& user, const Target& target, const LowerOptions& opts) {
   auto dump = dumper(opts);
-  PassState state{target, user, {}, {}, {}, {}, {}};
+  PassState state{target, user, {}, {}, {}, {}, opts.timeline, {}};
   state.emit.hang_guard_ns = hang_guard_ns(opts);
   for (const Pass& p : passes()) {
     const bool verifying = p.stage == Stage::Verify || p.stage == Stage::VerifyWellFormed;

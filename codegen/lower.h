@@ -23,6 +23,9 @@ struct LowerOptions {
   // Called with (pass name, IR text) after every pass that runs; also enabled
   // by TILEJIT_DUMP_IR=1 (to stderr) or TILEJIT_DUMP_IR=<pass name>.
   std::function<void(const std::string& pass, const std::string& ir)> dump;
+  // Record every work unit's SM and start and end times (codegen/passes/insert_timeline.h):
+  // `tilejit run --timeline`. Adds two workspace parameters; the kernel is otherwise the same.
+  bool timeline = false;
 };
 
 struct Lowered {

@@ -180,12 +180,16 @@ void KernelBuilder::set_workspace_size(const ir::Expr& buffer, const ir::Expr& e
     for (ir::Param& q : kernel_.params)
       if (q.name == v->name && q.workspace) p = &q;
   if (!p) throw UserError(L(loc), "size_workspace: the buffer is not a workspace", "declare it with k.workspace<T>(name, zeroed)");
-  HostUnknown unknown(kernel_);
-  unknown.visit(elements);
-  if (!unknown.found.empty())
-    throw UserError(L(loc), "workspace '" + p->name + "': its size reads " + unknown.found + ", which the host cannot evaluate before a launch",
+  if (std::string unknown = host_unknown(elements); !unknown.empty())
+    throw UserError(L(loc), "workspace '" + p->name + "': its size reads " + unknown + ", which the host cannot evaluate before a launch",
                     "build the size from integer parameters, constants, the cluster shape and the grid");
   p->workspace->elements = elements;
+}
+
+std::string KernelBuilder::host_unknown(const ir::Expr& e) const {
+  HostUnknown unknown(kernel_);
+  unknown.visit(e);
+  return unknown.found;
 }
 
 ir::Expr KernelBuilder::add_shared(std::string name, ir::Scalar elem, uint64_t count, bool dynamic, const SrcLoc& loc) {
@@ -288,12 +292,23 @@ void for_(const i64& begin, const i64& end, const i64& step, const std::function
   build_for<int64_t>(begin, end, step, body, loc);
 }
 
-void while_(const boolean& cond, const std::function<void()>& body, SrcLoc loc) {
+namespace {
+void build_while(const boolean& cond, std::optional<ir::LoopUnits> units, const std::function<void()>& body, const SrcLoc& loc) {
   KernelBuilder& b = KernelBuilder::active(loc);
   b.push_block();
   body();
   ir::Stmt inner = ir::Block::make(b.pop_block(), L(loc));
-  b.append(ir::While::make(cond.expr(), inner, L(loc)));
+  b.append(ir::While::make(cond.expr(), inner, L(loc), std::move(units)));
+}
+}  // namespace
+
+void while_(const boolean& cond, const std::function<void()>& body, SrcLoc loc) { build_while(cond, std::nullopt, body, loc); }
+
+void while_units(const boolean& cond, const i32& unit, const i64& count, const std::function<void()>& body, SrcLoc loc) {
+  if (std::string unknown = KernelBuilder::active(loc).host_unknown(count.expr()); !unknown.empty())
+    throw UserError(L(loc), "while_units: the unit count reads " + unknown + ", which the host cannot evaluate before a launch",
+                    "build the count from integer parameters, constants, the cluster shape and the grid");
+  build_while(cond, ir::LoopUnits{unit.expr(), count.expr()}, body, loc);
 }
 
 IfChain if_(const boolean& cond, const std::function<void()>& then, SrcLoc loc) {

@@ -201,6 +201,9 @@ class KernelBuilder {
   std::vector<ir::Stmt>& current_block();
   size_t depth() const { return blocks_.size(); }
   std::string fresh_name(std::string hint, const SrcLoc& loc);
+  // What `e` reads that the host cannot evaluate before a launch (a local, a load, a
+  // thread's register), or "" (parameters, constants, the cluster shape, the grid).
+  std::string host_unknown(const ir::Expr& e) const;
 
  private:
   ir::Expr add_param(std::string name, ir::Type type, const SrcLoc& loc);
@@ -249,6 +252,14 @@ void for_(const i64& begin, const i64& end, const i64& step, const std::function
 // while (cond) body(): cond is evaluated before each iteration (a Var the body assigns,
 // a flag a wait delivers). The race and transaction checks treat its trip count as unknown.
 void while_(const boolean& cond, const std::function<void()>& body, SrcLoc loc = SrcLoc::current());
+// A while_ whose iterations are units of work (a hand-written schedule's loop): `unit`
+// numbers each iteration's unit (evaluated as the iteration starts), `count` bounds the
+// iterations of one launch summed over the clusters (built from the parameters and the
+// grid, like a workspace size). `tilejit run --timeline` records each iteration's SM,
+// start and end (for_each_tile's loops are recorded the same way); without it the code
+// is the same as while_'s.
+void while_units(const boolean& cond, const i32& unit, const i64& count, const std::function<void()>& body,
+                 SrcLoc loc = SrcLoc::current());
 
 class IfChain {
  public:

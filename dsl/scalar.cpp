@@ -56,6 +56,7 @@ i64 abs(const i64& x, std::source_location loc) { return i64(call(IntrinsicOp::A
 
 u64 global_timer(std::source_location loc) { return u64(call(IntrinsicOp::GlobalTimer, {}, loc)); }
 u32 sm_id(std::source_location loc) { return u32(call(IntrinsicOp::SmId, {}, loc)); }
+boolean warp_leader(std::source_location loc) { return boolean(call(IntrinsicOp::WarpLeader, {}, loc)); }
 
 ir::Expr make_bitcast(const ir::Expr& v, ir::Scalar to, const std::source_location& loc) {
   const ir::Scalar from = v->type.scalar;

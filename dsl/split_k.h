@@ -105,9 +105,12 @@ class SplitK {
   KPartition partition_;
   bool deterministic_;
   // Stream-K, per launch (locals of the role, declare_count): clusters, stream-K tiles,
-  // their k-blocks, the clusters that share them, cluster tiles and k-blocks per tile.
+  // their k-blocks, the clusters that share them, cluster tiles and k-blocks per tile;
+  // and, from the parameters and the grid, a bound on the walk's iterations over every
+  // cluster (its tiles plus a share boundary per cluster), for the timeline.
   struct StreamKPlan {
     i32 workers, sk_tiles, sk_iters, sk_workers, rows, cols, tiles, kblocks;
+    i64 unit_bound;
   };
   std::optional<StreamKPlan> sk_;
   Ptr<float> workspace_;

@@ -38,7 +38,8 @@ void SplitK::declare_stream_k(const i32& tiles_m, const i32& tiles_n, const i32&
                     var(rows, "sk_rows"),
                     var(cols, "sk_cols"),
                     var(tiles, "sk_cluster_tiles"),
-                    kblocks};
+                    kblocks,
+                    cast<int64_t>(tiles) + cast<int64_t>(workers)};
 }
 
 namespace {
@@ -66,8 +67,9 @@ void SplitK::for_each_stream_k_unit(const ir::TileSchedule& schedule, const i32&
   const i32 end = var(select(shares, share_begin(w + 1, p.sk_iters, p.sk_workers), i32(0)), "sk_end");
   Var<int32_t> it = var(select(shares, share_begin(w, p.sk_iters, p.sk_workers), i32(0)), "sk_it");
   Var<int32_t> whole = var(p.sk_tiles + w, "sk_whole");  // the next whole tile: one wave apart
-  while_(
-      it < end || whole < p.tiles,
+  // A unit of the timeline: the cluster tile of the iteration, a share's or a whole one.
+  while_units(
+      it < end || whole < p.tiles, select(it < end, it / p.kblocks, whole), p.unit_bound,
       [&] {
         const i32 streamed = var(select(it < end, i32(1), i32(0)), "sk_streamed");
         const i32 ct = var(select(streamed == 1, it / p.kblocks, whole), "sk_tile");

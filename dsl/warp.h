@@ -66,4 +66,8 @@ Val<T> warp_min(const Val<T>& v, const u32& mask = kFullWarp, std::source_locati
   return Val<T>(make_warp_reduce(ir::IntrinsicOp::WarpMin, v.expr(), mask.expr(), loc));
 }
 
+// Whether this lane is the lowest of its warp's lanes that run this call: one lane per
+// warp acts for it (a record, a counter), whichever lanes diverged away (activemask).
+boolean warp_leader(std::source_location loc = std::source_location::current());
+
 }  // namespace tj::dsl

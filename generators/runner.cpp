@@ -31,14 +31,15 @@ void check_sample_config(const Sample& s, const Config& c) {
   if (!diags.empty()) throw UserError(std::move(diags));
 }
 
-Compiled compile_sample(const Sample& s, const Config& c, const codegen::Target& target, rt::Cache* cache) {
+Compiled compile_sample(const Sample& s, const Config& c, const codegen::Target& target, rt::Cache* cache,
+                        const codegen::LowerOptions& lower) {
   Stopwatch clock;
   check_sample_config(s, c);
   ir::Kernel k = s.build(c);
   const double build = clock.lap();
   std::vector<Diagnostic> diags = codegen::verify_launch(k, c.grid_ctas());
   if (!diags.empty()) throw UserError(std::move(diags));
-  Compiled out = tj::compile(k, target, cache);  // times.lower and times.compile
+  Compiled out = tj::compile(k, target, cache, lower);  // times.lower and times.compile
   out.times.build = build;
   return out;
 }

@@ -32,7 +32,8 @@ using Compiled = tj::CompiledKernel;
 using tj::compile_request;
 
 // Builds the sample's kernel, verifies and lowers it, compiles it through the cache.
-Compiled compile_sample(const Sample& s, const Config& c, const codegen::Target& target, rt::Cache* cache);
+Compiled compile_sample(const Sample& s, const Config& c, const codegen::Target& target, rt::Cache* cache,
+                        const codegen::LowerOptions& lower = {});
 
 // The spec's grid (in CTAs, which compile_sample checked against the kernel's cluster
 // shape), counted in clusters of the compiled kernel.

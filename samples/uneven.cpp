@@ -116,19 +116,6 @@ std::optional<ir::Dim3> Uneven::persistent_grid(const Config& c, int max_active_
   return ir::Dim3{unsigned(n), 1, 1};
 }
 
-MakespanBound makespan_bound(std::vector<double> unit_ns, int sms) {
-  MakespanBound b;
-  sms = std::max(1, sms);
-  for (double d : unit_ns) b.total_ns += d, b.largest_ns = std::max(b.largest_ns, d);
-  b.bound_ns = std::max(b.total_ns / sms, b.largest_ns);
-  if (unit_ns.size() > size_t(sms)) {
-    std::nth_element(unit_ns.begin(), unit_ns.begin() + sms, unit_ns.end(), std::greater<>());
-    const double next = unit_ns[size_t(sms)];  // the (sms + 1)-th longest; the sms longest before it
-    b.pair_ns = next + *std::min_element(unit_ns.begin(), unit_ns.begin() + sms);
-  }
-  return b;
-}
-
 std::vector<double> nominal_durations(const UnevenPlan& p) {
   std::vector<double> ns;
   ns.reserve(size_t(p.units()));

@@ -20,6 +20,7 @@
 #include "dsl/ir/ir.h"
 #include "dsl/ir/kernel.h"
 #include "generators/sample.h"
+#include "generators/timeline.h"
 
 namespace tj::samples {
 
@@ -54,18 +55,6 @@ UnevenPlan uneven_plan(const Config& c);
 // i32 tiles_m, i32 tiles_n, u32 unit_ns. Unit (i, j) is element i * tiles_n + j.
 ir::Kernel build_uneven_kernel(const UnevenPlan& p);
 
-// The lower bound of a makespan on `sms` SMs that each run one unit at a time, from the
-// units' durations (ns): max(total / sms, largest). A unit of a cluster of C CTAs occupies
-// C SMs for its duration: pass each CTA's unit (every element of the grid) once.
-// pair_ns: the sms-th and (sms + 1)-th longest units added (two of the sms + 1 longest
-// share an SM), 0 with at most sms units; max(bound_ns, pair_ns) is a bound too, and the
-// one that counts for equal units that do not divide the SMs (133 on 132: two units long).
-struct MakespanBound {
-  double total_ns = 0, largest_ns = 0, bound_ns = 0, pair_ns = 0;
-  bool work_bound() const { return total_ns > 0 && bound_ns > largest_ns; }  // total / SMs decides it
-  double with_pair_ns() const { return bound_ns > pair_ns ? bound_ns : pair_ns; }
-};
-MakespanBound makespan_bound(std::vector<double> unit_ns, int sms);
 // The plan's nominal unit durations (ns), unit i * tiles_n + j at that index, and their bound.
 std::vector<double> nominal_durations(const UnevenPlan& p);
 MakespanBound nominal_bound(const UnevenPlan& p, int sms);

@@ -3,7 +3,7 @@
 # GPU tests, every sample spec through the CLI, benchmarks, tuning (gpu_tune.sh),
 # multicast traffic with ncu, and compute-sanitizer on every sample. Run from the repo root with
 # the binaries staged by scripts/stage.sh in .stage/; logs go to $OUT (or ./out).
-#   scripts/gpu_session.sh [SECTION...]   sections: tests runs faults plugins races bench gemm epilogue pingpong attention attention-schedules attention-table softmax schedules streamk tune multicast sanitizer
+#   scripts/gpu_session.sh [SECTION...]   sections: tests runs faults plugins races bench gemm epilogue pingpong attention attention-schedules attention-table softmax schedules streamk timeline tune multicast sanitizer
 # (all but attention-table when none is named; named ones append to out/summary.txt, so a session can be split
 # across several commands).
 set -uo pipefail
@@ -216,6 +216,27 @@ note "gpu tests [streamk],[splitk] rc=$?: $(grep -E '^(All tests|test cases)' "$
 for cfg in cluster=1x2 cluster=1x2,schedule=static cluster=1x2,schedule=stream_k cluster=1x2,schedule=split_k,splits=0; do
   timeout 240 $B/tilejit_bench_gemm --iters 50 --reps 5 --sustained 0 --config "$cfg" --shapes "$STREAMK_SHAPES" > "$OUT/bench_streamk.log" 2>&1
   note "bench gemm $cfg rc=$?"; grep -E '^(device|[0-9]+ reps|\||  tuned)' "$OUT/bench_streamk.log" >> "$summary"
+done
+fi
+
+# Timelines (tilejit run --timeline): the GPU tests of the timeline, then the README's charts
+# (in $OUT/timeline/): the uneven spec under each schedule, and a tail-heavy GEMM (68 cluster
+# tiles on 66 clusters) under the static schedule and stream-K.
+if section timeline; then
+timeout 300 $B/tilejit_gpu_tests "[timeline]" > "$OUT/gpu_tests_timeline.log" 2>&1
+note "gpu tests [timeline] rc=$?: $(grep -E '^(All tests|test cases)' "$OUT/gpu_tests_timeline.log" | tr '\n' ' ')"
+mkdir -p "$OUT/timeline"
+for sched in static dynamic; do
+  f=/tmp/uneven_$sched.json
+  sed -e "s/\"schedule\": \"dynamic\"/\"schedule\": \"$sched\"/" .stage/specs/uneven.json > $f
+  timeout 120 $B/tilejit run $f --iters 1 --timeline "$OUT/timeline/uneven_$sched.svg" > "$OUT/timeline_run.log" 2>&1; rc=$?
+  note "timeline uneven $sched rc=$rc: $(grep -E '^(verify|timeline)' "$OUT/timeline_run.log" | tr -s ' ' | tr '\n' ' ')"
+done
+for sched in static stream_k; do
+  f=/tmp/gemm_tail_$sched.json
+  printf '{ "description": "a tail-heavy GEMM: 8576 x 512 x 8192 in 128x256 tiles, 68 cluster tiles of 1x2 on 66 clusters", "kernel": "gemm", "cluster": [1, 2], "params": { "m": 8576, "n": 512, "k": 8192, "bn": 256, "schedule": "%s" } }\n' $sched > $f
+  timeout 120 $B/tilejit run $f --iters 1 --timeline "$OUT/timeline/gemm_tail_$sched.svg" > "$OUT/timeline_run.log" 2>&1; rc=$?
+  note "timeline gemm 8576x512x8192 $sched rc=$rc: $(grep -E '^(verify|timeline)' "$OUT/timeline_run.log" | tr -s ' ' | tr '\n' ' ')"
 done
 fi
 

@@ -82,6 +82,7 @@ class Walk : public Visitor {
   void visit_node(const Intrinsic& n) override {
     if (intrinsic_is_warp_op(n.op)) return worsen(Uniform::Thread);
     if (intrinsic_rule(n.op) == IntrinsicRule::Clock) return worsen(Uniform::Thread);  // a new value at each read
+    if (intrinsic_rule(n.op) == IntrinsicRule::Leader) return worsen(Uniform::Thread);
     Visitor::visit_node(n);
   }
   void visit_node(const VarRef& n) override {

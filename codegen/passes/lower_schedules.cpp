@@ -30,7 +30,7 @@ class Lowering : public Mutator {
   // loop over this CTA's units, each decoded into the tile the body sees.
   Stmt lower(const ForEachTile& t) {
     const schedules::Schedule& schedule = schedules::schedule_for(t.schedule.kind);
-    schedules::UnitSpace s{t, k_, target_, "tj_sched" + std::to_string(n_++) + "_", {}, {}, {}, {}, {}, nullptr};
+    schedules::UnitSpace s{t, k_, target_, "tj_sched" + std::to_string(n_++) + "_", {}, {}, {}, {}, {}, {}, nullptr};
     if (auto p = plans_.find(t.schedule.kind); p != plans_.end()) s.plan = p->second.get();
     const int64_t cx = k_.cluster.x, cy = k_.cluster.y;
     std::vector<Stmt> outer;
@@ -39,6 +39,7 @@ class Lowering : public Mutator {
     s.cluster_tiles = s.let(outer, "total", bin(BinOp::Mul, s.cluster_rows, s.cluster_cols));
     s.splits = t.splits ? s.let(outer, "splits", t.splits) : nullptr;
     s.units = s.splits ? s.let(outer, "units", bin(BinOp::Mul, s.cluster_tiles, s.splits)) : s.cluster_tiles;
+    s.unit_count = schedules::unit_count(t, k_);
     auto body = [&](const Expr& unit) {
       std::vector<Stmt> b;
       schedule.decode(s, unit, b);

@@ -53,3 +53,12 @@ struct f32_min { TJ_DEVICE float operator()(float a, float b) const { return fmi
 TJ_DEVICE float warp_sum(float v, u32 mask) { return warp_reduce_f32(v, mask, f32_add{}); }
 TJ_DEVICE float warp_max(float v, u32 mask) { return warp_reduce_f32(v, mask, f32_max{}); }
 TJ_DEVICE float warp_min(float v, u32 mask) { return warp_reduce_f32(v, mask, f32_min{}); }
+
+// Whether this lane is the lowest of the lanes executing the call: no lane below it is
+// active (activemask.b32, %lanemask_lt). Volatile: the active set is read where it stands.
+TJ_DEVICE bool warp_leader() {
+  u32 active, below;
+  asm volatile("activemask.b32 %0;" : "=r"(active));
+  asm("mov.u32 %0, %%lanemask_lt;" : "=r"(below));
+  return (active & below) == 0;
+}

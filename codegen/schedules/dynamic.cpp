@@ -93,10 +93,7 @@ class Dynamic final : public Schedule {
                                Workspace{IntImm::make(Scalar::I64, 1), true}});
     // The units a launch has, for the host to size the grid: the unit space of
     // lower_schedules, from the first walk's expressions.
-    auto ceil_div = [](Expr a, int64_t b) { return bin(BinOp::Div, bin(BinOp::Add, std::move(a), imm(b - 1)), imm(b)); };
-    Expr units = bin(BinOp::Mul, ceil_div(first.tiles_m, k.cluster.y), ceil_div(first.tiles_n, k.cluster.x));
-    if (first.splits) units = bin(BinOp::Mul, units, first.splits);
-    k.schedule_grid = ScheduleGrid{Cast::make(Scalar::I64, units), plan->launch_control};
+    k.schedule_grid = ScheduleGrid{unit_count(first, k), plan->launch_control};
     return plan;
   }
 
@@ -155,7 +152,7 @@ class Dynamic final : public Schedule {
     if (s.clustered()) empty = MapSharedRank::make(empty, imm(0), loc);
     iter.push_back(MbarrierArrive::make(empty, slot, nullptr, loc));
     iter.push_back(Assign::make(k, bin(BinOp::Add, k, imm(1)), loc));
-    return While::make(valid, block(std::move(iter), loc), loc);
+    return While::make(valid, block(std::move(iter), loc), loc, LoopUnits{unit, s.unit_count});
   }
 
  private:

@@ -14,17 +14,25 @@ ir::Expr UnitSpace::local(const std::string& name) const {
   return ir::VarRef::make(prefix + name, ir::Type::of(ir::Scalar::I32), node.loc);
 }
 
-ir::Stmt Schedule::loop(const UnitSpace& s, std::vector<ir::Stmt>& prologue, const UnitBody& body) const {
-  const UnitWalk w = walk(s, prologue);
-  const std::string unit = s.splits ? "u" : "t";  // without splits the unit is the tile
-  return ir::For::make(s.prefix + unit, w.first, w.end, w.stride, body(s.local(unit)), s.node.loc);
-}
-
 namespace {
 ir::Expr imm(int64_t v) { return ir::IntImm::make(ir::Scalar::I32, v); }
 ir::Expr bin(ir::BinOp op, ir::Expr a, ir::Expr b) { return ir::Binary::make(op, std::move(a), std::move(b)); }
 ir::Expr reg(ir::SpecialRegKind r) { return ir::SpecialReg::make(r); }
 }  // namespace
+
+ir::Stmt Schedule::loop(const UnitSpace& s, std::vector<ir::Stmt>& prologue, const UnitBody& body) const {
+  const UnitWalk w = walk(s, prologue);
+  const std::string unit = s.splits ? "u" : "t";  // without splits the unit is the tile
+  return ir::For::make(s.prefix + unit, w.first, w.end, w.stride, body(s.local(unit)), s.node.loc,
+                       ir::LoopUnits{s.local(unit), s.unit_count});
+}
+
+ir::Expr unit_count(const ir::ForEachTile& t, const ir::Kernel& k) {
+  auto ceil_div = [](ir::Expr a, int64_t b) { return bin(ir::BinOp::Div, bin(ir::BinOp::Add, std::move(a), imm(b - 1)), imm(b)); };
+  ir::Expr units = bin(ir::BinOp::Mul, ceil_div(t.tiles_m, k.cluster.y), ceil_div(t.tiles_n, k.cluster.x));
+  if (t.splits) units = bin(ir::BinOp::Mul, units, t.splits);
+  return ir::Cast::make(ir::Scalar::I64, units);
+}
 
 void declare_grouping(const UnitSpace& s, std::vector<ir::Stmt>& prologue) {
   s.let(prologue, "group_span", bin(ir::BinOp::Mul, imm(s.node.schedule.group), s.cluster_cols));

@@ -41,6 +41,7 @@ struct UnitSpace {
   ir::Expr cluster_tiles;      // rows x cols
   ir::Expr splits;             // null without split-K
   ir::Expr units;              // cluster_tiles x splits
+  ir::Expr unit_count;         // the same as an i64 of node's expressions (host-evaluable, no locals)
   const KernelPlan* plan = nullptr;  // what prepare() returned for this kernel
 
   // A local `prefix + name` of type i32, declared by `into` with `value`.
@@ -79,6 +80,10 @@ class Schedule {
 };
 
 const Schedule& schedule_for(ir::ScheduleKind kind);
+
+// The units of `t`'s space (cluster tiles x splits) as an i64 built from its own tile
+// counts and splits, so that the host can evaluate it like a workspace size.
+ir::Expr unit_count(const ir::ForEachTile& t, const ir::Kernel& k);
 
 // Grouped rasterization, shared by the schedules: declare_grouping puts the local the
 // decode reads into a prologue; decode_grouped declares the tile (and split) of unit u:

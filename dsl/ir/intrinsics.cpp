@@ -29,7 +29,8 @@ bool is_32bit_value(Scalar s) { return scalar_bytes(s) == 4 && !is_opaque(s) && 
 // The result type of `op` over `args`, checking the operands.
 Type result_type(IntrinsicOp op, const std::vector<Expr>& args, Scalar to) {
   if (row(op).rule == IntrinsicRule::Clock) return Type::of(op == IntrinsicOp::GlobalTimer ? Scalar::U64 : Scalar::U32);
-  const Scalar a = args[0]->type.scalar;
+  if (row(op).rule == IntrinsicRule::Leader) return Type::of(Scalar::Bool);
+  const Scalar a = args[0]->type.scalar;  // every other rule takes operands
   auto value = [&](size_t i, Scalar s) {
     require(!args[i]->type.is_pointer() && args[i]->type.scalar == s, op,
             "operand " + std::to_string(i) + " must be " + std::string(scalar_name(s)) + ", got " + args[i]->type.str());
@@ -70,6 +71,8 @@ Type result_type(IntrinsicOp op, const std::vector<Expr>& args, Scalar to) {
               "reduces f32, i32 or u32, got " + args[0]->type.str());
       value(1, Scalar::U32);
       return args[0]->type;
+    case IntrinsicRule::Clock:
+    case IntrinsicRule::Leader: break;  // no operands: typed above
   }
   internal_error("intrinsic: bad rule");
 }

@@ -280,7 +280,17 @@ Stmt AtomicFetchAdd::make(std::string result, Expr ptr, Expr index, Expr value, 
                                           std::move(loc));
 }
 
-Stmt For::make(std::string var, Expr begin, Expr end, Expr step, Stmt body, Loc loc) {
+namespace {
+void require_units(const std::optional<LoopUnits>& u, const char* node) {
+  if (!u) return;
+  require_value(u->unit, node, "units.unit");
+  require_value(u->count, node, "units.count");
+  require(u->unit->type == Type::of(Scalar::I32), std::string(node) + "::make: a unit number is i32");
+  require(u->count->type == Type::of(Scalar::I64), std::string(node) + "::make: a unit count is i64");
+}
+}  // namespace
+
+Stmt For::make(std::string var, Expr begin, Expr end, Expr step, Stmt body, Loc loc, std::optional<LoopUnits> units) {
   require(!var.empty(), "For::make: empty loop variable");
   require_value(begin, "For", "begin");
   require_value(end, "For", "end");
@@ -288,15 +298,17 @@ Stmt For::make(std::string var, Expr begin, Expr end, Expr step, Stmt body, Loc 
   require(is_integer(begin->type.scalar), "For::make: loop bounds must be integers");
   require(begin->type == end->type && begin->type == step->type, "For::make: bound types differ");
   require(body != nullptr, "For::make: null body");
+  require_units(units, "For");
   return std::make_shared<For>(std::move(var), std::move(begin), std::move(end), std::move(step), std::move(body),
-                               std::move(loc));
+                               std::move(loc), std::move(units));
 }
 
-Stmt While::make(Expr cond, Stmt body, Loc loc) {
+Stmt While::make(Expr cond, Stmt body, Loc loc, std::optional<LoopUnits> units) {
   require_value(cond, "While", "cond");
   require(cond->type.scalar == Scalar::Bool, "While::make: condition is not bool");
   require(body != nullptr, "While::make: null body");
-  return std::make_shared<While>(std::move(cond), std::move(body), std::move(loc));
+  require_units(units, "While");
+  return std::make_shared<While>(std::move(cond), std::move(body), std::move(loc), std::move(units));
 }
 
 Stmt If::make(Expr cond, Stmt then_body, Stmt else_body, Loc loc) {

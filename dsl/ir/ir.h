@@ -222,6 +222,7 @@ enum class IntrinsicRule : uint8_t {
   Reinterpret,  // a global pointer -> a global pointer to `to`
   ClcQuery,     // a u32x4 cluster launch control response -> bool (is_canceled) or i32 (a ctaid)
   Clock,        // () -> u64 (global_timer) or u32 (sm_id); differs between reads and threads
+  Leader,       // () -> bool (warp_leader); differs between the lanes of a warp
 };
 std::string_view intrinsic_name(IntrinsicOp);     // the DSL spelling: "approx::exp2"
 std::string_view intrinsic_wrapper(IntrinsicOp);  // the prelude function: "exp2_approx"
@@ -319,15 +320,28 @@ struct AtomicFetchAdd final : StmtNode {
         order(o), scope(s) {}
 };
 
+// A loop whose iterations are units of work (a schedule's tiles, stream-K's shares):
+// `unit` (i32, evaluated at the start of each iteration) numbers the iteration's unit,
+// `count` (i64, an expression of the scalar parameters and the grid, like a workspace
+// size) bounds the iterations of one launch summed over the clusters. Only the timeline
+// (LowerOptions::timeline, codegen/passes/insert_timeline.h) reads it; the code is the
+// same without.
+struct LoopUnits {
+  Expr unit;
+  Expr count;
+};
+
 struct For final : StmtNode {
   static constexpr StmtKind static_kind = StmtKind::For;
   const std::string var;  // the loop index, of begin's type
   const Expr begin, end, step;
   const Stmt body;
-  static Stmt make(std::string var, Expr begin, Expr end, Expr step, Stmt body, Loc loc);
-  For(std::string v, Expr b, Expr e, Expr s, Stmt body_, Loc l)
+  const std::optional<LoopUnits> units;
+  static Stmt make(std::string var, Expr begin, Expr end, Expr step, Stmt body, Loc loc,
+                   std::optional<LoopUnits> units = std::nullopt);
+  For(std::string v, Expr b, Expr e, Expr s, Stmt body_, Loc l, std::optional<LoopUnits> u)
       : StmtNode(static_kind, std::move(l)), var(std::move(v)), begin(std::move(b)), end(std::move(e)),
-        step(std::move(s)), body(std::move(body_)) {}
+        step(std::move(s)), body(std::move(body_)), units(std::move(u)) {}
 };
 
 // while (cond) body: the loop of a schedule whose next unit is data (ask, then
@@ -336,8 +350,10 @@ struct While final : StmtNode {
   static constexpr StmtKind static_kind = StmtKind::While;
   const Expr cond;
   const Stmt body;
-  static Stmt make(Expr cond, Stmt body, Loc loc);
-  While(Expr c, Stmt b, Loc l) : StmtNode(static_kind, std::move(l)), cond(std::move(c)), body(std::move(b)) {}
+  const std::optional<LoopUnits> units;
+  static Stmt make(Expr cond, Stmt body, Loc loc, std::optional<LoopUnits> units = std::nullopt);
+  While(Expr c, Stmt b, Loc l, std::optional<LoopUnits> u)
+      : StmtNode(static_kind, std::move(l)), cond(std::move(c)), body(std::move(b)), units(std::move(u)) {}
 };
 
 struct If final : StmtNode {

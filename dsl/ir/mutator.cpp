@@ -102,15 +102,23 @@ Stmt Mutator::mutate_node(const AtomicFetchAdd& n, const Stmt& self) {
   Expr p = mutate(n.ptr), i = mutate(n.index), v = mutate(n.value);
   return p == n.ptr && i == n.index && v == n.value ? self : AtomicFetchAdd::make(n.result, p, i, v, n.order, n.scope, n.loc);
 }
+std::optional<LoopUnits> Mutator::mutate_units(const std::optional<LoopUnits>& u) {
+  if (!u) return u;
+  return LoopUnits{mutate(u->unit), mutate(u->count)};
+}
 Stmt Mutator::mutate_node(const For& n, const Stmt& self) {
   Expr b = mutate(n.begin), e = mutate(n.end), st = mutate(n.step);
   Stmt body = mutate(n.body);
-  return b == n.begin && e == n.end && st == n.step && body == n.body ? self : For::make(n.var, b, e, st, body, n.loc);
+  std::optional<LoopUnits> u = mutate_units(n.units);
+  const bool same_units = !u || (u->unit == n.units->unit && u->count == n.units->count);
+  return b == n.begin && e == n.end && st == n.step && body == n.body && same_units ? self : For::make(n.var, b, e, st, body, n.loc, u);
 }
 Stmt Mutator::mutate_node(const While& n, const Stmt& self) {
   Expr c = mutate(n.cond);
   Stmt body = mutate(n.body);
-  return c == n.cond && body == n.body ? self : While::make(c, body, n.loc);
+  std::optional<LoopUnits> u = mutate_units(n.units);
+  const bool same_units = !u || (u->unit == n.units->unit && u->count == n.units->count);
+  return c == n.cond && body == n.body && same_units ? self : While::make(c, body, n.loc, u);
 }
 Stmt Mutator::mutate_node(const If& n, const Stmt& self) {
   Expr c = mutate(n.cond);

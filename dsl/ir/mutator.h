@@ -23,6 +23,7 @@ class Mutator {
 
   TileOperand mutate_tile(const TileOperand& t);
   std::vector<Expr> mutate_all(const std::vector<Expr>& es);
+  std::optional<LoopUnits> mutate_units(const std::optional<LoopUnits>& u);
 };
 
 }  // namespace tj::ir

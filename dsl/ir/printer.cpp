@@ -104,10 +104,14 @@ struct StmtText {
   }
   std::string operator()(const For& n) const {
     return pad(indent) + "for " + n.var + " in [" + to_string(n.begin) + ", " + to_string(n.end) + ") step " +
-           to_string(n.step) + " {" + at(n.loc) + "\n" + to_string(n.body, indent + 1) + pad(indent) + "}\n";
+           to_string(n.step) + units(n.units) + " {" + at(n.loc) + "\n" + to_string(n.body, indent + 1) + pad(indent) + "}\n";
   }
   std::string operator()(const While& n) const {
-    return pad(indent) + "while " + to_string(n.cond) + " {" + at(n.loc) + "\n" + to_string(n.body, indent + 1) + pad(indent) + "}\n";
+    return pad(indent) + "while " + to_string(n.cond) + units(n.units) + " {" + at(n.loc) + "\n" + to_string(n.body, indent + 1) +
+           pad(indent) + "}\n";
+  }
+  static std::string units(const std::optional<LoopUnits>& u) {
+    return u ? " units " + to_string(u->unit) + " of " + to_string(u->count) : "";
   }
   std::string operator()(const If& n) const {
     std::string out = pad(indent) + "if " + to_string(n.cond) + " {" + at(n.loc) + "\n" + to_string(n.then_body, indent + 1);

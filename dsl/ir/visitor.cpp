@@ -39,8 +39,14 @@ void Visitor::visit_node(const Assign& n) { visit(n.var); visit(n.value); }
 void Visitor::visit_node(const Store& n) { visit(n.ptr); visit(n.index); visit(n.value); }
 void Visitor::visit_node(const AtomicAdd& n) { visit(n.ptr); visit(n.index); visit(n.value); }
 void Visitor::visit_node(const AtomicFetchAdd& n) { visit(n.ptr); visit(n.index); visit(n.value); }
-void Visitor::visit_node(const For& n) { visit(n.begin); visit(n.end); visit(n.step); visit(n.body); }
-void Visitor::visit_node(const While& n) { visit(n.cond); visit(n.body); }
+void Visitor::visit_node(const For& n) {
+  visit(n.begin), visit(n.end), visit(n.step), visit(n.body);
+  if (n.units) visit(n.units->unit), visit(n.units->count);
+}
+void Visitor::visit_node(const While& n) {
+  visit(n.cond), visit(n.body);
+  if (n.units) visit(n.units->unit), visit(n.units->count);
+}
 void Visitor::visit_node(const If& n) { visit(n.cond); visit(n.then_body); visit(n.else_body); }
 void Visitor::visit_node(const SyncThreads&) {}
 void Visitor::visit_node(const ClusterBarrier&) {}

@@ -71,7 +71,7 @@ TEST_CASE("dynamic on sm_90a: a while loop on the claimed predicate, the claim b
   std::string missing;
   CHECK(in_order(ir,
                  {"let tj_sched0_unit: i32 = %ctaid.x", "let tj_sched0_valid: bool = (%ctaid.x < tj_sched0_total)",
-                  "while tj_sched0_valid {", "if (%tid.x == 0) {", "if (tj_sched0_k >= 2) {",
+                  "while tj_sched0_valid units tj_sched0_unit of i64(", "if (%tid.x == 0) {", "if (tj_sched0_k >= 2) {",
                   "wait(tj_dyn_empty0[tj_sched0_slot])",
                   "let tj_sched0_old: u32 = atomic_fetch_add.relaxed.gpu(tj_dyn_counter[0], 1u)",
                   "let tj_sched0_next: i32 = (i32(tj_sched0_old) + %nctaid.x)",
@@ -99,7 +99,7 @@ TEST_CASE("dynamic on sm_90a, cluster of 2: answers to the peer by st.async on i
   INFO(ir);
   std::string missing;
   CHECK(in_order(ir,
-                 {"let tj_sched0_unit: i32 = %clusterid.x", "while tj_sched0_valid {",
+                 {"let tj_sched0_unit: i32 = %clusterid.x", "while tj_sched0_valid units tj_sched0_unit of i64(",
                   "if ((%cluster_ctarank == 0) && (%tid.x == 0)) {", "atomic_fetch_add.relaxed.gpu(tj_dyn_counter[0], 1u)",
                   "(i32(tj_sched0_old) + %nclusterid.x)", "arrive(tj_dyn_full[tj_sched0_slot])",
                   "arrive_expect_tx(map_shared_rank(tj_dyn_full, 1)[tj_sched0_slot], 8u)",
@@ -127,7 +127,7 @@ TEST_CASE("dynamic on sm_100a: try_cancel before the body, one cluster per unit,
     const std::string multicast = cluster > 1 ? "clc_try_cancel_multicast(" : "clc_try_cancel(";
     std::string missing;
     CHECK(in_order(ir,
-                   {"while tj_sched0_valid {", cluster > 1 ? "arrive_expect_tx(map_shared_rank(tj_dyn_full, 0)" : "arrive_expect_tx(tj_dyn_full",
+                   {"while tj_sched0_valid units tj_sched0_unit of i64(", cluster > 1 ? "arrive_expect_tx(map_shared_rank(tj_dyn_full, 0)" : "arrive_expect_tx(tj_dyn_full",
                     multicast + "tj_dyn_answer[(tj_sched0_slot * 4)], tj_dyn_full[tj_sched0_slot])", "atomic_add(counts[",
                     "wait(tj_dyn_full[tj_sched0_slot])", "tj_sched0_valid = clc_is_canceled(tj_sched0_answer)",
                     "if tj_sched0_valid {", "tj_sched0_unit = (clc_first_ctaid_x(tj_sched0_answer) / " + std::to_string(cluster) + ")"},

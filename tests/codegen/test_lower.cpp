@@ -279,7 +279,8 @@ TEST_CASE("pass_names lists schedule lowering, then verification, then the rewri
   CHECK(names[1] == "verify_cluster_shape");
   CHECK(names[2] == "verify_shared_memory");
   CHECK(names[3] == "verify_dsmem");
-  CHECK(names[names.size() - 2] == "insert_exit_barrier");
+  CHECK(names[names.size() - 3] == "insert_exit_barrier");
+  CHECK(names[names.size() - 2] == "insert_timeline");  // does nothing unless asked for
   CHECK(names.back() == "emit_cuda");
   // Every verify_ pass runs before every rewrite.
   size_t last_verify = 0, first_rewrite = names.size();

@@ -152,7 +152,7 @@ TEST_CASE("uneven: both schedules lower on both targets with every check passing
         }
         REQUIRE(l.kernel.schedule_grid.has_value());
         CHECK(l.kernel.schedule_grid->per_unit == (t.arch == "sm_100a"));  // cluster launch control: one cluster per unit
-        CHECK(test::contains(ir, "while tj_sched0_valid {"));
+        CHECK(test::contains(ir, "while tj_sched0_valid units tj_sched0_unit of i64("));
       }
 }
 

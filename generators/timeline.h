@@ -1,0 +1,51 @@
+// A launch's timeline: which SM ran each unit of work, from when to when. The kernel is
+// compiled with LowerOptions::timeline (codegen/passes/insert_timeline.h says what it
+// records), launched once more with its count cleared, and its records read back and
+// merged: one TimelineUnit per (CTA, unit), from the first of its warps to start to the
+// last to end. Used by `tilejit run --timeline` (cli/timeline_svg.h draws it).
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "generators/runner.h"
+
+namespace tj::samples {
+
+struct TimelineUnit {
+  uint32_t unit = 0, sm = 0;
+  uint64_t cta = 0;             // linear in the grid
+  uint64_t start = 0, end = 0;  // %globaltimer, ns
+};
+
+struct Timeline {
+  std::vector<TimelineUnit> units;  // in order of start
+  uint64_t records = 0;             // warp records the launch wrote ...
+  uint64_t capacity = 0;            // ... and the room it had (records past it are lost)
+  RunReport report;                 // the recorded launch: its shape and its output check
+};
+
+// The records `words` holds (kTimelineWords u64 each; `records` of them, at most what
+// `words` holds), merged per (CTA, unit), sorted by start.
+std::vector<TimelineUnit> merge_timeline_records(const std::vector<uint64_t>& words, uint64_t records);
+
+// Compiles `s` with the timeline for `target` (through `cache`), launches it on `device`
+// once to bind its buffers, then once more with the count cleared and the outputs
+// poisoned, and reads the records back; the outputs are checked when `verify`.
+Timeline record_timeline(const Sample& s, const Config& c, const codegen::Target& target, const Device& device,
+                         rt::Cache* cache, uint64_t seed, bool verify);
+
+// The lower bound of a makespan on `sms` SMs that each run one unit at a time, from the
+// units' durations (ns): max(total / sms, largest). A unit of a cluster of C CTAs occupies
+// C SMs for its duration: pass each CTA's unit (every element of the grid) once.
+// pair_ns: the sms-th and (sms + 1)-th longest units added (two of the sms + 1 longest
+// share an SM), 0 with at most sms units; max(bound_ns, pair_ns) is a bound too, and the
+// one that counts for equal units that do not divide the SMs (133 on 132: two units long).
+struct MakespanBound {
+  double total_ns = 0, largest_ns = 0, bound_ns = 0, pair_ns = 0;
+  bool work_bound() const { return total_ns > 0 && bound_ns > largest_ns; }  // total / SMs decides it
+  double with_pair_ns() const { return bound_ns > pair_ns ? bound_ns : pair_ns; }
+};
+MakespanBound makespan_bound(std::vector<double> unit_ns, int sms);
+
+}  // namespace tj::samples
