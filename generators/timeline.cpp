@@ -20,7 +20,7 @@ std::vector<TimelineUnit> merge_timeline_records(const std::vector<uint64_t>& wo
     u.unit = uint32_t(w[2]), u.sm = uint32_t(w[2] >> 32);
     u.cta = w[3] & 0xffffffffu;
     auto [it, fresh] = merged.emplace(std::make_pair(u.cta, u.unit), u);
-    if (!fresh) it->second.start = std::min(it->second.start, u.start), it->second.end = std::max(it->second.end, u.end);
+    if (!fresh && u.end - u.start > it->second.end - it->second.start) it->second = u;
   }
   std::vector<TimelineUnit> out;
   out.reserve(merged.size());

@@ -1,8 +1,8 @@
 // The timeline on the GPU (generators/timeline.h): the uneven sample under both
 // schedules and clusters of 1 and 2, and the GEMM under static and stream-K schedules.
 // Each recorded launch's output is still right; every CTA of every cluster records each
-// unit of its cluster exactly once; no record is lost; and each unit's span holds the
-// busy-wait the uneven kernel timed itself.
+// unit of its cluster exactly once; no record is lost; the longest span holds the longest
+// busy-wait of the uneven kernel; and the makespan is at least the bound the spans give.
 #include "tests/gpu/gpu_fixture.h"
 
 #include <algorithm>
@@ -24,10 +24,17 @@ samples::Timeline record(const samples::Sample& s, const samples::Config& c) {
   CHECK(t.report.check.ok);
   CHECK(t.records <= t.capacity);
   const int sms = gpu_test::device().info().sm_count;
+  std::vector<double> durations;
+  uint64_t first = UINT64_MAX, last = 0;
   for (const samples::TimelineUnit& u : t.units) {
     CHECK(u.sm < uint32_t(sms));
     CHECK(u.end >= u.start);
+    durations.push_back(double(u.end - u.start));
+    first = std::min(first, u.start), last = std::max(last, u.end);
   }
+  // The spans are time the units used: no schedule beats the bound they give.
+  const samples::MakespanBound b = samples::makespan_bound(durations, sms);
+  CHECK(double(last - first) >= b.bound_ns);
   return t;
 }
 
