@@ -134,8 +134,37 @@ void store_accumulator(const TileView& dst, const Accumulator& acc, Columns cols
   f32 v = element_value("store_accumulator", acc.name, fn, loc, scope);
   std::optional<ir::TileOperand> tile;
   if (scope->tile) tile = scope->tile->operand();
-  append_stmt(ir::AccStore::make(acc.name, dst.operand(), f32(1.0f).expr(), f32(0.0f).expr(), tile, cols.first, cols.count,
-                                 L(loc), v.expr()));
+  append_stmt(ir::AccStore::make(acc.name, dst.operand(), tile, cols.first, cols.count, v.expr(), L(loc)));
+}
+
+// alpha * acc + beta * c as the epilogue function it is; a literal alpha of 1 and a literal
+// beta of 0 leave their terms out (no multiply, no read of c).
+namespace {
+bool literal(const f32& v, float x) {
+  const ir::FloatImm* f = v.expr()->as<ir::FloatImm>();
+  return f && f->value == x;
+}
+ElemFn scaled(const f32& alpha, std::optional<std::pair<f32, TileView>> beta_c) {
+  return [alpha, beta_c](const Elem& e) {
+    f32 v = literal(alpha, 1.0f) ? e.value : alpha * e.value;
+    if (beta_c && !literal(beta_c->first, 0.0f)) v = v + beta_c->first * e[beta_c->second];
+    return v;
+  };
+}
+}  // namespace
+
+void store_accumulator(const TileView& dst, const Accumulator& acc, const f32& alpha, SrcLoc loc) {
+  store_accumulator(dst, acc, Columns{0, acc.n}, scaled(alpha, std::nullopt), loc);
+}
+
+void store_accumulator(const TileView& dst, const Accumulator& acc, const f32& alpha, const f32& beta, const TileView& c,
+                       SrcLoc loc) {
+  store_accumulator(dst, acc, Columns{0, acc.n}, scaled(alpha, std::make_pair(beta, c)), loc);
+}
+
+void store_accumulator(const TileView& dst, const Accumulator& acc, Columns cols, const f32& alpha, const f32& beta,
+                       const TileView& c, SrcLoc loc) {
+  store_accumulator(dst, acc, cols, scaled(alpha, std::make_pair(beta, c)), loc);
 }
 
 void store_rows(const RowFragment& r, const Ptr<float>& dst, const ElemIndexFn& index, const ElemPredicateFn& valid, SrcLoc loc) {

@@ -226,29 +226,12 @@ void mma_wait(unsigned pending, const std::vector<Accumulator>& ready, SrcLoc lo
   append_stmt(ir::MmaWait::make(pending, L(loc), std::move(names)));
 }
 
-void store_accumulator(const TileView& dst, const Accumulator& acc, const f32& alpha, SrcLoc loc) {
-  role_here("store_accumulator", loc);
-  append_stmt(ir::AccStore::make(acc.name, dst.operand(), alpha.expr(), f32(0.0f).expr(), std::nullopt, 0, acc.n, L(loc)));
-}
-
-void store_accumulator(const TileView& dst, const Accumulator& acc, const f32& alpha, const f32& beta, const TileView& c,
-                       SrcLoc loc) {
-  store_accumulator(dst, acc, Columns{0, acc.n}, alpha, beta, c, loc);
-}
-
 void check_store_columns(const Accumulator& acc, Columns cols, const SrcLoc& loc) {
   if (cols.count == 0 || cols.count % 8 != 0 || cols.first % 8 != 0 || cols.first + cols.count > acc.n)
     throw UserError(L(loc), "store_accumulator of columns " + std::to_string(cols.first) + ".." +
                                 std::to_string(cols.first + cols.count) + " of accumulator '" + acc.name + "' (" +
                                 std::to_string(acc.n) + " columns)",
                     "give whole groups of 8 columns inside the accumulator");
-}
-
-void store_accumulator(const TileView& dst, const Accumulator& acc, Columns cols, const f32& alpha, const f32& beta,
-                       const TileView& c, SrcLoc loc) {
-  role_here("store_accumulator", loc);
-  check_store_columns(acc, cols, loc);
-  append_stmt(ir::AccStore::make(acc.name, dst.operand(), alpha.expr(), beta.expr(), c.operand(), cols.first, cols.count, L(loc)));
 }
 
 namespace {

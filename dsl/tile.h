@@ -77,6 +77,7 @@ void mma_wait(unsigned pending = 0, SrcLoc loc = SrcLoc::current());
 void mma_wait(unsigned pending, const std::vector<Accumulator>& ready, SrcLoc loc = SrcLoc::current());
 // dst rows [dst.row, + acc.m) = alpha * acc + beta * c, converted to dst's type
 // (written in dst's swizzled layout, ready for tma_store_tile). Call after mma_wait(0).
+// The epilogue function alpha * e.value + beta * e[c] (dsl/fragment.h), defined there.
 void store_accumulator(const TileView& dst, const Accumulator& acc, const f32& alpha, SrcLoc loc = SrcLoc::current());
 void store_accumulator(const TileView& dst, const Accumulator& acc, const f32& alpha, const f32& beta, const TileView& c,
                        SrcLoc loc = SrcLoc::current());

@@ -266,32 +266,11 @@ class Wgmma final : public Family {
   }
 
   Lines acc_store(const AccStore& n, const Kernel& k, const ExprText& ex) const override {
-    const AccumulatorDecl& acc = acc_of(n.acc, k);
     const TileLayout& d = layout_of(n.dst, k);
-    const std::string t = cuda_elem(d.elem);
-    if (n.epilogue)
-      return wgmma_fragments::acc_store_epilogue(
-          n, k, ex, t, d.panel_cols(), panel_bytes_of(d), "&" + ex(n.dst.tile) + "[" + operand_offset(n.dst, d, ex) + "]",
-          n.c ? "&" + ex(n.c->tile) + "[" + operand_offset(*n.c, layout_of(*n.c, k), ex) + "]" : "");
-    // 16-bit out without C (none given, or beta the literal 0): the stmatrix form.
-    const FloatImm* beta = n.beta->as<FloatImm>();
-    const bool x4 = scalar_bytes(d.elem) == 2 && n.cols % 16 == 0 && (!n.c || (beta && beta->value == 0.0));
-    Lines out;
-    for (unsigned blk = 0; blk < acc.m / 64; ++blk) {
-      const std::string rows = " + " + std::to_string(blk * 64 * d.panel_cols());
-      const std::string targs = "<" + std::to_string(n.cols) + ", " + t + ", " + std::to_string(d.panel_cols()) + ", " +
-                                std::to_string(panel_bytes_of(d)) + ">(&" + n.acc + "[" + std::to_string(blk * acc.n / 2 + n.first_col / 2) +
-                                "], &" + ex(n.dst.tile) + "[" + operand_offset(n.dst, d, ex) + rows + "], " + ex(n.alpha);
-      if (x4) {
-        out.push_back("tj::acc_store_m64_x4" + targs + ");");
-        continue;
-      }
-      std::string c = "nullptr";
-      if (n.c) c = "&" + ex(n.c->tile) + "[" + operand_offset(*n.c, layout_of(*n.c, k), ex) + rows + "]";
-      // Columns [first_col, +cols) of the m64 block: n8 groups first_col / 8 on, 4 registers each.
-      out.push_back("tj::acc_store_m64" + targs + ", " + ex(n.beta) + ", " + c + ");");
-    }
-    return out;
+    return wgmma_fragments::acc_store_epilogue(
+        n, k, ex, d.elem, cuda_elem(d.elem), d.panel_cols(), panel_bytes_of(d),
+        "&" + ex(n.dst.tile) + "[" + operand_offset(n.dst, d, ex) + "]",
+        n.c ? "&" + ex(n.c->tile) + "[" + operand_offset(*n.c, layout_of(*n.c, k), ex) + "]" : "");
   }
 
   Lines acc_partial(const AccPartial& n, const Kernel& k, const ExprText& ex) const override {

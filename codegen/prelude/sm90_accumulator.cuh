@@ -74,35 +74,6 @@ TJ_DEVICE void stmatrix_x4(u32 addr, u32 r0, u32 r1, u32 r2, u32 r3) {
                : "memory");
 }
 
-// One warpgroup's m64 x N block of a wgmma accumulator (N / 2 floats per
-// thread: thread t holds rows 16 (t/32) + (t%32)/4 and + 8, columns 8j + 2(t%4)
-// and + 1) written to a shared tile stored in 128-byte-swizzled panels of
-// PANEL_COLS elements, PANEL_BYTES apart. dst and c point at the block's first
-// row (1024-byte aligned). dst = alpha * acc + beta * c (c may be null).
-template <int N, class T, int PANEL_COLS, int PANEL_BYTES>
-TJ_DEVICE void acc_store_m64(const float* acc, T* dst, float alpha, float beta, const T* c) {
-  const int t = (int)threadIdx.x % 128, lane = t % 32;
-  const int r0 = (t / 32) * 16 + lane / 4;
-  const bool with_c = c != nullptr && beta != 0.0f;
-#pragma unroll
-  for (int j = 0; j < N / 8; ++j) {
-#pragma unroll
-    for (int h = 0; h < 2; ++h) {
-      const int row = r0 + 8 * h, col = 8 * j + 2 * (lane % 4);
-      u32 off = (u32)(col / PANEL_COLS) * PANEL_BYTES + (u32)row * (PANEL_COLS * sizeof(T)) + (u32)(col % PANEL_COLS) * sizeof(T);
-      off ^= ((off >> 7) & 7u) << 4;  // the 128-byte swizzle TMA reads with
-      float a = alpha * acc[4 * j + 2 * h], b = alpha * acc[4 * j + 2 * h + 1];
-      if (with_c) {
-        float ca, cb;
-        load_pair(reinterpret_cast<const T*>(reinterpret_cast<const unsigned char*>(c) + off), ca, cb);
-        a += beta * ca, b += beta * cb;
-      }
-      store_pair(reinterpret_cast<T*>(reinterpret_cast<unsigned char*>(dst) + off), a, b);
-    }
-  }
-}
-
-
 // One pair of values (columns col, col + 1) at `row` of a 128-byte-swizzled tile block
 // stored in panels of PANEL_COLS elements, PANEL_BYTES apart (an epilogue function's store).
 template <int PANEL_COLS, int PANEL_BYTES, class T>
@@ -144,24 +115,19 @@ TJ_DEVICE void row_reduce_m64(const float* src, float* dst, bool combine) {
   }
 }
 
-// The same for 16-bit tiles without C (N a multiple of 16): stmatrix, four 8x8
-// matrices (column blocks j and j + 1, rows + 0 and + 8) per instruction instead
-// of a 32-bit store per pair. Codegen picks it when the element type and a C-less
-// (or beta-literal-0) store allow; a separate function so that the NVRTC front end
-// and optimizer see only the path that runs.
-template <int N, class T, int PANEL_COLS, int PANEL_BYTES>
-TJ_DEVICE void acc_store_m64_x4(const float* acc, T* dst, float alpha) {
-  static_assert(sizeof(T) == 2 && N % 16 == 0, "stmatrix stores 16-bit values, 16 columns at a time");
+// Sixteen columns [col0, col0 + 16) of one warpgroup's 64-row block of a 16-bit,
+// 128-byte-swizzled tile (panels of PANEL_COLS elements, PANEL_BYTES apart) in one
+// stmatrix.x4: four 8x8 matrices, columns col0 and col0 + 8, rows + 0 and + 8. v holds
+// the thread's 8 values in accumulator order: v[4 g + 2 h + x] at row 16 (t/32) +
+// (t%32)/4 + 8 h, column col0 + 8 g + 2 (t%4) + x. An epilogue function's store.
+template <int PANEL_COLS, int PANEL_BYTES, class T>
+TJ_DEVICE void stmatrix_x4_b128(T* block, int col0, const float* v) {
+  static_assert(sizeof(T) == 2, "stmatrix stores 16-bit values");
   const int t = (int)threadIdx.x % 128, lane = t % 32;
   const int m = lane / 8, row = (t / 32) * 16 + 8 * (m % 2) + lane % 8;
-  const u32 base = smem_addr(dst);
-#pragma unroll
-  for (int j = 0; j < N / 8; j += 2) {
-    const int col = 8 * (j + m / 2);
-    u32 off = (u32)(col / PANEL_COLS) * PANEL_BYTES + (u32)row * (PANEL_COLS * sizeof(T)) + (u32)(col % PANEL_COLS) * sizeof(T);
-    off ^= ((off >> 7) & 7u) << 4;  // the 128-byte swizzle TMA reads with
-    stmatrix_x4(base + off, pack2(dst, alpha * acc[4 * j], alpha * acc[4 * j + 1]),
-                pack2(dst, alpha * acc[4 * j + 2], alpha * acc[4 * j + 3]), pack2(dst, alpha * acc[4 * j + 4], alpha * acc[4 * j + 5]),
-                pack2(dst, alpha * acc[4 * j + 6], alpha * acc[4 * j + 7]));
-  }
+  const int col = col0 + 8 * (m / 2);
+  u32 off = (u32)(col / PANEL_COLS) * PANEL_BYTES + (u32)row * (PANEL_COLS * sizeof(T)) + (u32)(col % PANEL_COLS) * sizeof(T);
+  off ^= ((off >> 7) & 7u) << 4;  // the 128-byte swizzle TMA reads with
+  stmatrix_x4(smem_addr(block) + off, pack2(block, v[0], v[1]), pack2(block, v[2], v[3]), pack2(block, v[4], v[5]),
+              pack2(block, v[6], v[7]));
 }

@@ -511,19 +511,15 @@ Stmt MmaWait::make(unsigned pending, Loc loc, std::vector<std::string> ready) {
   return std::make_shared<MmaWait>(pending, std::move(loc), std::move(ready));
 }
 
-Stmt AccStore::make(std::string acc, TileOperand dst, Expr alpha, Expr beta, std::optional<TileOperand> c, unsigned first_col,
-                     unsigned cols, Loc loc, Expr epilogue) {
+Stmt AccStore::make(std::string acc, TileOperand dst, std::optional<TileOperand> c, unsigned first_col, unsigned cols,
+                     Expr epilogue, Loc loc) {
   require(cols > 0 && cols % 8 == 0 && first_col % 8 == 0, "AccStore::make: columns come in groups of 8");
   require_tile(dst, "AccStore");
   if (c) require_tile(*c, "AccStore");
-  require_value(alpha, "AccStore", "alpha");
-  require_value(beta, "AccStore", "beta");
-  require(alpha->type.scalar == Scalar::F32 && beta->type.scalar == Scalar::F32, "AccStore::make: alpha and beta must be f32");
-  if (epilogue) {
-    require(epilogue->type.scalar == Scalar::F32, "AccStore::make: the epilogue must be f32");
-  }
-  return std::make_shared<AccStore>(std::move(acc), std::move(dst), std::move(alpha), std::move(beta), std::move(c), first_col,
-                                    cols, std::move(loc), std::move(epilogue));
+  require_value(epilogue, "AccStore", "epilogue");
+  require(epilogue->type.scalar == Scalar::F32, "AccStore::make: the epilogue must be f32");
+  return std::make_shared<AccStore>(std::move(acc), std::move(dst), std::move(c), first_col, cols, std::move(epilogue),
+                                    std::move(loc));
 }
 
 Expr FragElem::make(ElemPart part, std::string fragment, Loc loc) {

@@ -84,26 +84,25 @@ struct MmaWait final : StmtNode {
   MmaWait(unsigned p, Loc l, std::vector<std::string> r) : StmtNode(static_kind, std::move(l)), pending(p), ready(std::move(r)) {}
 };
 
-// The epilogue's first step: dst (acc.m rows from dst.row) = alpha * acc +
-// beta * c over the accumulator's columns [first_col, first_col + cols),
-// converted to dst's element type; dst holds exactly those columns. c (may be
-// absent: beta is then ignored) has dst's layout and type and may be dst itself.
-// With an `epilogue` (an f32 expression of FragElem nodes), dst = epilogue at each
-// element instead (alpha 1, beta 0); c is then the tile its FragElem Tile nodes read
-// (each element read before it is written), absent when it reads none.
+// The epilogue's first step: dst (acc.m rows from dst.row) = epilogue at each element
+// of the accumulator's columns [first_col, first_col + cols), converted to dst's element
+// type; dst holds exactly those columns. `epilogue` is an f32 expression of FragElem
+// nodes (the element's value, row, column, other fragments there, and c's value there):
+// alpha * acc + beta * C is one such function. c is the tile its FragElem Tile nodes
+// read, with dst's layout and type (each element read before it is written: c may be
+// dst itself), absent when it reads none.
 struct AccStore final : StmtNode {
   static constexpr StmtKind static_kind = StmtKind::AccStore;
   const std::string acc;
   const TileOperand dst;
-  const Expr alpha, beta;  // f32
   const std::optional<TileOperand> c;
   const unsigned first_col, cols;
-  const Expr epilogue;  // f32, may be null
-  static Stmt make(std::string acc, TileOperand dst, Expr alpha, Expr beta, std::optional<TileOperand> c, unsigned first_col,
-                   unsigned cols, Loc loc, Expr epilogue = nullptr);
-  AccStore(std::string a, TileOperand d, Expr al, Expr be, std::optional<TileOperand> c_, unsigned fc, unsigned nc, Loc l, Expr ep)
-      : StmtNode(static_kind, std::move(l)), acc(std::move(a)), dst(std::move(d)), alpha(std::move(al)), beta(std::move(be)),
-        c(std::move(c_)), first_col(fc), cols(nc), epilogue(std::move(ep)) {}
+  const Expr epilogue;  // f32
+  static Stmt make(std::string acc, TileOperand dst, std::optional<TileOperand> c, unsigned first_col, unsigned cols, Expr epilogue,
+                   Loc loc);
+  AccStore(std::string a, TileOperand d, std::optional<TileOperand> c_, unsigned fc, unsigned nc, Expr ep, Loc l)
+      : StmtNode(static_kind, std::move(l)), acc(std::move(a)), dst(std::move(d)), c(std::move(c_)), first_col(fc), cols(nc),
+        epilogue(std::move(ep)) {}
 };
 
 // Every element of fragment `dst` (an accumulator, or a row fragment: one value per

@@ -194,12 +194,11 @@ Stmt Mutator::mutate_node(const Mma& n, const Stmt& self) {
 Stmt Mutator::mutate_node(const MmaWait&, const Stmt& self) { return self; }
 Stmt Mutator::mutate_node(const AccStore& n, const Stmt& self) {
   TileOperand dst = mutate_tile(n.dst);
-  Expr alpha = mutate(n.alpha), beta = mutate(n.beta);
   std::optional<TileOperand> c;
   if (n.c) c = mutate_tile(*n.c);
   Expr epilogue = mutate(n.epilogue);
-  if (same(dst, n.dst) && alpha == n.alpha && beta == n.beta && (!n.c || same(*c, *n.c)) && epilogue == n.epilogue) return self;
-  return AccStore::make(n.acc, dst, alpha, beta, c, n.first_col, n.cols, n.loc, epilogue);
+  if (same(dst, n.dst) && (!n.c || same(*c, *n.c)) && epilogue == n.epilogue) return self;
+  return AccStore::make(n.acc, dst, c, n.first_col, n.cols, epilogue, n.loc);
 }
 Stmt Mutator::mutate_node(const FragMap& n, const Stmt& self) {
   Expr v = mutate(n.value);

@@ -199,14 +199,9 @@ struct StmtText {
     return line("mma_wait(" + std::to_string(n.pending) + (ready.empty() ? "" : ready + "}") + ")", n.loc);
   }
   std::string operator()(const AccStore& n) const {
-    if (n.epilogue)
-      return line("store_accumulator(" + tile(n.dst) + " = " + to_string(n.epilogue) + " over " + n.acc + "[columns " +
-                      std::to_string(n.first_col) + ".." + std::to_string(n.first_col + n.cols - 1) + "]" +
-                      (n.c ? ", elem.tile of " + tile(*n.c) : "") + ")",
-                  n.loc);
-    std::string c = n.c ? " + " + to_string(n.beta) + " * " + tile(*n.c) : "";
-    return line("store_accumulator(" + tile(n.dst) + " = " + to_string(n.alpha) + " * " + n.acc + "[columns " +
-                    std::to_string(n.first_col) + ".." + std::to_string(n.first_col + n.cols - 1) + "]" + c + ")",
+    return line("store_accumulator(" + tile(n.dst) + " = " + to_string(n.epilogue) + " over " + n.acc + "[columns " +
+                    std::to_string(n.first_col) + ".." + std::to_string(n.first_col + n.cols - 1) + "]" +
+                    (n.c ? ", elem.tile of " + tile(*n.c) : "") + ")",
                 n.loc);
   }
   std::string operator()(const FragMap& n) const { return line(n.dst + "[elem] = " + to_string(n.value), n.loc); }

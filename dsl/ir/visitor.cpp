@@ -81,8 +81,6 @@ void Visitor::visit_node(const Mma& n) {
 void Visitor::visit_node(const MmaWait&) {}
 void Visitor::visit_node(const AccStore& n) {
   visit_tile(n.dst);
-  visit(n.alpha);
-  visit(n.beta);
   if (n.c) visit_tile(*n.c);
   visit(n.epilogue);
 }

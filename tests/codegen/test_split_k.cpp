@@ -195,7 +195,7 @@ TEST_CASE("split-K gemm: partials, barrier, acq_rel counter, partial loads in th
     const size_t sync2 = l.cuda.find("tj::named_barrier_sync(", atom);
     const size_t reset = l.cuda.find("] = 0u;", sync2);
     const size_t add = l.cuda.find("tj::acc_partial_add<" + regs + ">(acc, &workspace[", reset);
-    const size_t epilogue = l.cuda.find("tj::acc_store_m64", add);  // either form (the stmatrix one: _x4)
+    const size_t epilogue = l.cuda.find("* tj_dst = ", add);  // the epilogue function's store
     INFO(l.cuda);
     CHECK(store != std::string::npos);
     CHECK(sync1 != std::string::npos);

@@ -381,7 +381,7 @@ TEST_CASE("gemm: sm_90a PTX has wgmma, multicast TMA and setmaxnreg, and no conf
   }
 }
 
-TEST_CASE("gemm: the epilogue stores 16-bit tiles without C by stmatrix, anything else by pairs", "[codegen][tiles][gemm][ptx]") {
+TEST_CASE("gemm: the epilogue stores 16-bit tiles by stmatrix (with C or not), f32 by pairs", "[codegen][tiles][gemm][ptx]") {
   const samples::Sample* s = samples::find_sample("gemm");
   REQUIRE(s);
   struct Case {
@@ -390,13 +390,14 @@ TEST_CASE("gemm: the epilogue stores 16-bit tiles without C by stmatrix, anythin
     bool x4;
   };
   // out: 0 bf16, 1 f16, 2 f32. beta != 0 builds the kernel with its C path.
-  for (const Case& c : {Case{0, 0.0, true}, Case{1, 0.0, true}, Case{2, 0.0, false}, Case{0, 0.5, false}}) {
+  for (const Case& c : {Case{0, 0.0, true}, Case{1, 0.0, true}, Case{2, 0.0, false}, Case{0, 0.5, true}, Case{2, 0.5, false}}) {
     samples::Config cfg = gemm_config({{"out", c.out}});
     cfg.reals["beta"] = c.beta;
     codegen::Lowered l = codegen::lower(s->build(cfg), Target::sm90a());
     INFO("out " << c.out << ", beta " << c.beta);
-    CHECK(contains(l.cuda, "tj::acc_store_m64_x4<") == c.x4);
-    CHECK(contains(l.cuda, "tj::acc_store_m64<") == !c.x4);
+    CHECK(contains(l.cuda, "tj::stmatrix_x4_b128<") == c.x4);
+    CHECK(contains(l.cuda, "tj::store_pair_b128<") == !c.x4);
+    CHECK(contains(l.cuda, "tj::load_pair_b128<") == (c.beta != 0));  // C, read by pairs
     const rt::CompileResult r = compile_without_spills(l, "out " + std::to_string(c.out));
     CHECK(contains(r.ptx, "stmatrix.sync.aligned.m8n8.x4.shared.b16") == c.x4);
   }

@@ -190,8 +190,31 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm(const __grid_constant_
         // MbarrierArrive at <loc>: arrive_relaxed(empty[((it1 - 1) % 6)])
         tj::mbar_arrive_relaxed(&empty[((it1 - 1) % 6)]);
       }
-      // AccStore at <loc>: store_accumulator(d.stage(0).rows((0 + (wg0 * 64))) = 1f * acc[columns 0..63] + 0f * d.stage(0).r...
-      tj::acc_store_m64_x4<64, tj::bf16, 64, 16384>(&acc[0], &d[(0) * 8192 + ((0 + (wg0 * 64))) * 64 + 0], 1.0f);
+      // AccStore at <loc>: store_accumulator(d.stage(0).rows((0 + (wg0 * 64))) = elem[acc] over acc[columns 0..63])
+      {
+        [[maybe_unused]] const int tj_lane = (int)threadIdx.x % 32, tj_wrow = (((int)threadIdx.x % 128) / 32) * 16 + tj_lane / 4, tj_qcol = 2 * (tj_lane % 4);
+      #pragma unroll
+        for (int tj_blk = 0; tj_blk < 1; ++tj_blk) {
+          tj::bf16* tj_dst = &d[(0) * 8192 + ((0 + (wg0 * 64))) * 64] + tj_blk * 4096;
+      #pragma unroll
+          for (int tj_j = 0; tj_j < 8; tj_j += 2) {
+            float tj_v[8];
+      #pragma unroll
+            for (int tj_g = 0; tj_g < 2; ++tj_g) {
+      #pragma unroll
+              for (int tj_h = 0; tj_h < 2; ++tj_h) {
+      #pragma unroll
+                for (int tj_x = 0; tj_x < 2; ++tj_x) {
+                  [[maybe_unused]] const int tj_i = tj_blk * 64 + 4 * (tj_j + tj_g) + 2 * tj_h + tj_x;
+                  const float tj_e_acc = acc[tj_i];
+                  tj_v[4 * tj_g + 2 * tj_h + tj_x] = tj_e_acc;
+                }
+              }
+            }
+            tj::stmatrix_x4_b128<64, 16384>(tj_dst, 8 * (tj_j - 0), tj_v);
+          }
+        }
+      }
       // Fence at <loc>: fence_proxy_async()
       tj::fence_proxy_async();
       // If at <loc>: if ((%tid.x % 128) == 0) {
@@ -208,8 +231,31 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm(const __grid_constant_
         // BulkGroup at <loc>: bulk_commit()
         tj::bulk_commit();
       }
-      // AccStore at <loc>: store_accumulator(d.stage(1).rows((0 + (wg0 * 64))) = 1f * acc[columns 64..127] + 0f * d.stage(1)...
-      tj::acc_store_m64_x4<64, tj::bf16, 64, 16384>(&acc[32], &d[(1) * 8192 + ((0 + (wg0 * 64))) * 64 + 0], 1.0f);
+      // AccStore at <loc>: store_accumulator(d.stage(1).rows((0 + (wg0 * 64))) = elem[acc] over acc[columns 64..127])
+      {
+        [[maybe_unused]] const int tj_lane = (int)threadIdx.x % 32, tj_wrow = (((int)threadIdx.x % 128) / 32) * 16 + tj_lane / 4, tj_qcol = 2 * (tj_lane % 4);
+      #pragma unroll
+        for (int tj_blk = 0; tj_blk < 1; ++tj_blk) {
+          tj::bf16* tj_dst = &d[(1) * 8192 + ((0 + (wg0 * 64))) * 64] + tj_blk * 4096;
+      #pragma unroll
+          for (int tj_j = 8; tj_j < 16; tj_j += 2) {
+            float tj_v[8];
+      #pragma unroll
+            for (int tj_g = 0; tj_g < 2; ++tj_g) {
+      #pragma unroll
+              for (int tj_h = 0; tj_h < 2; ++tj_h) {
+      #pragma unroll
+                for (int tj_x = 0; tj_x < 2; ++tj_x) {
+                  [[maybe_unused]] const int tj_i = tj_blk * 64 + 4 * (tj_j + tj_g) + 2 * tj_h + tj_x;
+                  const float tj_e_acc = acc[tj_i];
+                  tj_v[4 * tj_g + 2 * tj_h + tj_x] = tj_e_acc;
+                }
+              }
+            }
+            tj::stmatrix_x4_b128<64, 16384>(tj_dst, 8 * (tj_j - 8), tj_v);
+          }
+        }
+      }
       // Fence at <loc>: fence_proxy_async()
       tj::fence_proxy_async();
       // If at <loc>: if ((%tid.x % 128) == 0) {

@@ -452,19 +452,22 @@ extern "C" __global__ void __launch_bounds__(384, 1) attention(const __grid_cons
       for (int tj_blk = 0; tj_blk < 1; ++tj_blk) {
         tj::bf16* tj_dst = &q[(0) * 16384 + ((0 + (wg0 * 64))) * 64] + tj_blk * 4096;
     #pragma unroll
-        for (int tj_j = 0; tj_j < 16; ++tj_j) {
+        for (int tj_j = 0; tj_j < 16; tj_j += 2) {
+          float tj_v[8];
     #pragma unroll
-          for (int tj_h = 0; tj_h < 2; ++tj_h) {
-            float tj_pair[2];
+          for (int tj_g = 0; tj_g < 2; ++tj_g) {
     #pragma unroll
-            for (int tj_x = 0; tj_x < 2; ++tj_x) {
-              [[maybe_unused]] const int tj_i = tj_blk * 64 + 4 * tj_j + 2 * tj_h + tj_x;
-              const float tj_e_acc_o = acc_o[tj_i];
-              const float tj_e_alpha = alpha[(tj_blk) * 2 + (tj_h)];
-              tj_pair[tj_x] = (tj_e_acc_o * tj_e_alpha);
+            for (int tj_h = 0; tj_h < 2; ++tj_h) {
+    #pragma unroll
+              for (int tj_x = 0; tj_x < 2; ++tj_x) {
+                [[maybe_unused]] const int tj_i = tj_blk * 64 + 4 * (tj_j + tj_g) + 2 * tj_h + tj_x;
+                const float tj_e_acc_o = acc_o[tj_i];
+                const float tj_e_alpha = alpha[(tj_blk) * 2 + (tj_h)];
+                tj_v[4 * tj_g + 2 * tj_h + tj_x] = (tj_e_acc_o * tj_e_alpha);
+              }
             }
-            tj::store_pair_b128<64, 16384>(tj_dst, tj_wrow + 8 * tj_h, 8 * (tj_j - 0) + tj_qcol, tj_pair[0], tj_pair[1]);
           }
+          tj::stmatrix_x4_b128<64, 16384>(tj_dst, 8 * (tj_j - 0), tj_v);
         }
       }
     }
@@ -475,7 +478,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) attention(const __grid_cons
       for (int tj_blk = 0; tj_blk < 1; ++tj_blk) {
         float* tj_dst = &lse_rows[(0) * 4096 + ((0 + (wg0 * 64))) * 32] + tj_blk * 2048;
     #pragma unroll
-        for (int tj_j = 0; tj_j < 4; ++tj_j) {
+        for (int tj_j = 0; tj_j < 4; tj_j += 1) {
     #pragma unroll
           for (int tj_h = 0; tj_h < 2; ++tj_h) {
             float tj_pair[2];

@@ -210,8 +210,32 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm(const __grid_constant_
         // NamedBarrier at <loc>: named_barrier((wg0 + 9), 128 threads)
         tj::named_barrier_sync((wg0 + 9), 128u);
       }
-      // AccStore at <loc>: store_accumulator(d.stage(0).rows((0 + (wg0 * 64))) = alpha * acc[columns 0..31] + beta * d.stage...
-      tj::acc_store_m64<32, float, 32, 16384>(&acc[0], &d[(0) * 4096 + ((0 + (wg0 * 64))) * 32 + 0], alpha, beta, &d[(0) * 4096 + ((0 + (wg0 * 64))) * 32 + 0]);
+      // AccStore at <loc>: store_accumulator(d.stage(0).rows((0 + (wg0 * 64))) = ((alpha * elem[acc]) + (beta * elem.tile)) ...
+      {
+        [[maybe_unused]] const int tj_lane = (int)threadIdx.x % 32, tj_wrow = (((int)threadIdx.x % 128) / 32) * 16 + tj_lane / 4, tj_qcol = 2 * (tj_lane % 4);
+      #pragma unroll
+        for (int tj_blk = 0; tj_blk < 1; ++tj_blk) {
+          float* tj_dst = &d[(0) * 4096 + ((0 + (wg0 * 64))) * 32] + tj_blk * 2048;
+          const float* tj_c = &d[(0) * 4096 + ((0 + (wg0 * 64))) * 32] + tj_blk * 2048;
+      #pragma unroll
+          for (int tj_j = 0; tj_j < 4; tj_j += 1) {
+      #pragma unroll
+            for (int tj_h = 0; tj_h < 2; ++tj_h) {
+              float tj_pair[2];
+              float tj_tile[2];
+              tj::load_pair_b128<32, 16384>(tj_c, tj_wrow + 8 * tj_h, 8 * (tj_j - 0) + tj_qcol, tj_tile[0], tj_tile[1]);
+      #pragma unroll
+              for (int tj_x = 0; tj_x < 2; ++tj_x) {
+                [[maybe_unused]] const int tj_i = tj_blk * 128 + 4 * tj_j + 2 * tj_h + tj_x;
+                const float tj_e_acc = acc[tj_i];
+                const float tj_e_tile = tj_tile[tj_x];
+                tj_pair[tj_x] = ((alpha * tj_e_acc) + (beta * tj_e_tile));
+              }
+              tj::store_pair_b128<32, 16384>(tj_dst, tj_wrow + 8 * tj_h, 8 * (tj_j - 0) + tj_qcol, tj_pair[0], tj_pair[1]);
+            }
+          }
+        }
+      }
       // Fence at <loc>: fence_proxy_async()
       tj::fence_proxy_async();
       // NamedBarrier at <loc>: named_barrier((wg0 + 9), 128 threads)
@@ -244,8 +268,32 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm(const __grid_constant_
         // NamedBarrier at <loc>: named_barrier((wg0 + 9), 128 threads)
         tj::named_barrier_sync((wg0 + 9), 128u);
       }
-      // AccStore at <loc>: store_accumulator(d.stage(1).rows((0 + (wg0 * 64))) = alpha * acc[columns 32..63] + beta * d.stag...
-      tj::acc_store_m64<32, float, 32, 16384>(&acc[16], &d[(1) * 4096 + ((0 + (wg0 * 64))) * 32 + 0], alpha, beta, &d[(1) * 4096 + ((0 + (wg0 * 64))) * 32 + 0]);
+      // AccStore at <loc>: store_accumulator(d.stage(1).rows((0 + (wg0 * 64))) = ((alpha * elem[acc]) + (beta * elem.tile)) ...
+      {
+        [[maybe_unused]] const int tj_lane = (int)threadIdx.x % 32, tj_wrow = (((int)threadIdx.x % 128) / 32) * 16 + tj_lane / 4, tj_qcol = 2 * (tj_lane % 4);
+      #pragma unroll
+        for (int tj_blk = 0; tj_blk < 1; ++tj_blk) {
+          float* tj_dst = &d[(1) * 4096 + ((0 + (wg0 * 64))) * 32] + tj_blk * 2048;
+          const float* tj_c = &d[(1) * 4096 + ((0 + (wg0 * 64))) * 32] + tj_blk * 2048;
+      #pragma unroll
+          for (int tj_j = 4; tj_j < 8; tj_j += 1) {
+      #pragma unroll
+            for (int tj_h = 0; tj_h < 2; ++tj_h) {
+              float tj_pair[2];
+              float tj_tile[2];
+              tj::load_pair_b128<32, 16384>(tj_c, tj_wrow + 8 * tj_h, 8 * (tj_j - 4) + tj_qcol, tj_tile[0], tj_tile[1]);
+      #pragma unroll
+              for (int tj_x = 0; tj_x < 2; ++tj_x) {
+                [[maybe_unused]] const int tj_i = tj_blk * 128 + 4 * tj_j + 2 * tj_h + tj_x;
+                const float tj_e_acc = acc[tj_i];
+                const float tj_e_tile = tj_tile[tj_x];
+                tj_pair[tj_x] = ((alpha * tj_e_acc) + (beta * tj_e_tile));
+              }
+              tj::store_pair_b128<32, 16384>(tj_dst, tj_wrow + 8 * tj_h, 8 * (tj_j - 4) + tj_qcol, tj_pair[0], tj_pair[1]);
+            }
+          }
+        }
+      }
       // Fence at <loc>: fence_proxy_async()
       tj::fence_proxy_async();
       // NamedBarrier at <loc>: named_barrier((wg0 + 9), 128 threads)
@@ -278,8 +326,32 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm(const __grid_constant_
         // NamedBarrier at <loc>: named_barrier((wg0 + 9), 128 threads)
         tj::named_barrier_sync((wg0 + 9), 128u);
       }
-      // AccStore at <loc>: store_accumulator(d.stage(0).rows((0 + (wg0 * 64))) = alpha * acc[columns 64..95] + beta * d.stag...
-      tj::acc_store_m64<32, float, 32, 16384>(&acc[32], &d[(0) * 4096 + ((0 + (wg0 * 64))) * 32 + 0], alpha, beta, &d[(0) * 4096 + ((0 + (wg0 * 64))) * 32 + 0]);
+      // AccStore at <loc>: store_accumulator(d.stage(0).rows((0 + (wg0 * 64))) = ((alpha * elem[acc]) + (beta * elem.tile)) ...
+      {
+        [[maybe_unused]] const int tj_lane = (int)threadIdx.x % 32, tj_wrow = (((int)threadIdx.x % 128) / 32) * 16 + tj_lane / 4, tj_qcol = 2 * (tj_lane % 4);
+      #pragma unroll
+        for (int tj_blk = 0; tj_blk < 1; ++tj_blk) {
+          float* tj_dst = &d[(0) * 4096 + ((0 + (wg0 * 64))) * 32] + tj_blk * 2048;
+          const float* tj_c = &d[(0) * 4096 + ((0 + (wg0 * 64))) * 32] + tj_blk * 2048;
+      #pragma unroll
+          for (int tj_j = 8; tj_j < 12; tj_j += 1) {
+      #pragma unroll
+            for (int tj_h = 0; tj_h < 2; ++tj_h) {
+              float tj_pair[2];
+              float tj_tile[2];
+              tj::load_pair_b128<32, 16384>(tj_c, tj_wrow + 8 * tj_h, 8 * (tj_j - 8) + tj_qcol, tj_tile[0], tj_tile[1]);
+      #pragma unroll
+              for (int tj_x = 0; tj_x < 2; ++tj_x) {
+                [[maybe_unused]] const int tj_i = tj_blk * 128 + 4 * tj_j + 2 * tj_h + tj_x;
+                const float tj_e_acc = acc[tj_i];
+                const float tj_e_tile = tj_tile[tj_x];
+                tj_pair[tj_x] = ((alpha * tj_e_acc) + (beta * tj_e_tile));
+              }
+              tj::store_pair_b128<32, 16384>(tj_dst, tj_wrow + 8 * tj_h, 8 * (tj_j - 8) + tj_qcol, tj_pair[0], tj_pair[1]);
+            }
+          }
+        }
+      }
       // Fence at <loc>: fence_proxy_async()
       tj::fence_proxy_async();
       // NamedBarrier at <loc>: named_barrier((wg0 + 9), 128 threads)
@@ -312,8 +384,32 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm(const __grid_constant_
         // NamedBarrier at <loc>: named_barrier((wg0 + 9), 128 threads)
         tj::named_barrier_sync((wg0 + 9), 128u);
       }
-      // AccStore at <loc>: store_accumulator(d.stage(1).rows((0 + (wg0 * 64))) = alpha * acc[columns 96..127] + beta * d.sta...
-      tj::acc_store_m64<32, float, 32, 16384>(&acc[48], &d[(1) * 4096 + ((0 + (wg0 * 64))) * 32 + 0], alpha, beta, &d[(1) * 4096 + ((0 + (wg0 * 64))) * 32 + 0]);
+      // AccStore at <loc>: store_accumulator(d.stage(1).rows((0 + (wg0 * 64))) = ((alpha * elem[acc]) + (beta * elem.tile)) ...
+      {
+        [[maybe_unused]] const int tj_lane = (int)threadIdx.x % 32, tj_wrow = (((int)threadIdx.x % 128) / 32) * 16 + tj_lane / 4, tj_qcol = 2 * (tj_lane % 4);
+      #pragma unroll
+        for (int tj_blk = 0; tj_blk < 1; ++tj_blk) {
+          float* tj_dst = &d[(1) * 4096 + ((0 + (wg0 * 64))) * 32] + tj_blk * 2048;
+          const float* tj_c = &d[(1) * 4096 + ((0 + (wg0 * 64))) * 32] + tj_blk * 2048;
+      #pragma unroll
+          for (int tj_j = 12; tj_j < 16; tj_j += 1) {
+      #pragma unroll
+            for (int tj_h = 0; tj_h < 2; ++tj_h) {
+              float tj_pair[2];
+              float tj_tile[2];
+              tj::load_pair_b128<32, 16384>(tj_c, tj_wrow + 8 * tj_h, 8 * (tj_j - 12) + tj_qcol, tj_tile[0], tj_tile[1]);
+      #pragma unroll
+              for (int tj_x = 0; tj_x < 2; ++tj_x) {
+                [[maybe_unused]] const int tj_i = tj_blk * 128 + 4 * tj_j + 2 * tj_h + tj_x;
+                const float tj_e_acc = acc[tj_i];
+                const float tj_e_tile = tj_tile[tj_x];
+                tj_pair[tj_x] = ((alpha * tj_e_acc) + (beta * tj_e_tile));
+              }
+              tj::store_pair_b128<32, 16384>(tj_dst, tj_wrow + 8 * tj_h, 8 * (tj_j - 12) + tj_qcol, tj_pair[0], tj_pair[1]);
+            }
+          }
+        }
+      }
       // Fence at <loc>: fence_proxy_async()
       tj::fence_proxy_async();
       // NamedBarrier at <loc>: named_barrier((wg0 + 9), 128 threads)
@@ -346,8 +442,32 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm(const __grid_constant_
         // NamedBarrier at <loc>: named_barrier((wg0 + 9), 128 threads)
         tj::named_barrier_sync((wg0 + 9), 128u);
       }
-      // AccStore at <loc>: store_accumulator(d.stage(0).rows((0 + (wg0 * 64))) = alpha * acc[columns 128..159] + beta * d.st...
-      tj::acc_store_m64<32, float, 32, 16384>(&acc[64], &d[(0) * 4096 + ((0 + (wg0 * 64))) * 32 + 0], alpha, beta, &d[(0) * 4096 + ((0 + (wg0 * 64))) * 32 + 0]);
+      // AccStore at <loc>: store_accumulator(d.stage(0).rows((0 + (wg0 * 64))) = ((alpha * elem[acc]) + (beta * elem.tile)) ...
+      {
+        [[maybe_unused]] const int tj_lane = (int)threadIdx.x % 32, tj_wrow = (((int)threadIdx.x % 128) / 32) * 16 + tj_lane / 4, tj_qcol = 2 * (tj_lane % 4);
+      #pragma unroll
+        for (int tj_blk = 0; tj_blk < 1; ++tj_blk) {
+          float* tj_dst = &d[(0) * 4096 + ((0 + (wg0 * 64))) * 32] + tj_blk * 2048;
+          const float* tj_c = &d[(0) * 4096 + ((0 + (wg0 * 64))) * 32] + tj_blk * 2048;
+      #pragma unroll
+          for (int tj_j = 16; tj_j < 20; tj_j += 1) {
+      #pragma unroll
+            for (int tj_h = 0; tj_h < 2; ++tj_h) {
+              float tj_pair[2];
+              float tj_tile[2];
+              tj::load_pair_b128<32, 16384>(tj_c, tj_wrow + 8 * tj_h, 8 * (tj_j - 16) + tj_qcol, tj_tile[0], tj_tile[1]);
+      #pragma unroll
+              for (int tj_x = 0; tj_x < 2; ++tj_x) {
+                [[maybe_unused]] const int tj_i = tj_blk * 128 + 4 * tj_j + 2 * tj_h + tj_x;
+                const float tj_e_acc = acc[tj_i];
+                const float tj_e_tile = tj_tile[tj_x];
+                tj_pair[tj_x] = ((alpha * tj_e_acc) + (beta * tj_e_tile));
+              }
+              tj::store_pair_b128<32, 16384>(tj_dst, tj_wrow + 8 * tj_h, 8 * (tj_j - 16) + tj_qcol, tj_pair[0], tj_pair[1]);
+            }
+          }
+        }
+      }
       // Fence at <loc>: fence_proxy_async()
       tj::fence_proxy_async();
       // NamedBarrier at <loc>: named_barrier((wg0 + 9), 128 threads)
@@ -380,8 +500,32 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm(const __grid_constant_
         // NamedBarrier at <loc>: named_barrier((wg0 + 9), 128 threads)
         tj::named_barrier_sync((wg0 + 9), 128u);
       }
-      // AccStore at <loc>: store_accumulator(d.stage(1).rows((0 + (wg0 * 64))) = alpha * acc[columns 160..191] + beta * d.st...
-      tj::acc_store_m64<32, float, 32, 16384>(&acc[80], &d[(1) * 4096 + ((0 + (wg0 * 64))) * 32 + 0], alpha, beta, &d[(1) * 4096 + ((0 + (wg0 * 64))) * 32 + 0]);
+      // AccStore at <loc>: store_accumulator(d.stage(1).rows((0 + (wg0 * 64))) = ((alpha * elem[acc]) + (beta * elem.tile)) ...
+      {
+        [[maybe_unused]] const int tj_lane = (int)threadIdx.x % 32, tj_wrow = (((int)threadIdx.x % 128) / 32) * 16 + tj_lane / 4, tj_qcol = 2 * (tj_lane % 4);
+      #pragma unroll
+        for (int tj_blk = 0; tj_blk < 1; ++tj_blk) {
+          float* tj_dst = &d[(1) * 4096 + ((0 + (wg0 * 64))) * 32] + tj_blk * 2048;
+          const float* tj_c = &d[(1) * 4096 + ((0 + (wg0 * 64))) * 32] + tj_blk * 2048;
+      #pragma unroll
+          for (int tj_j = 20; tj_j < 24; tj_j += 1) {
+      #pragma unroll
+            for (int tj_h = 0; tj_h < 2; ++tj_h) {
+              float tj_pair[2];
+              float tj_tile[2];
+              tj::load_pair_b128<32, 16384>(tj_c, tj_wrow + 8 * tj_h, 8 * (tj_j - 20) + tj_qcol, tj_tile[0], tj_tile[1]);
+      #pragma unroll
+              for (int tj_x = 0; tj_x < 2; ++tj_x) {
+                [[maybe_unused]] const int tj_i = tj_blk * 128 + 4 * tj_j + 2 * tj_h + tj_x;
+                const float tj_e_acc = acc[tj_i];
+                const float tj_e_tile = tj_tile[tj_x];
+                tj_pair[tj_x] = ((alpha * tj_e_acc) + (beta * tj_e_tile));
+              }
+              tj::store_pair_b128<32, 16384>(tj_dst, tj_wrow + 8 * tj_h, 8 * (tj_j - 20) + tj_qcol, tj_pair[0], tj_pair[1]);
+            }
+          }
+        }
+      }
       // Fence at <loc>: fence_proxy_async()
       tj::fence_proxy_async();
       // NamedBarrier at <loc>: named_barrier((wg0 + 9), 128 threads)
@@ -414,8 +558,32 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm(const __grid_constant_
         // NamedBarrier at <loc>: named_barrier((wg0 + 9), 128 threads)
         tj::named_barrier_sync((wg0 + 9), 128u);
       }
-      // AccStore at <loc>: store_accumulator(d.stage(0).rows((0 + (wg0 * 64))) = alpha * acc[columns 192..223] + beta * d.st...
-      tj::acc_store_m64<32, float, 32, 16384>(&acc[96], &d[(0) * 4096 + ((0 + (wg0 * 64))) * 32 + 0], alpha, beta, &d[(0) * 4096 + ((0 + (wg0 * 64))) * 32 + 0]);
+      // AccStore at <loc>: store_accumulator(d.stage(0).rows((0 + (wg0 * 64))) = ((alpha * elem[acc]) + (beta * elem.tile)) ...
+      {
+        [[maybe_unused]] const int tj_lane = (int)threadIdx.x % 32, tj_wrow = (((int)threadIdx.x % 128) / 32) * 16 + tj_lane / 4, tj_qcol = 2 * (tj_lane % 4);
+      #pragma unroll
+        for (int tj_blk = 0; tj_blk < 1; ++tj_blk) {
+          float* tj_dst = &d[(0) * 4096 + ((0 + (wg0 * 64))) * 32] + tj_blk * 2048;
+          const float* tj_c = &d[(0) * 4096 + ((0 + (wg0 * 64))) * 32] + tj_blk * 2048;
+      #pragma unroll
+          for (int tj_j = 24; tj_j < 28; tj_j += 1) {
+      #pragma unroll
+            for (int tj_h = 0; tj_h < 2; ++tj_h) {
+              float tj_pair[2];
+              float tj_tile[2];
+              tj::load_pair_b128<32, 16384>(tj_c, tj_wrow + 8 * tj_h, 8 * (tj_j - 24) + tj_qcol, tj_tile[0], tj_tile[1]);
+      #pragma unroll
+              for (int tj_x = 0; tj_x < 2; ++tj_x) {
+                [[maybe_unused]] const int tj_i = tj_blk * 128 + 4 * tj_j + 2 * tj_h + tj_x;
+                const float tj_e_acc = acc[tj_i];
+                const float tj_e_tile = tj_tile[tj_x];
+                tj_pair[tj_x] = ((alpha * tj_e_acc) + (beta * tj_e_tile));
+              }
+              tj::store_pair_b128<32, 16384>(tj_dst, tj_wrow + 8 * tj_h, 8 * (tj_j - 24) + tj_qcol, tj_pair[0], tj_pair[1]);
+            }
+          }
+        }
+      }
       // Fence at <loc>: fence_proxy_async()
       tj::fence_proxy_async();
       // NamedBarrier at <loc>: named_barrier((wg0 + 9), 128 threads)
@@ -448,8 +616,32 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm(const __grid_constant_
         // NamedBarrier at <loc>: named_barrier((wg0 + 9), 128 threads)
         tj::named_barrier_sync((wg0 + 9), 128u);
       }
-      // AccStore at <loc>: store_accumulator(d.stage(1).rows((0 + (wg0 * 64))) = alpha * acc[columns 224..255] + beta * d.st...
-      tj::acc_store_m64<32, float, 32, 16384>(&acc[112], &d[(1) * 4096 + ((0 + (wg0 * 64))) * 32 + 0], alpha, beta, &d[(1) * 4096 + ((0 + (wg0 * 64))) * 32 + 0]);
+      // AccStore at <loc>: store_accumulator(d.stage(1).rows((0 + (wg0 * 64))) = ((alpha * elem[acc]) + (beta * elem.tile)) ...
+      {
+        [[maybe_unused]] const int tj_lane = (int)threadIdx.x % 32, tj_wrow = (((int)threadIdx.x % 128) / 32) * 16 + tj_lane / 4, tj_qcol = 2 * (tj_lane % 4);
+      #pragma unroll
+        for (int tj_blk = 0; tj_blk < 1; ++tj_blk) {
+          float* tj_dst = &d[(1) * 4096 + ((0 + (wg0 * 64))) * 32] + tj_blk * 2048;
+          const float* tj_c = &d[(1) * 4096 + ((0 + (wg0 * 64))) * 32] + tj_blk * 2048;
+      #pragma unroll
+          for (int tj_j = 28; tj_j < 32; tj_j += 1) {
+      #pragma unroll
+            for (int tj_h = 0; tj_h < 2; ++tj_h) {
+              float tj_pair[2];
+              float tj_tile[2];
+              tj::load_pair_b128<32, 16384>(tj_c, tj_wrow + 8 * tj_h, 8 * (tj_j - 28) + tj_qcol, tj_tile[0], tj_tile[1]);
+      #pragma unroll
+              for (int tj_x = 0; tj_x < 2; ++tj_x) {
+                [[maybe_unused]] const int tj_i = tj_blk * 128 + 4 * tj_j + 2 * tj_h + tj_x;
+                const float tj_e_acc = acc[tj_i];
+                const float tj_e_tile = tj_tile[tj_x];
+                tj_pair[tj_x] = ((alpha * tj_e_acc) + (beta * tj_e_tile));
+              }
+              tj::store_pair_b128<32, 16384>(tj_dst, tj_wrow + 8 * tj_h, 8 * (tj_j - 28) + tj_qcol, tj_pair[0], tj_pair[1]);
+            }
+          }
+        }
+      }
       // Fence at <loc>: fence_proxy_async()
       tj::fence_proxy_async();
       // NamedBarrier at <loc>: named_barrier((wg0 + 9), 128 threads)

@@ -195,19 +195,22 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm(const __grid_constant_
         for (int tj_blk = 0; tj_blk < 1; ++tj_blk) {
           tj::bf16* tj_dst = &d[(0) * 8192 + ((0 + (wg0 * 64))) * 64] + tj_blk * 4096;
       #pragma unroll
-          for (int tj_j = 0; tj_j < 8; ++tj_j) {
+          for (int tj_j = 0; tj_j < 8; tj_j += 2) {
+            float tj_v[8];
       #pragma unroll
-            for (int tj_h = 0; tj_h < 2; ++tj_h) {
-              float tj_pair[2];
+            for (int tj_g = 0; tj_g < 2; ++tj_g) {
       #pragma unroll
-              for (int tj_x = 0; tj_x < 2; ++tj_x) {
-                [[maybe_unused]] const int tj_i = tj_blk * 128 + 4 * tj_j + 2 * tj_h + tj_x;
-                const int tj_e_col = 8 * tj_j + tj_qcol + tj_x;
-                const float tj_e_acc = acc[tj_i];
-                tj_pair[tj_x] = ((0.5f * (tj_e_acc + bias[tj::min_(((tile_n3 * 256) + tj_e_col), (n - 1))])) * (1.0f + tj::tanh_approx((0.7978846f * ((tj_e_acc + bias[tj::min_(((tile_n3 * 256) + tj_e_col), (n - 1))]) + (((0.044715f * (tj_e_acc + bias[tj::min_(((tile_n3 * 256) + tj_e_col), (n - 1))])) * (tj_e_acc + bias[tj::min_(((tile_n3 * 256) + tj_e_col), (n - 1))])) * (tj_e_acc + bias[tj::min_(((tile_n3 * 256) + tj_e_col), (n - 1))])))))));
+              for (int tj_h = 0; tj_h < 2; ++tj_h) {
+      #pragma unroll
+                for (int tj_x = 0; tj_x < 2; ++tj_x) {
+                  [[maybe_unused]] const int tj_i = tj_blk * 128 + 4 * (tj_j + tj_g) + 2 * tj_h + tj_x;
+                  const int tj_e_col = 8 * (tj_j + tj_g) + tj_qcol + tj_x;
+                  const float tj_e_acc = acc[tj_i];
+                  tj_v[4 * tj_g + 2 * tj_h + tj_x] = ((0.5f * (tj_e_acc + bias[tj::min_(((tile_n3 * 256) + tj_e_col), (n - 1))])) * (1.0f + tj::tanh_approx((0.7978846f * ((tj_e_acc + bias[tj::min_(((tile_n3 * 256) + tj_e_col), (n - 1))]) + (((0.044715f * (tj_e_acc + bias[tj::min_(((tile_n3 * 256) + tj_e_col), (n - 1))])) * (tj_e_acc + bias[tj::min_(((tile_n3 * 256) + tj_e_col), (n - 1))])) * (tj_e_acc + bias[tj::min_(((tile_n3 * 256) + tj_e_col), (n - 1))])))))));
+                }
               }
-              tj::store_pair_b128<64, 16384>(tj_dst, tj_wrow + 8 * tj_h, 8 * (tj_j - 0) + tj_qcol, tj_pair[0], tj_pair[1]);
             }
+            tj::stmatrix_x4_b128<64, 16384>(tj_dst, 8 * (tj_j - 0), tj_v);
           }
         }
       }
@@ -234,19 +237,22 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm(const __grid_constant_
         for (int tj_blk = 0; tj_blk < 1; ++tj_blk) {
           tj::bf16* tj_dst = &d[(1) * 8192 + ((0 + (wg0 * 64))) * 64] + tj_blk * 4096;
       #pragma unroll
-          for (int tj_j = 8; tj_j < 16; ++tj_j) {
+          for (int tj_j = 8; tj_j < 16; tj_j += 2) {
+            float tj_v[8];
       #pragma unroll
-            for (int tj_h = 0; tj_h < 2; ++tj_h) {
-              float tj_pair[2];
+            for (int tj_g = 0; tj_g < 2; ++tj_g) {
       #pragma unroll
-              for (int tj_x = 0; tj_x < 2; ++tj_x) {
-                [[maybe_unused]] const int tj_i = tj_blk * 128 + 4 * tj_j + 2 * tj_h + tj_x;
-                const int tj_e_col = 8 * tj_j + tj_qcol + tj_x;
-                const float tj_e_acc = acc[tj_i];
-                tj_pair[tj_x] = ((0.5f * (tj_e_acc + bias[tj::min_(((tile_n3 * 256) + tj_e_col), (n - 1))])) * (1.0f + tj::tanh_approx((0.7978846f * ((tj_e_acc + bias[tj::min_(((tile_n3 * 256) + tj_e_col), (n - 1))]) + (((0.044715f * (tj_e_acc + bias[tj::min_(((tile_n3 * 256) + tj_e_col), (n - 1))])) * (tj_e_acc + bias[tj::min_(((tile_n3 * 256) + tj_e_col), (n - 1))])) * (tj_e_acc + bias[tj::min_(((tile_n3 * 256) + tj_e_col), (n - 1))])))))));
+              for (int tj_h = 0; tj_h < 2; ++tj_h) {
+      #pragma unroll
+                for (int tj_x = 0; tj_x < 2; ++tj_x) {
+                  [[maybe_unused]] const int tj_i = tj_blk * 128 + 4 * (tj_j + tj_g) + 2 * tj_h + tj_x;
+                  const int tj_e_col = 8 * (tj_j + tj_g) + tj_qcol + tj_x;
+                  const float tj_e_acc = acc[tj_i];
+                  tj_v[4 * tj_g + 2 * tj_h + tj_x] = ((0.5f * (tj_e_acc + bias[tj::min_(((tile_n3 * 256) + tj_e_col), (n - 1))])) * (1.0f + tj::tanh_approx((0.7978846f * ((tj_e_acc + bias[tj::min_(((tile_n3 * 256) + tj_e_col), (n - 1))]) + (((0.044715f * (tj_e_acc + bias[tj::min_(((tile_n3 * 256) + tj_e_col), (n - 1))])) * (tj_e_acc + bias[tj::min_(((tile_n3 * 256) + tj_e_col), (n - 1))])) * (tj_e_acc + bias[tj::min_(((tile_n3 * 256) + tj_e_col), (n - 1))])))))));
+                }
               }
-              tj::store_pair_b128<64, 16384>(tj_dst, tj_wrow + 8 * tj_h, 8 * (tj_j - 8) + tj_qcol, tj_pair[0], tj_pair[1]);
             }
+            tj::stmatrix_x4_b128<64, 16384>(tj_dst, 8 * (tj_j - 8), tj_v);
           }
         }
       }
@@ -273,19 +279,22 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm(const __grid_constant_
         for (int tj_blk = 0; tj_blk < 1; ++tj_blk) {
           tj::bf16* tj_dst = &d[(0) * 8192 + ((0 + (wg0 * 64))) * 64] + tj_blk * 4096;
       #pragma unroll
-          for (int tj_j = 16; tj_j < 24; ++tj_j) {
+          for (int tj_j = 16; tj_j < 24; tj_j += 2) {
+            float tj_v[8];
       #pragma unroll
-            for (int tj_h = 0; tj_h < 2; ++tj_h) {
-              float tj_pair[2];
+            for (int tj_g = 0; tj_g < 2; ++tj_g) {
       #pragma unroll
-              for (int tj_x = 0; tj_x < 2; ++tj_x) {
-                [[maybe_unused]] const int tj_i = tj_blk * 128 + 4 * tj_j + 2 * tj_h + tj_x;
-                const int tj_e_col = 8 * tj_j + tj_qcol + tj_x;
-                const float tj_e_acc = acc[tj_i];
-                tj_pair[tj_x] = ((0.5f * (tj_e_acc + bias[tj::min_(((tile_n3 * 256) + tj_e_col), (n - 1))])) * (1.0f + tj::tanh_approx((0.7978846f * ((tj_e_acc + bias[tj::min_(((tile_n3 * 256) + tj_e_col), (n - 1))]) + (((0.044715f * (tj_e_acc + bias[tj::min_(((tile_n3 * 256) + tj_e_col), (n - 1))])) * (tj_e_acc + bias[tj::min_(((tile_n3 * 256) + tj_e_col), (n - 1))])) * (tj_e_acc + bias[tj::min_(((tile_n3 * 256) + tj_e_col), (n - 1))])))))));
+              for (int tj_h = 0; tj_h < 2; ++tj_h) {
+      #pragma unroll
+                for (int tj_x = 0; tj_x < 2; ++tj_x) {
+                  [[maybe_unused]] const int tj_i = tj_blk * 128 + 4 * (tj_j + tj_g) + 2 * tj_h + tj_x;
+                  const int tj_e_col = 8 * (tj_j + tj_g) + tj_qcol + tj_x;
+                  const float tj_e_acc = acc[tj_i];
+                  tj_v[4 * tj_g + 2 * tj_h + tj_x] = ((0.5f * (tj_e_acc + bias[tj::min_(((tile_n3 * 256) + tj_e_col), (n - 1))])) * (1.0f + tj::tanh_approx((0.7978846f * ((tj_e_acc + bias[tj::min_(((tile_n3 * 256) + tj_e_col), (n - 1))]) + (((0.044715f * (tj_e_acc + bias[tj::min_(((tile_n3 * 256) + tj_e_col), (n - 1))])) * (tj_e_acc + bias[tj::min_(((tile_n3 * 256) + tj_e_col), (n - 1))])) * (tj_e_acc + bias[tj::min_(((tile_n3 * 256) + tj_e_col), (n - 1))])))))));
+                }
               }
-              tj::store_pair_b128<64, 16384>(tj_dst, tj_wrow + 8 * tj_h, 8 * (tj_j - 16) + tj_qcol, tj_pair[0], tj_pair[1]);
             }
+            tj::stmatrix_x4_b128<64, 16384>(tj_dst, 8 * (tj_j - 16), tj_v);
           }
         }
       }
@@ -312,19 +321,22 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm(const __grid_constant_
         for (int tj_blk = 0; tj_blk < 1; ++tj_blk) {
           tj::bf16* tj_dst = &d[(1) * 8192 + ((0 + (wg0 * 64))) * 64] + tj_blk * 4096;
       #pragma unroll
-          for (int tj_j = 24; tj_j < 32; ++tj_j) {
+          for (int tj_j = 24; tj_j < 32; tj_j += 2) {
+            float tj_v[8];
       #pragma unroll
-            for (int tj_h = 0; tj_h < 2; ++tj_h) {
-              float tj_pair[2];
+            for (int tj_g = 0; tj_g < 2; ++tj_g) {
       #pragma unroll
-              for (int tj_x = 0; tj_x < 2; ++tj_x) {
-                [[maybe_unused]] const int tj_i = tj_blk * 128 + 4 * tj_j + 2 * tj_h + tj_x;
-                const int tj_e_col = 8 * tj_j + tj_qcol + tj_x;
-                const float tj_e_acc = acc[tj_i];
-                tj_pair[tj_x] = ((0.5f * (tj_e_acc + bias[tj::min_(((tile_n3 * 256) + tj_e_col), (n - 1))])) * (1.0f + tj::tanh_approx((0.7978846f * ((tj_e_acc + bias[tj::min_(((tile_n3 * 256) + tj_e_col), (n - 1))]) + (((0.044715f * (tj_e_acc + bias[tj::min_(((tile_n3 * 256) + tj_e_col), (n - 1))])) * (tj_e_acc + bias[tj::min_(((tile_n3 * 256) + tj_e_col), (n - 1))])) * (tj_e_acc + bias[tj::min_(((tile_n3 * 256) + tj_e_col), (n - 1))])))))));
+              for (int tj_h = 0; tj_h < 2; ++tj_h) {
+      #pragma unroll
+                for (int tj_x = 0; tj_x < 2; ++tj_x) {
+                  [[maybe_unused]] const int tj_i = tj_blk * 128 + 4 * (tj_j + tj_g) + 2 * tj_h + tj_x;
+                  const int tj_e_col = 8 * (tj_j + tj_g) + tj_qcol + tj_x;
+                  const float tj_e_acc = acc[tj_i];
+                  tj_v[4 * tj_g + 2 * tj_h + tj_x] = ((0.5f * (tj_e_acc + bias[tj::min_(((tile_n3 * 256) + tj_e_col), (n - 1))])) * (1.0f + tj::tanh_approx((0.7978846f * ((tj_e_acc + bias[tj::min_(((tile_n3 * 256) + tj_e_col), (n - 1))]) + (((0.044715f * (tj_e_acc + bias[tj::min_(((tile_n3 * 256) + tj_e_col), (n - 1))])) * (tj_e_acc + bias[tj::min_(((tile_n3 * 256) + tj_e_col), (n - 1))])) * (tj_e_acc + bias[tj::min_(((tile_n3 * 256) + tj_e_col), (n - 1))])))))));
+                }
               }
-              tj::store_pair_b128<64, 16384>(tj_dst, tj_wrow + 8 * tj_h, 8 * (tj_j - 24) + tj_qcol, tj_pair[0], tj_pair[1]);
             }
+            tj::stmatrix_x4_b128<64, 16384>(tj_dst, 8 * (tj_j - 24), tj_v);
           }
         }
       }
