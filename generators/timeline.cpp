@@ -20,7 +20,10 @@ std::vector<TimelineUnit> merge_timeline_records(const std::vector<uint64_t>& wo
     u.unit = uint32_t(w[2]), u.sm = uint32_t(w[2] >> 32);
     u.cta = w[3] & 0xffffffffu;
     auto [it, fresh] = merged.emplace(std::make_pair(u.cta, u.unit), u);
-    if (!fresh && u.end - u.start > it->second.end - it->second.start) it->second = u;
+    // The warp that finished the unit last, and when it began it (of two that ended
+    // together, the longer span).
+    const TimelineUnit& v = it->second;
+    if (!fresh && (u.end > v.end || (u.end == v.end && u.start < v.start))) it->second = u;
   }
   std::vector<TimelineUnit> out;
   out.reserve(merged.size());

@@ -1,10 +1,12 @@
 // A launch's timeline: which SM ran each unit of work, from when to when. The kernel is
 // compiled with LowerOptions::timeline (codegen/passes/insert_timeline.h says what it
 // records), launched once more with its count cleared, and its records read back and
-// merged: one TimelineUnit per (CTA, unit), the span of the warp that spent longest on it.
+// merged: one TimelineUnit per (CTA, unit), the span of the warp that finished it last.
 // Not the first start to the last end over its warps: warps that do not wait for each
 // other (a producer running stages ahead, warps with nothing to do in a unit and off to
-// the next) would stretch that span over time the unit did not use.
+// the next) would stretch that span over time the unit did not use. Nor the longest
+// warp's: under a dynamic schedule a warp with nothing to do spends its iteration waiting
+// for the scheduler's next claim, which takes as long as the unit before.
 // Used by `tilejit run --timeline` (cli/timeline_svg.h draws it).
 #pragma once
 
@@ -29,7 +31,7 @@ struct Timeline {
 };
 
 // The records `words` holds (kTimelineWords u64 each; `records` of them, at most what
-// `words` holds), one per (CTA, unit): its longest warp's; sorted by start.
+// `words` holds), one per (CTA, unit): its last warp's; sorted by start.
 std::vector<TimelineUnit> merge_timeline_records(const std::vector<uint64_t>& words, uint64_t records);
 
 // Compiles `s` with the timeline for `target` (through `cache`), launches it on `device`

@@ -162,31 +162,36 @@ TEST_CASE("while_units: a unit count the host cannot evaluate is refused at the 
   CHECK(contains(err, "fix: build the count from integer parameters, constants, the cluster shape and the grid"));
 }
 
-TEST_CASE("timeline records: one per CTA and unit, its longest warp's, sorted by start, the unwritten ignored", "[timeline][host]") {
+TEST_CASE("timeline records: one per CTA and unit, the last warp's to end it, sorted by start, the unwritten ignored", "[timeline][host]") {
   auto rec = [](uint64_t start, uint64_t end, uint32_t unit, uint32_t sm, uint32_t cta, uint32_t warp) {
     return std::vector<uint64_t>{start, end, uint64_t(unit) | uint64_t(sm) << 32, uint64_t(cta) | uint64_t(warp) << 32};
   };
   std::vector<uint64_t> words;
   for (auto r : {rec(200, 900, 5, 7, 0, 0), rec(150, 800, 5, 7, 0, 3),  // one unit, two warps of CTA 0: 700 ns and 650
                  rec(100, 101, 5, 7, 0, 2),                             // a warp with nothing to do in it
+                 rec(10, 340, 6, 7, 0, 1), rec(330, 460, 6, 7, 0, 0),   // a warp waiting 330 ns for the claim; the worker
                  rec(100, 300, 5, 9, 1, 0),                             // the same unit in CTA 1 (a cluster peer)
                  rec(400, 350, 2, 9, 1, 1),                             // an end before its start: a zero-length unit
                  rec(1, 2, 8, 1, 2, 0)})                                // past the count: not written by the launch
     words.insert(words.end(), r.begin(), r.end());
-  const std::vector<samples::TimelineUnit> u = samples::merge_timeline_records(words, 5);
-  REQUIRE(u.size() == 3);
+  const std::vector<samples::TimelineUnit> u = samples::merge_timeline_records(words, 7);
+  REQUIRE(u.size() == 4);
   CHECK(u[0].cta == 1);
   CHECK(u[0].unit == 5);
   CHECK(u[0].sm == 9);
   CHECK(u[0].start == 100);
   CHECK(u[1].cta == 0);
-  CHECK(u[1].start == 200);  // the longer warp's span, not 100 .. 900
+  CHECK(u[1].unit == 5);
+  CHECK(u[1].start == 200);  // the last warp to end it: 200 .. 900, not 100 .. 900
   CHECK(u[1].end == 900);
   CHECK(u[1].sm == 7);
-  CHECK(u[2].unit == 2);
-  CHECK(u[2].start == 400);
-  CHECK(u[2].end == 400);
+  CHECK(u[2].unit == 6);
+  CHECK(u[2].start == 330);  // the worker's 330 .. 460, not the waiting warp's longer span
+  CHECK(u[2].end == 460);
+  CHECK(u[3].unit == 2);
+  CHECK(u[3].start == 400);
+  CHECK(u[3].end == 400);
   // A count past what the buffer holds reads only what it holds.
-  CHECK(samples::merge_timeline_records(words, 1000).size() == 4);
+  CHECK(samples::merge_timeline_records(words, 1000).size() == 5);
   CHECK(samples::merge_timeline_records(words, 0).empty());
 }
