@@ -58,4 +58,6 @@ typedef unsigned char u8;
 
 #include "sm90_accumulator.cuh"
 
+#include "sm100_tcgen05.cuh"
+
 }  // namespace tj
