@@ -17,6 +17,7 @@
 // The grid is sized on the device (persistent_grid), so S follows the GPU's SM count:
 // 1 (no split) once the tiles fill the GPU.
 #include <algorithm>
+#include <vector>
 
 #include "dsl/dsl.h"
 #include "samples/gemm.h"
@@ -38,6 +39,16 @@ ir::Swizzle k_swizzle(const GemmShape& s, const GemmTiling& t) {
 // TMA boxes per CTA for `rows` rows of a tile shared by `ctas` CTAs: a box has at most 256 rows.
 unsigned boxes_per_cta(unsigned rows, unsigned ctas) { return (rows / ctas + 255) / 256; }
 
+// The fused epilogue's column vectors (scale, bias) the cooperative consumers stage in
+// shared memory, each warpgroup its tile's bn values of each: read from global memory
+// into registers as a unit starts (their latency hidden by the main loop), stored to
+// shared memory after it, so that the epilogue reads them from there instead of
+// waiting on global loads chunk by chunk. 0 where the epilogue reads them directly.
+unsigned staged_vectors(const GemmShape& s, const GemmTiling& t) {
+  if (!t.warp_specialized || t.pingpong) return 0;
+  return (s.epilogue.col_scale ? 1u : 0u) + (s.epilogue.bias ? 1u : 0u);
+}
+
 // What both kernel shapes declare.
 struct GemmKernel {
   const GemmShape& s;
@@ -57,6 +68,8 @@ struct GemmKernel {
   i32 m, n, kk;
   f32 alpha, beta;
   std::optional<Ptr<float>> col_scale, bias;  // the epilogue's vectors, where it has them
+  unsigned vectors;                    // of them staged in shared memory (staged_vectors)
+  std::optional<Ptr<float>> vec_s;     // [consumer][vector][bn]: scale first, then bias
   SplitK split;              // split-K's workspace, units and fix-up (dsl/split_k.h); its parameters follow beta
   Ptr<mbarrier_t> full, empty, c_full;
   Accumulator acc;
@@ -90,6 +103,8 @@ struct GemmKernel {
         alpha(k.param<float>("alpha")), beta(k.param<float>("beta")),
         col_scale(s_.epilogue.col_scale ? std::optional(k.param<float*>("col_scale")) : std::nullopt),
         bias(s_.epilogue.bias ? std::optional(k.param<float*>("bias")) : std::nullopt),
+        vectors(staged_vectors(s_, t_)),
+        vec_s(vectors ? std::optional(k.shared<float>("vec_s", uint64_t(t_.consumers) * vectors * t_.bn)) : std::nullopt),
         split(k, t.splits, kMaxSplits, mma_groups_, uint64_t(t.bm / mma_groups_) * t.bn,
               t.stream_k ? KPartition::StreamK : KPartition::Splits, t.deterministic),
         // full[s]: stage s's A and B landed (the loader's arrival + the bytes);
@@ -158,13 +173,42 @@ struct GemmKernel {
     });
   }
 
-  // The fused epilogue (GemmEpilogue) at one element: its column of D clamped into
-  // [0, n) (a ragged tile's columns past n are computed, and the TMA store drops them).
-  f32 fused(const Elem& e, const f32& scale, const i32& tn) const {
+  // Tile column tn's values of the staged vectors this thread of a consumer warpgroup
+  // stores (columns thread, + 128, ... of the tile, clamped into [0, n)), loaded now.
+  std::vector<f32> prefetch_vectors(const i32& tn) const {
+    std::vector<f32> out;
+    const i32 t = thread_idx_x() % 128;
+    for (const auto* v : {&col_scale, &bias})
+      if (vectors && *v)
+        for (int32_t c = 0; c < bn; c += 128) out.push_back(var((**v)[min(tn * bn + c + t, n - 1)], "vec"));
+    return out;
+  }
+  // Warpgroup wg stores them for its epilogue (the whole warpgroup, after its main loop:
+  // its previous epilogue's reads ended at that epilogue's last warpgroup_sync).
+  void stage_vectors(const i32& wg, const std::vector<f32>& values) {
+    if (!vectors) return;
+    const i32 t = thread_idx_x() % 128;
+    size_t i = 0;
+    for (unsigned v = 0; v < vectors; ++v)
+      for (int32_t c = 0; c < bn; c += 128, ++i) {
+        const i32 at = (wg * int32_t(vectors) + int32_t(v)) * bn + c + t;
+        if (c + 128 <= bn) (*vec_s)[at] = values[i];
+        else if_(c + t < bn, [&] { (*vec_s)[at] = values[i]; });
+      }
+    warpgroup_sync(wg);
+  }
+
+  // The fused epilogue (GemmEpilogue) at one element of warpgroup wg: its column of D
+  // clamped into [0, n) (a ragged tile's columns past n are computed, and the TMA store
+  // drops them); the vectors from shared memory where they are staged.
+  f32 fused(const Elem& e, const f32& scale, const i32& wg, const i32& tn) const {
     f32 x = s.alpha == 1.0 ? e.value : e.value * scale;
     const i32 col = min(tn * bn + e.col, n - 1);
-    if (col_scale) x = x * (*col_scale)[col];
-    if (bias) x = x + (*bias)[col];
+    auto vector = [&](const Ptr<float>& global, unsigned v) {
+      return vectors ? (*vec_s)[(wg * int32_t(vectors) + int32_t(v)) * bn + e.col] : global[col];
+    };
+    if (col_scale) x = x * vector(*col_scale, 0);
+    if (bias) x = x + vector(*bias, col_scale ? 1 : 0);
     switch (s.epilogue.act) {
       case GemmAct::None: break;
       case GemmAct::Relu: x = max(x, f32(0.0f)); break;
@@ -203,7 +247,7 @@ struct GemmKernel {
           warpgroup_sync(wg);
         }
         if (s.epilogue.any())
-          store_accumulator(out, acc, Columns{ch * chunk_cols, chunk_cols}, [&](const Elem& e) { return fused(e, scale, tn); });
+          store_accumulator(out, acc, Columns{ch * chunk_cols, chunk_cols}, [&](const Elem& e) { return fused(e, scale, wg, tn); });
         else
           store_accumulator(out, acc, Columns{ch * chunk_cols, chunk_cols}, scale, f32(0.0f), out);
         fence_proxy_async();
@@ -225,7 +269,7 @@ struct GemmKernel {
         if (s.epilogue.residual) {
           // The fused epilogue plus R's element at the same place (e[out]: read before it is written).
           load_c();
-          store_accumulator(out, acc, Columns{ch * chunk_cols, chunk_cols}, [&](const Elem& e) { return fused(e, scale, tn) + e[out]; });
+          store_accumulator(out, acc, Columns{ch * chunk_cols, chunk_cols}, [&](const Elem& e) { return fused(e, scale, wg, tn) + e[out]; });
         } else {
           if_(beta != 0.0f, load_c).else_([&] { warpgroup_sync(wg); });
           // One epilogue for both cases (it reads C only when beta != 0): half the code to compile.
@@ -292,8 +336,10 @@ void cooperative_consumer(GemmKernel& g, const i32& wg) {
   g.declare_splits();
   Var<int32_t> it = var(i32(0), "it");
   g.each_unit([&](i32 tm, i32 tn, i32 sp, i32, i32 count) {
+    const std::vector<f32> vectors = g.prefetch_vectors(tn);
     main_loop(g, wg, count, it);
     drain(g, it);
+    g.stage_vectors(wg, vectors);
     g.finish_unit(wg, tm, tn, sp);
   });
 }
@@ -384,7 +430,8 @@ uint64_t smem_bytes(const GemmShape& s, const GemmTiling& t) {
   // Stages of A and B, two epilogue chunk buffers of bm x 128 bytes (per consumer with
   // pingpong), alignment and barriers.
   const uint64_t chunk_buffers = 2ull * t.bm * 128 * (t.pingpong ? t.consumers : 1);
-  return uint64_t(t.stages) * (t.bm + t.bn) * t.bk * in + chunk_buffers + 1024;
+  const uint64_t vectors = uint64_t(t.consumers) * staged_vectors(s, t) * t.bn * 4;
+  return uint64_t(t.stages) * (t.bm + t.bn) * t.bk * in + chunk_buffers + vectors + 1024;
 }
 
 ir::Kernel build_gemm_kernel(const GemmShape& s, const GemmTiling& t) {

@@ -25,6 +25,8 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm(const __grid_constant_
   // shared buffer at <loc>
   [[maybe_unused]] tj::bf16* const d = reinterpret_cast<tj::bf16*>(tj_dynamic_smem + 196608);
   // shared buffer at <loc>
+  __shared__ __align__(16) float vec_s[512];
+  // shared buffer at <loc>
   __shared__ __align__(16) tj::mbarrier full[4];
   // shared buffer at <loc>
   __shared__ __align__(16) tj::mbarrier empty[4];
@@ -136,17 +138,21 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm(const __grid_constant_
       int tile_m2 = (((tj_sched1_first_row + (tj_sched1_in_group % tj_sched1_group_rows)) * 2) + tj::cluster_ctaid_y());
       // Declare at <loc>: let tile_n3: i32 = (((tj_sched1_in_group / tj_sched1_group_rows) * 1) + %cluster_ctaid.x)
       int tile_n3 = (((tj_sched1_in_group / tj_sched1_group_rows) * 1) + tj::cluster_ctaid_x());
-      // For at <loc>: for i4 in [0, (((k + 64) - 1) / 64)) step 1 {
-      for (int i4 = 0; i4 < (((k + 64) - 1) / 64); i4 += 1) {
+      // Declare at <loc>: let vec: f32 = bias[min((((tile_n3 * 256) + 0) + (%tid.x % 128)), (n - 1))]
+      float vec = bias[tj::min_((((tile_n3 * 256) + 0) + ((int)threadIdx.x % 128)), (n - 1))];
+      // Declare at <loc>: let vec4: f32 = bias[min((((tile_n3 * 256) + 128) + (%tid.x % 128)), (n - 1))]
+      float vec4 = bias[tj::min_((((tile_n3 * 256) + 128) + ((int)threadIdx.x % 128)), (n - 1))];
+      // For at <loc>: for i5 in [0, (((k + 64) - 1) / 64)) step 1 {
+      for (int i5 = 0; i5 < (((k + 64) - 1) / 64); i5 += 1) {
         // MbarrierWait at <loc>: wait_local(full[(it1 % 4)])
         tj::mbar_wait_cta(&full[(it1 % 4)], (tj_phase_full >> (it1 % 4)) & 1u);
         tj_phase_full ^= 1u << (it1 % 4);
-        // Mma at <loc>: mma(acc, a.stage((it1 % 4)).rows((0 + (wg0 * 64))), b.stage((it1 % 4)).rows(0), accumulate (i4 > ...
+        // Mma at <loc>: mma(acc, a.stage((it1 % 4)).rows((0 + (wg0 * 64))), b.stage((it1 % 4)).rows(0), accumulate (i5 > ...
         {
           tj::wgmma_fence();
           const tj::u64 tj_desc_a = tj::wgmma_desc(a, 16u, 1024u, 1u) + (tj::u64)(unsigned)(((it1 % 4)) * 1024 + ((0 + (wg0 * 64))) * 8);
           const tj::u64 tj_desc_b = tj::wgmma_desc(b, 16u, 1024u, 1u) + (tj::u64)(unsigned)(((it1 % 4)) * 2048 + (0) * 8);
-          const tj::u32 tj_scale_d = ((i4 > 0)) ? 1u : 0u;
+          const tj::u32 tj_scale_d = ((i5 > 0)) ? 1u : 0u;
           tj::wgmma_m64n256k16_f32_bf16_kk(&acc[0], tj_desc_a + 0ull, tj_desc_b + 0ull, tj_scale_d);
           tj::wgmma_commit();
         }
@@ -163,14 +169,14 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm(const __grid_constant_
           tj::wgmma_m64n256k16_f32_bf16_kk(&acc[0], tj_desc_a + 6ull, tj_desc_b + 6ull, 1u);
           tj::wgmma_commit();
         }
-        // If at <loc>: if (i4 > 0) {
-        if ((i4 > 0)) {
+        // If at <loc>: if (i5 > 0) {
+        if ((i5 > 0)) {
           // If at <loc>: if (%laneid == 0) {
           if ((tj::lane_id() == 0)) {
-            // For at <loc>: for i5 in [0, 2) step 1 {
-            for (int i5 = 0; i5 < 2; i5 += 1) {
-              // MbarrierArrive at <loc>: arrive_relaxed(map_shared_rank(empty, i5)[((it1 - 1) % 4)])
-              tj::mbar_arrive_relaxed(tj::map_shared_rank(empty, i5), ((it1 - 1) % 4));
+            // For at <loc>: for i6 in [0, 2) step 1 {
+            for (int i6 = 0; i6 < 2; i6 += 1) {
+              // MbarrierArrive at <loc>: arrive_relaxed(map_shared_rank(empty, i6)[((it1 - 1) % 4)])
+              tj::mbar_arrive_relaxed(tj::map_shared_rank(empty, i6), ((it1 - 1) % 4));
             }
           }
         }
@@ -182,13 +188,19 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm(const __grid_constant_
       tj::acc_fence_128(acc);
       // If at <loc>: if (%laneid == 0) {
       if ((tj::lane_id() == 0)) {
-        // For at <loc>: for i6 in [0, 2) step 1 {
-        for (int i6 = 0; i6 < 2; i6 += 1) {
-          // MbarrierArrive at <loc>: arrive_relaxed(map_shared_rank(empty, i6)[((it1 - 1) % 4)])
-          tj::mbar_arrive_relaxed(tj::map_shared_rank(empty, i6), ((it1 - 1) % 4));
+        // For at <loc>: for i7 in [0, 2) step 1 {
+        for (int i7 = 0; i7 < 2; i7 += 1) {
+          // MbarrierArrive at <loc>: arrive_relaxed(map_shared_rank(empty, i7)[((it1 - 1) % 4)])
+          tj::mbar_arrive_relaxed(tj::map_shared_rank(empty, i7), ((it1 - 1) % 4));
         }
       }
-      // AccStore at <loc>: store_accumulator(d.stage(0).rows((0 + (wg0 * 64))) = ((0.5f * (elem[acc] + bias[min(((tile_n3 * ...
+      // Store at <loc>: vec_s[(((((wg0 * 1) + 0) * 256) + 0) + (%tid.x % 128))] = vec
+      vec_s[(((((wg0 * 1) + 0) * 256) + 0) + ((int)threadIdx.x % 128))] = vec;
+      // Store at <loc>: vec_s[(((((wg0 * 1) + 0) * 256) + 128) + (%tid.x % 128))] = vec4
+      vec_s[(((((wg0 * 1) + 0) * 256) + 128) + ((int)threadIdx.x % 128))] = vec4;
+      // NamedBarrier at <loc>: named_barrier((wg0 + 9), 128 threads)
+      tj::named_barrier_sync((wg0 + 9), 128u);
+      // AccStore at <loc>: store_accumulator(d.stage(0).rows((0 + (wg0 * 64))) = ((0.5f * (elem[acc] + vec_s[((((wg0 * 1) + ...
       {
         [[maybe_unused]] const int tj_lane = (int)threadIdx.x % 32, tj_wrow = (((int)threadIdx.x % 128) / 32) * 16 + tj_lane / 4, tj_qcol = 2 * (tj_lane % 4);
       #pragma unroll
@@ -206,7 +218,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm(const __grid_constant_
                   [[maybe_unused]] const int tj_i = tj_blk * 128 + 4 * (tj_j + tj_g) + 2 * tj_h + tj_x;
                   const int tj_e_col = 8 * (tj_j + tj_g) + tj_qcol + tj_x;
                   const float tj_e_acc = acc[tj_i];
-                  tj_v[4 * tj_g + 2 * tj_h + tj_x] = ((0.5f * (tj_e_acc + bias[tj::min_(((tile_n3 * 256) + tj_e_col), (n - 1))])) * (1.0f + tj::tanh_approx((0.7978846f * ((tj_e_acc + bias[tj::min_(((tile_n3 * 256) + tj_e_col), (n - 1))]) + (((0.044715f * (tj_e_acc + bias[tj::min_(((tile_n3 * 256) + tj_e_col), (n - 1))])) * (tj_e_acc + bias[tj::min_(((tile_n3 * 256) + tj_e_col), (n - 1))])) * (tj_e_acc + bias[tj::min_(((tile_n3 * 256) + tj_e_col), (n - 1))])))))));
+                  tj_v[4 * tj_g + 2 * tj_h + tj_x] = ((0.5f * (tj_e_acc + vec_s[((((wg0 * 1) + 0) * 256) + tj_e_col)])) * (1.0f + tj::tanh_approx((0.7978846f * ((tj_e_acc + vec_s[((((wg0 * 1) + 0) * 256) + tj_e_col)]) + (((0.044715f * (tj_e_acc + vec_s[((((wg0 * 1) + 0) * 256) + tj_e_col)])) * (tj_e_acc + vec_s[((((wg0 * 1) + 0) * 256) + tj_e_col)])) * (tj_e_acc + vec_s[((((wg0 * 1) + 0) * 256) + tj_e_col)])))))));
                 }
               }
             }
@@ -230,7 +242,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm(const __grid_constant_
         // BulkGroup at <loc>: bulk_commit()
         tj::bulk_commit();
       }
-      // AccStore at <loc>: store_accumulator(d.stage(1).rows((0 + (wg0 * 64))) = ((0.5f * (elem[acc] + bias[min(((tile_n3 * ...
+      // AccStore at <loc>: store_accumulator(d.stage(1).rows((0 + (wg0 * 64))) = ((0.5f * (elem[acc] + vec_s[((((wg0 * 1) + ...
       {
         [[maybe_unused]] const int tj_lane = (int)threadIdx.x % 32, tj_wrow = (((int)threadIdx.x % 128) / 32) * 16 + tj_lane / 4, tj_qcol = 2 * (tj_lane % 4);
       #pragma unroll
@@ -248,7 +260,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm(const __grid_constant_
                   [[maybe_unused]] const int tj_i = tj_blk * 128 + 4 * (tj_j + tj_g) + 2 * tj_h + tj_x;
                   const int tj_e_col = 8 * (tj_j + tj_g) + tj_qcol + tj_x;
                   const float tj_e_acc = acc[tj_i];
-                  tj_v[4 * tj_g + 2 * tj_h + tj_x] = ((0.5f * (tj_e_acc + bias[tj::min_(((tile_n3 * 256) + tj_e_col), (n - 1))])) * (1.0f + tj::tanh_approx((0.7978846f * ((tj_e_acc + bias[tj::min_(((tile_n3 * 256) + tj_e_col), (n - 1))]) + (((0.044715f * (tj_e_acc + bias[tj::min_(((tile_n3 * 256) + tj_e_col), (n - 1))])) * (tj_e_acc + bias[tj::min_(((tile_n3 * 256) + tj_e_col), (n - 1))])) * (tj_e_acc + bias[tj::min_(((tile_n3 * 256) + tj_e_col), (n - 1))])))))));
+                  tj_v[4 * tj_g + 2 * tj_h + tj_x] = ((0.5f * (tj_e_acc + vec_s[((((wg0 * 1) + 0) * 256) + tj_e_col)])) * (1.0f + tj::tanh_approx((0.7978846f * ((tj_e_acc + vec_s[((((wg0 * 1) + 0) * 256) + tj_e_col)]) + (((0.044715f * (tj_e_acc + vec_s[((((wg0 * 1) + 0) * 256) + tj_e_col)])) * (tj_e_acc + vec_s[((((wg0 * 1) + 0) * 256) + tj_e_col)])) * (tj_e_acc + vec_s[((((wg0 * 1) + 0) * 256) + tj_e_col)])))))));
                 }
               }
             }
@@ -272,7 +284,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm(const __grid_constant_
         // BulkGroup at <loc>: bulk_commit()
         tj::bulk_commit();
       }
-      // AccStore at <loc>: store_accumulator(d.stage(0).rows((0 + (wg0 * 64))) = ((0.5f * (elem[acc] + bias[min(((tile_n3 * ...
+      // AccStore at <loc>: store_accumulator(d.stage(0).rows((0 + (wg0 * 64))) = ((0.5f * (elem[acc] + vec_s[((((wg0 * 1) + ...
       {
         [[maybe_unused]] const int tj_lane = (int)threadIdx.x % 32, tj_wrow = (((int)threadIdx.x % 128) / 32) * 16 + tj_lane / 4, tj_qcol = 2 * (tj_lane % 4);
       #pragma unroll
@@ -290,7 +302,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm(const __grid_constant_
                   [[maybe_unused]] const int tj_i = tj_blk * 128 + 4 * (tj_j + tj_g) + 2 * tj_h + tj_x;
                   const int tj_e_col = 8 * (tj_j + tj_g) + tj_qcol + tj_x;
                   const float tj_e_acc = acc[tj_i];
-                  tj_v[4 * tj_g + 2 * tj_h + tj_x] = ((0.5f * (tj_e_acc + bias[tj::min_(((tile_n3 * 256) + tj_e_col), (n - 1))])) * (1.0f + tj::tanh_approx((0.7978846f * ((tj_e_acc + bias[tj::min_(((tile_n3 * 256) + tj_e_col), (n - 1))]) + (((0.044715f * (tj_e_acc + bias[tj::min_(((tile_n3 * 256) + tj_e_col), (n - 1))])) * (tj_e_acc + bias[tj::min_(((tile_n3 * 256) + tj_e_col), (n - 1))])) * (tj_e_acc + bias[tj::min_(((tile_n3 * 256) + tj_e_col), (n - 1))])))))));
+                  tj_v[4 * tj_g + 2 * tj_h + tj_x] = ((0.5f * (tj_e_acc + vec_s[((((wg0 * 1) + 0) * 256) + tj_e_col)])) * (1.0f + tj::tanh_approx((0.7978846f * ((tj_e_acc + vec_s[((((wg0 * 1) + 0) * 256) + tj_e_col)]) + (((0.044715f * (tj_e_acc + vec_s[((((wg0 * 1) + 0) * 256) + tj_e_col)])) * (tj_e_acc + vec_s[((((wg0 * 1) + 0) * 256) + tj_e_col)])) * (tj_e_acc + vec_s[((((wg0 * 1) + 0) * 256) + tj_e_col)])))))));
                 }
               }
             }
@@ -314,7 +326,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm(const __grid_constant_
         // BulkGroup at <loc>: bulk_commit()
         tj::bulk_commit();
       }
-      // AccStore at <loc>: store_accumulator(d.stage(1).rows((0 + (wg0 * 64))) = ((0.5f * (elem[acc] + bias[min(((tile_n3 * ...
+      // AccStore at <loc>: store_accumulator(d.stage(1).rows((0 + (wg0 * 64))) = ((0.5f * (elem[acc] + vec_s[((((wg0 * 1) + ...
       {
         [[maybe_unused]] const int tj_lane = (int)threadIdx.x % 32, tj_wrow = (((int)threadIdx.x % 128) / 32) * 16 + tj_lane / 4, tj_qcol = 2 * (tj_lane % 4);
       #pragma unroll
@@ -332,7 +344,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm(const __grid_constant_
                   [[maybe_unused]] const int tj_i = tj_blk * 128 + 4 * (tj_j + tj_g) + 2 * tj_h + tj_x;
                   const int tj_e_col = 8 * (tj_j + tj_g) + tj_qcol + tj_x;
                   const float tj_e_acc = acc[tj_i];
-                  tj_v[4 * tj_g + 2 * tj_h + tj_x] = ((0.5f * (tj_e_acc + bias[tj::min_(((tile_n3 * 256) + tj_e_col), (n - 1))])) * (1.0f + tj::tanh_approx((0.7978846f * ((tj_e_acc + bias[tj::min_(((tile_n3 * 256) + tj_e_col), (n - 1))]) + (((0.044715f * (tj_e_acc + bias[tj::min_(((tile_n3 * 256) + tj_e_col), (n - 1))])) * (tj_e_acc + bias[tj::min_(((tile_n3 * 256) + tj_e_col), (n - 1))])) * (tj_e_acc + bias[tj::min_(((tile_n3 * 256) + tj_e_col), (n - 1))])))))));
+                  tj_v[4 * tj_g + 2 * tj_h + tj_x] = ((0.5f * (tj_e_acc + vec_s[((((wg0 * 1) + 0) * 256) + tj_e_col)])) * (1.0f + tj::tanh_approx((0.7978846f * ((tj_e_acc + vec_s[((((wg0 * 1) + 0) * 256) + tj_e_col)]) + (((0.044715f * (tj_e_acc + vec_s[((((wg0 * 1) + 0) * 256) + tj_e_col)])) * (tj_e_acc + vec_s[((((wg0 * 1) + 0) * 256) + tj_e_col)])) * (tj_e_acc + vec_s[((((wg0 * 1) + 0) * 256) + tj_e_col)])))))));
                 }
               }
             }
