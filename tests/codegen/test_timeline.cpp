@@ -60,7 +60,7 @@ std::string ptx_of(const codegen::Lowered& l, const Target& t) {
 
 }  // namespace
 
-TEST_CASE("timeline: off, the kernel is unchanged; on, each unit of a schedule's loop is recorded by each warp", "[codegen][timeline]") {
+TEST_CASE("timeline: off, the kernel is unchanged, and on, each unit of a schedule's loop is recorded by each warp", "[codegen][timeline]") {
   const ir::Kernel k = tiles_kernel(static_persistent());
   const codegen::Lowered plain = codegen::lower(k, Target::sm90a());
   CHECK_FALSE(contains(plain.cuda, "tj_timeline"));
