@@ -32,25 +32,12 @@ class Counts final : public Visitor {
   }
 };
 
+// Rewrites each marked loop's body into a recorded one (and, for a kernel without one,
+// the whole body: timed()).
 class Record final : public Mutator {
  public:
   Record(const Kernel& k, Expr capacity) : k_(k), capacity_(std::move(capacity)) {}
 
- protected:
-  Stmt mutate_node(const For& n, const Stmt& self) override {
-    Stmt inner = Mutator::mutate_node(n, self);
-    if (!n.units) return inner;
-    const For& f = *inner->as<For>();
-    return For::make(f.var, f.begin, f.end, f.step, timed(f.body, *f.units, f.loc), f.loc, f.units);
-  }
-  Stmt mutate_node(const While& n, const Stmt& self) override {
-    Stmt inner = Mutator::mutate_node(n, self);
-    if (!n.units) return inner;
-    const While& w = *inner->as<While>();
-    return While::make(w.cond, timed(w.body, *w.units, w.loc), w.loc, w.units);
-  }
-
- public:
   // { t0 = timer; unit = u.unit; body; if (warp_leader) { t1 = timer; i = count++; if (i < capacity) record } }
   Stmt timed(const Stmt& body, const LoopUnits& u, const Loc& loc) {
     const std::string p = "tj_tl" + std::to_string(n_++) + "_";
@@ -80,13 +67,29 @@ class Record final : public Mutator {
     return Block::make(std::move(out), loc);
   }
 
-  // The CTA's linear index in the grid, and the warp's in the CTA.
+  // The CTA's linear index in the grid.
   static Expr cta_index() {
     Expr x = u64of(reg(SpecialRegKind::BlockIdxX)), y = u64of(reg(SpecialRegKind::BlockIdxY)), z = u64of(reg(SpecialRegKind::BlockIdxZ));
     Expr nx = u64of(reg(SpecialRegKind::GridDimX)), ny = u64of(reg(SpecialRegKind::GridDimY));
     return bin(BinOp::Add, x, bin(BinOp::Mul, nx, bin(BinOp::Add, y, bin(BinOp::Mul, ny, z))));
   }
+
+ protected:
+  Stmt mutate_node(const For& n, const Stmt& self) override {
+    Stmt inner = Mutator::mutate_node(n, self);
+    if (!n.units) return inner;
+    const For& f = *inner->as<For>();
+    return For::make(f.var, f.begin, f.end, f.step, timed(f.body, *f.units, f.loc), f.loc, f.units);
+  }
+  Stmt mutate_node(const While& n, const Stmt& self) override {
+    Stmt inner = Mutator::mutate_node(n, self);
+    if (!n.units) return inner;
+    const While& w = *inner->as<While>();
+    return While::make(w.cond, timed(w.body, *w.units, w.loc), w.loc, w.units);
+  }
+
  private:
+  // The warp's index in the CTA.
   Expr warp() const {
     Expr x = u64of(reg(SpecialRegKind::ThreadIdxX)), y = u64of(reg(SpecialRegKind::ThreadIdxY)), z = u64of(reg(SpecialRegKind::ThreadIdxZ));
     Expr linear = bin(BinOp::Add, x, bin(BinOp::Mul, u64c(k_.block.x), bin(BinOp::Add, y, bin(BinOp::Mul, u64c(k_.block.y), z))));
