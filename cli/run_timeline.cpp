@@ -59,7 +59,10 @@ int run_timeline(const Spec& spec, const samples::Config& config, const codegen:
     bars.push_back({u.sm, u.start, u.end});
     first = std::min(first, u.start), last = std::max(last, u.end);
   }
-  const samples::MakespanBound bound = samples::makespan_bound(durations, dev.sm_count);
+  // Units that share an SM at once (small CTAs, several resident) divide the total by more
+  // than the SM count; at least the SMs the device has.
+  const int slots = std::max(samples::concurrent_slots(t.units), dev.sm_count);
+  const samples::MakespanBound bound = samples::makespan_bound(durations, slots);
   const double makespan = t.units.empty() ? 0 : double(last - first);
   char ratio[64] = "";
   if (bound.bound_ns > 0) std::snprintf(ratio, sizeof ratio, " (%.3fx the bound)", makespan / bound.bound_ns);

@@ -1,7 +1,8 @@
 // `tilejit run SPEC --timeline out.svg`: one more launch of the spec's kernel, compiled
 // with the timeline (generators/timeline.h), drawn as a per-SM Gantt chart
-// (cli/timeline_svg.h) with its makespan and the lower bound
-// max(total unit time / SMs, longest unit) from the recorded durations.
+// (cli/timeline_svg.h) with its makespan and the lower bound max(total unit time / slots,
+// longest unit) from the recorded durations, slots the units the records show running at
+// once (the SM count when one runs per SM).
 #pragma once
 
 #include <string>

@@ -32,6 +32,22 @@ std::vector<TimelineUnit> merge_timeline_records(const std::vector<uint64_t>& wo
   return out;
 }
 
+int concurrent_slots(const std::vector<TimelineUnit>& units) {
+  std::map<uint32_t, std::vector<std::pair<uint64_t, int>>> events;  // SM -> (time, +1 start / -1 end)
+  for (const TimelineUnit& u : units) {
+    events[u.sm].push_back({u.start, +1});
+    events[u.sm].push_back({u.end, -1});
+  }
+  int slots = 0;
+  for (auto& [sm, e] : events) {
+    std::sort(e.begin(), e.end());  // an end before a start at the same time: back to back, not overlapping
+    int now = 0, most = 0;
+    for (const auto& [t, d] : e) most = std::max(most, now += d);
+    slots += std::max(1, most);
+  }
+  return slots;
+}
+
 Timeline record_timeline(const Sample& s, const Config& c, const codegen::Target& target, const Device& device,
                          rt::Cache* cache, uint64_t seed, bool verify) {
   codegen::LowerOptions lower;

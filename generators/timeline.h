@@ -30,6 +30,10 @@ struct Timeline {
   RunReport report;                 // the recorded launch: its shape and its output check
 };
 
+// How many units could run at once: per SM, the most of `units` that overlap in time there,
+// summed over the SMs (the SM count when each SM ran one at a time).
+int concurrent_slots(const std::vector<TimelineUnit>& units);
+
 // The records `words` holds (kTimelineWords u64 each; `records` of them, at most what
 // `words` holds), one per (CTA, unit): its last warp's; sorted by start.
 std::vector<TimelineUnit> merge_timeline_records(const std::vector<uint64_t>& words, uint64_t records);

@@ -38,11 +38,15 @@ class Record final : public Mutator {
  public:
   Record(const Kernel& k, Expr capacity) : k_(k), capacity_(std::move(capacity)) {}
 
-  // { t0 = timer; unit = u.unit; body; if (warp_leader) { t1 = timer; i = count++; if (i < capacity) record } }
+  // { mask = the lanes here; t0 = timer; unit = u.unit; body;
+  //   if (warp_leader_of(mask)) { t1 = timer; i = count++; if (i < capacity) record } }
+  // The lanes that start the iteration meet again before one of them records: lanes that
+  // diverged in the body (thread 0 issuing copies, say) would each elect a leader.
   Stmt timed(const Stmt& body, const LoopUnits& u, const Loc& loc) {
     const std::string p = "tj_tl" + std::to_string(n_++) + "_";
     auto local = [&](const std::string& name, Scalar s) { return VarRef::make(p + name, Type::of(s), loc); };
     std::vector<Stmt> out;
+    out.push_back(Declare::make(p + "mask", Intrinsic::make(IntrinsicOp::WarpActive, {}, loc), loc));
     out.push_back(Declare::make(p + "t0", timer(loc), loc));
     out.push_back(Declare::make(p + "unit", u.unit, loc));
     out.push_back(body);
@@ -63,7 +67,8 @@ class Record final : public Mutator {
     write.push_back(Store::make(records, word(2), bin(BinOp::BitOr, unit, bin(BinOp::Shl, sm, u64c(32))), loc));
     write.push_back(Store::make(records, word(3), bin(BinOp::BitOr, cta_index(), bin(BinOp::Shl, warp(), u64c(32))), loc));
     rec.push_back(If::make(bin(BinOp::Lt, i, capacity_), Block::make(std::move(write), loc), nullptr, loc));
-    out.push_back(If::make(Intrinsic::make(IntrinsicOp::WarpLeader, {}, loc), Block::make(std::move(rec), loc), nullptr, loc));
+    out.push_back(If::make(Intrinsic::make(IntrinsicOp::WarpLeaderOf, {local("mask", Scalar::U32)}, loc), Block::make(std::move(rec), loc),
+                           nullptr, loc));
     return Block::make(std::move(out), loc);
   }
 

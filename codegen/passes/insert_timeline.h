@@ -1,7 +1,7 @@
 // The timeline (LowerOptions::timeline): every iteration of a loop whose iterations are
 // units of work (ir::LoopUnits: for_each_tile's loops, while_units) records, for each
-// warp that ran it, the unit's number, the SM, and %globaltimer at the iteration's start
-// and end. The records go to two workspace parameters the host reads after a launch:
+// warp that ran it (one lane of the lanes that began the iteration, once they have met
+// again), the unit's number, the SM, and %globaltimer at the iteration's start and end. The records go to two workspace parameters the host reads after a launch:
 //   tj_timeline_count (u32[1]): records written, counting those past the capacity;
 //   tj_timeline (u64[4 x capacity]): record i at [4i, 4i + 4):
 //     start ns, end ns, unit | sm << 32, CTA (linear in the grid) | warp << 32.

@@ -62,3 +62,17 @@ TJ_DEVICE bool warp_leader() {
   asm("mov.u32 %0, %%lanemask_lt;" : "=r"(below));
   return (active & below) == 0;
 }
+// The lanes executing the call.
+TJ_DEVICE u32 warp_active() {
+  u32 active;
+  asm volatile("activemask.b32 %0;" : "=r"(active));
+  return active;
+}
+// Whether this lane is the lowest of `mask`, after the lanes of mask meet (bar.warp.sync):
+// lanes of one group that diverged in between elect one leader, not one per branch.
+TJ_DEVICE bool warp_leader_of(u32 mask) {
+  u32 below;
+  __syncwarp(mask);
+  asm("mov.u32 %0, %%lanemask_lt;" : "=r"(below));
+  return (mask & below) == 0;
+}

@@ -29,7 +29,11 @@ bool is_32bit_value(Scalar s) { return scalar_bytes(s) == 4 && !is_opaque(s) && 
 // The result type of `op` over `args`, checking the operands.
 Type result_type(IntrinsicOp op, const std::vector<Expr>& args, Scalar to) {
   if (row(op).rule == IntrinsicRule::Clock) return Type::of(op == IntrinsicOp::GlobalTimer ? Scalar::U64 : Scalar::U32);
-  if (row(op).rule == IntrinsicRule::Leader) return Type::of(Scalar::Bool);
+  if (row(op).rule == IntrinsicRule::Leader) {
+    if (op == IntrinsicOp::WarpLeaderOf)
+      require(!args[0]->type.is_pointer() && args[0]->type.scalar == Scalar::U32, op, "the lane mask must be u32, got " + args[0]->type.str());
+    return Type::of(op == IntrinsicOp::WarpActive ? Scalar::U32 : Scalar::Bool);
+  }
   const Scalar a = args[0]->type.scalar;  // every other rule takes operands
   auto value = [&](size_t i, Scalar s) {
     require(!args[i]->type.is_pointer() && args[i]->type.scalar == s, op,

@@ -222,7 +222,7 @@ enum class IntrinsicRule : uint8_t {
   Reinterpret,  // a global pointer -> a global pointer to `to`
   ClcQuery,     // a u32x4 cluster launch control response -> bool (is_canceled) or i32 (a ctaid)
   Clock,        // () -> u64 (global_timer) or u32 (sm_id); differs between reads and threads
-  Leader,       // () -> bool (warp_leader); differs between the lanes of a warp
+  Leader,       // () -> bool (warp_leader), () -> u32 (warp_active), (u32) -> bool (warp_leader_of); per lane
 };
 std::string_view intrinsic_name(IntrinsicOp);     // the DSL spelling: "approx::exp2"
 std::string_view intrinsic_wrapper(IntrinsicOp);  // the prelude function: "exp2_approx"

@@ -82,7 +82,7 @@ TEST_CASE("timeline: off, the kernel is unchanged, and on, each unit of a schedu
   const std::string& cuda = timed.cuda;
   const size_t t0 = cuda.find("tj_tl0_t0 = tj::global_timer()");
   const size_t store = cuda.find("out[");
-  const size_t leader = cuda.find("if (tj::warp_leader())");
+  const size_t leader = cuda.find("if (tj::warp_leader_of(tj_tl0_mask))");
   REQUIRE(t0 != std::string::npos);
   REQUIRE(store != std::string::npos);
   REQUIRE(leader != std::string::npos);
@@ -93,6 +93,7 @@ TEST_CASE("timeline: off, the kernel is unchanged, and on, each unit of a schedu
   for (const Target& t : {Target::sm90a(), Target::sm100a()}) {
     const std::string ptx = ptx_of(with_timeline(k, t), t);
     CHECK(contains(ptx, "activemask.b32"));
+    CHECK(contains(ptx, "bar.warp.sync"));
     CHECK(contains(ptx, "%lanemask_lt"));
     CHECK(contains(ptx, "%globaltimer"));
     CHECK(contains(ptx, "%smid"));
@@ -194,4 +195,17 @@ TEST_CASE("timeline records: one per CTA and unit, the last warp's to end it, so
   // A count past what the buffer holds reads only what it holds.
   CHECK(samples::merge_timeline_records(words, 1000).size() == 5);
   CHECK(samples::merge_timeline_records(words, 0).empty());
+}
+
+TEST_CASE("timeline slots: the most units running at once on each SM, summed", "[timeline][host]") {
+  auto unit = [](uint32_t sm, uint64_t start, uint64_t end) {
+    samples::TimelineUnit u;
+    u.sm = sm, u.start = start, u.end = end;
+    return u;
+  };
+  CHECK(samples::concurrent_slots({}) == 0);
+  // SM 0: one after another (an end and a start at 10 do not overlap); SM 1: three at
+  // once at 5..6; SM 2: two.
+  CHECK(samples::concurrent_slots({unit(0, 0, 10), unit(0, 10, 20), unit(1, 0, 10), unit(1, 2, 6), unit(1, 5, 9), unit(2, 0, 4),
+                                   unit(2, 1, 3)}) == 1 + 3 + 2);
 }
