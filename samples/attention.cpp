@@ -46,6 +46,11 @@ AttentionTiling attention_tiling(const Config& c) {
   if (t.block_n == 0) t.block_n = attention_default_block_n(c.param("head_dim"));
   t.stages = unsigned(c.param("stages"));
   t.schedule = AttentionSchedule(c.param("schedule"));
+  if (t.schedule != AttentionSchedule::Grid) {
+    AttentionTiling two = t;
+    two.q_stages = 2;
+    if (attention_smem_bytes(attention_shape(c), two) <= kSmemPerCta) t = two;
+  }
   return t;
 }
 

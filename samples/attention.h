@@ -52,6 +52,9 @@ struct AttentionTiling {
   unsigned consumers = 2;  // consumer warpgroups, 64 query rows each
   unsigned block_n = 128;  // keys per pipeline stage (the spec's 0: attention_default_block_n)
   unsigned stages = 2;
+  // Q buffers: 2 lets a persistent CTA load the next unit's Q while this one still reads
+  // its own (attention_tiling takes 2 under a persistent schedule where it fits).
+  unsigned q_stages = 1;
   unsigned block_m() const { return 64 * consumers; }
   unsigned threads() const { return 128 * (consumers + 1); }
 };

@@ -1,10 +1,11 @@
 // The attention kernel, written with the DSL's tiles and accumulators as values
 // (samples/attention.h says what it computes). Per CTA: query block qb of head bh.
 //
-//   producer warpgroup (one thread): K and V block j into stage j % stages, after the
-//     consumers have released the stage's previous use;
-//   consumer warpgroup w (rows w * 64 .. + 64 of the block): loads its rows of Q, then for
-//   each key block j:
+//   producer warpgroup (one thread): the unit's Q into Q buffer u % q_stages, then K and V
+//     block j into stage j % stages, each after the consumers have released its previous
+//     use (with two Q buffers a persistent CTA's next Q lands while this unit runs);
+//   consumer warpgroup w (rows w * 64 .. + 64 of the block): waits for Q, then for each
+//   key block j:
 //     S = Q K_j^T                                   (wgmma, f32 in registers)
 //     S = -inf where key >= seq_k or (causal) key > query (only in blocks that reach there)
 //     alpha = m;  m = max(m, rowmax S);  alpha = 2^((alpha - m) c)   c = log2(e) / sqrt(d)
@@ -52,13 +53,14 @@ void load_tile_rows(const SharedTile& t, const i32& st, const i32& tile_row, con
   }
 }
 
-// map's box rows of tile t from tile_row on, to rows [row, ...) of head bh (one bulk group the caller commits).
-void store_tile_rows(const SharedTile& t, const i32& tile_row, const TensorMap& map, const i32& row, const i32& bh,
+// map's box rows of stage `st` of tile t from tile_row on, to rows [row, ...) of head bh
+// (one bulk group the caller commits).
+void store_tile_rows(const SharedTile& t, const i32& st, const i32& tile_row, const TensorMap& map, const i32& row, const i32& bh,
                 SrcLoc loc = SrcLoc::current()) {
   const ir::TileLayout& l = t.layout;
   const int32_t pc = int32_t(l.panel_cols());
   for (unsigned p = 0; p < l.panels(); ++p) {
-    i32 offset = int32_t(p * l.panel_elems()) + tile_row * pc;
+    i32 offset = st * int32_t(l.stage_elems()) + int32_t(p * l.panel_elems()) + tile_row * pc;
     tma_store(map, {i32(int32_t(p) * pc), row, bh}, Slot(t.ref, offset.expr()), loc);
   }
 }
@@ -83,8 +85,8 @@ unsigned attention_fragment_registers(const AttentionShape& s, const AttentionTi
 
 uint64_t attention_smem_bytes(const AttentionShape& s, const AttentionTiling& t) {
   const uint64_t d = uint64_t(s.head_dim), bm = t.block_m();
-  // Q (bf16, also the output's tile), K and V per stage, the logsumexp rows, alignment and barriers.
-  return bm * d * 2 + uint64_t(t.stages) * 2 * t.block_n * d * 2 + bm * kLseCols * 4 + 1024;
+  // Q (bf16, also the output's tile) per Q buffer, K and V per stage, the logsumexp rows, alignment and barriers.
+  return uint64_t(t.q_stages) * bm * d * 2 + uint64_t(t.stages) * 2 * t.block_n * d * 2 + bm * kLseCols * 4 + 1024;
 }
 
 ir::Kernel build_attention_kernel(const AttentionShape& s, const AttentionTiling& t) {
@@ -95,7 +97,7 @@ ir::Kernel build_attention_kernel(const AttentionShape& s, const AttentionTiling
   // Q, and the output on its way out: each consumer warpgroup writes O / l over its own
   // 64 rows once the MMAs that read them have completed (at d 256 a separate output tile
   // and 2 stages of K and V would not fit).
-  SharedTile q = k.shared_tile(bf, "q", bm, d);
+  SharedTile q = k.shared_tile(bf, "q", bm, d, t.q_stages);
   SharedTile kt = k.shared_tile(bf, "kt", bn, d, stages);
   // V as keys x d, N (d) contiguous: the B operand of P V read MN-major.
   SharedTile v = k.shared_tile(bf, "v", bn, d, stages, ir::Major::MN);
@@ -106,10 +108,11 @@ ir::Kernel build_attention_kernel(const AttentionShape& s, const AttentionTiling
   i32 seq_q = k.param<int32_t>("seq_q"), seq_k = k.param<int32_t>("seq_k");
   // full_k[s] / full_v[s]: K / V of the stage landed; empty_k[s] / empty_v[s]: each
   // consumer warp released it (K once S is computed, V a turn later, after P V);
-  // q_full[w]: consumer w's 64 rows of Q landed (each consumer loads its own).
+  // q_full[b]: Q buffer b landed; q_empty[b]: each consumer's output store has read its rows.
   auto full_k = k.mbarriers("full_k", stages, 1), empty_k = k.mbarriers("empty_k", stages, 4 * t.consumers);
   auto full_v = k.mbarriers("full_v", stages, 1), empty_v = k.mbarriers("empty_v", stages, 4 * t.consumers);
-  auto q_full = k.mbarriers("q_full", t.consumers, 1);
+  auto q_full = k.mbarriers("q_full", t.q_stages, 1), q_empty = k.mbarriers("q_empty", t.q_stages, t.consumers);
+  const int32_t qstages = int32_t(t.q_stages);
   Accumulator sc = k.accumulator("s", 64, bn), acc_o = k.accumulator("acc_o", 64, d);
   RowFragment m = k.row_fragment("m", 64), l = k.row_fragment("l", 64), alpha = k.row_fragment("alpha", 64);
   OperandFragment p = k.operand_fragment("p", 64, bn, bf);  // P = bf16(exp(S - m)), A of O += P V
@@ -124,28 +127,34 @@ ir::Kernel build_attention_kernel(const AttentionShape& s, const AttentionTiling
   };
   // Each role's walk over its units (query block qb, head bh): one per CTA from the grid,
   // or a persistent walk of the schedule (dynamic: causal's longest query blocks first).
-  // The body also gets `it`, the key blocks this role has walked before the unit: the
-  // K/V stages carry on from one unit to the next.
-  auto each_unit = [&](const std::function<void(i32, i32, const i32&)>& body) {
-    Var<int32_t> it = var(i32(0), "it");
+  // The body also gets `it`, the key blocks this role has walked before the unit, and
+  // `u`, the units: the K/V stages and the Q buffers carry on from one unit to the next.
+  auto each_unit = [&](const std::function<void(i32, i32, const i32&, const i32&)>& body) {
+    Var<int32_t> it = var(i32(0), "it"), u = var(i32(0), "u");
     if (t.schedule == AttentionSchedule::Grid) {
       // Causal: query blocks in reverse launch order, so that the longest (the last, which
       // read every key block before them) start first and the short ones fill the tail.
-      body(s.causal ? grid_dim_x() - 1 - block_idx_x() : block_idx_x(), block_idx_y(), it);
+      body(s.causal ? grid_dim_x() - 1 - block_idx_x() : block_idx_x(), block_idx_y(), it, u);
       return;
     }
     const ir::TileSchedule sched = t.schedule == AttentionSchedule::Static
                                        ? static_persistent()
                                        : dynamic(8, 2, s.causal ? ir::UnitOrder::LongestRowsFirst : ir::UnitOrder::Rasterized);
     for_each_tile(sched, qblocks, bh_count, [&](i32 qb, i32 bh) {
-      body(qb, bh, it);
+      body(qb, bh, it, u);
       it = it + key_blocks(qb);
+      u = u + 1;
     });
   };
 
   k.role("producer", 1, kAttentionProducerRegisters, [&](i32) {
     if_(thread_idx_x() == 0, [&] {
-      each_unit([&](i32 qb, i32 bh, const i32& it) {
+      each_unit([&](i32 qb, i32 bh, const i32& it, const i32& u) {
+        const i32 qs = u % qstages;
+        if_(u >= qstages, [&] { wait_local(q_empty[qs]); });
+        arrive_expect_tx(q_full[qs], u32(uint32_t(bm * d * 2)));
+        for (unsigned w = 0; w < t.consumers; ++w)
+          load_tile_rows(q, qs, i32(int32_t(64 * w)), qmap, qb * ibm + int32_t(64 * w), bh, q_full[qs]);
         for_(0, key_blocks(qb), [&](i32 j) {
           const i32 n = it + j, st = n % int32_t(stages);
           if_(n >= int32_t(stages), [&] { wait_local(empty_k[st]); });
@@ -164,16 +173,12 @@ ir::Kernel build_attention_kernel(const AttentionShape& s, const AttentionTiling
     // With one consumer there is no one to take turns with.
     std::optional<Turns> turn;
     if (t.consumers > 1) turn = k.turns();
-    each_unit([&](i32 qb, i32 bh, const i32& it) {
+    each_unit([&](i32 qb, i32 bh, const i32& it, const i32& u) {
       const i32 q0 = qb * ibm, row0 = q0 + wg * 64;  // the warpgroup's first query, within the head
       const i32 blocks = key_blocks(qb);
-      // This warpgroup's rows of Q: the previous unit's MMAs that read them have completed, and
-      // its output store from them has been read (bulk_wait_read by this same thread).
-      if_(tid == 0, [&] {
-        arrive_expect_tx(q_full[wg], u32(uint32_t(64 * d * 2)));
-        load_tile_rows(q, i32(0), wg * 64, qmap, row0, bh, q_full[wg]);
-      });
-      wait_local(q_full[wg]);
+      const i32 qs = u % qstages;
+      const TileView qrows = stage(q, qs).rows(wg * 64);
+      wait_local(q_full[qs]);
       fill(acc_o, f32(0.0f));
       fill(m, f32(-INFINITY));
       fill(l, f32(0.0f));
@@ -204,7 +209,7 @@ ir::Kernel build_attention_kernel(const AttentionShape& s, const AttentionTiling
       const i32 first = it % int32_t(stages);
       if (turn) wait_turn(*turn);
       wait_local(full_k[first]);
-      mma(sc, stage(q, 0).rows(wg * 64), stage(kt, first), boolean(false));
+      mma(sc, qrows, stage(kt, first), boolean(false));
       if (turn) pass_turn(*turn);
       mma_wait(0);
       if_(lane_id() == 0, [&] { arrive_relaxed(empty_k[first]); });
@@ -214,7 +219,7 @@ ir::Kernel build_attention_kernel(const AttentionShape& s, const AttentionTiling
         i32 st = (it + j) % int32_t(stages), prev = (it + j - 1) % int32_t(stages);
         if (turn) wait_turn(*turn);
         wait_local(full_k[st]);
-        mma(sc, stage(q, 0).rows(wg * 64), stage(kt, st), boolean(false));
+        mma(sc, qrows, stage(kt, st), boolean(false));
         wait_local(full_v[prev]);
         mma(acc_o, registers(p), stage(v, prev), boolean(true));
         if (turn) pass_turn(*turn);
@@ -238,29 +243,28 @@ ir::Kernel build_attention_kernel(const AttentionShape& s, const AttentionTiling
       // out = O / l (bf16) and lse = (m c + log2 l) ln 2, through shared memory: O over this
       // warpgroup's rows of Q, which no MMA reads any more (mma_wait(0) above).
       row_map(alpha, [&](const Elem& e) { return approx::rcp(e[l]); });
-      store_accumulator(stage(q, 0).rows(wg * 64), acc_o, [&](const Elem& e) { return e.value * e[alpha]; });
+      store_accumulator(qrows, acc_o, [&](const Elem& e) { return e.value * e[alpha]; });
       store_accumulator(stage(lse_rows, 0).rows(wg * 64), acc_o, Columns{0, kLseCols}, [&](const Elem& e) {
         return (e[m] * f32(c) + approx::log2(e[l])) * f32(0.6931471805599453f);
       });
       fence_proxy_async();
       warpgroup_sync(wg);
-      // The thread that loads this warpgroup's rows of Q stores O from them (the same branch,
-      // so that the race check sees one thread: the next unit's Q load follows the wait).
+      // One thread stores O from this warpgroup's rows of the Q buffer and, once the store
+      // has read them, gives the rows back to the producer for a later unit's Q.
       if_(tid == 0, [&] {
         // Rows past seq_q are clipped by the 3-D map within this head; a block wholly past it is skipped.
         if_(row0 < seq_q, [&] {
-          store_tile_rows(q, wg * 64, omap, row0, bh);
+          store_tile_rows(q, qs, wg * 64, omap, row0, bh);
           bulk_commit();
         });
-        // The store has read its rows of Q: the next unit's Q load may overwrite them.
         bulk_wait_read(0);
+        arrive_relaxed(q_empty[qs]);
       });
       if_(tid < 64 && row0 + tid < seq_q, [&] {
         Ptr<float> rows(lse_rows.ref);
         lse[cast<int64_t>(bh) * cast<int64_t>(seq_q) + cast<int64_t>(row0 + tid)] = rows[(wg * 64 + tid) * int32_t(kLseCols)];
       });
-      // The next unit's Q load rewrites these rows of q and its epilogue lse_rows: every thread has read
-      // its rows of lse_rows, the store has read q.
+      // The next unit's epilogue rewrites lse_rows: every thread has read its rows of it.
       if (t.schedule != AttentionSchedule::Grid) warpgroup_sync(wg);
     });
   });

@@ -53,7 +53,6 @@ void AsyncWalk::survey(const Stmt& s, Agent& agent, int loops) {
     if (a->tx) filling_.insert(buffer_of(a->bar).name);
   }
   if (!bar.empty()) filling_.insert(bar);
-  if (const MbarrierWait* w = s->as<MbarrierWait>()) waits_.push_back({buffer_of(w->bar).name, agent, {}});
   if (!bar.empty() && loops) repeating_.insert(bar);
   if (const If* i = s->as<If>()) {
     const bool split = splits_threads(k_, i->cond, {});
@@ -68,6 +67,43 @@ void AsyncWalk::survey(const Stmt& s, Agent& agent, int loops) {
     agent.pop_back();
   } else if (std::optional<LoopView> l = as_loop(*s)) {
     survey(l->body, agent, loops + 1);
+  }
+}
+
+// A copy is gated by the waits its thread made since its previous copy: the producer
+// that waits on empty_k, loads K, waits on empty_v and loads V gates K by empty_k only,
+// and a load that follows another with no wait between (A and B of one stage) shares
+// its gates. Loop bodies are walked twice, so that a wait at the end of an iteration
+// gates the copies at the start of the next; thread branches and roles start from
+// what their threads waited for before them.
+void AsyncWalk::find_gates(const Stmt& s, Pending& p) {
+  if (!s) return;
+  if (const Block* b = s->as<Block>()) {
+    for (const Stmt& c : b->body) find_gates(c, p);
+    return;
+  }
+  if (const MbarrierWait* w = s->as<MbarrierWait>()) {
+    if (p.after_copy) p.waits.clear(), p.after_copy = false;
+    p.waits.insert(buffer_of(w->bar).name);
+  }
+  for (const MemAccess& m : accesses_of(k_, *s))
+    if (is_copy(m)) {
+      gates_[m.buf.name].insert(p.waits.begin(), p.waits.end());
+      p.after_copy = true;
+    }
+  if (const If* i = s->as<If>()) {
+    Pending other = p;
+    find_gates(i->then_body, p);
+    find_gates(i->else_body, other);
+    // A wait on one branch only (`if_(n >= stages, wait(empty[st]))`: the first trips have
+    // nothing to wait for) gates what follows; otherwise either branch's waits may.
+    if (p.after_copy && !other.after_copy) p = std::move(other);
+    else if (p.after_copy == other.after_copy) p.waits.insert(other.waits.begin(), other.waits.end());
+  } else if (const Role* r = s->as<Role>()) {
+    Pending mine = p;
+    find_gates(r->body, mine);
+  } else if (std::optional<LoopView> l = as_loop(*s)) {
+    for (int pass = 0; pass < 2; ++pass) find_gates(l->body, p);
   }
 }
 
@@ -220,6 +256,8 @@ void check_async_proxy(const Kernel& k, Findings& out) {
   AsyncWalk w(k, out);
   Agent agent;
   w.survey(k.body, agent, 0);
+  AsyncWalk::Pending none;
+  w.find_gates(k.body, none);
   const size_t errors = out.errors.size(), lines = out.checks.size();
   State st;
   w.walk(k.body, st);

@@ -185,12 +185,10 @@ std::vector<std::string> AsyncWalk::released_by(const std::string& barrier) cons
   std::vector<std::string> out;
   if (filling_.count(barrier)) return out;  // a 'full' barrier announces data; it gives nothing back
   for (const auto& [buf, copies] : copies_) {
-    bool fills = false, gates = false;
-    for (const Placed& c : copies) {
-      fills |= c.barrier == barrier;
-      for (const Placed& w : waits_) gates |= w.barrier == barrier && !concurrent(w.agent, c.agent);
-    }
-    if (gates && !fills) out.push_back(buf);
+    bool fills = false;
+    for (const Placed& c : copies) fills |= c.barrier == barrier;
+    auto g = gates_.find(buf);
+    if (!fills && g != gates_.end() && g->second.count(barrier)) out.push_back(buf);
   }
   return out;
 }

@@ -30,13 +30,22 @@ class AsyncWalk {
 
   // Where copies land, who reads, who arrives and waits, and which barriers have a phase per iteration.
   void survey(const ir::Stmt& s, Agent& agent, int loops);
+  // gates_, from the waits met in program order on the way to each copy.
+  struct Pending {
+    std::set<std::string> waits;  // since the last copy on this path, or before it when none came since
+    bool after_copy = false;      // a copy came after the last wait: the next wait starts a new set
+  };
+  void find_gates(const ir::Stmt& s, Pending& p);
   void walk(const ir::Stmt& s, State& st);
   // After the walk: ordinary writes that other threads read through the async proxy,
   // when no fence_proxy_async() follows them on some path of the writing threads.
   void check_handed_over_writes(const State& end);
 
   std::map<std::string, std::vector<Placed>> copies_, readers_;
-  std::vector<Placed> arrivals_, waits_;
+  std::vector<Placed> arrivals_;
+  // The barriers a producer waits on right before it copies into each buffer (the waits
+  // since its previous copy, across loop back edges): the ones that gate refilling it.
+  std::map<std::string, std::set<std::string>> gates_;
   std::set<std::string> repeating_;
   std::set<std::string> filling_;  // barriers that copies complete on or that expect bytes: 'full' ones
   unsigned accesses = 0;

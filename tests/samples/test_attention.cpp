@@ -126,6 +126,13 @@ TEST_CASE("attention: block_n by head dim, shared memory and registers per consu
   CHECK(figures({{"head_dim", 256}}) == std::make_pair(uint64_t(65536 + 131072 + 16384 + 1024), 32u + 128 + 16 + 8));
   CHECK(figures({{"head_dim", 256}, {"consumers", 1}}) ==
         std::make_pair(uint64_t(32768 + 131072 + 8192 + 1024), 32u + 128 + 16 + 8));
+  // A persistent schedule takes a second Q buffer where it fits (d 64 and 128), not at d 256.
+  CHECK(samples::attention_tiling(attention_config({})).q_stages == 1);
+  CHECK(samples::attention_tiling(attention_config({{"schedule", 2}})).q_stages == 2);
+  CHECK(samples::attention_tiling(attention_config({{"schedule", 1}, {"head_dim", 64}})).q_stages == 2);
+  CHECK(samples::attention_tiling(attention_config({{"schedule", 2}, {"head_dim", 256}})).q_stages == 1);
+  CHECK(figures({{"schedule", 2}}) == std::make_pair(uint64_t(2 * 32768 + 131072 + 16384 + 1024), 64u + 64 + 32 + 8));
+  CHECK(figures({{"schedule", 2}, {"head_dim", 256}}) == figures({{"head_dim", 256}}));
   CHECK(samples::attention_consumer_registers(2) == 240);
   CHECK(samples::attention_consumer_registers(1) == 240);
 }

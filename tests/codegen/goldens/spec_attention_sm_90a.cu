@@ -45,12 +45,15 @@ extern "C" __global__ void __launch_bounds__(384, 1) attention(const __grid_cons
   // shared buffer at <loc>
   __shared__ __align__(16) tj::mbarrier empty_v[2];
   // shared buffer at <loc>
-  __shared__ __align__(16) tj::mbarrier q_full[2];
+  __shared__ __align__(16) tj::mbarrier q_full[1];
+  // shared buffer at <loc>
+  __shared__ __align__(16) tj::mbarrier q_empty[1];
   unsigned tj_phase_full_k = 0u;  // bit i: phase parity of full_k[i]
   unsigned tj_phase_empty_k = 0u;  // bit i: phase parity of empty_k[i]
   unsigned tj_phase_full_v = 0u;  // bit i: phase parity of full_v[i]
   unsigned tj_phase_empty_v = 0u;  // bit i: phase parity of empty_v[i]
   unsigned tj_phase_q_full = 0u;  // bit i: phase parity of q_full[i]
+  unsigned tj_phase_q_empty = 0u;  // bit i: phase parity of q_empty[i]
   // accumulator at <loc>: 64x128 f32 per warpgroup, in registers
   float s[64] = {};
   // accumulator at <loc>: 64x128 f32 per warpgroup, in registers
@@ -83,8 +86,8 @@ extern "C" __global__ void __launch_bounds__(384, 1) attention(const __grid_cons
     tj::mbar_init(&empty_v[1], 8u);
     // MbarrierInit at <loc>: mbarrier_init(q_full[0], 1)
     tj::mbar_init(&q_full[0], 1u);
-    // MbarrierInit at <loc>: mbarrier_init(q_full[1], 1)
-    tj::mbar_init(&q_full[1], 1u);
+    // MbarrierInit at <loc>: mbarrier_init(q_empty[0], 2)
+    tj::mbar_init(&q_empty[0], 2u);
     // Fence at <loc>: fence_mbarrier_init()
     tj::fence_mbarrier_init();
   }
@@ -99,6 +102,24 @@ extern "C" __global__ void __launch_bounds__(384, 1) attention(const __grid_cons
     if (((int)threadIdx.x == 0)) {
       // Declare at <loc>: let it: i32 = 0
       int it = 0;
+      // Declare at <loc>: let u: i32 = 0
+      int u = 0;
+      // If at <loc>: if (u >= 1) {
+      if ((u >= 1)) {
+        // MbarrierWait at <loc>: wait_local(q_empty[(u % 1)])
+        tj::mbar_wait_cta(&q_empty[(u % 1)], (tj_phase_q_empty >> (u % 1)) & 1u);
+        tj_phase_q_empty ^= 1u << (u % 1);
+      }
+      // MbarrierArrive at <loc>: arrive_expect_tx(q_full[(u % 1)], 32768u)
+      tj::mbar_arrive_expect_tx(&q_full[(u % 1)], 32768u);
+      // TmaLoad at <loc>: tma_load(q[((((u % 1) * 16384) + 0) + (0 * 64))], Q{0, ((%ctaid.x * 128) + 0), %ctaid.y}, q_full[...
+      tj::tma_load_3d(&q[((((u % 1) * 16384) + 0) + (0 * 64))], &Q, 0, (((int)blockIdx.x * 128) + 0), (int)blockIdx.y, &q_full[(u % 1)]);
+      // TmaLoad at <loc>: tma_load(q[((((u % 1) * 16384) + 8192) + (0 * 64))], Q{64, ((%ctaid.x * 128) + 0), %ctaid.y}, q_f...
+      tj::tma_load_3d(&q[((((u % 1) * 16384) + 8192) + (0 * 64))], &Q, 64, (((int)blockIdx.x * 128) + 0), (int)blockIdx.y, &q_full[(u % 1)]);
+      // TmaLoad at <loc>: tma_load(q[((((u % 1) * 16384) + 0) + (64 * 64))], Q{0, ((%ctaid.x * 128) + 64), %ctaid.y}, q_ful...
+      tj::tma_load_3d(&q[((((u % 1) * 16384) + 0) + (64 * 64))], &Q, 0, (((int)blockIdx.x * 128) + 64), (int)blockIdx.y, &q_full[(u % 1)]);
+      // TmaLoad at <loc>: tma_load(q[((((u % 1) * 16384) + 8192) + (64 * 64))], Q{64, ((%ctaid.x * 128) + 64), %ctaid.y}, q...
+      tj::tma_load_3d(&q[((((u % 1) * 16384) + 8192) + (64 * 64))], &Q, 64, (((int)blockIdx.x * 128) + 64), (int)blockIdx.y, &q_full[(u % 1)]);
       // For at <loc>: for i in [0, ((seq_k + 127) / 128)) step 1 {
       for (int i = 0; i < ((seq_k + 127) / 128); i += 1) {
         // If at <loc>: if ((it + i) >= 2) {
@@ -139,18 +160,11 @@ extern "C" __global__ void __launch_bounds__(384, 1) attention(const __grid_cons
     }
     // Declare at <loc>: let it1: i32 = 0
     int it1 = 0;
-    // If at <loc>: if ((%tid.x % 128) == 0) {
-    if ((((int)threadIdx.x % 128) == 0)) {
-      // MbarrierArrive at <loc>: arrive_expect_tx(q_full[wg0], 16384u)
-      tj::mbar_arrive_expect_tx(&q_full[wg0], 16384u);
-      // TmaLoad at <loc>: tma_load(q[(((0 * 16384) + 0) + ((wg0 * 64) * 64))], Q{0, ((%ctaid.x * 128) + (wg0 * 64)), %ctaid...
-      tj::tma_load_3d(&q[(((0 * 16384) + 0) + ((wg0 * 64) * 64))], &Q, 0, (((int)blockIdx.x * 128) + (wg0 * 64)), (int)blockIdx.y, &q_full[wg0]);
-      // TmaLoad at <loc>: tma_load(q[(((0 * 16384) + 8192) + ((wg0 * 64) * 64))], Q{64, ((%ctaid.x * 128) + (wg0 * 64)), %c...
-      tj::tma_load_3d(&q[(((0 * 16384) + 8192) + ((wg0 * 64) * 64))], &Q, 64, (((int)blockIdx.x * 128) + (wg0 * 64)), (int)blockIdx.y, &q_full[wg0]);
-    }
-    // MbarrierWait at <loc>: wait_local(q_full[wg0])
-    tj::mbar_wait_cta(&q_full[wg0], (tj_phase_q_full >> wg0) & 1u);
-    tj_phase_q_full ^= 1u << wg0;
+    // Declare at <loc>: let u2: i32 = 0
+    int u2 = 0;
+    // MbarrierWait at <loc>: wait_local(q_full[(u2 % 1)])
+    tj::mbar_wait_cta(&q_full[(u2 % 1)], (tj_phase_q_full >> (u2 % 1)) & 1u);
+    tj_phase_q_full ^= 1u << (u2 % 1);
     // FragMap at <loc>: acc_o[elem] = 0f
     {
     #pragma unroll
@@ -178,10 +192,10 @@ extern "C" __global__ void __launch_bounds__(384, 1) attention(const __grid_cons
     // MbarrierWait at <loc>: wait_local(full_k[(it1 % 2)])
     tj::mbar_wait_cta(&full_k[(it1 % 2)], (tj_phase_full_k >> (it1 % 2)) & 1u);
     tj_phase_full_k ^= 1u << (it1 % 2);
-    // Mma at <loc>: mma(s, q.stage(0).rows((0 + (wg0 * 64))), kt.stage((it1 % 2)).rows(0), accumulate false)
+    // Mma at <loc>: mma(s, q.stage((u2 % 1)).rows((0 + (wg0 * 64))), kt.stage((it1 % 2)).rows(0), accumulate false)
     {
       tj::wgmma_fence();
-      const tj::u64 tj_desc_a = tj::wgmma_desc(q, 16u, 1024u, 1u) + (tj::u64)(unsigned)((0) * 2048 + ((0 + (wg0 * 64))) * 8);
+      const tj::u64 tj_desc_a = tj::wgmma_desc(q, 16u, 1024u, 1u) + (tj::u64)(unsigned)(((u2 % 1)) * 2048 + ((0 + (wg0 * 64))) * 8);
       const tj::u64 tj_desc_b = tj::wgmma_desc(kt, 16u, 1024u, 1u) + (tj::u64)(unsigned)(((it1 % 2)) * 2048 + (0) * 8);
       const tj::u32 tj_scale_d = (false) ? 1u : 0u;
       tj::wgmma_m64n128k16_f32_bf16_kk(&s[0], tj_desc_a + 0ull, tj_desc_b + 0ull, tj_scale_d);
@@ -262,18 +276,18 @@ extern "C" __global__ void __launch_bounds__(384, 1) attention(const __grid_cons
     // FragMap at <loc>: p[elem] = elem[s]
     #pragma unroll
     for (int tj_i = 0; tj_i < 32; ++tj_i) p[tj_i] = tj::pack2((tj::bf16*)nullptr, s[2 * tj_i], s[2 * tj_i + 1]);
-    // For at <loc>: for i2 in [1, ((seq_k + 127) / 128)) step 1 {
-    for (int i2 = 1; i2 < ((seq_k + 127) / 128); i2 += 1) {
+    // For at <loc>: for i3 in [1, ((seq_k + 127) / 128)) step 1 {
+    for (int i3 = 1; i3 < ((seq_k + 127) / 128); i3 += 1) {
       // NamedBarrier at <loc>: named_barrier((((%tid.x / 128) - 1) + 6), 256 threads)
       tj::named_barrier_sync(((((int)threadIdx.x / 128) - 1) + 6), 256u);
-      // MbarrierWait at <loc>: wait_local(full_k[((it1 + i2) % 2)])
-      tj::mbar_wait_cta(&full_k[((it1 + i2) % 2)], (tj_phase_full_k >> ((it1 + i2) % 2)) & 1u);
-      tj_phase_full_k ^= 1u << ((it1 + i2) % 2);
-      // Mma at <loc>: mma(s, q.stage(0).rows((0 + (wg0 * 64))), kt.stage(((it1 + i2) % 2)).rows(0), accumulate false)
+      // MbarrierWait at <loc>: wait_local(full_k[((it1 + i3) % 2)])
+      tj::mbar_wait_cta(&full_k[((it1 + i3) % 2)], (tj_phase_full_k >> ((it1 + i3) % 2)) & 1u);
+      tj_phase_full_k ^= 1u << ((it1 + i3) % 2);
+      // Mma at <loc>: mma(s, q.stage((u2 % 1)).rows((0 + (wg0 * 64))), kt.stage(((it1 + i3) % 2)).rows(0), accumulate f...
       {
         tj::wgmma_fence();
-        const tj::u64 tj_desc_a = tj::wgmma_desc(q, 16u, 1024u, 1u) + (tj::u64)(unsigned)((0) * 2048 + ((0 + (wg0 * 64))) * 8);
-        const tj::u64 tj_desc_b = tj::wgmma_desc(kt, 16u, 1024u, 1u) + (tj::u64)(unsigned)((((it1 + i2) % 2)) * 2048 + (0) * 8);
+        const tj::u64 tj_desc_a = tj::wgmma_desc(q, 16u, 1024u, 1u) + (tj::u64)(unsigned)(((u2 % 1)) * 2048 + ((0 + (wg0 * 64))) * 8);
+        const tj::u64 tj_desc_b = tj::wgmma_desc(kt, 16u, 1024u, 1u) + (tj::u64)(unsigned)((((it1 + i3) % 2)) * 2048 + (0) * 8);
         const tj::u32 tj_scale_d = (false) ? 1u : 0u;
         tj::wgmma_m64n128k16_f32_bf16_kk(&s[0], tj_desc_a + 0ull, tj_desc_b + 0ull, tj_scale_d);
         tj::wgmma_m64n128k16_f32_bf16_kk(&s[0], tj_desc_a + 2ull, tj_desc_b + 2ull, 1u);
@@ -285,10 +299,10 @@ extern "C" __global__ void __launch_bounds__(384, 1) attention(const __grid_cons
         tj::wgmma_m64n128k16_f32_bf16_kk(&s[0], tj_desc_a + 1030ull, tj_desc_b + 1030ull, 1u);
         tj::wgmma_commit();
       }
-      // MbarrierWait at <loc>: wait_local(full_v[(((it1 + i2) - 1) % 2)])
-      tj::mbar_wait_cta(&full_v[(((it1 + i2) - 1) % 2)], (tj_phase_full_v >> (((it1 + i2) - 1) % 2)) & 1u);
-      tj_phase_full_v ^= 1u << (((it1 + i2) - 1) % 2);
-      // Mma at <loc>: mma(acc_o, registers(p), v.stage((((it1 + i2) - 1) % 2)).rows(0), accumulate true)
+      // MbarrierWait at <loc>: wait_local(full_v[(((it1 + i3) - 1) % 2)])
+      tj::mbar_wait_cta(&full_v[(((it1 + i3) - 1) % 2)], (tj_phase_full_v >> (((it1 + i3) - 1) % 2)) & 1u);
+      tj_phase_full_v ^= 1u << (((it1 + i3) - 1) % 2);
+      // Mma at <loc>: mma(acc_o, registers(p), v.stage((((it1 + i3) - 1) % 2)).rows(0), accumulate true)
       {
         const tj::u32* tj_a0_0 = &p[0];
         const tj::u32* tj_a0_1 = &p[4];
@@ -299,7 +313,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) attention(const __grid_cons
         const tj::u32* tj_a0_6 = &p[24];
         const tj::u32* tj_a0_7 = &p[28];
         tj::wgmma_fence();
-        const tj::u64 tj_desc_b = tj::wgmma_desc(v, 16384u, 1024u, 1u) + (tj::u64)(unsigned)(((((it1 + i2) - 1) % 2)) * 2048 + (0) * 8);
+        const tj::u64 tj_desc_b = tj::wgmma_desc(v, 16384u, 1024u, 1u) + (tj::u64)(unsigned)(((((it1 + i3) - 1) % 2)) * 2048 + (0) * 8);
         const tj::u32 tj_scale_d = (true) ? 1u : 0u;
         tj::wgmma_m64n128k16_f32_bf16_kn_rs(&acc_o[0], tj_a0_0, tj_desc_b + 0ull, tj_scale_d);
         tj::wgmma_m64n128k16_f32_bf16_kn_rs(&acc_o[0], tj_a0_1, tj_desc_b + 128ull, 1u);
@@ -318,12 +332,12 @@ extern "C" __global__ void __launch_bounds__(384, 1) attention(const __grid_cons
       tj::acc_fence_64(s);
       // If at <loc>: if (%laneid == 0) {
       if ((tj::lane_id() == 0)) {
-        // MbarrierArrive at <loc>: arrive_relaxed(empty_k[((it1 + i2) % 2)])
-        tj::mbar_arrive_relaxed(&empty_k[((it1 + i2) % 2)]);
+        // MbarrierArrive at <loc>: arrive_relaxed(empty_k[((it1 + i3) % 2)])
+        tj::mbar_arrive_relaxed(&empty_k[((it1 + i3) % 2)]);
       }
-      // If at <loc>: if (((i2 * 128) + 128) > seq_k) {
-      if ((((i2 * 128) + 128) > seq_k)) {
-        // FragMap at <loc>: s[elem] = select((((i2 * 128) + elem.col) >= seq_k), -inff, elem[s])
+      // If at <loc>: if (((i3 * 128) + 128) > seq_k) {
+      if ((((i3 * 128) + 128) > seq_k)) {
+        // FragMap at <loc>: s[elem] = select((((i3 * 128) + elem.col) >= seq_k), -inff, elem[s])
         {
           [[maybe_unused]] const int tj_lane = (int)threadIdx.x % 32, tj_wrow = (((int)threadIdx.x % 128) / 32) * 16 + tj_lane / 4, tj_qcol = 2 * (tj_lane % 4);
         #pragma unroll
@@ -331,7 +345,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) attention(const __grid_cons
             [[maybe_unused]] const int tj_blk = tj_i / 64, tj_k = tj_i % 64;
             const int tj_e_col = (tj_k >> 2) * 8 + tj_qcol + (tj_k & 1);
             const float tj_e_s = s[tj_i];
-            s[tj_i] = ((((i2 * 128) + tj_e_col) >= seq_k) ? __int_as_float(0xff800000) : tj_e_s);
+            s[tj_i] = ((((i3 * 128) + tj_e_col) >= seq_k) ? __int_as_float(0xff800000) : tj_e_s);
           }
         }
       }
@@ -381,8 +395,8 @@ extern "C" __global__ void __launch_bounds__(384, 1) attention(const __grid_cons
       tj::acc_fence_64(acc_o);
       // If at <loc>: if (%laneid == 0) {
       if ((tj::lane_id() == 0)) {
-        // MbarrierArrive at <loc>: arrive_relaxed(empty_v[(((it1 + i2) - 1) % 2)])
-        tj::mbar_arrive_relaxed(&empty_v[(((it1 + i2) - 1) % 2)]);
+        // MbarrierArrive at <loc>: arrive_relaxed(empty_v[(((it1 + i3) - 1) % 2)])
+        tj::mbar_arrive_relaxed(&empty_v[(((it1 + i3) - 1) % 2)]);
       }
       // FragMap at <loc>: acc_o[elem] = (elem[acc_o] * elem[alpha])
       {
@@ -445,12 +459,12 @@ extern "C" __global__ void __launch_bounds__(384, 1) attention(const __grid_cons
         alpha[tj_r] = tj::rcp_approx(tj_e_l);
       }
     }
-    // AccStore at <loc>: store_accumulator(q.stage(0).rows((0 + (wg0 * 64))) = (elem[acc_o] * elem[alpha]) over acc_o[colu...
+    // AccStore at <loc>: store_accumulator(q.stage((u2 % 1)).rows((0 + (wg0 * 64))) = (elem[acc_o] * elem[alpha]) over acc...
     {
       [[maybe_unused]] const int tj_lane = (int)threadIdx.x % 32, tj_wrow = (((int)threadIdx.x % 128) / 32) * 16 + tj_lane / 4, tj_qcol = 2 * (tj_lane % 4);
     #pragma unroll
       for (int tj_blk = 0; tj_blk < 1; ++tj_blk) {
-        tj::bf16* tj_dst = &q[(0) * 16384 + ((0 + (wg0 * 64))) * 64] + tj_blk * 4096;
+        tj::bf16* tj_dst = &q[((u2 % 1)) * 16384 + ((0 + (wg0 * 64))) * 64] + tj_blk * 4096;
     #pragma unroll
         for (int tj_j = 0; tj_j < 16; tj_j += 2) {
           float tj_v[8];
@@ -502,15 +516,17 @@ extern "C" __global__ void __launch_bounds__(384, 1) attention(const __grid_cons
     if ((((int)threadIdx.x % 128) == 0)) {
       // If at <loc>: if (((%ctaid.x * 128) + (wg0 * 64)) < seq_q) {
       if (((((int)blockIdx.x * 128) + (wg0 * 64)) < seq_q)) {
-        // TmaStore at <loc>: tma_store(O{0, ((%ctaid.x * 128) + (wg0 * 64)), %ctaid.y}, q[(0 + ((wg0 * 64) * 64))])
-        tj::tma_store_3d(&O, 0, (((int)blockIdx.x * 128) + (wg0 * 64)), (int)blockIdx.y, &q[(0 + ((wg0 * 64) * 64))]);
-        // TmaStore at <loc>: tma_store(O{64, ((%ctaid.x * 128) + (wg0 * 64)), %ctaid.y}, q[(8192 + ((wg0 * 64) * 64))])
-        tj::tma_store_3d(&O, 64, (((int)blockIdx.x * 128) + (wg0 * 64)), (int)blockIdx.y, &q[(8192 + ((wg0 * 64) * 64))]);
+        // TmaStore at <loc>: tma_store(O{0, ((%ctaid.x * 128) + (wg0 * 64)), %ctaid.y}, q[((((u2 % 1) * 16384) + 0) + ((wg0 * ...
+        tj::tma_store_3d(&O, 0, (((int)blockIdx.x * 128) + (wg0 * 64)), (int)blockIdx.y, &q[((((u2 % 1) * 16384) + 0) + ((wg0 * 64) * 64))]);
+        // TmaStore at <loc>: tma_store(O{64, ((%ctaid.x * 128) + (wg0 * 64)), %ctaid.y}, q[((((u2 % 1) * 16384) + 8192) + ((wg...
+        tj::tma_store_3d(&O, 64, (((int)blockIdx.x * 128) + (wg0 * 64)), (int)blockIdx.y, &q[((((u2 % 1) * 16384) + 8192) + ((wg0 * 64) * 64))]);
         // BulkGroup at <loc>: bulk_commit()
         tj::bulk_commit();
       }
       // BulkGroup at <loc>: bulk_wait_read(0)
       tj::bulk_wait_read<0>();
+      // MbarrierArrive at <loc>: arrive_relaxed(q_empty[(u2 % 1)])
+      tj::mbar_arrive_relaxed(&q_empty[(u2 % 1)]);
     }
     // If at <loc>: if (((%tid.x % 128) < 64) && ((((%ctaid.x * 128) + (wg0 * 64)) + (%tid.x % 128)) < seq_q)) {
     if (((((int)threadIdx.x % 128) < 64) && (((((int)blockIdx.x * 128) + (wg0 * 64)) + ((int)threadIdx.x % 128)) < seq_q))) {
