@@ -9,7 +9,7 @@ namespace tj::samples {
 namespace {
 constexpr uint64_t kSmemPerCta = 232448;  // what a CTA may opt in to on sm_90a
 std::string str(uint64_t v) { return std::to_string(v); }
-const std::vector<std::string> kSchedules = {"grid", "static", "dynamic"};
+const std::vector<std::string> kSchedules = {"grid", "static", "dynamic", "auto"};
 }  // namespace
 
 std::vector<ParamSpec> Attention::params() const {
@@ -24,9 +24,11 @@ std::vector<ParamSpec> Attention::params() const {
            "keys per pipeline stage: a multiple of 64; 0: 128 at d 64 and 128, 64 at d 256 (what fits a consumer's "
            "registers and 2 stages of shared memory)"},
           {"stages", 2, 2, 8, "K/V pipeline stages in shared memory"},
-          {"schedule", 0, 0, 2,
+          {"schedule", 3, 0, 3,
            "grid: one CTA per (query block, batch x head), causal's longest first; static or dynamic: as many CTAs as "
-           "fit walk the units with that schedule (dynamic claims each next unit, causal's longest first)",
+           "fit walk the units with that schedule (dynamic claims each next unit, causal's longest first), loading "
+           "the next unit's Q while one runs where it fits; auto: where it fits (d 64, 128) dynamic when causal, "
+           "static otherwise; grid at d 256",
            kSchedules}};
 }
 
@@ -45,7 +47,14 @@ AttentionTiling attention_tiling(const Config& c) {
   t.block_n = unsigned(c.param("block_n"));
   if (t.block_n == 0) t.block_n = attention_default_block_n(c.param("head_dim"));
   t.stages = unsigned(c.param("stages"));
-  t.schedule = AttentionSchedule(c.param("schedule"));
+  const int64_t schedule = c.param("schedule");
+  const bool automatic = schedule == 3;
+  // auto walks persistently at d 64 and 128, where the next unit's Q fits beside this
+  // one's; at d 256 one CTA per unit from the grid.
+  t.schedule = !automatic                   ? AttentionSchedule(schedule)
+               : c.param("head_dim") > 128  ? AttentionSchedule::Grid
+               : c.param("causal") == 1     ? AttentionSchedule::Dynamic
+                                            : AttentionSchedule::Static;
   if (t.schedule != AttentionSchedule::Grid) {
     AttentionTiling two = t;
     two.q_stages = 2;

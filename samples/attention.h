@@ -44,7 +44,9 @@ struct AttentionShape {
 // How units (query block, batch * head) reach CTAs: one CTA each from the grid (causal:
 // the longest launched first), or a persistent grid walking them with a static or a
 // dynamic schedule (dynamic: causal's longest query blocks first); persistent CTAs carry
-// the K/V pipeline from one unit into the next.
+// the K/V pipeline from one unit into the next and load the next unit's Q while this
+// one runs. The spec's `auto` (attention_tiling) takes dynamic when causal (units of
+// unequal cost) and static otherwise.
 enum class AttentionSchedule : uint8_t { Grid, Static, Dynamic };
 
 struct AttentionTiling {

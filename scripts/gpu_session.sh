@@ -3,8 +3,8 @@
 # GPU tests, every sample spec through the CLI, benchmarks, tuning (gpu_tune.sh),
 # multicast traffic with ncu, and compute-sanitizer on every sample. Run from the repo root with
 # the binaries staged by scripts/stage.sh in .stage/; logs go to $OUT (or ./out).
-#   scripts/gpu_session.sh [SECTION...]   sections: tests runs faults plugins races bench gemm epilogue pingpong attention attention-schedules attention-table softmax schedules streamk timeline tune multicast sanitizer
-# (all but attention-table when none is named; named ones append to out/summary.txt, so a session can be split
+#   scripts/gpu_session.sh [SECTION...]   sections: tests runs faults plugins races bench gemm epilogue pingpong attention attention-schedules attention-table softmax schedules streamk gemm-configs timeline tune multicast sanitizer
+# (all but attention-table and gemm-configs when none is named; named ones append to out/summary.txt, so a session can be split
 # across several commands).
 set -uo pipefail
 OUT=${OUT:-out}; mkdir -p "$OUT"
@@ -216,6 +216,16 @@ note "gpu tests [streamk],[splitk] rc=$?: $(grep -E '^(All tests|test cases)' "$
 for cfg in cluster=1x2 cluster=1x2,schedule=static cluster=1x2,schedule=stream_k cluster=1x2,schedule=split_k,splits=0; do
   timeout 240 $B/tilejit_bench_gemm --iters 50 --reps 5 --sustained 0 --config "$cfg" --shapes "$STREAMK_SHAPES" > "$OUT/bench_streamk.log" 2>&1
   note "bench gemm $cfg rc=$?"; grep -E '^(device|[0-9]+ reps|\||  tuned)' "$OUT/bench_streamk.log" >> "$summary"
+done
+fi
+
+# The GEMM bench per config, each against cuBLAS interleaved per shape: GEMM_CONFIGS (configs
+# separated by spaces) over GEMM_SHAPES (MxNxK, comma-separated), for trying tile widths and
+# schedules on the shapes that lag (only when named).
+if [[ "$SECTIONS" == *" gemm-configs "* ]]; then
+for cfg in ${GEMM_CONFIGS:-cluster=1x2}; do
+  timeout 240 $B/tilejit_bench_gemm --iters 50 --reps 5 --sustained 0 --config "$cfg" --shapes "${GEMM_SHAPES:-1024x1024x8192}" > "$OUT/bench_configs.log" 2>&1
+  note "bench gemm $cfg rc=$?"; grep -E '^(device|[0-9]+ reps|\||  tuned)' "$OUT/bench_configs.log" >> "$summary"
 done
 fi
 

@@ -121,13 +121,22 @@ TEST_CASE("attention: block_n by head dim, shared memory and registers per consu
     return std::make_pair(samples::attention_smem_bytes(s, t), samples::attention_fragment_registers(s, t));
   };
   // Q (which the output reuses), 2 stages of K and V, 128 x 32 f32 logsumexp rows, 1 KiB of alignment and barriers.
-  CHECK(figures({{"head_dim", 64}}) == std::make_pair(uint64_t(16384 + 65536 + 16384 + 1024), 64u + 32 + 32 + 8));
-  CHECK(figures({}) == std::make_pair(uint64_t(32768 + 131072 + 16384 + 1024), 64u + 64 + 32 + 8));
+  CHECK(figures({{"head_dim", 64}, {"schedule", 0}}) == std::make_pair(uint64_t(16384 + 65536 + 16384 + 1024), 64u + 32 + 32 + 8));
+  CHECK(figures({{"schedule", 0}}) == std::make_pair(uint64_t(32768 + 131072 + 16384 + 1024), 64u + 64 + 32 + 8));
   CHECK(figures({{"head_dim", 256}}) == std::make_pair(uint64_t(65536 + 131072 + 16384 + 1024), 32u + 128 + 16 + 8));
   CHECK(figures({{"head_dim", 256}, {"consumers", 1}}) ==
         std::make_pair(uint64_t(32768 + 131072 + 8192 + 1024), 32u + 128 + 16 + 8));
   // A persistent schedule takes a second Q buffer where it fits (d 64 and 128), not at d 256.
-  CHECK(samples::attention_tiling(attention_config({})).q_stages == 1);
+  CHECK(samples::attention_tiling(attention_config({{"schedule", 0}})).q_stages == 1);
+  // auto (the spec's default): static, or dynamic when causal, with two Q buffers at d 64 and 128; the grid at d 256.
+  const auto tiling = [](const std::map<std::string, int64_t>& params) {
+    return samples::attention_tiling(attention_config(params));
+  };
+  CHECK(tiling({}).schedule == samples::AttentionSchedule::Static);
+  CHECK(tiling({}).q_stages == 2);
+  CHECK(tiling({{"causal", 1}, {"head_dim", 64}}).schedule == samples::AttentionSchedule::Dynamic);
+  CHECK(tiling({{"head_dim", 256}, {"causal", 1}}).schedule == samples::AttentionSchedule::Grid);
+  CHECK(tiling({{"head_dim", 256}}).q_stages == 1);
   CHECK(samples::attention_tiling(attention_config({{"schedule", 2}})).q_stages == 2);
   CHECK(samples::attention_tiling(attention_config({{"schedule", 1}, {"head_dim", 64}})).q_stages == 2);
   CHECK(samples::attention_tiling(attention_config({{"schedule", 2}, {"head_dim", 256}})).q_stages == 1);
@@ -150,7 +159,9 @@ TEST_CASE("attention: persistent schedules walk the units with as many CTAs as f
   const samples::Sample* s = samples::find_sample("attention");
   REQUIRE(s);
   // The grid schedule keeps one CTA per unit; static and dynamic take a persistent grid.
-  CHECK_FALSE(s->persistent_grid(attention_config({}), 132).has_value());
+  CHECK_FALSE(s->persistent_grid(attention_config({{"schedule", 0}}), 132).has_value());
+  CHECK_FALSE(s->persistent_grid(attention_config({{"head_dim", 256}}), 132).has_value());  // auto at d 256: the grid
+  CHECK(s->persistent_grid(attention_config({}), 132) == ir::Dim3{132, 1, 1});             // auto at d 128: static
   CHECK(s->persistent_grid(attention_config({{"schedule", 1}}), 132) == ir::Dim3{132, 1, 1});
   CHECK(s->persistent_grid(attention_config({{"schedule", 2}, {"batch", 1}, {"heads", 3}, {"seq_q", 200}}), 132) ==
         ir::Dim3{6, 1, 1});  // 2 query blocks x 3 heads: no more CTAs than units

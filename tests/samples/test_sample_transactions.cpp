@@ -51,9 +51,10 @@ const std::map<std::string, std::vector<std::string>> kPinned = {
     {"tma_copy.json",
      {"barrier 'full' in the loop at tma_copy.cpp:92: verified",
       "barrier 'full' in the loop at tma_copy.cpp:94: verified"}},
-    // Each consumer's Q rows (its own barrier, one phase) and the K/V pipeline.
+    // The unit's Q (a phase per unit of the persistent walk) and the K/V pipeline.
     {"attention.json",
-     {"barrier 'q_full' in the kernel body: verified", "barrier 'full_k' in the loop at attention_kernel.cpp:158: verified",
+     {"barrier 'q_full' in the loop at attention_kernel.cpp:143: verified",
+      "barrier 'full_k' in the loop at attention_kernel.cpp:158: verified",
       "barrier 'full_v' in the loop at attention_kernel.cpp:158: verified"}},
     // Plain loads and stores; its two CTA barriers (rows over several warps) are no mbarriers.
     {"softmax.json", {}},

@@ -31,11 +31,11 @@ extern "C" __global__ void __launch_bounds__(384, 1) attention(const __grid_cons
   // shared buffer at <loc>
   [[maybe_unused]] tj::bf16* const q = reinterpret_cast<tj::bf16*>(tj_dynamic_smem + 0);
   // shared buffer at <loc>
-  [[maybe_unused]] tj::bf16* const kt = reinterpret_cast<tj::bf16*>(tj_dynamic_smem + 32768);
+  [[maybe_unused]] tj::bf16* const kt = reinterpret_cast<tj::bf16*>(tj_dynamic_smem + 65536);
   // shared buffer at <loc>
-  [[maybe_unused]] tj::bf16* const v = reinterpret_cast<tj::bf16*>(tj_dynamic_smem + 98304);
+  [[maybe_unused]] tj::bf16* const v = reinterpret_cast<tj::bf16*>(tj_dynamic_smem + 131072);
   // shared buffer at <loc>
-  [[maybe_unused]] float* const lse_rows = reinterpret_cast<float*>(tj_dynamic_smem + 163840);
+  [[maybe_unused]] float* const lse_rows = reinterpret_cast<float*>(tj_dynamic_smem + 196608);
   // shared buffer at <loc>
   __shared__ __align__(16) tj::mbarrier full_k[2];
   // shared buffer at <loc>
@@ -45,9 +45,9 @@ extern "C" __global__ void __launch_bounds__(384, 1) attention(const __grid_cons
   // shared buffer at <loc>
   __shared__ __align__(16) tj::mbarrier empty_v[2];
   // shared buffer at <loc>
-  __shared__ __align__(16) tj::mbarrier q_full[1];
+  __shared__ __align__(16) tj::mbarrier q_full[2];
   // shared buffer at <loc>
-  __shared__ __align__(16) tj::mbarrier q_empty[1];
+  __shared__ __align__(16) tj::mbarrier q_empty[2];
   unsigned tj_phase_full_k = 0u;  // bit i: phase parity of full_k[i]
   unsigned tj_phase_empty_k = 0u;  // bit i: phase parity of empty_k[i]
   unsigned tj_phase_full_v = 0u;  // bit i: phase parity of full_v[i]
@@ -86,8 +86,12 @@ extern "C" __global__ void __launch_bounds__(384, 1) attention(const __grid_cons
     tj::mbar_init(&empty_v[1], 8u);
     // MbarrierInit at <loc>: mbarrier_init(q_full[0], 1)
     tj::mbar_init(&q_full[0], 1u);
+    // MbarrierInit at <loc>: mbarrier_init(q_full[1], 1)
+    tj::mbar_init(&q_full[1], 1u);
     // MbarrierInit at <loc>: mbarrier_init(q_empty[0], 2)
     tj::mbar_init(&q_empty[0], 2u);
+    // MbarrierInit at <loc>: mbarrier_init(q_empty[1], 2)
+    tj::mbar_init(&q_empty[1], 2u);
     // Fence at <loc>: fence_mbarrier_init()
     tj::fence_mbarrier_init();
   }
@@ -104,48 +108,73 @@ extern "C" __global__ void __launch_bounds__(384, 1) attention(const __grid_cons
       int it = 0;
       // Declare at <loc>: let u: i32 = 0
       int u = 0;
-      // If at <loc>: if (u >= 1) {
-      if ((u >= 1)) {
-        // MbarrierWait at <loc>: wait_local(q_empty[(u % 1)])
-        tj::mbar_wait_cta(&q_empty[(u % 1)], (tj_phase_q_empty >> (u % 1)) & 1u);
-        tj_phase_q_empty ^= 1u << (u % 1);
-      }
-      // MbarrierArrive at <loc>: arrive_expect_tx(q_full[(u % 1)], 32768u)
-      tj::mbar_arrive_expect_tx(&q_full[(u % 1)], 32768u);
-      // TmaLoad at <loc>: tma_load(q[((((u % 1) * 16384) + 0) + (0 * 64))], Q{0, ((%ctaid.x * 128) + 0), %ctaid.y}, q_full[...
-      tj::tma_load_3d(&q[((((u % 1) * 16384) + 0) + (0 * 64))], &Q, 0, (((int)blockIdx.x * 128) + 0), (int)blockIdx.y, &q_full[(u % 1)]);
-      // TmaLoad at <loc>: tma_load(q[((((u % 1) * 16384) + 8192) + (0 * 64))], Q{64, ((%ctaid.x * 128) + 0), %ctaid.y}, q_f...
-      tj::tma_load_3d(&q[((((u % 1) * 16384) + 8192) + (0 * 64))], &Q, 64, (((int)blockIdx.x * 128) + 0), (int)blockIdx.y, &q_full[(u % 1)]);
-      // TmaLoad at <loc>: tma_load(q[((((u % 1) * 16384) + 0) + (64 * 64))], Q{0, ((%ctaid.x * 128) + 64), %ctaid.y}, q_ful...
-      tj::tma_load_3d(&q[((((u % 1) * 16384) + 0) + (64 * 64))], &Q, 0, (((int)blockIdx.x * 128) + 64), (int)blockIdx.y, &q_full[(u % 1)]);
-      // TmaLoad at <loc>: tma_load(q[((((u % 1) * 16384) + 8192) + (64 * 64))], Q{64, ((%ctaid.x * 128) + 64), %ctaid.y}, q...
-      tj::tma_load_3d(&q[((((u % 1) * 16384) + 8192) + (64 * 64))], &Q, 64, (((int)blockIdx.x * 128) + 64), (int)blockIdx.y, &q_full[(u % 1)]);
-      // For at <loc>: for i in [0, ((seq_k + 127) / 128)) step 1 {
-      for (int i = 0; i < ((seq_k + 127) / 128); i += 1) {
-        // If at <loc>: if ((it + i) >= 2) {
-        if (((it + i) >= 2)) {
-          // MbarrierWait at <loc>: wait_local(empty_k[((it + i) % 2)])
-          tj::mbar_wait_cta(&empty_k[((it + i) % 2)], (tj_phase_empty_k >> ((it + i) % 2)) & 1u);
-          tj_phase_empty_k ^= 1u << ((it + i) % 2);
+      // Declare at <loc>: let tj_sched0_rows: i32 = ((((seq_q + 127) / 128) + 0) / 1)
+      int tj_sched0_rows = ((((seq_q + 127) / 128) + 0) / 1);
+      // Declare at <loc>: let tj_sched0_cols: i32 = ((bh_count + 0) / 1)
+      int tj_sched0_cols = ((bh_count + 0) / 1);
+      // Declare at <loc>: let tj_sched0_total: i32 = (tj_sched0_rows * tj_sched0_cols)
+      int tj_sched0_total = (tj_sched0_rows * tj_sched0_cols);
+      // Declare at <loc>: let tj_sched0_group_span: i32 = (8 * tj_sched0_cols)
+      int tj_sched0_group_span = (8 * tj_sched0_cols);
+      // For at <loc>: for tj_sched0_t in [%ctaid.x, tj_sched0_total) step %nctaid.x {
+      for (int tj_sched0_t = (int)blockIdx.x; tj_sched0_t < tj_sched0_total; tj_sched0_t += (int)gridDim.x) {
+        // Declare at <loc>: let tj_sched0_first_row: i32 = ((tj_sched0_t / tj_sched0_group_span) * 8)
+        int tj_sched0_first_row = ((tj_sched0_t / tj_sched0_group_span) * 8);
+        // Declare at <loc>: let tj_sched0_group_rows: i32 = min((tj_sched0_rows - tj_sched0_first_row), 8)
+        int tj_sched0_group_rows = tj::min_((tj_sched0_rows - tj_sched0_first_row), 8);
+        // Declare at <loc>: let tj_sched0_in_group: i32 = (tj_sched0_t % tj_sched0_group_span)
+        int tj_sched0_in_group = (tj_sched0_t % tj_sched0_group_span);
+        // Declare at <loc>: let tile_m: i32 = (((tj_sched0_first_row + (tj_sched0_in_group % tj_sched0_group_rows)) * 1) + 0)
+        int tile_m = (((tj_sched0_first_row + (tj_sched0_in_group % tj_sched0_group_rows)) * 1) + 0);
+        // Declare at <loc>: let tile_n: i32 = (((tj_sched0_in_group / tj_sched0_group_rows) * 1) + 0)
+        int tile_n = (((tj_sched0_in_group / tj_sched0_group_rows) * 1) + 0);
+        // If at <loc>: if (u >= 2) {
+        if ((u >= 2)) {
+          // MbarrierWait at <loc>: wait_local(q_empty[(u % 2)])
+          tj::mbar_wait_cta(&q_empty[(u % 2)], (tj_phase_q_empty >> (u % 2)) & 1u);
+          tj_phase_q_empty ^= 1u << (u % 2);
         }
-        // MbarrierArrive at <loc>: arrive_expect_tx(full_k[((it + i) % 2)], 32768u)
-        tj::mbar_arrive_expect_tx(&full_k[((it + i) % 2)], 32768u);
-        // TmaLoad at <loc>: tma_load(kt[(((((it + i) % 2) * 16384) + 0) + (0 * 64))], K{0, (i * 128), %ctaid.y}, full_k[((it ...
-        tj::tma_load_3d(&kt[(((((it + i) % 2) * 16384) + 0) + (0 * 64))], &K, 0, (i * 128), (int)blockIdx.y, &full_k[((it + i) % 2)]);
-        // TmaLoad at <loc>: tma_load(kt[(((((it + i) % 2) * 16384) + 8192) + (0 * 64))], K{64, (i * 128), %ctaid.y}, full_k[(...
-        tj::tma_load_3d(&kt[(((((it + i) % 2) * 16384) + 8192) + (0 * 64))], &K, 64, (i * 128), (int)blockIdx.y, &full_k[((it + i) % 2)]);
-        // If at <loc>: if ((it + i) >= 2) {
-        if (((it + i) >= 2)) {
-          // MbarrierWait at <loc>: wait_local(empty_v[((it + i) % 2)])
-          tj::mbar_wait_cta(&empty_v[((it + i) % 2)], (tj_phase_empty_v >> ((it + i) % 2)) & 1u);
-          tj_phase_empty_v ^= 1u << ((it + i) % 2);
+        // MbarrierArrive at <loc>: arrive_expect_tx(q_full[(u % 2)], 32768u)
+        tj::mbar_arrive_expect_tx(&q_full[(u % 2)], 32768u);
+        // TmaLoad at <loc>: tma_load(q[((((u % 2) * 16384) + 0) + (0 * 64))], Q{0, ((tile_m * 128) + 0), tile_n}, q_full[(u %...
+        tj::tma_load_3d(&q[((((u % 2) * 16384) + 0) + (0 * 64))], &Q, 0, ((tile_m * 128) + 0), tile_n, &q_full[(u % 2)]);
+        // TmaLoad at <loc>: tma_load(q[((((u % 2) * 16384) + 8192) + (0 * 64))], Q{64, ((tile_m * 128) + 0), tile_n}, q_full[...
+        tj::tma_load_3d(&q[((((u % 2) * 16384) + 8192) + (0 * 64))], &Q, 64, ((tile_m * 128) + 0), tile_n, &q_full[(u % 2)]);
+        // TmaLoad at <loc>: tma_load(q[((((u % 2) * 16384) + 0) + (64 * 64))], Q{0, ((tile_m * 128) + 64), tile_n}, q_full[(u...
+        tj::tma_load_3d(&q[((((u % 2) * 16384) + 0) + (64 * 64))], &Q, 0, ((tile_m * 128) + 64), tile_n, &q_full[(u % 2)]);
+        // TmaLoad at <loc>: tma_load(q[((((u % 2) * 16384) + 8192) + (64 * 64))], Q{64, ((tile_m * 128) + 64), tile_n}, q_ful...
+        tj::tma_load_3d(&q[((((u % 2) * 16384) + 8192) + (64 * 64))], &Q, 64, ((tile_m * 128) + 64), tile_n, &q_full[(u % 2)]);
+        // For at <loc>: for i in [0, ((seq_k + 127) / 128)) step 1 {
+        for (int i = 0; i < ((seq_k + 127) / 128); i += 1) {
+          // If at <loc>: if ((it + i) >= 2) {
+          if (((it + i) >= 2)) {
+            // MbarrierWait at <loc>: wait_local(empty_k[((it + i) % 2)])
+            tj::mbar_wait_cta(&empty_k[((it + i) % 2)], (tj_phase_empty_k >> ((it + i) % 2)) & 1u);
+            tj_phase_empty_k ^= 1u << ((it + i) % 2);
+          }
+          // MbarrierArrive at <loc>: arrive_expect_tx(full_k[((it + i) % 2)], 32768u)
+          tj::mbar_arrive_expect_tx(&full_k[((it + i) % 2)], 32768u);
+          // TmaLoad at <loc>: tma_load(kt[(((((it + i) % 2) * 16384) + 0) + (0 * 64))], K{0, (i * 128), tile_n}, full_k[((it + ...
+          tj::tma_load_3d(&kt[(((((it + i) % 2) * 16384) + 0) + (0 * 64))], &K, 0, (i * 128), tile_n, &full_k[((it + i) % 2)]);
+          // TmaLoad at <loc>: tma_load(kt[(((((it + i) % 2) * 16384) + 8192) + (0 * 64))], K{64, (i * 128), tile_n}, full_k[((i...
+          tj::tma_load_3d(&kt[(((((it + i) % 2) * 16384) + 8192) + (0 * 64))], &K, 64, (i * 128), tile_n, &full_k[((it + i) % 2)]);
+          // If at <loc>: if ((it + i) >= 2) {
+          if (((it + i) >= 2)) {
+            // MbarrierWait at <loc>: wait_local(empty_v[((it + i) % 2)])
+            tj::mbar_wait_cta(&empty_v[((it + i) % 2)], (tj_phase_empty_v >> ((it + i) % 2)) & 1u);
+            tj_phase_empty_v ^= 1u << ((it + i) % 2);
+          }
+          // MbarrierArrive at <loc>: arrive_expect_tx(full_v[((it + i) % 2)], 32768u)
+          tj::mbar_arrive_expect_tx(&full_v[((it + i) % 2)], 32768u);
+          // TmaLoad at <loc>: tma_load(v[(((((it + i) % 2) * 16384) + 0) + (0 * 64))], V{0, (i * 128), tile_n}, full_v[((it + i...
+          tj::tma_load_3d(&v[(((((it + i) % 2) * 16384) + 0) + (0 * 64))], &V, 0, (i * 128), tile_n, &full_v[((it + i) % 2)]);
+          // TmaLoad at <loc>: tma_load(v[(((((it + i) % 2) * 16384) + 8192) + (0 * 64))], V{64, (i * 128), tile_n}, full_v[((it...
+          tj::tma_load_3d(&v[(((((it + i) % 2) * 16384) + 8192) + (0 * 64))], &V, 64, (i * 128), tile_n, &full_v[((it + i) % 2)]);
         }
-        // MbarrierArrive at <loc>: arrive_expect_tx(full_v[((it + i) % 2)], 32768u)
-        tj::mbar_arrive_expect_tx(&full_v[((it + i) % 2)], 32768u);
-        // TmaLoad at <loc>: tma_load(v[(((((it + i) % 2) * 16384) + 0) + (0 * 64))], V{0, (i * 128), %ctaid.y}, full_v[((it +...
-        tj::tma_load_3d(&v[(((((it + i) % 2) * 16384) + 0) + (0 * 64))], &V, 0, (i * 128), (int)blockIdx.y, &full_v[((it + i) % 2)]);
-        // TmaLoad at <loc>: tma_load(v[(((((it + i) % 2) * 16384) + 8192) + (0 * 64))], V{64, (i * 128), %ctaid.y}, full_v[((...
-        tj::tma_load_3d(&v[(((((it + i) % 2) * 16384) + 8192) + (0 * 64))], &V, 64, (i * 128), (int)blockIdx.y, &full_v[((it + i) % 2)]);
+        // Assign at <loc>: it = (it + ((seq_k + 127) / 128))
+        it = (it + ((seq_k + 127) / 128));
+        // Assign at <loc>: u = (u + 1)
+        u = (u + 1);
       }
     }
   // Role at <loc>: role consumer (warpgroups 1..2, 240 registers) {
@@ -162,132 +191,61 @@ extern "C" __global__ void __launch_bounds__(384, 1) attention(const __grid_cons
     int it1 = 0;
     // Declare at <loc>: let u2: i32 = 0
     int u2 = 0;
-    // MbarrierWait at <loc>: wait_local(q_full[(u2 % 1)])
-    tj::mbar_wait_cta(&q_full[(u2 % 1)], (tj_phase_q_full >> (u2 % 1)) & 1u);
-    tj_phase_q_full ^= 1u << (u2 % 1);
-    // FragMap at <loc>: acc_o[elem] = 0f
-    {
-    #pragma unroll
-      for (int tj_i = 0; tj_i < 64; ++tj_i) {
-        [[maybe_unused]] const int tj_blk = tj_i / 64, tj_k = tj_i % 64;
-        acc_o[tj_i] = 0.0f;
-      }
-    }
-    // FragMap at <loc>: m[elem] = -inff
-    {
-    #pragma unroll
-      for (int tj_r = 0; tj_r < 2; ++tj_r) {
-        m[tj_r] = __int_as_float(0xff800000);
-      }
-    }
-    // FragMap at <loc>: l[elem] = 0f
-    {
-    #pragma unroll
-      for (int tj_r = 0; tj_r < 2; ++tj_r) {
-        l[tj_r] = 0.0f;
-      }
-    }
-    // NamedBarrier at <loc>: named_barrier((((%tid.x / 128) - 1) + 6), 256 threads)
-    tj::named_barrier_sync(((((int)threadIdx.x / 128) - 1) + 6), 256u);
-    // MbarrierWait at <loc>: wait_local(full_k[(it1 % 2)])
-    tj::mbar_wait_cta(&full_k[(it1 % 2)], (tj_phase_full_k >> (it1 % 2)) & 1u);
-    tj_phase_full_k ^= 1u << (it1 % 2);
-    // Mma at <loc>: mma(s, q.stage((u2 % 1)).rows((0 + (wg0 * 64))), kt.stage((it1 % 2)).rows(0), accumulate false)
-    {
-      tj::wgmma_fence();
-      const tj::u64 tj_desc_a = tj::wgmma_desc(q, 16u, 1024u, 1u) + (tj::u64)(unsigned)(((u2 % 1)) * 2048 + ((0 + (wg0 * 64))) * 8);
-      const tj::u64 tj_desc_b = tj::wgmma_desc(kt, 16u, 1024u, 1u) + (tj::u64)(unsigned)(((it1 % 2)) * 2048 + (0) * 8);
-      const tj::u32 tj_scale_d = (false) ? 1u : 0u;
-      tj::wgmma_m64n128k16_f32_bf16_kk(&s[0], tj_desc_a + 0ull, tj_desc_b + 0ull, tj_scale_d);
-      tj::wgmma_m64n128k16_f32_bf16_kk(&s[0], tj_desc_a + 2ull, tj_desc_b + 2ull, 1u);
-      tj::wgmma_m64n128k16_f32_bf16_kk(&s[0], tj_desc_a + 4ull, tj_desc_b + 4ull, 1u);
-      tj::wgmma_m64n128k16_f32_bf16_kk(&s[0], tj_desc_a + 6ull, tj_desc_b + 6ull, 1u);
-      tj::wgmma_m64n128k16_f32_bf16_kk(&s[0], tj_desc_a + 1024ull, tj_desc_b + 1024ull, 1u);
-      tj::wgmma_m64n128k16_f32_bf16_kk(&s[0], tj_desc_a + 1026ull, tj_desc_b + 1026ull, 1u);
-      tj::wgmma_m64n128k16_f32_bf16_kk(&s[0], tj_desc_a + 1028ull, tj_desc_b + 1028ull, 1u);
-      tj::wgmma_m64n128k16_f32_bf16_kk(&s[0], tj_desc_a + 1030ull, tj_desc_b + 1030ull, 1u);
-      tj::wgmma_commit();
-    }
-    // NamedBarrier at <loc>: named_barrier_arrive((((((%tid.x / 128) - 1) + 1) % 2) + 6), 256 threads)
-    tj::named_barrier_arrive(((((((int)threadIdx.x / 128) - 1) + 1) % 2) + 6), 256u);
-    // MmaWait at <loc>: mma_wait(0)
-    tj::wgmma_wait<0>();
-    tj::acc_fence_64(s);
-    tj::acc_fence_64(acc_o);
-    // If at <loc>: if (%laneid == 0) {
-    if ((tj::lane_id() == 0)) {
-      // MbarrierArrive at <loc>: arrive_relaxed(empty_k[(it1 % 2)])
-      tj::mbar_arrive_relaxed(&empty_k[(it1 % 2)]);
-    }
-    // If at <loc>: if (((0 * 128) + 128) > seq_k) {
-    if ((((0 * 128) + 128) > seq_k)) {
-      // FragMap at <loc>: s[elem] = select((((0 * 128) + elem.col) >= seq_k), -inff, elem[s])
+    // Declare at <loc>: let tj_sched1_rows: i32 = ((((seq_q + 127) / 128) + 0) / 1)
+    int tj_sched1_rows = ((((seq_q + 127) / 128) + 0) / 1);
+    // Declare at <loc>: let tj_sched1_cols: i32 = ((bh_count + 0) / 1)
+    int tj_sched1_cols = ((bh_count + 0) / 1);
+    // Declare at <loc>: let tj_sched1_total: i32 = (tj_sched1_rows * tj_sched1_cols)
+    int tj_sched1_total = (tj_sched1_rows * tj_sched1_cols);
+    // Declare at <loc>: let tj_sched1_group_span: i32 = (8 * tj_sched1_cols)
+    int tj_sched1_group_span = (8 * tj_sched1_cols);
+    // For at <loc>: for tj_sched1_t in [%ctaid.x, tj_sched1_total) step %nctaid.x {
+    for (int tj_sched1_t = (int)blockIdx.x; tj_sched1_t < tj_sched1_total; tj_sched1_t += (int)gridDim.x) {
+      // Declare at <loc>: let tj_sched1_first_row: i32 = ((tj_sched1_t / tj_sched1_group_span) * 8)
+      int tj_sched1_first_row = ((tj_sched1_t / tj_sched1_group_span) * 8);
+      // Declare at <loc>: let tj_sched1_group_rows: i32 = min((tj_sched1_rows - tj_sched1_first_row), 8)
+      int tj_sched1_group_rows = tj::min_((tj_sched1_rows - tj_sched1_first_row), 8);
+      // Declare at <loc>: let tj_sched1_in_group: i32 = (tj_sched1_t % tj_sched1_group_span)
+      int tj_sched1_in_group = (tj_sched1_t % tj_sched1_group_span);
+      // Declare at <loc>: let tile_m3: i32 = (((tj_sched1_first_row + (tj_sched1_in_group % tj_sched1_group_rows)) * 1) + 0)
+      int tile_m3 = (((tj_sched1_first_row + (tj_sched1_in_group % tj_sched1_group_rows)) * 1) + 0);
+      // Declare at <loc>: let tile_n4: i32 = (((tj_sched1_in_group / tj_sched1_group_rows) * 1) + 0)
+      int tile_n4 = (((tj_sched1_in_group / tj_sched1_group_rows) * 1) + 0);
+      // MbarrierWait at <loc>: wait_local(q_full[(u2 % 2)])
+      tj::mbar_wait_cta(&q_full[(u2 % 2)], (tj_phase_q_full >> (u2 % 2)) & 1u);
+      tj_phase_q_full ^= 1u << (u2 % 2);
+      // FragMap at <loc>: acc_o[elem] = 0f
       {
-        [[maybe_unused]] const int tj_lane = (int)threadIdx.x % 32, tj_wrow = (((int)threadIdx.x % 128) / 32) * 16 + tj_lane / 4, tj_qcol = 2 * (tj_lane % 4);
       #pragma unroll
         for (int tj_i = 0; tj_i < 64; ++tj_i) {
           [[maybe_unused]] const int tj_blk = tj_i / 64, tj_k = tj_i % 64;
-          const int tj_e_col = (tj_k >> 2) * 8 + tj_qcol + (tj_k & 1);
-          const float tj_e_s = s[tj_i];
-          s[tj_i] = ((((0 * 128) + tj_e_col) >= seq_k) ? __int_as_float(0xff800000) : tj_e_s);
+          acc_o[tj_i] = 0.0f;
         }
       }
-    }
-    // FragMap at <loc>: alpha[elem] = elem[m]
-    {
-    #pragma unroll
-      for (int tj_r = 0; tj_r < 2; ++tj_r) {
-        const float tj_e_m = m[(tj_r / 2) * 2 + (tj_r % 2)];
-        alpha[tj_r] = tj_e_m;
+      // FragMap at <loc>: m[elem] = -inff
+      {
+      #pragma unroll
+        for (int tj_r = 0; tj_r < 2; ++tj_r) {
+          m[tj_r] = __int_as_float(0xff800000);
+        }
       }
-    }
-    // RowReduce at <loc>: m = max(m, row_max(s))
-    tj::row_reduce_m64<128, 1>(&s[0], &m[0], true);
-    // FragMap at <loc>: alpha[elem] = approx::exp2(((elem[alpha] - elem[m]) * 0.127517432f))
-    {
-    #pragma unroll
-      for (int tj_r = 0; tj_r < 2; ++tj_r) {
-        const float tj_e_alpha = alpha[(tj_r / 2) * 2 + (tj_r % 2)];
-        const float tj_e_m = m[(tj_r / 2) * 2 + (tj_r % 2)];
-        alpha[tj_r] = tj::exp2_approx(((tj_e_alpha - tj_e_m) * 0.12751743f));
+      // FragMap at <loc>: l[elem] = 0f
+      {
+      #pragma unroll
+        for (int tj_r = 0; tj_r < 2; ++tj_r) {
+          l[tj_r] = 0.0f;
+        }
       }
-    }
-    // FragMap at <loc>: s[elem] = approx::exp2(fma(elem[s], 0.127517432f, -(elem[m] * 0.127517432f)))
-    {
-    #pragma unroll
-      for (int tj_i = 0; tj_i < 64; ++tj_i) {
-        [[maybe_unused]] const int tj_blk = tj_i / 64, tj_k = tj_i % 64;
-        const float tj_e_s = s[tj_i];
-        const float tj_e_m = m[(tj_blk) * 2 + ((tj_k >> 1) & 1)];
-        s[tj_i] = tj::exp2_approx(tj::fma(tj_e_s, 0.12751743f, (-(tj_e_m * 0.12751743f))));
-      }
-    }
-    // FragMap at <loc>: l[elem] = (elem[l] * elem[alpha])
-    {
-    #pragma unroll
-      for (int tj_r = 0; tj_r < 2; ++tj_r) {
-        const float tj_e_l = l[(tj_r / 2) * 2 + (tj_r % 2)];
-        const float tj_e_alpha = alpha[(tj_r / 2) * 2 + (tj_r % 2)];
-        l[tj_r] = (tj_e_l * tj_e_alpha);
-      }
-    }
-    // RowReduce at <loc>: l = sum(l, row_sum(s))
-    tj::row_reduce_m64<128, 0>(&s[0], &l[0], true);
-    // FragMap at <loc>: p[elem] = elem[s]
-    #pragma unroll
-    for (int tj_i = 0; tj_i < 32; ++tj_i) p[tj_i] = tj::pack2((tj::bf16*)nullptr, s[2 * tj_i], s[2 * tj_i + 1]);
-    // For at <loc>: for i3 in [1, ((seq_k + 127) / 128)) step 1 {
-    for (int i3 = 1; i3 < ((seq_k + 127) / 128); i3 += 1) {
       // NamedBarrier at <loc>: named_barrier((((%tid.x / 128) - 1) + 6), 256 threads)
       tj::named_barrier_sync(((((int)threadIdx.x / 128) - 1) + 6), 256u);
-      // MbarrierWait at <loc>: wait_local(full_k[((it1 + i3) % 2)])
-      tj::mbar_wait_cta(&full_k[((it1 + i3) % 2)], (tj_phase_full_k >> ((it1 + i3) % 2)) & 1u);
-      tj_phase_full_k ^= 1u << ((it1 + i3) % 2);
-      // Mma at <loc>: mma(s, q.stage((u2 % 1)).rows((0 + (wg0 * 64))), kt.stage(((it1 + i3) % 2)).rows(0), accumulate f...
+      // MbarrierWait at <loc>: wait_local(full_k[(it1 % 2)])
+      tj::mbar_wait_cta(&full_k[(it1 % 2)], (tj_phase_full_k >> (it1 % 2)) & 1u);
+      tj_phase_full_k ^= 1u << (it1 % 2);
+      // Mma at <loc>: mma(s, q.stage((u2 % 2)).rows((0 + (wg0 * 64))), kt.stage((it1 % 2)).rows(0), accumulate false)
       {
         tj::wgmma_fence();
-        const tj::u64 tj_desc_a = tj::wgmma_desc(q, 16u, 1024u, 1u) + (tj::u64)(unsigned)(((u2 % 1)) * 2048 + ((0 + (wg0 * 64))) * 8);
-        const tj::u64 tj_desc_b = tj::wgmma_desc(kt, 16u, 1024u, 1u) + (tj::u64)(unsigned)((((it1 + i3) % 2)) * 2048 + (0) * 8);
+        const tj::u64 tj_desc_a = tj::wgmma_desc(q, 16u, 1024u, 1u) + (tj::u64)(unsigned)(((u2 % 2)) * 2048 + ((0 + (wg0 * 64))) * 8);
+        const tj::u64 tj_desc_b = tj::wgmma_desc(kt, 16u, 1024u, 1u) + (tj::u64)(unsigned)(((it1 % 2)) * 2048 + (0) * 8);
         const tj::u32 tj_scale_d = (false) ? 1u : 0u;
         tj::wgmma_m64n128k16_f32_bf16_kk(&s[0], tj_desc_a + 0ull, tj_desc_b + 0ull, tj_scale_d);
         tj::wgmma_m64n128k16_f32_bf16_kk(&s[0], tj_desc_a + 2ull, tj_desc_b + 2ull, 1u);
@@ -299,45 +257,20 @@ extern "C" __global__ void __launch_bounds__(384, 1) attention(const __grid_cons
         tj::wgmma_m64n128k16_f32_bf16_kk(&s[0], tj_desc_a + 1030ull, tj_desc_b + 1030ull, 1u);
         tj::wgmma_commit();
       }
-      // MbarrierWait at <loc>: wait_local(full_v[(((it1 + i3) - 1) % 2)])
-      tj::mbar_wait_cta(&full_v[(((it1 + i3) - 1) % 2)], (tj_phase_full_v >> (((it1 + i3) - 1) % 2)) & 1u);
-      tj_phase_full_v ^= 1u << (((it1 + i3) - 1) % 2);
-      // Mma at <loc>: mma(acc_o, registers(p), v.stage((((it1 + i3) - 1) % 2)).rows(0), accumulate true)
-      {
-        const tj::u32* tj_a0_0 = &p[0];
-        const tj::u32* tj_a0_1 = &p[4];
-        const tj::u32* tj_a0_2 = &p[8];
-        const tj::u32* tj_a0_3 = &p[12];
-        const tj::u32* tj_a0_4 = &p[16];
-        const tj::u32* tj_a0_5 = &p[20];
-        const tj::u32* tj_a0_6 = &p[24];
-        const tj::u32* tj_a0_7 = &p[28];
-        tj::wgmma_fence();
-        const tj::u64 tj_desc_b = tj::wgmma_desc(v, 16384u, 1024u, 1u) + (tj::u64)(unsigned)(((((it1 + i3) - 1) % 2)) * 2048 + (0) * 8);
-        const tj::u32 tj_scale_d = (true) ? 1u : 0u;
-        tj::wgmma_m64n128k16_f32_bf16_kn_rs(&acc_o[0], tj_a0_0, tj_desc_b + 0ull, tj_scale_d);
-        tj::wgmma_m64n128k16_f32_bf16_kn_rs(&acc_o[0], tj_a0_1, tj_desc_b + 128ull, 1u);
-        tj::wgmma_m64n128k16_f32_bf16_kn_rs(&acc_o[0], tj_a0_2, tj_desc_b + 256ull, 1u);
-        tj::wgmma_m64n128k16_f32_bf16_kn_rs(&acc_o[0], tj_a0_3, tj_desc_b + 384ull, 1u);
-        tj::wgmma_m64n128k16_f32_bf16_kn_rs(&acc_o[0], tj_a0_4, tj_desc_b + 512ull, 1u);
-        tj::wgmma_m64n128k16_f32_bf16_kn_rs(&acc_o[0], tj_a0_5, tj_desc_b + 640ull, 1u);
-        tj::wgmma_m64n128k16_f32_bf16_kn_rs(&acc_o[0], tj_a0_6, tj_desc_b + 768ull, 1u);
-        tj::wgmma_m64n128k16_f32_bf16_kn_rs(&acc_o[0], tj_a0_7, tj_desc_b + 896ull, 1u);
-        tj::wgmma_commit();
-      }
       // NamedBarrier at <loc>: named_barrier_arrive((((((%tid.x / 128) - 1) + 1) % 2) + 6), 256 threads)
       tj::named_barrier_arrive(((((((int)threadIdx.x / 128) - 1) + 1) % 2) + 6), 256u);
-      // MmaWait at <loc>: mma_wait(1, {s})
-      tj::wgmma_wait<1>();
+      // MmaWait at <loc>: mma_wait(0)
+      tj::wgmma_wait<0>();
       tj::acc_fence_64(s);
+      tj::acc_fence_64(acc_o);
       // If at <loc>: if (%laneid == 0) {
       if ((tj::lane_id() == 0)) {
-        // MbarrierArrive at <loc>: arrive_relaxed(empty_k[((it1 + i3) % 2)])
-        tj::mbar_arrive_relaxed(&empty_k[((it1 + i3) % 2)]);
+        // MbarrierArrive at <loc>: arrive_relaxed(empty_k[(it1 % 2)])
+        tj::mbar_arrive_relaxed(&empty_k[(it1 % 2)]);
       }
-      // If at <loc>: if (((i3 * 128) + 128) > seq_k) {
-      if ((((i3 * 128) + 128) > seq_k)) {
-        // FragMap at <loc>: s[elem] = select((((i3 * 128) + elem.col) >= seq_k), -inff, elem[s])
+      // If at <loc>: if (((0 * 128) + 128) > seq_k) {
+      if ((((0 * 128) + 128) > seq_k)) {
+        // FragMap at <loc>: s[elem] = select((((0 * 128) + elem.col) >= seq_k), -inff, elem[s])
         {
           [[maybe_unused]] const int tj_lane = (int)threadIdx.x % 32, tj_wrow = (((int)threadIdx.x % 128) / 32) * 16 + tj_lane / 4, tj_qcol = 2 * (tj_lane % 4);
         #pragma unroll
@@ -345,7 +278,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) attention(const __grid_cons
             [[maybe_unused]] const int tj_blk = tj_i / 64, tj_k = tj_i % 64;
             const int tj_e_col = (tj_k >> 2) * 8 + tj_qcol + (tj_k & 1);
             const float tj_e_s = s[tj_i];
-            s[tj_i] = ((((i3 * 128) + tj_e_col) >= seq_k) ? __int_as_float(0xff800000) : tj_e_s);
+            s[tj_i] = ((((0 * 128) + tj_e_col) >= seq_k) ? __int_as_float(0xff800000) : tj_e_s);
           }
         }
       }
@@ -389,149 +322,272 @@ extern "C" __global__ void __launch_bounds__(384, 1) attention(const __grid_cons
       }
       // RowReduce at <loc>: l = sum(l, row_sum(s))
       tj::row_reduce_m64<128, 0>(&s[0], &l[0], true);
+      // FragMap at <loc>: p[elem] = elem[s]
+      #pragma unroll
+      for (int tj_i = 0; tj_i < 32; ++tj_i) p[tj_i] = tj::pack2((tj::bf16*)nullptr, s[2 * tj_i], s[2 * tj_i + 1]);
+      // For at <loc>: for i5 in [1, ((seq_k + 127) / 128)) step 1 {
+      for (int i5 = 1; i5 < ((seq_k + 127) / 128); i5 += 1) {
+        // NamedBarrier at <loc>: named_barrier((((%tid.x / 128) - 1) + 6), 256 threads)
+        tj::named_barrier_sync(((((int)threadIdx.x / 128) - 1) + 6), 256u);
+        // MbarrierWait at <loc>: wait_local(full_k[((it1 + i5) % 2)])
+        tj::mbar_wait_cta(&full_k[((it1 + i5) % 2)], (tj_phase_full_k >> ((it1 + i5) % 2)) & 1u);
+        tj_phase_full_k ^= 1u << ((it1 + i5) % 2);
+        // Mma at <loc>: mma(s, q.stage((u2 % 2)).rows((0 + (wg0 * 64))), kt.stage(((it1 + i5) % 2)).rows(0), accumulate f...
+        {
+          tj::wgmma_fence();
+          const tj::u64 tj_desc_a = tj::wgmma_desc(q, 16u, 1024u, 1u) + (tj::u64)(unsigned)(((u2 % 2)) * 2048 + ((0 + (wg0 * 64))) * 8);
+          const tj::u64 tj_desc_b = tj::wgmma_desc(kt, 16u, 1024u, 1u) + (tj::u64)(unsigned)((((it1 + i5) % 2)) * 2048 + (0) * 8);
+          const tj::u32 tj_scale_d = (false) ? 1u : 0u;
+          tj::wgmma_m64n128k16_f32_bf16_kk(&s[0], tj_desc_a + 0ull, tj_desc_b + 0ull, tj_scale_d);
+          tj::wgmma_m64n128k16_f32_bf16_kk(&s[0], tj_desc_a + 2ull, tj_desc_b + 2ull, 1u);
+          tj::wgmma_m64n128k16_f32_bf16_kk(&s[0], tj_desc_a + 4ull, tj_desc_b + 4ull, 1u);
+          tj::wgmma_m64n128k16_f32_bf16_kk(&s[0], tj_desc_a + 6ull, tj_desc_b + 6ull, 1u);
+          tj::wgmma_m64n128k16_f32_bf16_kk(&s[0], tj_desc_a + 1024ull, tj_desc_b + 1024ull, 1u);
+          tj::wgmma_m64n128k16_f32_bf16_kk(&s[0], tj_desc_a + 1026ull, tj_desc_b + 1026ull, 1u);
+          tj::wgmma_m64n128k16_f32_bf16_kk(&s[0], tj_desc_a + 1028ull, tj_desc_b + 1028ull, 1u);
+          tj::wgmma_m64n128k16_f32_bf16_kk(&s[0], tj_desc_a + 1030ull, tj_desc_b + 1030ull, 1u);
+          tj::wgmma_commit();
+        }
+        // MbarrierWait at <loc>: wait_local(full_v[(((it1 + i5) - 1) % 2)])
+        tj::mbar_wait_cta(&full_v[(((it1 + i5) - 1) % 2)], (tj_phase_full_v >> (((it1 + i5) - 1) % 2)) & 1u);
+        tj_phase_full_v ^= 1u << (((it1 + i5) - 1) % 2);
+        // Mma at <loc>: mma(acc_o, registers(p), v.stage((((it1 + i5) - 1) % 2)).rows(0), accumulate true)
+        {
+          const tj::u32* tj_a0_0 = &p[0];
+          const tj::u32* tj_a0_1 = &p[4];
+          const tj::u32* tj_a0_2 = &p[8];
+          const tj::u32* tj_a0_3 = &p[12];
+          const tj::u32* tj_a0_4 = &p[16];
+          const tj::u32* tj_a0_5 = &p[20];
+          const tj::u32* tj_a0_6 = &p[24];
+          const tj::u32* tj_a0_7 = &p[28];
+          tj::wgmma_fence();
+          const tj::u64 tj_desc_b = tj::wgmma_desc(v, 16384u, 1024u, 1u) + (tj::u64)(unsigned)(((((it1 + i5) - 1) % 2)) * 2048 + (0) * 8);
+          const tj::u32 tj_scale_d = (true) ? 1u : 0u;
+          tj::wgmma_m64n128k16_f32_bf16_kn_rs(&acc_o[0], tj_a0_0, tj_desc_b + 0ull, tj_scale_d);
+          tj::wgmma_m64n128k16_f32_bf16_kn_rs(&acc_o[0], tj_a0_1, tj_desc_b + 128ull, 1u);
+          tj::wgmma_m64n128k16_f32_bf16_kn_rs(&acc_o[0], tj_a0_2, tj_desc_b + 256ull, 1u);
+          tj::wgmma_m64n128k16_f32_bf16_kn_rs(&acc_o[0], tj_a0_3, tj_desc_b + 384ull, 1u);
+          tj::wgmma_m64n128k16_f32_bf16_kn_rs(&acc_o[0], tj_a0_4, tj_desc_b + 512ull, 1u);
+          tj::wgmma_m64n128k16_f32_bf16_kn_rs(&acc_o[0], tj_a0_5, tj_desc_b + 640ull, 1u);
+          tj::wgmma_m64n128k16_f32_bf16_kn_rs(&acc_o[0], tj_a0_6, tj_desc_b + 768ull, 1u);
+          tj::wgmma_m64n128k16_f32_bf16_kn_rs(&acc_o[0], tj_a0_7, tj_desc_b + 896ull, 1u);
+          tj::wgmma_commit();
+        }
+        // NamedBarrier at <loc>: named_barrier_arrive((((((%tid.x / 128) - 1) + 1) % 2) + 6), 256 threads)
+        tj::named_barrier_arrive(((((((int)threadIdx.x / 128) - 1) + 1) % 2) + 6), 256u);
+        // MmaWait at <loc>: mma_wait(1, {s})
+        tj::wgmma_wait<1>();
+        tj::acc_fence_64(s);
+        // If at <loc>: if (%laneid == 0) {
+        if ((tj::lane_id() == 0)) {
+          // MbarrierArrive at <loc>: arrive_relaxed(empty_k[((it1 + i5) % 2)])
+          tj::mbar_arrive_relaxed(&empty_k[((it1 + i5) % 2)]);
+        }
+        // If at <loc>: if (((i5 * 128) + 128) > seq_k) {
+        if ((((i5 * 128) + 128) > seq_k)) {
+          // FragMap at <loc>: s[elem] = select((((i5 * 128) + elem.col) >= seq_k), -inff, elem[s])
+          {
+            [[maybe_unused]] const int tj_lane = (int)threadIdx.x % 32, tj_wrow = (((int)threadIdx.x % 128) / 32) * 16 + tj_lane / 4, tj_qcol = 2 * (tj_lane % 4);
+          #pragma unroll
+            for (int tj_i = 0; tj_i < 64; ++tj_i) {
+              [[maybe_unused]] const int tj_blk = tj_i / 64, tj_k = tj_i % 64;
+              const int tj_e_col = (tj_k >> 2) * 8 + tj_qcol + (tj_k & 1);
+              const float tj_e_s = s[tj_i];
+              s[tj_i] = ((((i5 * 128) + tj_e_col) >= seq_k) ? __int_as_float(0xff800000) : tj_e_s);
+            }
+          }
+        }
+        // FragMap at <loc>: alpha[elem] = elem[m]
+        {
+        #pragma unroll
+          for (int tj_r = 0; tj_r < 2; ++tj_r) {
+            const float tj_e_m = m[(tj_r / 2) * 2 + (tj_r % 2)];
+            alpha[tj_r] = tj_e_m;
+          }
+        }
+        // RowReduce at <loc>: m = max(m, row_max(s))
+        tj::row_reduce_m64<128, 1>(&s[0], &m[0], true);
+        // FragMap at <loc>: alpha[elem] = approx::exp2(((elem[alpha] - elem[m]) * 0.127517432f))
+        {
+        #pragma unroll
+          for (int tj_r = 0; tj_r < 2; ++tj_r) {
+            const float tj_e_alpha = alpha[(tj_r / 2) * 2 + (tj_r % 2)];
+            const float tj_e_m = m[(tj_r / 2) * 2 + (tj_r % 2)];
+            alpha[tj_r] = tj::exp2_approx(((tj_e_alpha - tj_e_m) * 0.12751743f));
+          }
+        }
+        // FragMap at <loc>: s[elem] = approx::exp2(fma(elem[s], 0.127517432f, -(elem[m] * 0.127517432f)))
+        {
+        #pragma unroll
+          for (int tj_i = 0; tj_i < 64; ++tj_i) {
+            [[maybe_unused]] const int tj_blk = tj_i / 64, tj_k = tj_i % 64;
+            const float tj_e_s = s[tj_i];
+            const float tj_e_m = m[(tj_blk) * 2 + ((tj_k >> 1) & 1)];
+            s[tj_i] = tj::exp2_approx(tj::fma(tj_e_s, 0.12751743f, (-(tj_e_m * 0.12751743f))));
+          }
+        }
+        // FragMap at <loc>: l[elem] = (elem[l] * elem[alpha])
+        {
+        #pragma unroll
+          for (int tj_r = 0; tj_r < 2; ++tj_r) {
+            const float tj_e_l = l[(tj_r / 2) * 2 + (tj_r % 2)];
+            const float tj_e_alpha = alpha[(tj_r / 2) * 2 + (tj_r % 2)];
+            l[tj_r] = (tj_e_l * tj_e_alpha);
+          }
+        }
+        // RowReduce at <loc>: l = sum(l, row_sum(s))
+        tj::row_reduce_m64<128, 0>(&s[0], &l[0], true);
+        // MmaWait at <loc>: mma_wait(0)
+        tj::wgmma_wait<0>();
+        tj::acc_fence_64(s);
+        tj::acc_fence_64(acc_o);
+        // If at <loc>: if (%laneid == 0) {
+        if ((tj::lane_id() == 0)) {
+          // MbarrierArrive at <loc>: arrive_relaxed(empty_v[(((it1 + i5) - 1) % 2)])
+          tj::mbar_arrive_relaxed(&empty_v[(((it1 + i5) - 1) % 2)]);
+        }
+        // FragMap at <loc>: acc_o[elem] = (elem[acc_o] * elem[alpha])
+        {
+        #pragma unroll
+          for (int tj_i = 0; tj_i < 64; ++tj_i) {
+            [[maybe_unused]] const int tj_blk = tj_i / 64, tj_k = tj_i % 64;
+            const float tj_e_acc_o = acc_o[tj_i];
+            const float tj_e_alpha = alpha[(tj_blk) * 2 + ((tj_k >> 1) & 1)];
+            acc_o[tj_i] = (tj_e_acc_o * tj_e_alpha);
+          }
+        }
+        // FragMap at <loc>: p[elem] = elem[s]
+        #pragma unroll
+        for (int tj_i = 0; tj_i < 32; ++tj_i) p[tj_i] = tj::pack2((tj::bf16*)nullptr, s[2 * tj_i], s[2 * tj_i + 1]);
+      }
+      // NamedBarrier at <loc>: named_barrier((((%tid.x / 128) - 1) + 6), 256 threads)
+      tj::named_barrier_sync(((((int)threadIdx.x / 128) - 1) + 6), 256u);
+      // MbarrierWait at <loc>: wait_local(full_v[(((it1 + ((seq_k + 127) / 128)) - 1) % 2)])
+      tj::mbar_wait_cta(&full_v[(((it1 + ((seq_k + 127) / 128)) - 1) % 2)], (tj_phase_full_v >> (((it1 + ((seq_k + 127) / 128)) - 1) % 2)) & 1u);
+      tj_phase_full_v ^= 1u << (((it1 + ((seq_k + 127) / 128)) - 1) % 2);
+      // Mma at <loc>: mma(acc_o, registers(p), v.stage((((it1 + ((seq_k + 127) / 128)) - 1) % 2)).rows(0), accumulate t...
+      {
+        const tj::u32* tj_a0_0 = &p[0];
+        const tj::u32* tj_a0_1 = &p[4];
+        const tj::u32* tj_a0_2 = &p[8];
+        const tj::u32* tj_a0_3 = &p[12];
+        const tj::u32* tj_a0_4 = &p[16];
+        const tj::u32* tj_a0_5 = &p[20];
+        const tj::u32* tj_a0_6 = &p[24];
+        const tj::u32* tj_a0_7 = &p[28];
+        tj::wgmma_fence();
+        const tj::u64 tj_desc_b = tj::wgmma_desc(v, 16384u, 1024u, 1u) + (tj::u64)(unsigned)(((((it1 + ((seq_k + 127) / 128)) - 1) % 2)) * 2048 + (0) * 8);
+        const tj::u32 tj_scale_d = (true) ? 1u : 0u;
+        tj::wgmma_m64n128k16_f32_bf16_kn_rs(&acc_o[0], tj_a0_0, tj_desc_b + 0ull, tj_scale_d);
+        tj::wgmma_m64n128k16_f32_bf16_kn_rs(&acc_o[0], tj_a0_1, tj_desc_b + 128ull, 1u);
+        tj::wgmma_m64n128k16_f32_bf16_kn_rs(&acc_o[0], tj_a0_2, tj_desc_b + 256ull, 1u);
+        tj::wgmma_m64n128k16_f32_bf16_kn_rs(&acc_o[0], tj_a0_3, tj_desc_b + 384ull, 1u);
+        tj::wgmma_m64n128k16_f32_bf16_kn_rs(&acc_o[0], tj_a0_4, tj_desc_b + 512ull, 1u);
+        tj::wgmma_m64n128k16_f32_bf16_kn_rs(&acc_o[0], tj_a0_5, tj_desc_b + 640ull, 1u);
+        tj::wgmma_m64n128k16_f32_bf16_kn_rs(&acc_o[0], tj_a0_6, tj_desc_b + 768ull, 1u);
+        tj::wgmma_m64n128k16_f32_bf16_kn_rs(&acc_o[0], tj_a0_7, tj_desc_b + 896ull, 1u);
+        tj::wgmma_commit();
+      }
+      // NamedBarrier at <loc>: named_barrier_arrive((((((%tid.x / 128) - 1) + 1) % 2) + 6), 256 threads)
+      tj::named_barrier_arrive(((((((int)threadIdx.x / 128) - 1) + 1) % 2) + 6), 256u);
       // MmaWait at <loc>: mma_wait(0)
       tj::wgmma_wait<0>();
       tj::acc_fence_64(s);
       tj::acc_fence_64(acc_o);
       // If at <loc>: if (%laneid == 0) {
       if ((tj::lane_id() == 0)) {
-        // MbarrierArrive at <loc>: arrive_relaxed(empty_v[(((it1 + i3) - 1) % 2)])
-        tj::mbar_arrive_relaxed(&empty_v[(((it1 + i3) - 1) % 2)]);
+        // MbarrierArrive at <loc>: arrive_relaxed(empty_v[(((it1 + ((seq_k + 127) / 128)) - 1) % 2)])
+        tj::mbar_arrive_relaxed(&empty_v[(((it1 + ((seq_k + 127) / 128)) - 1) % 2)]);
       }
-      // FragMap at <loc>: acc_o[elem] = (elem[acc_o] * elem[alpha])
+      // FragMap at <loc>: alpha[elem] = approx::rcp(elem[l])
       {
       #pragma unroll
-        for (int tj_i = 0; tj_i < 64; ++tj_i) {
-          [[maybe_unused]] const int tj_blk = tj_i / 64, tj_k = tj_i % 64;
-          const float tj_e_acc_o = acc_o[tj_i];
-          const float tj_e_alpha = alpha[(tj_blk) * 2 + ((tj_k >> 1) & 1)];
-          acc_o[tj_i] = (tj_e_acc_o * tj_e_alpha);
+        for (int tj_r = 0; tj_r < 2; ++tj_r) {
+          const float tj_e_l = l[(tj_r / 2) * 2 + (tj_r % 2)];
+          alpha[tj_r] = tj::rcp_approx(tj_e_l);
         }
       }
-      // FragMap at <loc>: p[elem] = elem[s]
+      // AccStore at <loc>: store_accumulator(q.stage((u2 % 2)).rows((0 + (wg0 * 64))) = (elem[acc_o] * elem[alpha]) over acc...
+      {
+        [[maybe_unused]] const int tj_lane = (int)threadIdx.x % 32, tj_wrow = (((int)threadIdx.x % 128) / 32) * 16 + tj_lane / 4, tj_qcol = 2 * (tj_lane % 4);
       #pragma unroll
-      for (int tj_i = 0; tj_i < 32; ++tj_i) p[tj_i] = tj::pack2((tj::bf16*)nullptr, s[2 * tj_i], s[2 * tj_i + 1]);
-    }
-    // NamedBarrier at <loc>: named_barrier((((%tid.x / 128) - 1) + 6), 256 threads)
-    tj::named_barrier_sync(((((int)threadIdx.x / 128) - 1) + 6), 256u);
-    // MbarrierWait at <loc>: wait_local(full_v[(((it1 + ((seq_k + 127) / 128)) - 1) % 2)])
-    tj::mbar_wait_cta(&full_v[(((it1 + ((seq_k + 127) / 128)) - 1) % 2)], (tj_phase_full_v >> (((it1 + ((seq_k + 127) / 128)) - 1) % 2)) & 1u);
-    tj_phase_full_v ^= 1u << (((it1 + ((seq_k + 127) / 128)) - 1) % 2);
-    // Mma at <loc>: mma(acc_o, registers(p), v.stage((((it1 + ((seq_k + 127) / 128)) - 1) % 2)).rows(0), accumulate t...
-    {
-      const tj::u32* tj_a0_0 = &p[0];
-      const tj::u32* tj_a0_1 = &p[4];
-      const tj::u32* tj_a0_2 = &p[8];
-      const tj::u32* tj_a0_3 = &p[12];
-      const tj::u32* tj_a0_4 = &p[16];
-      const tj::u32* tj_a0_5 = &p[20];
-      const tj::u32* tj_a0_6 = &p[24];
-      const tj::u32* tj_a0_7 = &p[28];
-      tj::wgmma_fence();
-      const tj::u64 tj_desc_b = tj::wgmma_desc(v, 16384u, 1024u, 1u) + (tj::u64)(unsigned)(((((it1 + ((seq_k + 127) / 128)) - 1) % 2)) * 2048 + (0) * 8);
-      const tj::u32 tj_scale_d = (true) ? 1u : 0u;
-      tj::wgmma_m64n128k16_f32_bf16_kn_rs(&acc_o[0], tj_a0_0, tj_desc_b + 0ull, tj_scale_d);
-      tj::wgmma_m64n128k16_f32_bf16_kn_rs(&acc_o[0], tj_a0_1, tj_desc_b + 128ull, 1u);
-      tj::wgmma_m64n128k16_f32_bf16_kn_rs(&acc_o[0], tj_a0_2, tj_desc_b + 256ull, 1u);
-      tj::wgmma_m64n128k16_f32_bf16_kn_rs(&acc_o[0], tj_a0_3, tj_desc_b + 384ull, 1u);
-      tj::wgmma_m64n128k16_f32_bf16_kn_rs(&acc_o[0], tj_a0_4, tj_desc_b + 512ull, 1u);
-      tj::wgmma_m64n128k16_f32_bf16_kn_rs(&acc_o[0], tj_a0_5, tj_desc_b + 640ull, 1u);
-      tj::wgmma_m64n128k16_f32_bf16_kn_rs(&acc_o[0], tj_a0_6, tj_desc_b + 768ull, 1u);
-      tj::wgmma_m64n128k16_f32_bf16_kn_rs(&acc_o[0], tj_a0_7, tj_desc_b + 896ull, 1u);
-      tj::wgmma_commit();
-    }
-    // NamedBarrier at <loc>: named_barrier_arrive((((((%tid.x / 128) - 1) + 1) % 2) + 6), 256 threads)
-    tj::named_barrier_arrive(((((((int)threadIdx.x / 128) - 1) + 1) % 2) + 6), 256u);
-    // MmaWait at <loc>: mma_wait(0)
-    tj::wgmma_wait<0>();
-    tj::acc_fence_64(s);
-    tj::acc_fence_64(acc_o);
-    // If at <loc>: if (%laneid == 0) {
-    if ((tj::lane_id() == 0)) {
-      // MbarrierArrive at <loc>: arrive_relaxed(empty_v[(((it1 + ((seq_k + 127) / 128)) - 1) % 2)])
-      tj::mbar_arrive_relaxed(&empty_v[(((it1 + ((seq_k + 127) / 128)) - 1) % 2)]);
-    }
-    // FragMap at <loc>: alpha[elem] = approx::rcp(elem[l])
-    {
-    #pragma unroll
-      for (int tj_r = 0; tj_r < 2; ++tj_r) {
-        const float tj_e_l = l[(tj_r / 2) * 2 + (tj_r % 2)];
-        alpha[tj_r] = tj::rcp_approx(tj_e_l);
-      }
-    }
-    // AccStore at <loc>: store_accumulator(q.stage((u2 % 1)).rows((0 + (wg0 * 64))) = (elem[acc_o] * elem[alpha]) over acc...
-    {
-      [[maybe_unused]] const int tj_lane = (int)threadIdx.x % 32, tj_wrow = (((int)threadIdx.x % 128) / 32) * 16 + tj_lane / 4, tj_qcol = 2 * (tj_lane % 4);
-    #pragma unroll
-      for (int tj_blk = 0; tj_blk < 1; ++tj_blk) {
-        tj::bf16* tj_dst = &q[((u2 % 1)) * 16384 + ((0 + (wg0 * 64))) * 64] + tj_blk * 4096;
-    #pragma unroll
-        for (int tj_j = 0; tj_j < 16; tj_j += 2) {
-          float tj_v[8];
-    #pragma unroll
-          for (int tj_g = 0; tj_g < 2; ++tj_g) {
-    #pragma unroll
-            for (int tj_h = 0; tj_h < 2; ++tj_h) {
-    #pragma unroll
-              for (int tj_x = 0; tj_x < 2; ++tj_x) {
-                [[maybe_unused]] const int tj_i = tj_blk * 64 + 4 * (tj_j + tj_g) + 2 * tj_h + tj_x;
-                const float tj_e_acc_o = acc_o[tj_i];
-                const float tj_e_alpha = alpha[(tj_blk) * 2 + (tj_h)];
-                tj_v[4 * tj_g + 2 * tj_h + tj_x] = (tj_e_acc_o * tj_e_alpha);
+        for (int tj_blk = 0; tj_blk < 1; ++tj_blk) {
+          tj::bf16* tj_dst = &q[((u2 % 2)) * 16384 + ((0 + (wg0 * 64))) * 64] + tj_blk * 4096;
+      #pragma unroll
+          for (int tj_j = 0; tj_j < 16; tj_j += 2) {
+            float tj_v[8];
+      #pragma unroll
+            for (int tj_g = 0; tj_g < 2; ++tj_g) {
+      #pragma unroll
+              for (int tj_h = 0; tj_h < 2; ++tj_h) {
+      #pragma unroll
+                for (int tj_x = 0; tj_x < 2; ++tj_x) {
+                  [[maybe_unused]] const int tj_i = tj_blk * 64 + 4 * (tj_j + tj_g) + 2 * tj_h + tj_x;
+                  const float tj_e_acc_o = acc_o[tj_i];
+                  const float tj_e_alpha = alpha[(tj_blk) * 2 + (tj_h)];
+                  tj_v[4 * tj_g + 2 * tj_h + tj_x] = (tj_e_acc_o * tj_e_alpha);
+                }
               }
             }
+            tj::stmatrix_x4_b128<64, 16384>(tj_dst, 8 * (tj_j - 0), tj_v);
           }
-          tj::stmatrix_x4_b128<64, 16384>(tj_dst, 8 * (tj_j - 0), tj_v);
         }
       }
-    }
-    // AccStore at <loc>: store_accumulator(lse_rows.stage(0).rows((0 + (wg0 * 64))) = (((elem[m] * 0.127517432f) + approx:...
-    {
-      [[maybe_unused]] const int tj_lane = (int)threadIdx.x % 32, tj_wrow = (((int)threadIdx.x % 128) / 32) * 16 + tj_lane / 4, tj_qcol = 2 * (tj_lane % 4);
-    #pragma unroll
-      for (int tj_blk = 0; tj_blk < 1; ++tj_blk) {
-        float* tj_dst = &lse_rows[(0) * 4096 + ((0 + (wg0 * 64))) * 32] + tj_blk * 2048;
-    #pragma unroll
-        for (int tj_j = 0; tj_j < 4; tj_j += 1) {
-    #pragma unroll
-          for (int tj_h = 0; tj_h < 2; ++tj_h) {
-            float tj_pair[2];
-    #pragma unroll
-            for (int tj_x = 0; tj_x < 2; ++tj_x) {
-              [[maybe_unused]] const int tj_i = tj_blk * 64 + 4 * tj_j + 2 * tj_h + tj_x;
-              const float tj_e_m = m[(tj_blk) * 2 + (tj_h)];
-              const float tj_e_l = l[(tj_blk) * 2 + (tj_h)];
-              tj_pair[tj_x] = (((tj_e_m * 0.12751743f) + tj::log2_approx(tj_e_l)) * 0.6931472f);
+      // AccStore at <loc>: store_accumulator(lse_rows.stage(0).rows((0 + (wg0 * 64))) = (((elem[m] * 0.127517432f) + approx:...
+      {
+        [[maybe_unused]] const int tj_lane = (int)threadIdx.x % 32, tj_wrow = (((int)threadIdx.x % 128) / 32) * 16 + tj_lane / 4, tj_qcol = 2 * (tj_lane % 4);
+      #pragma unroll
+        for (int tj_blk = 0; tj_blk < 1; ++tj_blk) {
+          float* tj_dst = &lse_rows[(0) * 4096 + ((0 + (wg0 * 64))) * 32] + tj_blk * 2048;
+      #pragma unroll
+          for (int tj_j = 0; tj_j < 4; tj_j += 1) {
+      #pragma unroll
+            for (int tj_h = 0; tj_h < 2; ++tj_h) {
+              float tj_pair[2];
+      #pragma unroll
+              for (int tj_x = 0; tj_x < 2; ++tj_x) {
+                [[maybe_unused]] const int tj_i = tj_blk * 64 + 4 * tj_j + 2 * tj_h + tj_x;
+                const float tj_e_m = m[(tj_blk) * 2 + (tj_h)];
+                const float tj_e_l = l[(tj_blk) * 2 + (tj_h)];
+                tj_pair[tj_x] = (((tj_e_m * 0.12751743f) + tj::log2_approx(tj_e_l)) * 0.6931472f);
+              }
+              tj::store_pair_b128<32, 16384>(tj_dst, tj_wrow + 8 * tj_h, 8 * (tj_j - 0) + tj_qcol, tj_pair[0], tj_pair[1]);
             }
-            tj::store_pair_b128<32, 16384>(tj_dst, tj_wrow + 8 * tj_h, 8 * (tj_j - 0) + tj_qcol, tj_pair[0], tj_pair[1]);
           }
         }
       }
-    }
-    // Fence at <loc>: fence_proxy_async()
-    tj::fence_proxy_async();
-    // NamedBarrier at <loc>: named_barrier((wg0 + 9), 128 threads)
-    tj::named_barrier_sync((wg0 + 9), 128u);
-    // If at <loc>: if ((%tid.x % 128) == 0) {
-    if ((((int)threadIdx.x % 128) == 0)) {
-      // If at <loc>: if (((%ctaid.x * 128) + (wg0 * 64)) < seq_q) {
-      if (((((int)blockIdx.x * 128) + (wg0 * 64)) < seq_q)) {
-        // TmaStore at <loc>: tma_store(O{0, ((%ctaid.x * 128) + (wg0 * 64)), %ctaid.y}, q[((((u2 % 1) * 16384) + 0) + ((wg0 * ...
-        tj::tma_store_3d(&O, 0, (((int)blockIdx.x * 128) + (wg0 * 64)), (int)blockIdx.y, &q[((((u2 % 1) * 16384) + 0) + ((wg0 * 64) * 64))]);
-        // TmaStore at <loc>: tma_store(O{64, ((%ctaid.x * 128) + (wg0 * 64)), %ctaid.y}, q[((((u2 % 1) * 16384) + 8192) + ((wg...
-        tj::tma_store_3d(&O, 64, (((int)blockIdx.x * 128) + (wg0 * 64)), (int)blockIdx.y, &q[((((u2 % 1) * 16384) + 8192) + ((wg0 * 64) * 64))]);
-        // BulkGroup at <loc>: bulk_commit()
-        tj::bulk_commit();
+      // Fence at <loc>: fence_proxy_async()
+      tj::fence_proxy_async();
+      // NamedBarrier at <loc>: named_barrier((wg0 + 9), 128 threads)
+      tj::named_barrier_sync((wg0 + 9), 128u);
+      // If at <loc>: if ((%tid.x % 128) == 0) {
+      if ((((int)threadIdx.x % 128) == 0)) {
+        // If at <loc>: if (((tile_m3 * 128) + (wg0 * 64)) < seq_q) {
+        if ((((tile_m3 * 128) + (wg0 * 64)) < seq_q)) {
+          // TmaStore at <loc>: tma_store(O{0, ((tile_m3 * 128) + (wg0 * 64)), tile_n4}, q[((((u2 % 2) * 16384) + 0) + ((wg0 * 64...
+          tj::tma_store_3d(&O, 0, ((tile_m3 * 128) + (wg0 * 64)), tile_n4, &q[((((u2 % 2) * 16384) + 0) + ((wg0 * 64) * 64))]);
+          // TmaStore at <loc>: tma_store(O{64, ((tile_m3 * 128) + (wg0 * 64)), tile_n4}, q[((((u2 % 2) * 16384) + 8192) + ((wg0 ...
+          tj::tma_store_3d(&O, 64, ((tile_m3 * 128) + (wg0 * 64)), tile_n4, &q[((((u2 % 2) * 16384) + 8192) + ((wg0 * 64) * 64))]);
+          // BulkGroup at <loc>: bulk_commit()
+          tj::bulk_commit();
+        }
+        // BulkGroup at <loc>: bulk_wait_read(0)
+        tj::bulk_wait_read<0>();
+        // MbarrierArrive at <loc>: arrive_relaxed(q_empty[(u2 % 2)])
+        tj::mbar_arrive_relaxed(&q_empty[(u2 % 2)]);
       }
-      // BulkGroup at <loc>: bulk_wait_read(0)
-      tj::bulk_wait_read<0>();
-      // MbarrierArrive at <loc>: arrive_relaxed(q_empty[(u2 % 1)])
-      tj::mbar_arrive_relaxed(&q_empty[(u2 % 1)]);
-    }
-    // If at <loc>: if (((%tid.x % 128) < 64) && ((((%ctaid.x * 128) + (wg0 * 64)) + (%tid.x % 128)) < seq_q)) {
-    if (((((int)threadIdx.x % 128) < 64) && (((((int)blockIdx.x * 128) + (wg0 * 64)) + ((int)threadIdx.x % 128)) < seq_q))) {
-      // Store at <loc>: lse[((i64(%ctaid.y) * i64(seq_q)) + i64((((%ctaid.x * 128) + (wg0 * 64)) + (%tid.x % 128))))] = l...
-      lse[((((long long)(int)blockIdx.y) * ((long long)seq_q)) + ((long long)((((int)blockIdx.x * 128) + (wg0 * 64)) + ((int)threadIdx.x % 128))))] = lse_rows[(((wg0 * 64) + ((int)threadIdx.x % 128)) * 32)];
+      // If at <loc>: if (((%tid.x % 128) < 64) && ((((tile_m3 * 128) + (wg0 * 64)) + (%tid.x % 128)) < seq_q)) {
+      if (((((int)threadIdx.x % 128) < 64) && ((((tile_m3 * 128) + (wg0 * 64)) + ((int)threadIdx.x % 128)) < seq_q))) {
+        // Store at <loc>: lse[((i64(tile_n4) * i64(seq_q)) + i64((((tile_m3 * 128) + (wg0 * 64)) + (%tid.x % 128))))] = lse...
+        lse[((((long long)tile_n4) * ((long long)seq_q)) + ((long long)(((tile_m3 * 128) + (wg0 * 64)) + ((int)threadIdx.x % 128))))] = lse_rows[(((wg0 * 64) + ((int)threadIdx.x % 128)) * 32)];
+      }
+      // NamedBarrier at <loc>: named_barrier((wg0 + 9), 128 threads)
+      tj::named_barrier_sync((wg0 + 9), 128u);
+      // Assign at <loc>: it1 = (it1 + ((seq_k + 127) / 128))
+      it1 = (it1 + ((seq_k + 127) / 128));
+      // Assign at <loc>: u2 = (u2 + 1)
+      u2 = (u2 + 1);
     }
   }
 }
