@@ -27,8 +27,8 @@ std::vector<ParamSpec> Attention::params() const {
           {"schedule", 3, 0, 3,
            "grid: one CTA per (query block, batch x head), causal's longest first; static or dynamic: as many CTAs as "
            "fit walk the units with that schedule (dynamic claims each next unit, causal's longest first), loading "
-           "the next unit's Q while one runs where it fits; auto: where it fits (d 64, 128) dynamic when causal, "
-           "static otherwise; grid at d 256",
+           "the next unit's Q while one runs where it fits; auto: static (dynamic when causal) at d 64, and at "
+           "d 128 up to 32 key blocks of block_n (64 when causal); grid otherwise",
            kSchedules}};
 }
 
@@ -41,6 +41,17 @@ AttentionShape attention_shape(const Config& c) {
   return s;
 }
 
+AttentionSchedule attention_auto_schedule(const AttentionShape& s, unsigned block_n) {
+  // From same-run comparisons on the H200 (docs/performance-log.md): the persistent walks
+  // (the next unit's Q landing while one runs, causal's longest units first) win at d 64
+  // on every length, and at d 128 up to 32 key blocks per unit (64 when causal); on longer
+  // d 128 units and at d 256 (no room for a second Q) one CTA per unit from the grid does.
+  const int64_t key_blocks = (s.seq_k + block_n - 1) / block_n;
+  const bool persistent = s.head_dim <= 64 || (s.head_dim <= 128 && key_blocks <= (s.causal ? 64 : 32));
+  if (!persistent) return AttentionSchedule::Grid;
+  return s.causal ? AttentionSchedule::Dynamic : AttentionSchedule::Static;
+}
+
 AttentionTiling attention_tiling(const Config& c) {
   AttentionTiling t;
   t.consumers = unsigned(c.param("consumers"));
@@ -49,12 +60,7 @@ AttentionTiling attention_tiling(const Config& c) {
   t.stages = unsigned(c.param("stages"));
   const int64_t schedule = c.param("schedule");
   const bool automatic = schedule == 3;
-  // auto walks persistently at d 64 and 128, where the next unit's Q fits beside this
-  // one's; at d 256 one CTA per unit from the grid.
-  t.schedule = !automatic                   ? AttentionSchedule(schedule)
-               : c.param("head_dim") > 128  ? AttentionSchedule::Grid
-               : c.param("causal") == 1     ? AttentionSchedule::Dynamic
-                                            : AttentionSchedule::Static;
+  t.schedule = automatic ? attention_auto_schedule(attention_shape(c), t.block_n) : AttentionSchedule(schedule);
   if (t.schedule != AttentionSchedule::Grid) {
     AttentionTiling two = t;
     two.q_stages = 2;

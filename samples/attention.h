@@ -45,8 +45,7 @@ struct AttentionShape {
 // the longest launched first), or a persistent grid walking them with a static or a
 // dynamic schedule (dynamic: causal's longest query blocks first); persistent CTAs carry
 // the K/V pipeline from one unit into the next and load the next unit's Q while this
-// one runs. The spec's `auto` (attention_tiling) takes dynamic when causal (units of
-// unequal cost) and static otherwise.
+// one runs. The spec's `auto`: attention_auto_schedule.
 enum class AttentionSchedule : uint8_t { Grid, Static, Dynamic };
 
 struct AttentionTiling {
@@ -77,6 +76,9 @@ uint64_t attention_smem_bytes(const AttentionShape& s, const AttentionTiling& t)
 // The kernel itself (samples/attention_kernel.cpp). Parameters, in order: tensor maps
 // "Q", "K", "V", "O" (3-D: d, seq, batch * head), f32* "lse", i32 "seq_q", "seq_k".
 ir::Kernel build_attention_kernel(const AttentionShape& s, const AttentionTiling& t);
+
+// What the spec's schedule `auto` takes for the shape, with block_n keys per block.
+AttentionSchedule attention_auto_schedule(const AttentionShape& s, unsigned block_n);
 
 AttentionShape attention_shape(const Config& c);
 AttentionTiling attention_tiling(const Config& c);

@@ -280,16 +280,21 @@ std::optional<Sample::DeviceChoice> Gemm::for_device(const Config& c, int sm_cou
     const GemmTiling t = gemm_tiling(c);
     unsigned bn = gemm_auto_bn(s, t, sm_count);
     const uint64_t clusters = std::max<uint64_t>(1, uint64_t(sm_count) / (uint64_t(t.cluster_m) * t.cluster_n));
+    // Width and schedule together: the model's time per width, times the width over its
+    // rate (as gemm_auto_bn).
+    auto cost = [&](unsigned width, double rate) {
+      GemmTiling w = t;
+      w.bn = width;
+      return gemm_auto_schedule(s, w, sm_count).time * width / rate;
+    };
+    GemmTiling wide = t;
+    wide.bn = 256;
     if (auto_schedule && cluster_tiles(s, t, 256) > clusters) {
-      // Width and schedule together: a tail that stream-K absorbs needs no narrower tile.
-      // (Tiles of 256 that fit one wave stay, as gemm_auto_bn keeps them.)
-      // The model's time per width, times the width over its rate (as gemm_auto_bn).
-      auto cost = [&](unsigned width, double rate) {
-        GemmTiling w = t;
-        w.bn = width;
-        return gemm_auto_schedule(s, w, sm_count).time * width / rate;
-      };
+      // A tail that stream-K absorbs needs no narrower tile.
       bn = cost(192, 0.97) < cost(256, 1.0) ? 192 : 256;
+    } else if (auto_schedule && gemm_auto_schedule(s, wide, sm_count).schedule == GemmSchedule::SplitK) {
+      // Few tiles: narrower ones fill the GPU with fewer splits, so fewer partials.
+      bn = cost(128, kGemmRate128) < cost(256, 1.0) ? 128 : 256;
     }
     d.config.params["bn"] = int64_t(bn);
     say("bn 0 -> " + std::to_string(bn) + " for " + std::to_string(sm_count) + " SMs (cluster tiles: " +

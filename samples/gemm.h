@@ -63,6 +63,12 @@ enum class GemmSchedule : uint8_t { Auto, Static, StreamK, SplitK };
 // 64, auto's choice was the faster of static and stream-K on every shape measured
 // (stream-K 1.47x faster where the last wave held 2 of 68 tiles, slower elsewhere).
 inline constexpr double kGemmStreamKFixup = 64.0, kGemmStreamKMargin = 0.02;
+// Split-K's cost of each partial beyond the first, in k-blocks of one cluster (stored by
+// one CTA, added by the tile's last), and the rate of 128-column tiles against 256
+// (more operand bytes per flop). Set from the H200: 1024x1024x8192 and 256x4096x8192 ran
+// 0.74x / 0.80x cuBLAS at 256 columns in 4 splits and 0.89x / 0.95x at 128 in 2, the
+// same k-blocks per CTA (docs/performance-log.md).
+inline constexpr double kGemmSplitKPartial = 2.0, kGemmRate128 = 0.95;
 
 // How the kernel tiles it. The cluster is (cluster_n CTAs along N) x (cluster_m along M).
 struct GemmTiling {
@@ -106,7 +112,8 @@ unsigned gemm_auto_bn(const GemmShape& s, const GemmTiling& t, int sm_count);
 // schedule auto on a device of `sm_count` SMs, one CTA per SM (t's tile and cluster):
 // split-K where splits 0 would split (the tiles fill at most half the clusters and K is
 // long); else static when the cluster tiles fill whole waves or stream-K would gain under
-// kGemmStreamKMargin of static's time in the wave model; stream-K otherwise. `why` says it
+// kGemmStreamKMargin of static's time in the wave model; stream-K otherwise (split-K's
+// time counts kGemmSplitKPartial per partial beyond the first). `why` says it
 // in a line; `splits` is split-K's count (1 otherwise); `time` the model's estimate, in
 // k-blocks of one cluster's tile (for comparing tile widths: times bn / rate).
 struct GemmScheduleChoice {

@@ -31,7 +31,7 @@ GemmScheduleChoice gemm_auto_schedule(const GemmShape& s, const GemmTiling& t, i
     return {GemmSchedule::SplitK,
             what + ": split-K, each tile's " + std::to_string(kblocks) + " k-blocks in " + std::to_string(splits) +
                 " ranges run by different clusters",
-            splits, double(ceil_div(tiles * splits, clusters) * kblocks) / double(splits)};
+            splits, double(ceil_div(tiles * splits, clusters) * kblocks) / double(splits) + double(splits - 1) * kGemmSplitKPartial};
   if (tiles % clusters == 0) return {GemmSchedule::Static, what + ": whole waves, no tail", 1, double(waves * kblocks)};
   // Time in k-blocks of one cluster: static runs whole waves; stream-K spreads the same
   // k-blocks evenly and pays for the partials of the tiles that clusters share.

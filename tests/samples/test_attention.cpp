@@ -137,6 +137,12 @@ TEST_CASE("attention: block_n by head dim, shared memory and registers per consu
   CHECK(tiling({{"causal", 1}, {"head_dim", 64}}).schedule == samples::AttentionSchedule::Dynamic);
   CHECK(tiling({{"head_dim", 256}, {"causal", 1}}).schedule == samples::AttentionSchedule::Grid);
   CHECK(tiling({{"head_dim", 256}}).q_stages == 1);
+  // ... and at d 128 only up to 32 key blocks per unit (64 when causal); at d 64 on every length.
+  CHECK(tiling({{"seq_k", 4097}}).schedule == samples::AttentionSchedule::Grid);
+  CHECK(tiling({{"seq_k", 8192}, {"causal", 1}}).schedule == samples::AttentionSchedule::Dynamic);
+  CHECK(tiling({{"seq_k", 8193}, {"causal", 1}}).schedule == samples::AttentionSchedule::Grid);
+  CHECK(tiling({{"seq_k", 16384}, {"head_dim", 64}}).schedule == samples::AttentionSchedule::Static);
+  CHECK(tiling({{"seq_k", 4097}}).q_stages == 1);
   CHECK(samples::attention_tiling(attention_config({{"schedule", 2}})).q_stages == 2);
   CHECK(samples::attention_tiling(attention_config({{"schedule", 1}, {"head_dim", 64}})).q_stages == 2);
   CHECK(samples::attention_tiling(attention_config({{"schedule", 2}, {"head_dim", 256}})).q_stages == 1);
