@@ -8,11 +8,13 @@
 // the sample's defaults with --config. So a shape tuned to split-K (1024x1024x8192)
 // is measured with it. cuBLAS's result is verified too, from the configuration it was
 // timed in; --sustained adds the ratio over long blocks of launches (the card at its
-// sustained clocks). Exit: 0 all verified, 1 a verification failed,
+// sustained clocks); --versus-plain, with a fused epilogue, also times our plain GEMM of
+// the same config against the fused one (what the epilogue costs). Exit: 0 all verified, 1 a verification failed,
 // 2 bad flags or config, 3 no GPU or cuBLAS, 4 compile error, 5 launch or device error.
 #include <CLI/CLI.hpp>
 
 #include <cstdio>
+#include <functional>
 #include <ctime>
 #include <iostream>
 #include <memory>
@@ -41,6 +43,7 @@ using namespace tj;
 struct Options {
   std::string shapes, layout = "tn", config;
   bool tuned = true;  // --no-tuned: the defaults (and --config) only
+  bool versus_plain = false;  // --versus-plain: the fused kernel against ours without the epilogue
   int iters = 50, reps = 5;
   int sustained = 300, sustained_reps = 3;  // --sustained: launches per block under sustained load (0: none)
   uint64_t seed = 1;
@@ -53,6 +56,8 @@ struct Row {
   bench::Spread ours, cublas;  // TFLOP/s
   bench::Spread paired;        // ours / cuBLAS within each repetition
   std::optional<bench::Spread> sustained;  // the same in blocks of o.sustained launches
+  std::optional<bench::Spread> plain;      // --versus-plain: our plain GEMM's TFLOP/s, timed against the fused one
+  bench::Spread fused, fused_paired;       // the fused kernel's TFLOP/s in that timing; fused / plain per repetition
   int exit_code = 0;
 };
 
@@ -80,6 +85,31 @@ std::string now_utc() {
   char buf[64];
   std::strftime(buf, sizeof buf, "%Y-%m-%d %H:%M:%S UTC", std::gmtime(&t));
   return buf;
+}
+
+// Our plain GEMM of `config` (the fused epilogue's fields off; tile, cluster and schedule as
+// they are), verified, then timed interleaved with `fused`: the epilogue's cost.
+void time_plain(const samples::Sample& gemm, samples::Config config, const Options& o, const Device& device,
+                const codegen::Target& target, rt::Cache& cache, CUstream stream, const std::function<void(int)>& fused, Row& row) {
+  for (const char* f : {"bias", "col_scale", "act", "residual"}) config.params[f] = 0;
+  JitKernel kernel = tj::load(samples::compile_sample(gemm, config, target, &cache), device);
+  std::unique_ptr<samples::Instance> inst = gemm.instantiate(config, o.seed);
+  BoundArgs args = samples::bind_instance(kernel, *inst);
+  const samples::LaunchPlan plan = samples::plan_launch(gemm, config, kernel, args);
+  inst->poison();
+  kernel.launch(plan.grid, args);
+  kernel.synchronize();
+  const samples::Check check = inst->verify();
+  std::printf("  plain   verify %s: %s\n", check.ok ? "PASSED" : "FAILED", check.detail.c_str());
+  if (!check.ok) row.check = check;  // a wrong plain kernel fails the row
+  auto plain = [&](int n) { kernel.launch_repeated(plan.grid, args, n, stream); };
+  const bench::Interleaved t = bench::time_interleaved(stream, o.iters, o.reps, 3, fused, plain);
+  row.plain = tflops(t.b_ms, inst->flops_per_launch());
+  row.fused = tflops(t.a_ms, inst->flops_per_launch());
+  row.fused_paired = bench::spread(t.paired_speedups());
+  std::printf("  plain   TFLOP/s min %.1f  median %.1f  max %.1f; fused / plain %.3f (medians), per rep %.3f / %.3f / %.3f\n",
+              row.plain->min, row.plain->median, row.plain->max, row.fused.median / row.plain->median, row.fused_paired.min,
+              row.fused_paired.median, row.fused_paired.max);
 }
 
 // Verifies and times one shape; fills `row` (an error leaves it with exit_code set).
@@ -152,12 +182,24 @@ void run_shape(const samples::Sample& gemm, const bench::MatmulSize& size, const
     std::printf("  sustained %.3f / %.3f / %.3f (min / median / max of ours / cuBLAS over %d reps of %d launches each)\n",
                 row.sustained->min, row.sustained->median, row.sustained->max, o.sustained_reps, o.sustained);
   }
+  if (o.versus_plain && ref != "cuBLAS") time_plain(gemm, spec.config, o, device, target, cache, lc.stream, ours, row);
   // What cuBLAS computed, as it is timed (with C in D first): a wrong reference call
   // would make the timing meaningless.
   g->run_cublas(blas, lc.stream);
   rt::check(rt::driver().cuStreamSynchronize(lc.stream), "cuStreamSynchronize (cuBLAS's result)");
   row.cublas_check = inst->verify();
   std::printf("  %s verify %s: %s\n", ref.c_str(), row.cublas_check.ok ? "PASSED" : "FAILED", row.cublas_check.detail.c_str());
+}
+
+// --versus-plain: the fused kernel against ours without its epilogue, timed in one loop.
+void print_plain_table(const std::vector<Row>& rows) {
+  std::printf("\n| M x N x K | fused TFLOP/s (min / median / max) | our plain TFLOP/s (min / median / max) | fused / plain | per rep (min / median / max) |\n");
+  std::printf("|---|---|---|---|---|\n");
+  for (const Row& r : rows)
+    if (r.plain)
+      std::printf("| %s | %.1f / %.1f / %.1f | %.1f / %.1f / %.1f | %.3f | %.3f / %.3f / %.3f |\n", r.shape.c_str(), r.fused.min,
+                  r.fused.median, r.fused.max, r.plain->min, r.plain->median, r.plain->max, r.fused.median / r.plain->median,
+                  r.fused_paired.min, r.fused_paired.median, r.fused_paired.max);
 }
 
 void print_table(const std::vector<Row>& rows, const Options& o) {
@@ -245,6 +287,7 @@ int run(const Options& o) {
     if (row.exit_code == 5) break;
   }
   print_table(rows, o);
+  if (o.versus_plain) print_plain_table(rows);
 
   int code = 0;
   for (const Row& r : rows) code = code ? code : r.exit_code;
@@ -265,6 +308,8 @@ int main(int argc, char** argv) {
   app.add_option("--sustained", o.sustained, "Also time blocks of this many launches each, 3 reps (0: not)")->check(CLI::Range(0, 100000));
   app.add_option("--config", o.config, "key=value,... for the GEMM sample (e.g. bm=128,bn=256,stages=4,cluster=2x1,splits=4)");
   bool no_tuned = false;
+  app.add_flag("--versus-plain", o.versus_plain,
+               "With a fused epilogue in --config: also time our plain GEMM of the same config against the fused one");
   app.add_flag("--no-tuned", no_tuned, "Ignore the tuning DB: run the sample's defaults (with --config) for every shape");
   std::string seed = "1";
   app.add_option("--seed", seed, "Seed of the random inputs (0 to 2^64 - 1)");

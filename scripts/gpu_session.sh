@@ -124,9 +124,9 @@ TILEJIT_DUMP_DIR=/tmp/gemm-dump $B/tilejit run .stage/specs/gemm.json --iters 1 
 note "gemm SASS: $(cuobjdump -sass /tmp/gemm-dump/gemm.cubin | grep -c HGMMA) HGMMA, $(cuobjdump -sass /tmp/gemm-dump/gemm.cubin | grep -c -E 'LDL|STL') local loads/stores"
 fi
 
-# The fused epilogue (bias + GELU) against cuBLASLt's GELU_BIAS epilogue, interleaved.
+# The fused epilogue (bias + GELU) against cuBLASLt's GELU_BIAS epilogue, interleaved, then against our plain GEMM.
 if section epilogue; then
-$B/tilejit_bench_gemm --iters 50 --reps 5 --sustained 0 --config cluster=1x2,bias=1,act=gelu \
+$B/tilejit_bench_gemm --iters 50 --reps 5 --sustained 0 --versus-plain --config cluster=1x2,bias=1,act=gelu \
   --shapes 4096x4096x4096,8192x8192x8192,4096x8192x2048 > "$OUT/bench_epilogue.log" 2>&1; note "bench gemm bias+gelu vs cuBLASLt rc=$?"
 grep -E '^(device|[0-9]+ reps|\|)' "$OUT/bench_epilogue.log" >> "$summary"
 fi
