@@ -344,6 +344,14 @@ class StmtEmitter {
     line(std::string(n.multicast ? "tj::clc_try_cancel_multicast(" : "tj::clc_try_cancel(") + slot(n.response, n.response_index) +
          ", " + slot(n.bar, n.bar_index) + ");");
   }
+  void node(const TmemOp& n) {
+    const std::string g = "<" + std::to_string(n.cta_group) + ">(";
+    switch (n.action) {
+      case TmemAction::Alloc: line("tj::tmem_alloc" + g + slot(n.slot, n.slot_index) + ", " + std::to_string(n.columns) + "u);"); break;
+      case TmemAction::Relinquish: line("tj::tmem_relinquish" + g + ");"); break;
+      case TmemAction::Dealloc: line("tj::tmem_dealloc" + g + ex(n.addr) + ", " + std::to_string(n.columns) + "u);"); break;
+    }
+  }
   void node(const StAsync& n) {
     line("tj::st_async(" + ex(n.dst) + ", " + ex(n.dst_index) + ", " + ex(n.value) + ", " + ex(n.bar) + ", " +
          ex(n.bar_index) + ");");

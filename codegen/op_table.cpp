@@ -11,6 +11,7 @@ constexpr unsigned DistributedShared = unsigned(Feature::DistributedShared);
 constexpr unsigned TmaMulticast = unsigned(Feature::TmaMulticast);
 constexpr unsigned Wgmma = unsigned(Feature::Wgmma);
 constexpr unsigned ClusterLaunchControl = unsigned(Feature::ClusterLaunchControl);
+constexpr unsigned Tcgen05 = unsigned(Feature::Tcgen05);
 
 const Feature kAllFeatures[] = {Feature::Clusters, Feature::DistributedShared, Feature::TmaMulticast,
                                 Feature::Wgmma,    Feature::Tcgen05,          Feature::ClusterLaunchControl};

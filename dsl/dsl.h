@@ -8,6 +8,7 @@
 #include "dsl/diagnostic.h"
 #include "dsl/fragment.h"
 #include "dsl/launch_control.h"
+#include "dsl/tensor_memory.h"
 #include "dsl/math.h"
 #include "dsl/packed.h"
 #include "dsl/pipeline.h"

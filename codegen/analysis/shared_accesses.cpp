@@ -83,6 +83,10 @@ std::vector<MemAccess> accesses_of(const Kernel& k, const StmtNode& s) {
     exprs = {c->response_index};
     out.push_back({buffer_of(c->response), c->response_index, 4, true, false, true,
                    c->multicast ? "multicast try_cancel" : "try_cancel", s.loc});
+  } else if (const TmemOp* t = s.as<TmemOp>(); t && t->slot) {
+    // The allocating warp's write of the address (read after a CTA barrier).
+    exprs = {t->slot_index};
+    out.push_back({buffer_of(t->slot), t->slot_index, 1, true, false, false, "tmem_alloc", s.loc});
   } else if (const StAsync* sa = s.as<StAsync>()) {
     exprs = {sa->dst_index, sa->value};
     out.push_back({buffer_of(sa->dst), sa->dst_index, 1, true, false, true, "st_async", s.loc});

@@ -567,6 +567,37 @@ Stmt AccPartial::make(AccPartialOp op, std::string acc, Expr ptr, Expr slot, Loc
   return std::make_shared<AccPartial>(op, std::move(acc), std::move(ptr), std::move(slot), std::move(loc));
 }
 
+Stmt TmemOp::make(TmemAction action, unsigned cta_group, unsigned columns, Expr slot, Expr slot_index, Expr addr, Loc loc) {
+  require(cta_group == 1 || cta_group == 2, "TmemOp::make: cta_group must be 1 or 2");
+  const bool sized = action != TmemAction::Relinquish;
+  require(!sized || (columns >= 32 && columns <= 512 && (columns & (columns - 1)) == 0),
+          "TmemOp::make: columns must be a power of two from 32 to 512");
+  require(sized || columns == 0, "TmemOp::make: relinquish takes no columns");
+  if (action == TmemAction::Alloc) {
+    require_ptr(slot, "TmemOp", "slot", Scalar::Bool, {Space::Shared});
+    require(slot->type.scalar == Scalar::U32, "TmemOp::make: the address slot holds u32");
+    require_index(slot_index, "TmemOp");
+  } else {
+    require(!slot && !slot_index, "TmemOp::make: only alloc has an address slot");
+  }
+  if (action == TmemAction::Dealloc) {
+    require_value(addr, "TmemOp", "addr");
+    require(addr->type.scalar == Scalar::U32, "TmemOp::make: the address is u32");
+  } else {
+    require(!addr, "TmemOp::make: only dealloc takes an address");
+  }
+  return std::make_shared<TmemOp>(action, cta_group, columns, std::move(slot), std::move(slot_index), std::move(addr), std::move(loc));
+}
+
+std::string_view tmem_action_name(TmemAction a) {
+  switch (a) {
+    case TmemAction::Alloc: return "tmem_alloc";
+    case TmemAction::Relinquish: return "tmem_relinquish";
+    case TmemAction::Dealloc: return "tmem_dealloc";
+  }
+  return "?";
+}
+
 std::string_view schedule_name(ScheduleKind k) {
   switch (k) {
     case ScheduleKind::StaticPersistent: return "static_persistent";

@@ -159,6 +159,27 @@ struct AccPartial final : StmtNode {
       : StmtNode(static_kind, std::move(l)), op(o), acc(std::move(a)), ptr(std::move(p)), slot(std::move(s)) {}
 };
 
+// Tensor memory (tcgen05, sm_100a): per CTA 128 lanes x 512 columns of 32-bit cells.
+// Alloc: one whole warp allocates `columns` (a power of two, 32..512) and the address
+// (lane << 16 | column) lands in slot[index] (a u32 shared buffer); Relinquish: the
+// warp gives up the permit to allocate again; Dealloc: the same warp frees `columns`
+// at `addr` before the CTA exits. cta_group 2: the CTA pair of a cluster allocates
+// together (the .cta_group::2 forms); a kernel uses one group.
+enum class TmemAction : uint8_t { Alloc, Relinquish, Dealloc };
+struct TmemOp final : StmtNode {
+  static constexpr StmtKind static_kind = StmtKind::TmemOp;
+  const TmemAction action;
+  const unsigned cta_group;  // 1 or 2
+  const unsigned columns;    // Alloc, Dealloc; 0 for Relinquish
+  const Expr slot, slot_index;  // Alloc: where the address lands; null otherwise
+  const Expr addr;              // Dealloc: the allocation's address (u32); null otherwise
+  static Stmt make(TmemAction action, unsigned cta_group, unsigned columns, Expr slot, Expr slot_index, Expr addr, Loc loc);
+  TmemOp(TmemAction a, unsigned g, unsigned c, Expr s, Expr si, Expr ad, Loc l)
+      : StmtNode(static_kind, std::move(l)), action(a), cta_group(g), columns(c), slot(std::move(s)), slot_index(std::move(si)),
+        addr(std::move(ad)) {}
+};
+std::string_view tmem_action_name(TmemAction a);  // "tmem_alloc", "tmem_relinquish", "tmem_dealloc"
+
 // How output tiles are handed to CTAs. StaticPersistent: each cluster walks the
 // cluster tiles t = cluster id, + number of clusters, ...; `group` cluster rows
 // of tiles are walked together (grouped rasterization) so that tiles sharing

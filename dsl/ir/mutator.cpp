@@ -176,6 +176,11 @@ Stmt Mutator::mutate_node(const ClcTryCancel& n, const Stmt& self) {
   if (r == n.response && ri == n.response_index && b == n.bar && bi == n.bar_index) return self;
   return ClcTryCancel::make(r, ri, b, bi, n.multicast, n.loc);
 }
+Stmt Mutator::mutate_node(const TmemOp& n, const Stmt& self) {
+  Expr s = n.slot ? mutate(n.slot) : nullptr, si = n.slot_index ? mutate(n.slot_index) : nullptr, a = n.addr ? mutate(n.addr) : nullptr;
+  if (s == n.slot && si == n.slot_index && a == n.addr) return self;
+  return TmemOp::make(n.action, n.cta_group, n.columns, s, si, a, n.loc);
+}
 Stmt Mutator::mutate_node(const Role& n, const Stmt& self) {
   Stmt body = mutate(n.body);
   return body == n.body ? self : Role::make(n.name, n.first, n.count, n.max_regs, n.id, body, n.loc, n.index_var);

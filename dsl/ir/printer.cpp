@@ -173,6 +173,14 @@ struct StmtText {
                     ", " + slot(n.bar, n.bar_index) + ")",
                 n.loc);
   }
+  std::string operator()(const TmemOp& n) const {
+    std::string args = n.action == TmemAction::Alloc ? slot(n.slot, n.slot_index) + ", " + std::to_string(n.columns)
+                       : n.action == TmemAction::Dealloc ? to_string(n.addr) + ", " + std::to_string(n.columns)
+                                                         : std::string();
+    return line(std::string(tmem_action_name(n.action)) + "(" + args + (args.empty() ? "" : ", ") + "cta_group " +
+                    std::to_string(n.cta_group) + ")",
+                n.loc);
+  }
   std::string operator()(const Role& n) const {
     std::string regs = n.max_regs ? ", " + std::to_string(n.max_regs) + " registers" : "";
     return pad(indent) + "role " + n.name + " (warpgroups " + std::to_string(n.first) + ".." +

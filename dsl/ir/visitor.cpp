@@ -70,6 +70,11 @@ void Visitor::visit_node(const BulkCopy& n) { visit(n.dst); visit(n.dst_index); 
 void Visitor::visit_node(const StAsync& n) { visit(n.dst); visit(n.dst_index); visit(n.value); visit(n.bar); visit(n.bar_index); }
 void Visitor::visit_node(const ClcTryCancel& n) { visit(n.response); visit(n.response_index); visit(n.bar); visit(n.bar_index); }
 
+void Visitor::visit_node(const TmemOp& n) {
+  if (n.slot) visit(n.slot), visit(n.slot_index);
+  if (n.addr) visit(n.addr);
+}
+
 void Visitor::visit_node(const Role& n) { visit(n.body); }
 void Visitor::visit_node(const NamedBarrier& n) { visit(n.id); }
 void Visitor::visit_tile(const TileOperand& t) { visit(t.tile); visit(t.stage); visit(t.row); }

@@ -1,0 +1,34 @@
+// Tensor memory (tcgen05, sm_100a only): per CTA 128 lanes x 512 columns of 32-bit cells,
+// where Blackwell's MMAs keep their accumulators. One whole warp allocates a power of
+// two of columns and finds the address in shared memory; the same warp deallocates
+// before the CTA exits:
+//
+//   auto tmem = k.shared<uint32_t>("tmem", 1);
+//   if_(warp_id == 0, [&] {
+//     tmem_alloc(tmem[0], 256, CtaGroup::One);
+//     tmem_relinquish(CtaGroup::One);
+//   });
+//   sync_threads();
+//   ... MMAs into tmem[0] ...
+//   sync_threads();
+//   if_(warp_id == 0, [&] { tmem_dealloc(tmem[0], 256, CtaGroup::One); });
+//
+// CtaGroup::Two: the even and odd CTA of a cluster allocate and work as a pair (the
+// 2-CTA MMA); a kernel uses one group. On sm_90a these are refused: accumulators live
+// in registers there (k.accumulator with mma, wgmma).
+#pragma once
+
+#include "dsl/async.h"
+
+namespace tj::dsl {
+
+enum class CtaGroup : unsigned { One = 1, Two = 2 };
+
+// Allocates `columns` (32, 64, 128, 256 or 512) and writes the address to `slot`.
+void tmem_alloc(const Ref<uint32_t>& slot, unsigned columns, CtaGroup group, SrcLoc loc = SrcLoc::current());
+// Gives up the permit to allocate again (lets a waiting CTA on this SM allocate).
+void tmem_relinquish(CtaGroup group, SrcLoc loc = SrcLoc::current());
+// Frees the `columns` allocated at `addr` (what tmem_alloc wrote).
+void tmem_dealloc(const u32& addr, unsigned columns, CtaGroup group, SrcLoc loc = SrcLoc::current());
+
+}  // namespace tj::dsl
