@@ -216,7 +216,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm(const __grid_constant_
       // MbarrierWait at <loc>: wait_local(c_full[wg0])
       tj::mbar_wait_cta(&c_full[wg0], (tj_phase_c_full >> wg0) & 1u);
       tj_phase_c_full ^= 1u << wg0;
-      // AccStore at <loc>: store_accumulator(d.stage(0).rows((0 + (wg0 * 64))) = (((0.5f * (elem[acc] + vec_s[((((wg0 * 1) +...
+      // AccStore at <loc>: store_accumulator(d.stage(0).rows((0 + (wg0 * 64))) = (fma(((elem[acc] + vec_s[((((wg0 * 1) + 0) ...
       {
         [[maybe_unused]] const int tj_lane = (int)threadIdx.x % 32, tj_wrow = (((int)threadIdx.x % 128) / 32) * 16 + tj_lane / 4, tj_qcol = 2 * (tj_lane % 4);
       #pragma unroll
@@ -238,7 +238,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm(const __grid_constant_
                   const int tj_e_col = 8 * (tj_j + tj_g) + tj_qcol + tj_x;
                   const float tj_e_acc = acc[tj_i];
                   const float tj_e_tile = tj_tile[tj_x];
-                  tj_v[4 * tj_g + 2 * tj_h + tj_x] = (((0.5f * (tj_e_acc + vec_s[((((wg0 * 1) + 0) * 256) + tj_e_col)])) * (1.0f + tj::tanh_approx((0.7978846f * ((tj_e_acc + vec_s[((((wg0 * 1) + 0) * 256) + tj_e_col)]) + (((0.044715f * (tj_e_acc + vec_s[((((wg0 * 1) + 0) * 256) + tj_e_col)])) * (tj_e_acc + vec_s[((((wg0 * 1) + 0) * 256) + tj_e_col)])) * (tj_e_acc + vec_s[((((wg0 * 1) + 0) * 256) + tj_e_col)]))))))) + tj_e_tile);
+                  tj_v[4 * tj_g + 2 * tj_h + tj_x] = (tj::fma(((tj_e_acc + vec_s[((((wg0 * 1) + 0) * 256) + tj_e_col)]) * 0.5f), tj::tanh_approx(((tj_e_acc + vec_s[((((wg0 * 1) + 0) * 256) + tj_e_col)]) * tj::fma(((tj_e_acc + vec_s[((((wg0 * 1) + 0) * 256) + tj_e_col)]) * (tj_e_acc + vec_s[((((wg0 * 1) + 0) * 256) + tj_e_col)])), 0.035677407f, 0.7978846f))), ((tj_e_acc + vec_s[((((wg0 * 1) + 0) * 256) + tj_e_col)]) * 0.5f)) + tj_e_tile);
                 }
               }
             }
@@ -272,7 +272,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm(const __grid_constant_
       // MbarrierWait at <loc>: wait_local(c_full[wg0])
       tj::mbar_wait_cta(&c_full[wg0], (tj_phase_c_full >> wg0) & 1u);
       tj_phase_c_full ^= 1u << wg0;
-      // AccStore at <loc>: store_accumulator(d.stage(1).rows((0 + (wg0 * 64))) = (((0.5f * (elem[acc] + vec_s[((((wg0 * 1) +...
+      // AccStore at <loc>: store_accumulator(d.stage(1).rows((0 + (wg0 * 64))) = (fma(((elem[acc] + vec_s[((((wg0 * 1) + 0) ...
       {
         [[maybe_unused]] const int tj_lane = (int)threadIdx.x % 32, tj_wrow = (((int)threadIdx.x % 128) / 32) * 16 + tj_lane / 4, tj_qcol = 2 * (tj_lane % 4);
       #pragma unroll
@@ -294,7 +294,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm(const __grid_constant_
                   const int tj_e_col = 8 * (tj_j + tj_g) + tj_qcol + tj_x;
                   const float tj_e_acc = acc[tj_i];
                   const float tj_e_tile = tj_tile[tj_x];
-                  tj_v[4 * tj_g + 2 * tj_h + tj_x] = (((0.5f * (tj_e_acc + vec_s[((((wg0 * 1) + 0) * 256) + tj_e_col)])) * (1.0f + tj::tanh_approx((0.7978846f * ((tj_e_acc + vec_s[((((wg0 * 1) + 0) * 256) + tj_e_col)]) + (((0.044715f * (tj_e_acc + vec_s[((((wg0 * 1) + 0) * 256) + tj_e_col)])) * (tj_e_acc + vec_s[((((wg0 * 1) + 0) * 256) + tj_e_col)])) * (tj_e_acc + vec_s[((((wg0 * 1) + 0) * 256) + tj_e_col)]))))))) + tj_e_tile);
+                  tj_v[4 * tj_g + 2 * tj_h + tj_x] = (tj::fma(((tj_e_acc + vec_s[((((wg0 * 1) + 0) * 256) + tj_e_col)]) * 0.5f), tj::tanh_approx(((tj_e_acc + vec_s[((((wg0 * 1) + 0) * 256) + tj_e_col)]) * tj::fma(((tj_e_acc + vec_s[((((wg0 * 1) + 0) * 256) + tj_e_col)]) * (tj_e_acc + vec_s[((((wg0 * 1) + 0) * 256) + tj_e_col)])), 0.035677407f, 0.7978846f))), ((tj_e_acc + vec_s[((((wg0 * 1) + 0) * 256) + tj_e_col)]) * 0.5f)) + tj_e_tile);
                 }
               }
             }
@@ -328,7 +328,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm(const __grid_constant_
       // MbarrierWait at <loc>: wait_local(c_full[wg0])
       tj::mbar_wait_cta(&c_full[wg0], (tj_phase_c_full >> wg0) & 1u);
       tj_phase_c_full ^= 1u << wg0;
-      // AccStore at <loc>: store_accumulator(d.stage(0).rows((0 + (wg0 * 64))) = (((0.5f * (elem[acc] + vec_s[((((wg0 * 1) +...
+      // AccStore at <loc>: store_accumulator(d.stage(0).rows((0 + (wg0 * 64))) = (fma(((elem[acc] + vec_s[((((wg0 * 1) + 0) ...
       {
         [[maybe_unused]] const int tj_lane = (int)threadIdx.x % 32, tj_wrow = (((int)threadIdx.x % 128) / 32) * 16 + tj_lane / 4, tj_qcol = 2 * (tj_lane % 4);
       #pragma unroll
@@ -350,7 +350,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm(const __grid_constant_
                   const int tj_e_col = 8 * (tj_j + tj_g) + tj_qcol + tj_x;
                   const float tj_e_acc = acc[tj_i];
                   const float tj_e_tile = tj_tile[tj_x];
-                  tj_v[4 * tj_g + 2 * tj_h + tj_x] = (((0.5f * (tj_e_acc + vec_s[((((wg0 * 1) + 0) * 256) + tj_e_col)])) * (1.0f + tj::tanh_approx((0.7978846f * ((tj_e_acc + vec_s[((((wg0 * 1) + 0) * 256) + tj_e_col)]) + (((0.044715f * (tj_e_acc + vec_s[((((wg0 * 1) + 0) * 256) + tj_e_col)])) * (tj_e_acc + vec_s[((((wg0 * 1) + 0) * 256) + tj_e_col)])) * (tj_e_acc + vec_s[((((wg0 * 1) + 0) * 256) + tj_e_col)]))))))) + tj_e_tile);
+                  tj_v[4 * tj_g + 2 * tj_h + tj_x] = (tj::fma(((tj_e_acc + vec_s[((((wg0 * 1) + 0) * 256) + tj_e_col)]) * 0.5f), tj::tanh_approx(((tj_e_acc + vec_s[((((wg0 * 1) + 0) * 256) + tj_e_col)]) * tj::fma(((tj_e_acc + vec_s[((((wg0 * 1) + 0) * 256) + tj_e_col)]) * (tj_e_acc + vec_s[((((wg0 * 1) + 0) * 256) + tj_e_col)])), 0.035677407f, 0.7978846f))), ((tj_e_acc + vec_s[((((wg0 * 1) + 0) * 256) + tj_e_col)]) * 0.5f)) + tj_e_tile);
                 }
               }
             }
@@ -384,7 +384,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm(const __grid_constant_
       // MbarrierWait at <loc>: wait_local(c_full[wg0])
       tj::mbar_wait_cta(&c_full[wg0], (tj_phase_c_full >> wg0) & 1u);
       tj_phase_c_full ^= 1u << wg0;
-      // AccStore at <loc>: store_accumulator(d.stage(1).rows((0 + (wg0 * 64))) = (((0.5f * (elem[acc] + vec_s[((((wg0 * 1) +...
+      // AccStore at <loc>: store_accumulator(d.stage(1).rows((0 + (wg0 * 64))) = (fma(((elem[acc] + vec_s[((((wg0 * 1) + 0) ...
       {
         [[maybe_unused]] const int tj_lane = (int)threadIdx.x % 32, tj_wrow = (((int)threadIdx.x % 128) / 32) * 16 + tj_lane / 4, tj_qcol = 2 * (tj_lane % 4);
       #pragma unroll
@@ -406,7 +406,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm(const __grid_constant_
                   const int tj_e_col = 8 * (tj_j + tj_g) + tj_qcol + tj_x;
                   const float tj_e_acc = acc[tj_i];
                   const float tj_e_tile = tj_tile[tj_x];
-                  tj_v[4 * tj_g + 2 * tj_h + tj_x] = (((0.5f * (tj_e_acc + vec_s[((((wg0 * 1) + 0) * 256) + tj_e_col)])) * (1.0f + tj::tanh_approx((0.7978846f * ((tj_e_acc + vec_s[((((wg0 * 1) + 0) * 256) + tj_e_col)]) + (((0.044715f * (tj_e_acc + vec_s[((((wg0 * 1) + 0) * 256) + tj_e_col)])) * (tj_e_acc + vec_s[((((wg0 * 1) + 0) * 256) + tj_e_col)])) * (tj_e_acc + vec_s[((((wg0 * 1) + 0) * 256) + tj_e_col)]))))))) + tj_e_tile);
+                  tj_v[4 * tj_g + 2 * tj_h + tj_x] = (tj::fma(((tj_e_acc + vec_s[((((wg0 * 1) + 0) * 256) + tj_e_col)]) * 0.5f), tj::tanh_approx(((tj_e_acc + vec_s[((((wg0 * 1) + 0) * 256) + tj_e_col)]) * tj::fma(((tj_e_acc + vec_s[((((wg0 * 1) + 0) * 256) + tj_e_col)]) * (tj_e_acc + vec_s[((((wg0 * 1) + 0) * 256) + tj_e_col)])), 0.035677407f, 0.7978846f))), ((tj_e_acc + vec_s[((((wg0 * 1) + 0) * 256) + tj_e_col)]) * 0.5f)) + tj_e_tile);
                 }
               }
             }

@@ -200,7 +200,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm(const __grid_constant_
       vec_s[(((((wg0 * 1) + 0) * 256) + 128) + ((int)threadIdx.x % 128))] = vec4;
       // NamedBarrier at <loc>: named_barrier((wg0 + 9), 128 threads)
       tj::named_barrier_sync((wg0 + 9), 128u);
-      // AccStore at <loc>: store_accumulator(d.stage(0).rows((0 + (wg0 * 64))) = ((0.5f * (elem[acc] + vec_s[((((wg0 * 1) + ...
+      // AccStore at <loc>: store_accumulator(d.stage(0).rows((0 + (wg0 * 64))) = fma(((elem[acc] + vec_s[((((wg0 * 1) + 0) *...
       {
         [[maybe_unused]] const int tj_lane = (int)threadIdx.x % 32, tj_wrow = (((int)threadIdx.x % 128) / 32) * 16 + tj_lane / 4, tj_qcol = 2 * (tj_lane % 4);
       #pragma unroll
@@ -218,7 +218,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm(const __grid_constant_
                   [[maybe_unused]] const int tj_i = tj_blk * 128 + 4 * (tj_j + tj_g) + 2 * tj_h + tj_x;
                   const int tj_e_col = 8 * (tj_j + tj_g) + tj_qcol + tj_x;
                   const float tj_e_acc = acc[tj_i];
-                  tj_v[4 * tj_g + 2 * tj_h + tj_x] = ((0.5f * (tj_e_acc + vec_s[((((wg0 * 1) + 0) * 256) + tj_e_col)])) * (1.0f + tj::tanh_approx((0.7978846f * ((tj_e_acc + vec_s[((((wg0 * 1) + 0) * 256) + tj_e_col)]) + (((0.044715f * (tj_e_acc + vec_s[((((wg0 * 1) + 0) * 256) + tj_e_col)])) * (tj_e_acc + vec_s[((((wg0 * 1) + 0) * 256) + tj_e_col)])) * (tj_e_acc + vec_s[((((wg0 * 1) + 0) * 256) + tj_e_col)])))))));
+                  tj_v[4 * tj_g + 2 * tj_h + tj_x] = tj::fma(((tj_e_acc + vec_s[((((wg0 * 1) + 0) * 256) + tj_e_col)]) * 0.5f), tj::tanh_approx(((tj_e_acc + vec_s[((((wg0 * 1) + 0) * 256) + tj_e_col)]) * tj::fma(((tj_e_acc + vec_s[((((wg0 * 1) + 0) * 256) + tj_e_col)]) * (tj_e_acc + vec_s[((((wg0 * 1) + 0) * 256) + tj_e_col)])), 0.035677407f, 0.7978846f))), ((tj_e_acc + vec_s[((((wg0 * 1) + 0) * 256) + tj_e_col)]) * 0.5f));
                 }
               }
             }
@@ -242,7 +242,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm(const __grid_constant_
         // BulkGroup at <loc>: bulk_commit()
         tj::bulk_commit();
       }
-      // AccStore at <loc>: store_accumulator(d.stage(1).rows((0 + (wg0 * 64))) = ((0.5f * (elem[acc] + vec_s[((((wg0 * 1) + ...
+      // AccStore at <loc>: store_accumulator(d.stage(1).rows((0 + (wg0 * 64))) = fma(((elem[acc] + vec_s[((((wg0 * 1) + 0) *...
       {
         [[maybe_unused]] const int tj_lane = (int)threadIdx.x % 32, tj_wrow = (((int)threadIdx.x % 128) / 32) * 16 + tj_lane / 4, tj_qcol = 2 * (tj_lane % 4);
       #pragma unroll
@@ -260,7 +260,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm(const __grid_constant_
                   [[maybe_unused]] const int tj_i = tj_blk * 128 + 4 * (tj_j + tj_g) + 2 * tj_h + tj_x;
                   const int tj_e_col = 8 * (tj_j + tj_g) + tj_qcol + tj_x;
                   const float tj_e_acc = acc[tj_i];
-                  tj_v[4 * tj_g + 2 * tj_h + tj_x] = ((0.5f * (tj_e_acc + vec_s[((((wg0 * 1) + 0) * 256) + tj_e_col)])) * (1.0f + tj::tanh_approx((0.7978846f * ((tj_e_acc + vec_s[((((wg0 * 1) + 0) * 256) + tj_e_col)]) + (((0.044715f * (tj_e_acc + vec_s[((((wg0 * 1) + 0) * 256) + tj_e_col)])) * (tj_e_acc + vec_s[((((wg0 * 1) + 0) * 256) + tj_e_col)])) * (tj_e_acc + vec_s[((((wg0 * 1) + 0) * 256) + tj_e_col)])))))));
+                  tj_v[4 * tj_g + 2 * tj_h + tj_x] = tj::fma(((tj_e_acc + vec_s[((((wg0 * 1) + 0) * 256) + tj_e_col)]) * 0.5f), tj::tanh_approx(((tj_e_acc + vec_s[((((wg0 * 1) + 0) * 256) + tj_e_col)]) * tj::fma(((tj_e_acc + vec_s[((((wg0 * 1) + 0) * 256) + tj_e_col)]) * (tj_e_acc + vec_s[((((wg0 * 1) + 0) * 256) + tj_e_col)])), 0.035677407f, 0.7978846f))), ((tj_e_acc + vec_s[((((wg0 * 1) + 0) * 256) + tj_e_col)]) * 0.5f));
                 }
               }
             }
@@ -284,7 +284,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm(const __grid_constant_
         // BulkGroup at <loc>: bulk_commit()
         tj::bulk_commit();
       }
-      // AccStore at <loc>: store_accumulator(d.stage(0).rows((0 + (wg0 * 64))) = ((0.5f * (elem[acc] + vec_s[((((wg0 * 1) + ...
+      // AccStore at <loc>: store_accumulator(d.stage(0).rows((0 + (wg0 * 64))) = fma(((elem[acc] + vec_s[((((wg0 * 1) + 0) *...
       {
         [[maybe_unused]] const int tj_lane = (int)threadIdx.x % 32, tj_wrow = (((int)threadIdx.x % 128) / 32) * 16 + tj_lane / 4, tj_qcol = 2 * (tj_lane % 4);
       #pragma unroll
@@ -302,7 +302,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm(const __grid_constant_
                   [[maybe_unused]] const int tj_i = tj_blk * 128 + 4 * (tj_j + tj_g) + 2 * tj_h + tj_x;
                   const int tj_e_col = 8 * (tj_j + tj_g) + tj_qcol + tj_x;
                   const float tj_e_acc = acc[tj_i];
-                  tj_v[4 * tj_g + 2 * tj_h + tj_x] = ((0.5f * (tj_e_acc + vec_s[((((wg0 * 1) + 0) * 256) + tj_e_col)])) * (1.0f + tj::tanh_approx((0.7978846f * ((tj_e_acc + vec_s[((((wg0 * 1) + 0) * 256) + tj_e_col)]) + (((0.044715f * (tj_e_acc + vec_s[((((wg0 * 1) + 0) * 256) + tj_e_col)])) * (tj_e_acc + vec_s[((((wg0 * 1) + 0) * 256) + tj_e_col)])) * (tj_e_acc + vec_s[((((wg0 * 1) + 0) * 256) + tj_e_col)])))))));
+                  tj_v[4 * tj_g + 2 * tj_h + tj_x] = tj::fma(((tj_e_acc + vec_s[((((wg0 * 1) + 0) * 256) + tj_e_col)]) * 0.5f), tj::tanh_approx(((tj_e_acc + vec_s[((((wg0 * 1) + 0) * 256) + tj_e_col)]) * tj::fma(((tj_e_acc + vec_s[((((wg0 * 1) + 0) * 256) + tj_e_col)]) * (tj_e_acc + vec_s[((((wg0 * 1) + 0) * 256) + tj_e_col)])), 0.035677407f, 0.7978846f))), ((tj_e_acc + vec_s[((((wg0 * 1) + 0) * 256) + tj_e_col)]) * 0.5f));
                 }
               }
             }
@@ -326,7 +326,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm(const __grid_constant_
         // BulkGroup at <loc>: bulk_commit()
         tj::bulk_commit();
       }
-      // AccStore at <loc>: store_accumulator(d.stage(1).rows((0 + (wg0 * 64))) = ((0.5f * (elem[acc] + vec_s[((((wg0 * 1) + ...
+      // AccStore at <loc>: store_accumulator(d.stage(1).rows((0 + (wg0 * 64))) = fma(((elem[acc] + vec_s[((((wg0 * 1) + 0) *...
       {
         [[maybe_unused]] const int tj_lane = (int)threadIdx.x % 32, tj_wrow = (((int)threadIdx.x % 128) / 32) * 16 + tj_lane / 4, tj_qcol = 2 * (tj_lane % 4);
       #pragma unroll
@@ -344,7 +344,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm(const __grid_constant_
                   [[maybe_unused]] const int tj_i = tj_blk * 128 + 4 * (tj_j + tj_g) + 2 * tj_h + tj_x;
                   const int tj_e_col = 8 * (tj_j + tj_g) + tj_qcol + tj_x;
                   const float tj_e_acc = acc[tj_i];
-                  tj_v[4 * tj_g + 2 * tj_h + tj_x] = ((0.5f * (tj_e_acc + vec_s[((((wg0 * 1) + 0) * 256) + tj_e_col)])) * (1.0f + tj::tanh_approx((0.7978846f * ((tj_e_acc + vec_s[((((wg0 * 1) + 0) * 256) + tj_e_col)]) + (((0.044715f * (tj_e_acc + vec_s[((((wg0 * 1) + 0) * 256) + tj_e_col)])) * (tj_e_acc + vec_s[((((wg0 * 1) + 0) * 256) + tj_e_col)])) * (tj_e_acc + vec_s[((((wg0 * 1) + 0) * 256) + tj_e_col)])))))));
+                  tj_v[4 * tj_g + 2 * tj_h + tj_x] = tj::fma(((tj_e_acc + vec_s[((((wg0 * 1) + 0) * 256) + tj_e_col)]) * 0.5f), tj::tanh_approx(((tj_e_acc + vec_s[((((wg0 * 1) + 0) * 256) + tj_e_col)]) * tj::fma(((tj_e_acc + vec_s[((((wg0 * 1) + 0) * 256) + tj_e_col)]) * (tj_e_acc + vec_s[((((wg0 * 1) + 0) * 256) + tj_e_col)])), 0.035677407f, 0.7978846f))), ((tj_e_acc + vec_s[((((wg0 * 1) + 0) * 256) + tj_e_col)]) * 0.5f));
                 }
               }
             }
