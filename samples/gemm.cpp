@@ -17,7 +17,7 @@ const std::vector<std::string> kInTypes = {"bf16", "f16"};
 const std::vector<std::string> kOutTypes = {"bf16", "f16", "f32"};
 const std::vector<std::string> kLayouts = {"tn", "nn"};
 const std::vector<std::string> kActs = {"none", "relu", "gelu", "silu"};
-const std::vector<std::string> kSchedules = {"auto", "static", "stream_k", "split_k"};
+const std::vector<std::string> kSchedules = {"auto", "static", "stream_k", "split_k", "dynamic"};
 constexpr unsigned kMaxAutoStages = 8;  // what `stages 0` may pick: the parameter's maximum
 
 uint64_t ceil_div(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
@@ -64,11 +64,13 @@ std::vector<ParamSpec> Gemm::params() const {
            "split-K: each output tile's K is cut into this many ranges run by different clusters, the last to finish adds "
            "the f32 partials (a workspace) and writes the tile; 1: no split; 0: as many as fill the GPU's SMs (at most "
            "k-blocks / 4), chosen at run time. For few tiles and a long K"},
-          {"schedule", 0, 0, 3,
+          {"schedule", 0, 0, 4,
            "how tiles reach clusters: static (a persistent grid, whole tiles in rasterized order); stream_k (the tiles of "
            "the last, partial wave, with the full wave before it or all tiles when they do not fill one, have their "
            "k-blocks cut into equal shares, one per cluster; a tile shared by several clusters is added up from f32 "
-           "partials and written by the last of them); split_k (every tile's K cut into `splits` ranges); auto (where "
+           "partials and written by the last of them); split_k (every tile's K cut into `splits` ranges); dynamic (whole "
+           "tiles, each cluster claiming its next one at run time: an atomic counter on sm_90a, cluster launch control on "
+           "sm_100a); auto (where "
            "the device is known, `tilejit run`: whichever a wave model of its SMs predicts fastest, printed with why; "
            "static otherwise). An explicit splits other than 1 means split_k",
            kSchedules},
@@ -121,6 +123,7 @@ GemmTiling gemm_tiling(const Config& c) {
   t.pingpong = c.param("pingpong") == 1;
   t.splits = unsigned(c.param("splits"));
   t.stream_k = GemmSchedule(c.param("schedule")) == GemmSchedule::StreamK, t.deterministic = c.param("deterministic") == 1;
+  t.dynamic = GemmSchedule(c.param("schedule")) == GemmSchedule::Dynamic;
   if (!t.warp_specialized) t.consumers = 1;
   if (t.stages == 0) {
     const GemmShape s = gemm_shape(c);
@@ -157,6 +160,11 @@ std::vector<ConfigProblem> Gemm::check_config(const Config& c) const {
     need(t.splits == 1, "params.schedule", "schedule stream_k cuts the tail's K itself: use splits 1 with it, or schedule split_k");
     need(t.persistent, "params.schedule",
          "schedule stream_k shares the tail's k-blocks between the clusters of a persistent grid: set persistent 1");
+  }
+  if (t.dynamic) {
+    need(t.splits == 1, "params.splits", "schedule dynamic claims whole tiles: use splits 1 with it, or schedule split_k");
+    need(t.persistent, "params.persistent", "schedule dynamic claims tiles for the clusters of a persistent grid: set persistent 1");
+    need(!t.pingpong, "params.pingpong", "pingpong alternates a static walk's tiles between its warpgroups: use schedule static with it, or pingpong 0");
   }
   if (t.pingpong) {
     need(t.warp_specialized && t.consumers == 2, "params.pingpong",

@@ -54,8 +54,9 @@ struct GemmShape {
 };
 
 // How tiles reach clusters (the spec's `schedule`): Auto is resolved by for_device where
-// the device is known (static without one); SplitK cuts every tile's K (`splits`).
-enum class GemmSchedule : uint8_t { Auto, Static, StreamK, SplitK };
+// the device is known (static without one); SplitK cuts every tile's K (`splits`);
+// Dynamic claims each next tile at run time (for_each_tile(dynamic(group))).
+enum class GemmSchedule : uint8_t { Auto, Static, StreamK, SplitK, Dynamic };
 
 // Stream-K's cost beyond its share of k-blocks, in k-blocks of one cluster (about two
 // partials stored and one added per cluster: f32 tiles of 96-128 KiB per CTA), and the
@@ -84,6 +85,7 @@ struct GemmTiling {
   unsigned splits = 1;           // split-K: K ranges per output tile (1: none, 0: chosen at run time), at most kMaxSplits
   bool stream_k = false;         // the Stream-K hybrid (dsl/split_k.h): the tail's tiles' K shared by every cluster
   bool deterministic = false;    // split-K and stream-K add a tile's partials in a fixed order
+  bool dynamic = false;          // whole tiles claimed at run time, in rasterized order (schedule dynamic)
   // Ping-pong: the 2 consumers take alternate tiles, each a whole bm x bn accumulator,
   // and issue their main loops in turns, so that one's epilogue runs while the other's
   // MMAs keep the tensor cores busy. Off: both own half of one tile's rows (cooperative).

@@ -115,7 +115,7 @@ struct GemmKernel {
         acc(k.accumulator("acc", unsigned(rows_per_mma), t.bn)),
         stage_bytes(uint32_t((uint64_t(t.bm) + t.bn) * t.bk * ir::scalar_bytes(s.in))),
         tiles_m((m + bm - 1) / bm), tiles_n((n + bn - 1) / bn), kblocks((kk + bk - 1) / bk),
-        schedule(static_persistent(t.group)), mma_groups(mma_groups_) {
+        schedule(t.dynamic ? dynamic(t.group) : static_persistent(t.group)), mma_groups(mma_groups_) {
     split.declare_shared();
   }
 

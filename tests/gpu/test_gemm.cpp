@@ -260,6 +260,44 @@ TEST_CASE("gemm: stream-K against cuBLAS [gpu]", "[gpu][gemm][streamk]") {
   for (size_t i = 0; i < cases.size(); ++i) check(cases[i], 700 + i);
 }
 
+// The dynamic schedule (schedule 4): whole tiles, each cluster claiming its next one from
+// the launch's counter (sm_90a). A tail of 2 cluster tiles past a wave, ragged edges,
+// clusters 1x2 and 2x1 with multicast, more tiles than a wave holds many times, beta,
+// a fused epilogue, nn; then five launches in a row on the same buffers (the counter
+// is reset by the schedule, no memset between).
+TEST_CASE("gemm: the dynamic schedule against cuBLAS [gpu]", "[gpu][gemm][dynamic]") {
+  const std::vector<GemmCase> cases = {
+      {8576, 512, 8192, {{"schedule", 4}, {"bn", 256}}, {2, 1, 1}},                      // 68 cluster tiles on 66 clusters
+      {1000, 1000, 3000, {{"schedule", 4}}},                                             // ragged M, N and K
+      {4224, 4224, 1024, {{"schedule", 4}, {"bn", 192}}, {1, 2, 1}},                     // many waves
+      {1000, 1104, 2000, {{"schedule", 4}, {"bn", 128}}, {2, 2, 1}},                     // 2x2, padded cluster tiles
+      {1000, 1000, 3000, {{"schedule", 4}}, {1, 2, 1}, 1.5, -0.75},                      // beta
+      {1024, 1024, 4096, {{"schedule", 4}, {"bias", 1}, {"act", 2}}, {1, 2, 1}},         // bias + GELU
+      {1024, 1024, 4096, {{"schedule", 4}, {"layout", 1}}, {2, 1, 1}},                   // nn
+  };
+  for (size_t i = 0; i < cases.size(); ++i) check(cases[i], 900 + i);
+  using namespace tj;
+  const samples::Sample* s = samples::find_sample("gemm");
+  REQUIRE(s != nullptr);
+  samples::Config c = samples::default_config(*s);
+  c.cluster = {2, 1, 1};
+  c.grid_clusters = {1, 1, 1};
+  c.params["m"] = 8576, c.params["n"] = 512, c.params["k"] = 2048, c.params["bn"] = 256, c.params["schedule"] = 4;
+  JitKernel kernel = tj::load(samples::compile_sample(*s, c, gpu_test::target(), nullptr), gpu_test::device());
+  std::unique_ptr<samples::Instance> inst = s->instantiate(c, 950);
+  BoundArgs args = samples::bind_instance(kernel, *inst);
+  const samples::LaunchPlan plan = samples::plan_launch(*s, c, kernel, args);
+  for (int launch = 0; launch < 5; ++launch) {
+    INFO("launch " << launch);
+    inst->poison();
+    kernel.launch(plan.grid, args);
+    kernel.synchronize();
+    const samples::Check check = inst->verify();
+    INFO(check.detail);
+    CHECK(check.ok);
+  }
+}
+
 // Deterministic: the same inputs give the same bits from launch to launch, whichever
 // cluster finishes a shared tile last (without it, the order of the f32 adds varies).
 TEST_CASE("gemm: stream-K and split-K with deterministic 1 give bitwise equal results [gpu]", "[gpu][gemm][streamk]") {

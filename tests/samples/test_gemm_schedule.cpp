@@ -8,6 +8,7 @@
 #include "samples/builtin.h"
 #include "samples/gemm.h"
 #include "tests/codegen/gemm_test_support.h"
+#include "tests/samples/sample_test_support.h"
 
 using namespace tj;
 using samples::GemmSchedule;
@@ -103,4 +104,35 @@ TEST_CASE("gemm schedule auto: for_device resolves it and says why, an explicit 
   c = test::gemm_config({{"m", 4224}, {"n", 4224}, {"k", 4096}}, {1, 2, 1});
   CHECK_FALSE(samples::gemm_tiling(c).stream_k);
   CHECK(samples::gemm_tiling(c).splits == 1);
+}
+
+TEST_CASE("gemm schedule dynamic: whole tiles claimed at run time, its limits, and every check verified", "[samples][gemm][schedule]") {
+  const samples::Sample* s = samples::find_sample("gemm");
+  REQUIRE(s != nullptr);
+  samples::Config c = test::gemm_config({{"m", 8576}, {"n", 512}, {"k", 8192}, {"bn", 256}, {"schedule", 4}}, {2, 1, 1});
+  CHECK(samples::gemm_tiling(c).dynamic);
+  CHECK_FALSE(samples::gemm_tiling(c).stream_k);
+  CHECK(s->check_config(c).empty());
+  CHECK_FALSE(s->for_device(c, 132).has_value());  // explicit: nothing to decide
+  codegen::Lowered l = codegen::lower(s->build(c), codegen::Target::sm90a());
+  std::vector<std::string> lines;
+  for (const auto& r : l.races) lines.push_back(codegen::race::to_string(r));
+  for (const auto& t : l.transactions) lines.push_back(codegen::to_string(t));
+  auto has = [&](const std::string& what) {
+    for (const std::string& x : lines)
+      if (x.find(what) != std::string::npos) return true;
+    return false;
+  };
+  CHECK(has("barrier 'tj_dyn_full' in the loop at gemm_kernel.cpp:"));
+  CHECK(has("async proxy: verified"));
+  for (const std::string& x : lines) CHECK(x.find("not checked") == std::string::npos);
+  using P = std::vector<std::pair<std::string, std::string>>;
+  samples::Config split = c;
+  split.params["splits"] = 2;
+  CHECK(test::config_problems("gemm", split) ==
+        P{{"params.splits", "schedule dynamic claims whole tiles: use splits 1 with it, or schedule split_k"}});
+  samples::Config one_cluster_per_tile = c;
+  one_cluster_per_tile.params["persistent"] = 0;
+  CHECK(test::config_problems("gemm", one_cluster_per_tile) ==
+        P{{"params.persistent", "schedule dynamic claims tiles for the clusters of a persistent grid: set persistent 1"}});
 }

@@ -42,6 +42,10 @@ const std::map<std::string, std::vector<std::string>> kPinned = {
     // Split-K with beta 0: the epilogue that only the last CTA of a tile runs reads no C.
     {"gemm_splitk.json", {"barrier 'full' in the loop at gemm_kernel.cpp:385: verified"}},
     {"gemm_streamk.json", {"barrier 'full' in the loop at gemm_kernel.cpp:385: verified"}},
+    // The dynamic schedule's claim (16 bytes, one answer per unit) and the k-block pipeline.
+    {"gemm_dynamic.json",
+     {"barrier 'tj_dyn_full' in the loop at gemm_kernel.cpp:384: verified",
+      "barrier 'full' in the loop at gemm_kernel.cpp:385: verified"}},
     // beta != 0: both barriers, C's per-chunk loads included.
     {"gemm_beta.json",
      {"barrier 'full' in the loop at gemm_kernel.cpp:385: verified",
