@@ -242,7 +242,7 @@ for sched in static dynamic; do
   timeout 120 $B/tilejit run $f --iters 1 --timeline "$OUT/timeline/uneven_$sched.svg" > "$OUT/timeline_run.log" 2>&1; rc=$?
   note "timeline uneven $sched rc=$rc: $(grep -E '^(verify|timeline)' "$OUT/timeline_run.log" | tr -s ' ' | tr '\n' ' ')"
 done
-for sched in static stream_k; do
+for sched in static dynamic stream_k; do
   f=/tmp/gemm_tail_$sched.json
   printf '{ "description": "a tail-heavy GEMM: 8576 x 512 x 8192 in 128x256 tiles, 68 cluster tiles of 1x2 on 66 clusters", "kernel": "gemm", "cluster": [1, 2], "params": { "m": 8576, "n": 512, "k": 8192, "bn": 256, "schedule": "%s" } }\n' $sched > $f
   timeout 120 $B/tilejit run $f --iters 1 --timeline "$OUT/timeline/gemm_tail_$sched.svg" > "$OUT/timeline_run.log" 2>&1; rc=$?
