@@ -8,9 +8,10 @@
 // pass reads). Causal: query i sees keys j <= i (top-left aligned, as PyTorch's
 // is_causal), with seq_q and seq_k equal or not.
 //
-// One CTA per (block of 64 x consumers queries, batch * head). A producer warpgroup
-// streams K and V blocks of block_n keys through a `stages`-deep full/empty mbarrier
-// pipeline with TMA; each consumer warpgroup loads its own 64 query rows once, then:
+// One CTA per (block of 64 x consumers queries, batch * head), or a persistent walk over
+// them. A producer warpgroup loads the unit's Q, then streams K and V blocks of block_n
+// keys through a `stages`-deep full/empty mbarrier pipeline with TMA; each consumer
+// warpgroup owns 64 query rows:
 // S = Q K^T on the tensor cores, the online softmax in registers
 // (running row max m and row sum l, O rescaled by 2^(m_old - m_new)), O += P V with
 // P converted to bf16 in registers as the MMA's A operand, then O / l through the
