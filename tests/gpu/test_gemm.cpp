@@ -260,6 +260,30 @@ TEST_CASE("gemm: stream-K against cuBLAS [gpu]", "[gpu][gemm][streamk]") {
   for (size_t i = 0; i < cases.size(); ++i) check(cases[i], 700 + i);
 }
 
+namespace {
+
+// Config c compiled once and launched `launches` times on the same buffers (no memset
+// between: counters must be reset by the kernel), D poisoned (NaN) before each launch and
+// verified whole after it.
+void launch_in_a_row(const tj::samples::Sample& s, const tj::samples::Config& c, uint64_t seed, int launches) {
+  using namespace tj;
+  JitKernel kernel = tj::load(samples::compile_sample(s, c, gpu_test::target(), nullptr), gpu_test::device());
+  std::unique_ptr<samples::Instance> inst = s.instantiate(c, seed);
+  BoundArgs args = samples::bind_instance(kernel, *inst);
+  const samples::LaunchPlan plan = samples::plan_launch(s, c, kernel, args);
+  for (int launch = 0; launch < launches; ++launch) {
+    INFO("launch " << launch);
+    inst->poison();
+    kernel.launch(plan.grid, args);
+    kernel.synchronize();
+    const samples::Check check = inst->verify();
+    INFO(check.detail);
+    CHECK(check.ok);
+  }
+}
+
+}  // namespace
+
 // The dynamic schedule (schedule 4): whole tiles, each cluster claiming its next one from
 // the launch's counter (sm_90a). A tail of 2 cluster tiles past a wave, ragged edges,
 // clusters 1x2 and 2x1 with multicast, more tiles than a wave holds many times, beta,
@@ -283,19 +307,7 @@ TEST_CASE("gemm: the dynamic schedule against cuBLAS [gpu]", "[gpu][gemm][dynami
   c.cluster = {2, 1, 1};
   c.grid_clusters = {1, 1, 1};
   c.params["m"] = 8576, c.params["n"] = 512, c.params["k"] = 2048, c.params["bn"] = 256, c.params["schedule"] = 4;
-  JitKernel kernel = tj::load(samples::compile_sample(*s, c, gpu_test::target(), nullptr), gpu_test::device());
-  std::unique_ptr<samples::Instance> inst = s->instantiate(c, 950);
-  BoundArgs args = samples::bind_instance(kernel, *inst);
-  const samples::LaunchPlan plan = samples::plan_launch(*s, c, kernel, args);
-  for (int launch = 0; launch < 5; ++launch) {
-    INFO("launch " << launch);
-    inst->poison();
-    kernel.launch(plan.grid, args);
-    kernel.synchronize();
-    const samples::Check check = inst->verify();
-    INFO(check.detail);
-    CHECK(check.ok);
-  }
+  launch_in_a_row(*s, c, 950, 5);
 }
 
 // Deterministic: the same inputs give the same bits from launch to launch, whichever
@@ -353,19 +365,7 @@ TEST_CASE("gemm: split-K and stream-K three times in a row, the counters reset b
       c.params["m"] = 1024, c.params["n"] = 1024, c.params["k"] = 6144, c.params["splits"] = splits;
       c.params["schedule"] = splits == 1 ? 2 : 3;
       c.reals["beta"] = 0.5;
-      JitKernel kernel = tj::load(samples::compile_sample(*s, c, gpu_test::target(), nullptr), gpu_test::device());
-      std::unique_ptr<samples::Instance> inst = s->instantiate(c, 500 + uint64_t(splits));
-      BoundArgs args = samples::bind_instance(kernel, *inst);
-      const samples::LaunchPlan plan = samples::plan_launch(*s, c, kernel, args);
-      for (int launch = 0; launch < 3; ++launch) {
-        INFO("launch " << launch);
-        inst->poison();
-        kernel.launch(plan.grid, args);
-        kernel.synchronize();
-        const samples::Check check = inst->verify();
-        INFO(check.detail);
-        CHECK(check.ok);
-      }
+      launch_in_a_row(*s, c, 500 + uint64_t(splits), 3);
     }
   }
 }
