@@ -97,8 +97,9 @@ int main(int argc, char** argv) {
   run->add_option("--device", device_text, device_help)->type_name("N");
   run->add_option("--timeline", ra.timeline,
                   "Record one more launch with each work unit's SM, start and end, and draw it as a per-SM Gantt chart "
-                  "(SVG) at this path, with the makespan and its lower bound")
-      ->type_name("FILE.svg");
+                  "(SVG) at this path, with the makespan and its lower bound; a path ending in .csv gets the units as CSV "
+                  "(cta, sm, unit, start, end, duration in ns) instead")
+      ->type_name("FILE.svg|FILE.csv");
 
   TuneArgs ta;
   CLI::App* tune = app.add_subcommand(

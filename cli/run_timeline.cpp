@@ -8,6 +8,7 @@
 
 #include "cli/exit_codes.h"
 #include "cli/output.h"
+#include "cli/timeline_csv.h"
 #include "cli/timeline_svg.h"
 #include "codegen/lower.h"
 #include "generators/runner.h"
@@ -72,13 +73,14 @@ int run_timeline(const Spec& spec, const samples::Config& config, const codegen:
                 std::to_string(dev.sm_count) + " SMs: makespan " + us(makespan) + ", bound " + us(bound.bound_ns) + ratio;
   chart.bound_ns = bound.bound_ns;
   const auto [dir, name] = split_path(path);
-  const std::string written = write_output(dir, name, timeline_svg(bars, chart));
+  const bool csv = is_csv_path(path);
+  const std::string written = write_output(dir, name, csv ? timeline_csv(t.units) : timeline_svg(bars, chart));
 
   std::set<uint32_t> sms;
   for (const TimelineBar& b : bars) sms.insert(b.sm);
   std::cout << "timeline  " << t.units.size() << " units (one per CTA and unit, from " << t.records << " warp records) on "
             << sms.size() << " SMs: makespan " << us(makespan) << ", bound " << us(bound.bound_ns) << ratio
-            << "; chart written to " << written << "\n";
+            << (csv ? "; units written to " : "; chart written to ") << written << "\n";
   if (t.records > t.capacity)
     std::cout << "timeline  " << (t.records - t.capacity) << " warp records past the room for " << t.capacity
               << " were lost: the chart is missing units\n";
