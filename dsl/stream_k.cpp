@@ -90,10 +90,14 @@ void SplitK::for_each_stream_k_unit(const ir::TileSchedule& schedule, const i32&
 
 // The fix-up, after the main loop over a unit: sp < 0 (a whole tile), or a stream-K
 // tile run whole by one cluster, goes straight to the epilogue. A tile shared by the
-// clusters wf..wl: each stores its partial in its own slot (slot 0 of a cluster: the
-// tile where its share begins; slot 1: where it ends), counts itself in on the tile's
-// counter, and the last adds the others' partials and runs the epilogue. Ordering as
-// in SplitK::finish.
+// clusters wf..wl: the contributors count themselves in on the tile's counter once their
+// partial is stored (slot 0 of a cluster: the tile where its share begins; slot 1: where
+// it ends), and the last adds the others' partials and runs the epilogue. The owner,
+// wf, holds the tile's first k-blocks at the end of its share, so the others are usually
+// done by then: when its leader finds all of them counted in (an acquire load of the
+// counter), it adds their partials without storing its own or counting in. Otherwise,
+// and always when deterministic, it is a contributor like the others. Ordering as in
+// SplitK::finish; the counter's last value (others, or others + 1) goes back to 0.
 void SplitK::finish_stream_k(const Accumulator& acc, const i32& wg, const i32& sp, const std::function<void()>& epilogue) const {
   if (!sk_) ir::internal_error("stream-K: finish before declare_count");
   if (uint64_t(acc.m) * acc.n != slot_elements_)
@@ -111,7 +115,27 @@ void SplitK::finish_stream_k(const Accumulator& acc, const i32& wg, const i32& s
         const i32 which = select(share_begin(q, p.sk_iters, p.sk_workers) >= x0, i32(0), i32(1));
         return ((q * 2 + which) * ctas + rank) * groups + wg;
       };
-      fix_up(acc, wg, (sp * ctas + rank) * groups + wg, wf, wl + 1, wl - wf, this_worker(k_), slot, last);
+      const i32 counter = (sp * ctas + rank) * groups + wg, me = this_worker(k_);
+      if (deterministic_) {
+        fix_up(acc, wg, counter, wf, wl + 1, wl - wf, me, slot, last);
+        return;
+      }
+      Var<bool> early = var(boolean(false), "sk_owner_early");
+      if_(me == wf, [&] {
+        if_(thread_idx_x() % 128 == 0, [&] {
+          (*old_)[wg] = atomic_fetch_add(counters_[counter], u32(0u), ir::MemoryOrder::Acquire, ir::MemoryScope::Gpu);
+        });
+        warpgroup_sync(wg);
+        early = (*old_)[wg] == cast<uint32_t>(wl - wf);
+      });
+      if_(early, [&] {
+        if_(thread_idx_x() % 128 == 0, [&] { counters_[counter] = u32(0u); });
+        add_partials(acc, wf, wl + 1, me, slot);
+      }).else_([&] {
+        // The others count up to wl - wf without the owner, to wl - wf + 1 with it: only
+        // an arrival that finds wl - wf before it is the last.
+        fix_up(acc, wg, counter, wf, wl + 1, wl - wf, me, slot, last);
+      });
     });
   });
   if_(last, [&] { epilogue(); });

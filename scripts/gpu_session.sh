@@ -3,8 +3,8 @@
 # GPU tests, every sample spec through the CLI, benchmarks, tuning (gpu_tune.sh),
 # multicast traffic with ncu, and compute-sanitizer on every sample. Run from the repo root with
 # the binaries staged by scripts/stage.sh in .stage/; logs go to $OUT (or ./out).
-#   scripts/gpu_session.sh [SECTION...]   sections: tests runs faults plugins races bench gemm epilogue pingpong attention attention-schedules attention-table softmax schedules streamk gemm-configs timeline tune multicast sanitizer
-# (all but attention-table and gemm-configs when none is named; named ones append to out/summary.txt, so a session can be split
+#   scripts/gpu_session.sh [SECTION...]   sections: tests runs faults plugins races bench gemm epilogue pingpong attention attention-schedules attention-table softmax schedules streamk gemm-configs timeline gemm-timelines tune multicast sanitizer
+# (all but attention-table, gemm-configs and gemm-timelines when none is named; named ones append to out/summary.txt, so a session can be split
 # across several commands).
 set -uo pipefail
 OUT=${OUT:-out}; mkdir -p "$OUT"
@@ -247,6 +247,23 @@ for sched in static dynamic stream_k; do
   printf '{ "description": "a tail-heavy GEMM: 8576 x 512 x 8192 in 128x256 tiles, 68 cluster tiles of 1x2 on 66 clusters", "kernel": "gemm", "cluster": [1, 2], "params": { "m": 8576, "n": 512, "k": 8192, "bn": 256, "schedule": "%s" } }\n' $sched > $f
   timeout 120 $B/tilejit run $f --iters 1 --timeline "$OUT/timeline/gemm_tail_$sched.svg" > "$OUT/timeline_run.log" 2>&1; rc=$?
   note "timeline gemm 8576x512x8192 $sched rc=$rc: $(grep -E '^(verify|timeline)' "$OUT/timeline_run.log" | tr -s ' ' | tr '\n' ' ')"
+done
+fi
+
+# Per-unit timelines of the GEMM as CSV and SVG (only when named): TIMELINE_SHAPES (MxNxK,
+# space-separated) under TIMELINE_SCHEDULES, cluster 1x2, 128x256 tiles; a line each.
+if [[ "$SECTIONS" == *" gemm-timelines "* ]]; then
+mkdir -p "$OUT/timeline"
+for shape in ${TIMELINE_SHAPES:-5120x5120x5120}; do
+  IFS=x read -r m n k <<< "$shape"
+  for sched in ${TIMELINE_SCHEDULES:-static stream_k}; do
+    f=/tmp/gemm_${shape}_$sched.json
+    printf '{ "kernel": "gemm", "cluster": [1, 2], "params": { "m": %s, "n": %s, "k": %s, "bn": 256, "schedule": "%s" } }\n' $m $n $k $sched > $f
+    for ext in csv svg; do
+      timeout 120 $B/tilejit run $f --iters 1 --timeline "$OUT/timeline/gemm_${shape}_$sched.$ext" > "$OUT/timeline_run.log" 2>&1; rc=$?
+    done
+    note "timeline gemm $shape $sched rc=$rc: $(grep -E '^(verify|timeline)' "$OUT/timeline_run.log" | tr -s ' ' | tr '\n' ' ')"
+  done
 done
 fi
 

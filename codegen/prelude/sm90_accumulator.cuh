@@ -15,11 +15,21 @@ TJ_DEVICE void acc_partial_store(const float* acc, float* slot) {
 template <int REGS>
 TJ_DEVICE void acc_partial_add(float* acc, const float* slot) {
   const float* p = slot + 4 * ((int)threadIdx.x % 128);
+  // Eight 16-byte loads in flight, then their adds: one load's latency per eight, not per load.
+  constexpr int kBatch = 8;
 #pragma unroll
-  for (int j = 0; j < REGS / 4; ++j) {
-    float a, b, c, d;
-    asm volatile("ld.global.v4.f32 {%0, %1, %2, %3}, [%4];" : "=f"(a), "=f"(b), "=f"(c), "=f"(d) : "l"(p + 512 * j) : "memory");
-    acc[4 * j] += a, acc[4 * j + 1] += b, acc[4 * j + 2] += c, acc[4 * j + 3] += d;
+  for (int j0 = 0; j0 < REGS / 4; j0 += kBatch) {
+    float t[4 * kBatch];
+#pragma unroll
+    for (int j = 0; j < kBatch; ++j)
+      if (j0 + j < REGS / 4)
+        asm volatile("ld.global.v4.f32 {%0, %1, %2, %3}, [%4];"
+                     : "=f"(t[4 * j]), "=f"(t[4 * j + 1]), "=f"(t[4 * j + 2]), "=f"(t[4 * j + 3])
+                     : "l"(p + 512 * (j0 + j))
+                     : "memory");
+#pragma unroll
+    for (int j = 0; j < 4 * kBatch; ++j)
+      if (4 * j0 + j < REGS) acc[4 * j0 + j] += t[j];
   }
 }
 

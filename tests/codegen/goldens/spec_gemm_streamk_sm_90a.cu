@@ -224,23 +224,24 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm(const __grid_constant_
         int sk_last_share = ((int)(((((long long)((((((sk_streamed12 == 1) ? sk_tile13 : (-1)) * (((k + 64) - 1) / 64)) + (((k + 64) - 1) / 64)) - 1) + 1)) * ((long long)sk_share_workers4)) - 1ll) / ((long long)sk_iters2)));
         // If at <loc>: if (sk_first_share != sk_last_share) {
         if ((sk_first_share != sk_last_share)) {
-          // AccPartial at <loc>: store_accumulator_partial(workspace, acc, slot ((((((%clusterid.x * 2) + select((i32(((i64(%clust...
-          tj::acc_partial_store<128>(acc, &workspace[(tj::u64)(((((((tj::cluster_id_x() * 2) + ((((int)((((long long)tj::cluster_id_x()) * ((long long)sk_iters2)) / ((long long)sk_share_workers4))) >= (((sk_streamed12 == 1) ? sk_tile13 : (-1)) * (((k + 64) - 1) / 64))) ? 0 : 1)) * 2) + tj::cluster_ctarank()) * 2) + wg0)) * 16384ull]);
-          // NamedBarrier at <loc>: named_barrier((wg0 + 9), 128 threads)
-          tj::named_barrier_sync((wg0 + 9), 128u);
-          // If at <loc>: if ((%tid.x % 128) == 0) {
-          if ((((int)threadIdx.x % 128) == 0)) {
-            // AtomicFetchAdd at <loc>: let old: u32 = atomic_fetch_add.acq_rel.gpu(counters[((((select((sk_streamed12 == 1), sk_tile13, ...
-            unsigned old = tj::atom_add_acq_rel_gpu(&counters[((((((sk_streamed12 == 1) ? sk_tile13 : (-1)) * 2) + tj::cluster_ctarank()) * 2) + wg0)], 1u);
-            // Store at <loc>: split_old[wg0] = old
-            split_old[wg0] = old;
+          // Declare at <loc>: let sk_owner_early: bool = false
+          bool sk_owner_early = false;
+          // If at <loc>: if (%clusterid.x == sk_first_share) {
+          if ((tj::cluster_id_x() == sk_first_share)) {
+            // If at <loc>: if ((%tid.x % 128) == 0) {
+            if ((((int)threadIdx.x % 128) == 0)) {
+              // AtomicFetchAdd at <loc>: let old: u32 = atomic_fetch_add.acquire.gpu(counters[((((select((sk_streamed12 == 1), sk_tile13, ...
+              unsigned old = tj::atom_add_acquire_gpu(&counters[((((((sk_streamed12 == 1) ? sk_tile13 : (-1)) * 2) + tj::cluster_ctarank()) * 2) + wg0)], 0u);
+              // Store at <loc>: split_old[wg0] = old
+              split_old[wg0] = old;
+            }
+            // NamedBarrier at <loc>: named_barrier((wg0 + 9), 128 threads)
+            tj::named_barrier_sync((wg0 + 9), 128u);
+            // Assign at <loc>: sk_owner_early = (split_old[wg0] == u32((sk_last_share - sk_first_share)))
+            sk_owner_early = (split_old[wg0] == ((unsigned)(sk_last_share - sk_first_share)));
           }
-          // NamedBarrier at <loc>: named_barrier((wg0 + 9), 128 threads)
-          tj::named_barrier_sync((wg0 + 9), 128u);
-          // Assign at <loc>: sk_last = (split_old[wg0] == u32((sk_last_share - sk_first_share)))
-          sk_last = (split_old[wg0] == ((unsigned)(sk_last_share - sk_first_share)));
-          // If at <loc>: if sk_last {
-          if (sk_last) {
+          // If at <loc>: if sk_owner_early {
+          if (sk_owner_early) {
             // If at <loc>: if ((%tid.x % 128) == 0) {
             if ((((int)threadIdx.x % 128) == 0)) {
               // Store at <loc>: counters[((((select((sk_streamed12 == 1), sk_tile13, -1) * 2) + %cluster_ctarank) * 2) + wg0)] = 0u
@@ -252,6 +253,38 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm(const __grid_constant_
               if ((i19 != tj::cluster_id_x())) {
                 // AccPartial at <loc>: add_accumulator_partial(workspace, acc, slot ((((((i19 * 2) + select((i32(((i64(i19) * i64(sk_ite...
                 tj::acc_partial_add<128>(acc, &workspace[(tj::u64)(((((((i19 * 2) + ((((int)((((long long)i19) * ((long long)sk_iters2)) / ((long long)sk_share_workers4))) >= (((sk_streamed12 == 1) ? sk_tile13 : (-1)) * (((k + 64) - 1) / 64))) ? 0 : 1)) * 2) + tj::cluster_ctarank()) * 2) + wg0)) * 16384ull]);
+              }
+            }
+          } else {
+            // AccPartial at <loc>: store_accumulator_partial(workspace, acc, slot ((((((%clusterid.x * 2) + select((i32(((i64(%clust...
+            tj::acc_partial_store<128>(acc, &workspace[(tj::u64)(((((((tj::cluster_id_x() * 2) + ((((int)((((long long)tj::cluster_id_x()) * ((long long)sk_iters2)) / ((long long)sk_share_workers4))) >= (((sk_streamed12 == 1) ? sk_tile13 : (-1)) * (((k + 64) - 1) / 64))) ? 0 : 1)) * 2) + tj::cluster_ctarank()) * 2) + wg0)) * 16384ull]);
+            // NamedBarrier at <loc>: named_barrier((wg0 + 9), 128 threads)
+            tj::named_barrier_sync((wg0 + 9), 128u);
+            // If at <loc>: if ((%tid.x % 128) == 0) {
+            if ((((int)threadIdx.x % 128) == 0)) {
+              // AtomicFetchAdd at <loc>: let old20: u32 = atomic_fetch_add.acq_rel.gpu(counters[((((select((sk_streamed12 == 1), sk_tile13...
+              unsigned old20 = tj::atom_add_acq_rel_gpu(&counters[((((((sk_streamed12 == 1) ? sk_tile13 : (-1)) * 2) + tj::cluster_ctarank()) * 2) + wg0)], 1u);
+              // Store at <loc>: split_old[wg0] = old20
+              split_old[wg0] = old20;
+            }
+            // NamedBarrier at <loc>: named_barrier((wg0 + 9), 128 threads)
+            tj::named_barrier_sync((wg0 + 9), 128u);
+            // Assign at <loc>: sk_last = (split_old[wg0] == u32((sk_last_share - sk_first_share)))
+            sk_last = (split_old[wg0] == ((unsigned)(sk_last_share - sk_first_share)));
+            // If at <loc>: if sk_last {
+            if (sk_last) {
+              // If at <loc>: if ((%tid.x % 128) == 0) {
+              if ((((int)threadIdx.x % 128) == 0)) {
+                // Store at <loc>: counters[((((select((sk_streamed12 == 1), sk_tile13, -1) * 2) + %cluster_ctarank) * 2) + wg0)] = 0u
+                counters[((((((sk_streamed12 == 1) ? sk_tile13 : (-1)) * 2) + tj::cluster_ctarank()) * 2) + wg0)] = 0u;
+              }
+              // For at <loc>: for i21 in [sk_first_share, (sk_last_share + 1)) step 1 {
+              for (int i21 = sk_first_share; i21 < (sk_last_share + 1); i21 += 1) {
+                // If at <loc>: if (i21 != %clusterid.x) {
+                if ((i21 != tj::cluster_id_x())) {
+                  // AccPartial at <loc>: add_accumulator_partial(workspace, acc, slot ((((((i21 * 2) + select((i32(((i64(i21) * i64(sk_ite...
+                  tj::acc_partial_add<128>(acc, &workspace[(tj::u64)(((((((i21 * 2) + ((((int)((((long long)i21) * ((long long)sk_iters2)) / ((long long)sk_share_workers4))) >= (((sk_streamed12 == 1) ? sk_tile13 : (-1)) * (((k + 64) - 1) / 64))) ? 0 : 1)) * 2) + tj::cluster_ctarank()) * 2) + wg0)) * 16384ull]);
+                }
               }
             }
           }
