@@ -37,7 +37,9 @@ namespace tj::dsl {
 //    into W equal ranges, one per cluster (fewer when each would get under 4
 //    k-blocks); the other tiles run whole, a full wave each. A cluster runs its range
 //    first (a tile each time the range crosses one), then its whole tiles. A tile split
-//    between clusters is finished by its last contributor, as with split-K; each
+//    between clusters is finished by its owner, the cluster with its first k-blocks
+//    (the end of that cluster's range), without storing its own partial when it finds
+//    the others counted in; else by its last contributor, as with split-K. Each
 //    cluster holds at most two partial tiles (its range's first and last), so the
 //    workspace has two slots per cluster.
 // deterministic: the last contributor adds every partial (its own included) in a fixed

@@ -58,12 +58,13 @@ struct GemmShape {
 // Dynamic claims each next tile at run time (for_each_tile(dynamic(group))).
 enum class GemmSchedule : uint8_t { Auto, Static, StreamK, SplitK, Dynamic };
 
-// Stream-K's cost beyond its share of k-blocks, in k-blocks of one cluster (about two
-// partials stored and one added per cluster: f32 tiles of 96-128 KiB per CTA), and the
-// gain below which auto stays static. Set from the H200 (docs/performance-log.md): with
-// 64, auto's choice was the faster of static and stream-K on every shape measured
-// (stream-K 1.47x faster where the last wave held 2 of 68 tiles, slower elsewhere).
-inline constexpr double kGemmStreamKFixup = 64.0, kGemmStreamKMargin = 0.02;
+// Stream-K's cost beyond its share of k-blocks, in k-blocks of one cluster, and the gain
+// below which auto stays static. Set from per-unit timelines on the H200
+// (docs/performance-log.md, 2026-12-02): a shared tile's pieces cost their k-blocks at
+// the whole tiles' rate plus about 11 us (the piece that stores its partial) and 8 us
+// (the owner that adds it), ~28 k-blocks of 128x256 per cluster; with the slower whole
+// tiles of the stream-K phase, makespans fit 33-41 over 4096^3, 4224^2 x 4096 and 5120^3.
+inline constexpr double kGemmStreamKFixup = 36.0, kGemmStreamKMargin = 0.02;
 // Split-K's cost of each partial beyond the first, in k-blocks of one cluster (stored by
 // one CTA, added by the tile's last), and the rate of 128-column tiles against 256
 // (more operand bytes per flop). Set from the H200: 1024x1024x8192 and 256x4096x8192 ran
