@@ -322,8 +322,9 @@ class StmtEmitter {
   void node(const TmaLoad& n) {
     std::string rank = std::to_string(n.coords.size());
     std::string args = slot(n.dst, n.dst_index) + ", &" + ex(n.tmap) + coord_args(n.coords) + ", " + slot(n.bar, n.bar_index);
-    if (n.mask) line("tj::tma_load_" + rank + "d_multicast(" + args + ", " + ex(n.mask) + ");");
-    else line("tj::tma_load_" + rank + "d(" + args + ");");
+    const std::string pair = n.cta_group == 2 ? "_pair" : "";
+    if (n.mask) line("tj::tma_load_" + rank + "d" + pair + "_multicast(" + args + ", " + ex(n.mask) + ");");
+    else line("tj::tma_load_" + rank + "d" + pair + "(" + args + ");");
   }
   void node(const TmaStore& n) {
     line("tj::tma_store_" + std::to_string(n.coords.size()) + "d(&" + ex(n.tmap) + coord_args(n.coords) + ", " +

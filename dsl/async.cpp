@@ -44,6 +44,16 @@ void tma_load_multicast(const Slot& dst, const TensorMap& map, const std::vector
       loc);
 }
 
+void tma_load_pair(const Slot& dst, const TensorMap& map, const std::vector<i32>& coords, const BarrierRef& bar, SrcLoc loc) {
+  add(ir::TmaLoad::make(map.ref, exprs(coords), dst.ptr, dst.index, bar.ptr(), bar.index(), nullptr, L(loc), 2), loc);
+}
+
+void tma_load_pair_multicast(const Slot& dst, const TensorMap& map, const std::vector<i32>& coords, const BarrierRef& bar,
+                             const u32& cta_mask, SrcLoc loc) {
+  add(ir::TmaLoad::make(map.ref, exprs(coords), dst.ptr, dst.index, bar.ptr(), bar.index(), cta_mask.expr(), L(loc), 2),
+      loc);
+}
+
 void tma_store(const TensorMap& map, const std::vector<i32>& coords, const Slot& src, SrcLoc loc) {
   add(ir::TmaStore::make(map.ref, exprs(coords), src.ptr, src.index, L(loc)), loc);
 }

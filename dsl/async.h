@@ -51,6 +51,15 @@ void tma_load(const Slot& dst, const TensorMap& map, const std::vector<i32>& coo
 // `cta_mask`, at the same shared-memory offset, completing on each one's `bar`.
 void tma_load_multicast(const Slot& dst, const TensorMap& map, const std::vector<i32>& coords,
                         const BarrierRef& bar, const u32& cta_mask, SrcLoc loc = SrcLoc::current());
+// sm_100a, for a CTA pair's 2-CTA MMA (.cta_group::2): the box lands in this CTA (with
+// a mask, in each CTA of `cta_mask`) like the two above, but completes on `bar`'s
+// barrier in the pair leader, the even CTA of ranks (2k, 2k + 1): the leader's
+// arrive_expect_tx announces both CTAs' bytes; the odd CTA's own `bar` gets none.
+// The cluster must hold whole pairs (an even number of CTAs).
+void tma_load_pair(const Slot& dst, const TensorMap& map, const std::vector<i32>& coords, const BarrierRef& bar,
+                   SrcLoc loc = SrcLoc::current());
+void tma_load_pair_multicast(const Slot& dst, const TensorMap& map, const std::vector<i32>& coords,
+                             const BarrierRef& bar, const u32& cta_mask, SrcLoc loc = SrcLoc::current());
 // One box from shared memory (src and the following bytes) to `map` at `coords`.
 void tma_store(const TensorMap& map, const std::vector<i32>& coords, const Slot& src,
                SrcLoc loc = SrcLoc::current());

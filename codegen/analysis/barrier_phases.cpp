@@ -58,7 +58,7 @@ class Walk {
       const TensorMapDecl* d = k_.find_tensor_map(t->tmap->as<VarRef>()->name);
       if (d && d->rank == t->coords.size())
         add(BarrierEvent::TmaBox, t->bar, t->bar_index, IntImm::make(Scalar::I64, int64_t(d->box_bytes())), t->mask, t->loc,
-            scope);
+            scope, t->cta_group == 2);
     } else if (const BulkCopy* c = s->as<BulkCopy>()) {
       add(BarrierEvent::Copy, c->bar, c->bar_index, IntImm::make(Scalar::I64, c->bytes), nullptr, c->loc, scope);
     } else if (const StAsync* st = s->as<StAsync>()) {
@@ -79,10 +79,12 @@ class Walk {
   // Events on anything but a shared buffer are not barrier events (another check
   // reports them); waits are kept whatever they name.
   void add(BarrierEvent::Kind kind, const Expr& bar, const Expr& index, const Expr& bytes, const Expr& mask, const Loc& loc,
-           size_t scope) {
+           size_t scope, bool pair = false) {
     BufferRef b = buffer_of(bar);
     if (b.name.empty()) return;
-    record({kind, std::move(b), index, bytes, mask, guards_, vars_, scope_, loc}, scope);
+    BarrierEvent e{kind, std::move(b), index, bytes, mask, guards_, vars_, scope_, loc};
+    e.pair = pair;
+    record(std::move(e), scope);
   }
   void record(BarrierEvent e, size_t scope) {
     e.order = order_++;

@@ -47,6 +47,7 @@ struct BarrierEvent {
   std::shared_ptr<const LoopScope> loops;  // the loop indices in scope, and how uniform each is
   ir::Loc loc;
   size_t order = 0;   // its place in the walk over all scopes
+  bool pair = false;  // TmaBox: completes in each receiver's pair leader (rank & ~1), .cta_group::2
 };
 
 struct PhaseScope {

@@ -24,8 +24,13 @@ using namespace tj::ir;
 
 namespace {
 
+// The barrier a copy completes on, as waits name it. A pair load (.cta_group::2)
+// completes on the pair leader's barrier, which the odd CTA cannot wait on: the walk
+// does not tell the CTAs of a pair apart, so no wait of this CTA counts for it, and a
+// read of its destination is reported in the leader too (a refusal on the safe side).
 std::string copy_barrier(const StmtNode& s) {
-  if (const TmaLoad* t = s.as<TmaLoad>()) return buffer_of(t->bar).name;
+  if (const TmaLoad* t = s.as<TmaLoad>())
+    return buffer_of(t->bar).name + (t->cta_group == 2 ? " of the pair leader (tma_load_pair)" : "");
   if (const BulkCopy* c = s.as<BulkCopy>()) return buffer_of(c->bar).name;
   if (const StAsync* a = s.as<StAsync>()) return buffer_of(a->bar).name;
   if (const ClcTryCancel* c = s.as<ClcTryCancel>()) return buffer_of(c->bar).name;

@@ -251,6 +251,35 @@ void check_launch_control(const Kernel& k, const Target& target, std::vector<Dia
   }
 }
 
+// A pair load (.cta_group::2) exists on sm_100a only, and needs whole CTA pairs.
+void check_pair_loads(const Kernel& k, const Target& target, std::vector<Diagnostic>& out) {
+  struct Uses : Visitor {
+    std::vector<const TmaLoad*> found;
+    void visit_node(const TmaLoad& n) override {
+      if (n.cta_group == 2) found.push_back(&n);
+      Visitor::visit_node(n);
+    }
+  } uses;
+  uses.visit(k.body);
+  std::set<std::string> seen;
+  const unsigned ctas = k.cluster.count();
+  for (const TmaLoad* n : uses.found) {
+    if (!seen.insert(n->loc.str()).second) continue;
+    const std::string op = n->mask ? "tma_load_pair_multicast" : "tma_load_pair";
+    if (!supports(target, Op::TmaLoadPair))
+      out.push_back({n->loc,
+                     op + " is " + std::string(feature_name(missing_feature(target, Op::TmaLoadPair))) +
+                         " (cp.async.bulk.tensor .cta_group::2, for a CTA pair's 2-CTA MMA), which " + target.arch + " lacks",
+                     "on " + target.arch + " each CTA loads its own part with tma_load (or shares it with tma_load_multicast) "
+                     "and completes it on its own barrier; or compile for " + supporting_targets_text(Op::TmaLoadPair)});
+    else if (ctas % 2 != 0)
+      out.push_back({n->loc,
+                     op + " completes on the barrier of the even CTA of a pair (ranks 2k, 2k + 1), but the cluster has " +
+                         std::to_string(ctas) + (ctas == 1 ? " CTA" : " CTAs") + ": its last CTA has no partner",
+                     "launch clusters of an even number of CTAs (k.cluster(2, ...)), or use tma_load"});
+  }
+}
+
 }  // namespace
 
 std::vector<Diagnostic> verify_async(const Kernel& k, const Target& target) {
@@ -271,6 +300,7 @@ std::vector<Diagnostic> verify_async(const Kernel& k, const Target& target) {
   AsyncChecker checker(k, out);
   checker.visit(k.body);
   check_launch_control(k, target, out);
+  check_pair_loads(k, target, out);
   return out;
 }
 

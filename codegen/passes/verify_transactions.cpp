@@ -113,6 +113,9 @@ class Barrier {
         } else {
           receivers.push_back(s);
         }
+        // A pair load (.cta_group::2) completes on each receiver's pair leader, the even CTA.
+        if (e.pair)
+          for (unsigned& c : receivers) c &= ~1u;
         for (unsigned c : receivers) (e.kind == Event::Arrive ? t.expected : t.landed)[c] += bytes;
       }
     }
@@ -132,7 +135,9 @@ Diagnostic mismatch(const Kernel& k, const PhaseScope& scope, const std::string&
                     const Totals& t, const std::string& when) {
   const Event* first_expect = nullptr;
   const Event* first_copy = nullptr;
+  bool pair = false;
   for (const Event* e : events) {
+    pair |= e->pair;
     if (e->kind == Event::Arrive && !first_expect) first_expect = e;
     if (e->kind != Event::Arrive && !first_copy) first_copy = e;
   }
@@ -154,7 +159,9 @@ Diagnostic mismatch(const Kernel& k, const PhaseScope& scope, const std::string&
               (when.empty() ? "" : " when " + when) + ": " + std::to_string(t.expected[r]) +
               " bytes announced with expect_tx" + where + ", " + std::to_string(t.landed[r]) +
               " bytes delivered by the copies completing on it" + copies,
-          t.landed[r] > t.expected[r] && first_copy
+          pair ? "tma_load_pair's boxes complete on the even CTA of each pair: the leader announces the bytes of both "
+                 "CTAs (if_(cluster_ctarank() % 2 == 0, ...)) and the odd CTA none"
+          : t.landed[r] > t.expected[r] && first_copy
               ? "announce box bytes x copies x multicast senders into this CTA; a copy issued by every "
                 "thread is issued " + std::to_string(k.block.count()) + " times: guard it with if_(thread_idx_x() == 0, ...)"
               : "announce exactly the bytes that land in this CTA per phase, or add the missing copies"};

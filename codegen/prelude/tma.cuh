@@ -25,6 +25,15 @@
 #define TJ_MASK3 "%6"
 #define TJ_MASK4 "%7"
 #define TJ_MASK5 "%8"
+// .cta_group::2 (sm_100a): the box lands in this CTA (or, multicast, in each CTA of the
+// mask) and completes on the barrier at bar's offset in the pair leader, the even CTA of
+// ranks (2k, 2k + 1), whose expect_tx counts both CTAs' bytes.
+TJ_DEVICE u32 pair_leader_barrier(mbarrier* bar) {
+  u32 rank, out;
+  asm("mov.u32 %0, %%cluster_ctarank;" : "=r"(rank));
+  asm("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(out) : "r"(smem_addr(bar)), "r"(rank & ~1u));
+  return out;
+}
 #define TJ_TMA(N)                                                                                             \
   TJ_DEVICE void tma_load_##N##d(void* dst, const tensor_map* map, TJ_P##N, mbarrier* bar) {                   \
     asm volatile("cp.async.bulk.tensor." #N "d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, " \
@@ -35,6 +44,20 @@
     asm volatile("cp.async.bulk.tensor." #N "d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"      \
                  ".multicast::cluster [%0], [%1, " TJ_C##N "], [" TJ_BAR##N "], " TJ_MASK##N ";"             \
                  ::"r"(smem_addr(dst)), "l"(map), TJ_A##N, "r"(smem_addr(bar)), "h"((unsigned short)mask)    \
+                 : "memory");                                                                                 \
+  }                                                                                                           \
+  TJ_DEVICE void tma_load_##N##d_pair(void* dst, const tensor_map* map, TJ_P##N, mbarrier* bar) {              \
+    asm volatile("cp.async.bulk.tensor." #N "d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"      \
+                 ".cta_group::2 [%0], [%1, " TJ_C##N "], [" TJ_BAR##N "];"                                   \
+                 ::"r"(smem_addr(dst)), "l"(map), TJ_A##N, "r"(pair_leader_barrier(bar))                     \
+                 : "memory");                                                                                 \
+  }                                                                                                           \
+  TJ_DEVICE void tma_load_##N##d_pair_multicast(void* dst, const tensor_map* map, TJ_P##N, mbarrier* bar,      \
+                                                 u32 mask) {                                                  \
+    asm volatile("cp.async.bulk.tensor." #N "d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"      \
+                 ".multicast::cluster.cta_group::2 [%0], [%1, " TJ_C##N "], [" TJ_BAR##N "], " TJ_MASK##N ";" \
+                 ::"r"(smem_addr(dst)), "l"(map), TJ_A##N, "r"(pair_leader_barrier(bar)),                     \
+                 "h"((unsigned short)mask)                                                                    \
                  : "memory");                                                                                 \
   }                                                                                                           \
   TJ_DEVICE void tma_store_##N##d(const tensor_map* map, TJ_P##N, const void* src) {                          \

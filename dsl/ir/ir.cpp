@@ -396,7 +396,8 @@ Stmt MbarrierWait::make(Expr bar, Expr index, Loc loc, bool cta_scope) {
 }
 
 Stmt TmaLoad::make(Expr tmap, std::vector<Expr> coords, Expr dst, Expr dst_index, Expr bar, Expr bar_index, Expr mask,
-                   Loc loc) {
+                   Loc loc, unsigned cta_group) {
+  require(cta_group == 1 || cta_group == 2, "TmaLoad::make: cta_group is 1 or 2");
   require_tmap(tmap, "TmaLoad");
   require_coords(coords, "TmaLoad");
   require_ptr(dst, "TmaLoad", "dst", Scalar::Bool, {Space::Shared, Space::Global, Space::Cluster});
@@ -408,7 +409,7 @@ Stmt TmaLoad::make(Expr tmap, std::vector<Expr> coords, Expr dst, Expr dst_index
     require(mask->type.scalar == Scalar::U32, "TmaLoad::make: mask is u32");
   }
   return std::make_shared<TmaLoad>(std::move(tmap), std::move(coords), std::move(dst), std::move(dst_index),
-                                   std::move(bar), std::move(bar_index), std::move(mask), std::move(loc));
+                                   std::move(bar), std::move(bar_index), std::move(mask), cta_group, std::move(loc));
 }
 
 Stmt TmaStore::make(Expr tmap, std::vector<Expr> coords, Expr src, Expr src_index, Loc loc) {

@@ -453,17 +453,21 @@ struct MbarrierSkip final : StmtNode {
 // One TMA box of `tmap` at `coords` (innermost first) into dst[dst_index...],
 // completing on bar[bar_index]; with a mask, delivered to every CTA of the
 // cluster whose bit is set (same shared offsets, each CTA's own barrier).
+// cta_group 2 (sm_100a, the CTA pair of a 2-CTA MMA): the box still lands in each
+// destination CTA, but completes on the barrier at the same offset in that CTA's
+// pair leader (the even CTA of ranks 2k, 2k + 1), where both CTAs' bytes meet.
 struct TmaLoad final : StmtNode {
   static constexpr StmtKind static_kind = StmtKind::TmaLoad;
   const Expr tmap;  // a VarRef of type tensor_map
   const std::vector<Expr> coords;
   const Expr dst, dst_index, bar, bar_index;
-  const Expr mask;  // u32, may be null (unicast)
+  const Expr mask;           // u32, may be null (unicast)
+  const unsigned cta_group;  // 1, or 2: completes on the pair leader's barrier
   static Stmt make(Expr tmap, std::vector<Expr> coords, Expr dst, Expr dst_index, Expr bar, Expr bar_index, Expr mask,
-                   Loc loc);
-  TmaLoad(Expr t, std::vector<Expr> c, Expr d, Expr di, Expr b, Expr bi, Expr m, Loc l)
+                   Loc loc, unsigned cta_group = 1);
+  TmaLoad(Expr t, std::vector<Expr> c, Expr d, Expr di, Expr b, Expr bi, Expr m, unsigned g, Loc l)
       : StmtNode(static_kind, std::move(l)), tmap(std::move(t)), coords(std::move(c)), dst(std::move(d)),
-        dst_index(std::move(di)), bar(std::move(b)), bar_index(std::move(bi)), mask(std::move(m)) {}
+        dst_index(std::move(di)), bar(std::move(b)), bar_index(std::move(bi)), mask(std::move(m)), cta_group(g) {}
 };
 
 struct TmaStore final : StmtNode {

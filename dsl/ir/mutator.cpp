@@ -150,7 +150,7 @@ Stmt Mutator::mutate_node(const TmaLoad& n, const Stmt& self) {
   std::vector<Expr> coords = mutate_all(n.coords);
   if (t == n.tmap && coords == n.coords && d == n.dst && di == n.dst_index && b == n.bar && bi == n.bar_index && m == n.mask)
     return self;
-  return TmaLoad::make(t, std::move(coords), d, di, b, bi, m, n.loc);
+  return TmaLoad::make(t, std::move(coords), d, di, b, bi, m, n.loc, n.cta_group);
 }
 Stmt Mutator::mutate_node(const TmaStore& n, const Stmt& self) {
   Expr t = mutate(n.tmap), s = mutate(n.src), si = mutate(n.src_index);

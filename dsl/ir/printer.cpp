@@ -149,7 +149,7 @@ struct StmtText {
   }
   std::string operator()(const TmaLoad& n) const {
     std::string m = n.mask ? ", mask " + to_string(n.mask) : "";
-    return line("tma_load(" + slot(n.dst, n.dst_index) + ", " + to_string(n.tmap) + coords(n.coords) + ", " +
+    return line(std::string(n.cta_group == 2 ? "tma_load_pair(" : "tma_load(") + slot(n.dst, n.dst_index) + ", " + to_string(n.tmap) + coords(n.coords) + ", " +
                     slot(n.bar, n.bar_index) + m + ")",
                 n.loc);
   }
