@@ -18,19 +18,19 @@ namespace {
 
 unsigned l_expect = 0, l_load = 0;
 
-// Every CTA of a cluster of `n` loads one box with a pair load (multicast to itself when
-// `multicast`); the even CTA announces `leader_bytes`, the odd one `odd_bytes`.
+// Every CTA of a cluster of `n` loads one box with a pair load (multicast to its partner
+// when `multicast`); the even CTA announces `leader_bytes`, the odd one `odd_bytes`.
 ir::Kernel pair_kernel(unsigned n, uint32_t leader_bytes, uint32_t odd_bytes, bool multicast = false) {
   KernelBuilder k("pair_load");
   if (n > 1) k.cluster(n);
   TensorMap t = k.tensor_map<float>("t", {32, 64});
   auto tile = k.shared<float>("tile", 2048);
   auto full = k.mbarriers("full", 1, 1);
-  const boolean leader = cluster_ctarank() % 2 == 0;
   if_(thread_idx_x() == 0, [&] {
-    arrive_expect_tx(full[0], select(leader, u32(leader_bytes), u32(odd_bytes))); l_expect = __LINE__;
+    arrive_expect_tx(full[0], select(is_pair_leader(), u32(leader_bytes), u32(odd_bytes))); l_expect = __LINE__;
     if (multicast) {
-      tma_load_pair_multicast(tile[0], t, {0, cluster_ctarank() * 32}, full[0], mask_rank(cluster_ctarank())); l_load = __LINE__;
+      // Each CTA's box into its partner: both still complete on the pair's leader.
+      tma_load_pair_multicast(tile[0], t, {0, cluster_ctarank() * 32}, full[0], mask_rank(pair_peer_rank())); l_load = __LINE__;
     } else {
       tma_load_pair(tile[0], t, {0, cluster_ctarank() * 32}, full[0]); l_load = __LINE__;
     }
@@ -67,6 +67,8 @@ TEST_CASE("tma_load_pair on sm_100a: the .cta_group::2 load completing on the le
                                    ".cta_group::2") == 1);
     // The barrier operand is the leader's: mapa to rank & ~1.
     CHECK(count(r.ptx, "mapa.shared::cluster.u32") == 1);
+    CHECK(contains(l.cuda, "((tj::cluster_ctarank() % 2) == 0)"));  // is_pair_leader()
+    if (multicast) CHECK(contains(l.cuda, "(tj::cluster_ctarank() ^ 1)"));  // pair_peer_rank()
     CHECK(contains(r.ptx, "and.b32"));
   }
 }
@@ -74,7 +76,7 @@ TEST_CASE("tma_load_pair on sm_100a: the .cta_group::2 load completing on the le
 TEST_CASE("tma_load_pair: the leader announces both CTAs' bytes, the odd CTA none", "[codegen][verify][transactions][tcgen05]") {
   CHECK(full_check(pair_kernel(2, 2 * kBox, 0)) == "barrier 'full[0]' in the kernel body: verified");
   CHECK(full_check(pair_kernel(4, 2 * kBox, 0)) == "barrier 'full[0]' in the kernel body: verified");
-  // Multicast to itself: the same accounting.
+  // Multicast to the partner: the same accounting.
   CHECK(full_check(pair_kernel(2, 2 * kBox, 0, true)) == "barrier 'full[0]' in the kernel body: verified");
 
   // Each CTA announcing its own box (as tma_load would need): the leader is short by the
@@ -85,6 +87,23 @@ TEST_CASE("tma_load_pair: the leader announces both CTAs' bytes, the odd CTA non
   CHECK(d[0].str() == diag(l_expect, tx_message(0, kBox, l_expect, 2 * kBox, l_load),
                            "tma_load_pair's boxes complete on the even CTA of each pair: the leader announces the bytes of "
                            "both CTAs (if_(cluster_ctarank() % 2 == 0, ...)) and the odd CTA none"));
+}
+
+TEST_CASE("pair helpers: the leader's and the partner's rank as the checks evaluate them", "[codegen][verify][tcgen05]") {
+  // In a cluster of 4 (two pairs), rank r's box goes to pair_leader_rank() with a plain
+  // multicast load: ranks 0 and 1 into rank 0, 2 and 3 into rank 2, each on its own barrier.
+  KernelBuilder k("pair_ranks");
+  k.cluster(4);
+  TensorMap t = k.tensor_map<float>("t", {32, 64});
+  auto tile = k.shared<float>("tile", 4096);
+  auto full = k.mbarriers("full", 1, 1);
+  if_(thread_idx_x() == 0, [&] {
+    arrive_expect_tx(full[0], select(is_pair_leader(), u32(2 * kBox), u32(0)));
+    tma_load_multicast(tile[(cluster_ctarank() % 2) * 2048], t, {0, cluster_ctarank() * 32}, full[0], mask_rank(pair_leader_rank()));
+  });
+  wait(full[0]);
+  cluster_sync();
+  CHECK(full_check(k.build()) == "barrier 'full[0]' in the kernel body: verified");
 }
 
 TEST_CASE("tma_load_pair: refused on sm_90a and in clusters without whole pairs", "[codegen][verify][tcgen05]") {
@@ -116,7 +135,7 @@ TEST_CASE("tma_load_pair: a read of its destination after a local wait is report
   auto full = k.mbarriers("full", 1, 1);
   auto out = k.param<float*>("out");
   if_(thread_idx_x() == 0, [&] {
-    arrive_expect_tx(full[0], select(cluster_ctarank() % 2 == 0, u32(2 * kBox), u32(0)));
+    arrive_expect_tx(full[0], select(is_pair_leader(), u32(2 * kBox), u32(0)));
     tma_load_pair(tile[0], t, {0, cluster_ctarank() * 32}, full[0]);
   });
   wait(full[0]);
