@@ -293,6 +293,12 @@ class StmtEmitter {
     line(n.fence == FenceKind::MbarrierInit ? "tj::fence_mbarrier_init();" : "tj::fence_proxy_async();");
   }
   void node(const MbarrierArrive& n) {
+    if (n.commit_group) {
+      const std::string g = "<" + std::to_string(n.commit_group) + ">(";
+      if (n.mask) line("tj::tcgen05_commit_multicast" + g + slot(n.bar, n.index) + ", (unsigned short)(" + ex(n.mask) + "));");
+      else line("tj::tcgen05_commit" + g + slot(n.bar, n.index) + ");");
+      return;
+    }
     std::string tx = n.tx ? ", " + ex(n.tx) : "";
     std::string fn = n.tx ? "tj::mbar_arrive_expect_tx(" : n.order == MemoryOrder::Relaxed ? "tj::mbar_arrive_relaxed(" : "tj::mbar_arrive(";
     if (n.bar->type.space == Space::Cluster) line(fn + ex(n.bar) + ", " + ex(n.index) + tx + ");");

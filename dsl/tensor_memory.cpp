@@ -35,6 +35,16 @@ void tmem_alloc(const Ref<uint32_t>& slot, unsigned columns, CtaGroup group, Src
 
 void tmem_relinquish(CtaGroup group, SrcLoc loc) { append(ir::TmemAction::Relinquish, group, 0, nullptr, nullptr, nullptr, loc); }
 
+void mma_commit(const BarrierRef& bar, CtaGroup group, SrcLoc loc) {
+  KernelBuilder::active(loc).append(ir::MbarrierArrive::make(bar.ptr(), bar.index(), nullptr, ir::Loc::from(loc),
+                                                             ir::MemoryOrder::Relaxed, unsigned(group)));
+}
+
+void mma_commit_multicast(const BarrierRef& bar, CtaGroup group, const u32& cta_mask, SrcLoc loc) {
+  KernelBuilder::active(loc).append(ir::MbarrierArrive::make(bar.ptr(), bar.index(), nullptr, ir::Loc::from(loc),
+                                                             ir::MemoryOrder::Relaxed, unsigned(group), cta_mask.expr()));
+}
+
 void tmem_dealloc(const u32& addr, unsigned columns, CtaGroup group, SrcLoc loc) {
   check_columns("tmem_dealloc", columns, loc);
   append(ir::TmemAction::Dealloc, group, columns, nullptr, nullptr, addr.expr(), loc);

@@ -31,4 +31,12 @@ void tmem_relinquish(CtaGroup group, SrcLoc loc = SrcLoc::current());
 // Frees the `columns` allocated at `addr` (what tmem_alloc wrote).
 void tmem_dealloc(const u32& addr, unsigned columns, CtaGroup group, SrcLoc loc = SrcLoc::current());
 
+// tcgen05.commit: one arrival on `bar` once every tcgen05 op this thread issued before
+// (its MMAs) has completed: the way an MMA gives a pipeline stage back, or says that an
+// accumulator is ready. The thread does not wait; the arrival orders no generic writes
+// (like arrive_relaxed). The multicast form arrives on the barrier at bar's offset in
+// each CTA of `cta_mask` (16 bits): the pair leader's MMA completing in both CTAs.
+void mma_commit(const BarrierRef& bar, CtaGroup group, SrcLoc loc = SrcLoc::current());
+void mma_commit_multicast(const BarrierRef& bar, CtaGroup group, const u32& cta_mask, SrcLoc loc = SrcLoc::current());
+
 }  // namespace tj::dsl

@@ -53,7 +53,7 @@ class Walk {
     } else if (std::optional<LoopView> l = as_loop(*s)) {
       loop(*l, scope);
     } else if (const MbarrierArrive* a = s->as<MbarrierArrive>()) {
-      add(BarrierEvent::Arrive, a->bar, a->index, a->tx, nullptr, a->loc, scope);
+      add(BarrierEvent::Arrive, a->bar, a->index, a->tx, a->mask, a->loc, scope);
     } else if (const TmaLoad* t = s->as<TmaLoad>()) {
       const TensorMapDecl* d = k_.find_tensor_map(t->tmap->as<VarRef>()->name);
       if (d && d->rank == t->coords.size())

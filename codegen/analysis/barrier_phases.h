@@ -41,7 +41,7 @@ struct BarrierEvent {
   BufferRef barrier;  // the array; its `rank` is the peer's when reached through map_shared_rank
   ir::Expr index;     // which barrier of the array
   ir::Expr bytes;     // Arrive: its expect_tx (null: a plain arrive); TmaBox, Copy: the bytes that land
-  ir::Expr mask;      // TmaBox: the multicast mask; null: the issuing CTA only
+  ir::Expr mask;      // TmaBox, Arrive (a commit): the multicast mask; null: the issuing CTA only
   Guards guards;      // the conditions it runs under, each with the if_ or role it belongs to
   Bindings vars;      // indices of the unrolled loops around it
   std::shared_ptr<const LoopScope> loops;  // the loop indices in scope, and how uniform each is

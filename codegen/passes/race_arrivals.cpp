@@ -58,6 +58,17 @@ class Phase {
     for (unsigned s = 0; s < n; ++s)
       for (const Dim3& t : eval_.threads_passing(e.guards, unknown_[i], s, e.vars)) {
         EvalEnv env{k_.cluster, k_.block, s, t, &e.vars, &eval_.defs()};
+        std::optional<int64_t> idx = eval_int(e.index, env);
+        if (e.mask) {
+          // A commit's multicast: one arrival on the barrier in each CTA of the mask.
+          std::optional<int64_t> m = eval_int(e.mask, env);
+          if (!m)
+            return "the multicast mask " + ir::to_string(e.mask) + " of the commit at " + e.loc.str() +
+                   " is not known before run time";
+          for (unsigned c = 0; c < n && c < 16; ++c)
+            if ((uint64_t(*m) >> c) & 1) ++out[{c, idx ? *idx : -1}];
+          continue;
+        }
         int64_t to = s;
         if (e.barrier.rank) {
           std::optional<int64_t> r = eval_int(e.barrier.rank, env);
@@ -66,7 +77,6 @@ class Phase {
                    (r ? " reaches is outside the cluster" : " reaches is not known before run time");
           to = *r;
         }
-        std::optional<int64_t> idx = eval_int(e.index, env);
         ++out[{unsigned(to), idx ? *idx : -1}];
       }
     return std::nullopt;
@@ -151,9 +161,16 @@ void check_waits(const Kernel& k, const BarrierPhases& phases, Findings& out) {
     for (const Event& e : scope.events) {
       if (e.kind == Event::Wait) waits.push_back(&e);
       if (e.kind != Event::Arrive) continue;
-      for (unsigned s = 0; s < k.cluster.count(); ++s)
-        if (may_run(k, defs, e.guards, s, &e.vars))
-          reached[e.barrier.name] |= e.barrier.rank ? ranks_named(k, defs, e.barrier.rank, e.guards, s, &e.vars) : 1u << s;
+      for (unsigned s = 0; s < k.cluster.count(); ++s) {
+        if (!may_run(k, defs, e.guards, s, &e.vars)) continue;
+        if (e.mask) {  // a commit's multicast: the mask's CTAs (all, where it cannot be evaluated)
+          EvalEnv env{k.cluster, k.block, s, std::nullopt, &e.vars, &defs};
+          std::optional<int64_t> m = eval_int(e.mask, env);
+          reached[e.barrier.name] |= m ? uint32_t(*m) & 0xffffu : ~0u;
+          continue;
+        }
+        reached[e.barrier.name] |= e.barrier.rank ? ranks_named(k, defs, e.barrier.rank, e.guards, s, &e.vars) : 1u << s;
+      }
     }
   // In the order the walk met them.
   std::sort(waits.begin(), waits.end(), [](const Event* a, const Event* b) { return a->order < b->order; });

@@ -16,35 +16,51 @@ std::string group_text(unsigned g) { return "cta_group::" + std::to_string(g); }
 }  // namespace
 
 std::vector<Diagnostic> verify_tensor_memory(const Kernel& k, const Target& t) {
+  // Every tcgen05 op with its CTA group: the tensor-memory ops and the MMA commits.
+  struct Use {
+    Loc loc;
+    std::string name;
+    unsigned group;
+    bool commit;
+  };
   struct Ops : Visitor {
     std::vector<const TmemOp*> found;
-    void visit_node(const TmemOp& n) override { found.push_back(&n); }
+    std::vector<Use> uses;
+    void visit_node(const TmemOp& n) override {
+      found.push_back(&n);
+      uses.push_back({n.loc, std::string(tmem_action_name(n.action)), n.cta_group, false});
+    }
+    void visit_node(const MbarrierArrive& n) override {
+      if (n.commit_group) uses.push_back({n.loc, n.mask ? "mma_commit_multicast" : "mma_commit", n.commit_group, true});
+      Visitor::visit_node(n);
+    }
   } ops;
   ops.visit(k.body);
   std::vector<Diagnostic> out;
-  if (ops.found.empty()) return out;
+  if (ops.uses.empty()) return out;
   if (!supports(t, Op::TensorMemoryOp)) {
-    for (const TmemOp* n : ops.found)
-      out.push_back({n->loc,
-                     std::string(tmem_action_name(n->action)) + " is " + std::string(feature_name(missing_feature(t, Op::TensorMemoryOp))) +
-                         " (tensor memory), which " + t.arch + " lacks",
-                     "on " + t.arch + " accumulators live in registers: declare them with k.accumulator(...) and use mma() "
-                     "(wgmma), with nothing to allocate; or compile for " + supporting_targets_text(Op::TensorMemoryOp)});
+    for (const Use& u : ops.uses)
+      out.push_back({u.loc,
+                     u.name + " is " + std::string(feature_name(missing_feature(t, Op::TensorMemoryOp))) +
+                         (u.commit ? " (tcgen05.commit)" : " (tensor memory)") + ", which " + t.arch + " lacks",
+                     u.commit ? "on " + t.arch + " MMAs complete through mma_wait(n) (wgmma groups), and a stage goes back "
+                                "with arrive after it; or compile for " + supporting_targets_text(Op::TensorMemoryOp)
+                              : "on " + t.arch + " accumulators live in registers: declare them with k.accumulator(...) and use mma() "
+                                "(wgmma), with nothing to allocate; or compile for " + supporting_targets_text(Op::TensorMemoryOp)});
     return out;
   }
-  const TmemOp& first = *ops.found.front();
-  for (const TmemOp* n : ops.found)
-    if (n->cta_group != first.cta_group) {
-      out.push_back({n->loc,
-                     "the " + std::string(tmem_action_name(n->action)) + " at " + n->loc.str() + " uses " + group_text(n->cta_group) +
-                         ", but the " + std::string(tmem_action_name(first.action)) + " at " + first.loc.str() + " uses " +
-                         group_text(first.cta_group) + ": a kernel works with one CTA group",
-                     "use CtaGroup::" + std::string(first.cta_group == 1 ? "One" : "Two") +
-                         " for every tensor-memory op (or the other group for all of them)"});
+  const Use& first = ops.uses.front();
+  for (const Use& u : ops.uses)
+    if (u.group != first.group) {
+      out.push_back({u.loc,
+                     "the " + u.name + " at " + u.loc.str() + " uses " + group_text(u.group) + ", but the " + first.name + " at " +
+                         first.loc.str() + " uses " + group_text(first.group) + ": a kernel works with one CTA group",
+                     "use CtaGroup::" + std::string(first.group == 1 ? "One" : "Two") +
+                         " for every tcgen05 op (or the other group for all of them)"});
       return out;
     }
   const unsigned ctas = k.cluster.x * k.cluster.y * k.cluster.z;
-  if (first.cta_group == 2 && ctas % 2 != 0)
+  if (first.group == 2 && ctas % 2 != 0)
     out.push_back({first.loc,
                    "cta_group::2 works on the CTA pairs of a cluster, and this kernel's cluster (" + std::to_string(k.cluster.x) +
                        "x" + std::to_string(k.cluster.y) + "x" + std::to_string(k.cluster.z) + ", " + std::to_string(ctas) +

@@ -368,7 +368,17 @@ Stmt MbarrierInit::make(Expr bar, Expr index, unsigned arrivals, Loc loc) {
 
 Stmt Fence::make(FenceKind f, Loc loc) { return std::make_shared<Fence>(f, std::move(loc)); }
 
-Stmt MbarrierArrive::make(Expr bar, Expr index, Expr tx, Loc loc, MemoryOrder order) {
+Stmt MbarrierArrive::make(Expr bar, Expr index, Expr tx, Loc loc, MemoryOrder order, unsigned commit_group, Expr mask) {
+  require(commit_group <= 2, "MbarrierArrive::make: commit_group is 0, 1 or 2");
+  if (commit_group) {
+    require(!tx && order == MemoryOrder::Relaxed, "MbarrierArrive::make: a commit is relaxed and announces no bytes");
+    require(bar && bar->type.space == Space::Shared, "MbarrierArrive::make: a commit names this CTA's barrier");
+  }
+  require(!mask || commit_group, "MbarrierArrive::make: only a commit multicasts");
+  if (mask) {
+    require_value(mask, "MbarrierArrive", "mask");
+    require(mask->type.scalar == Scalar::U32, "MbarrierArrive::make: mask is u32");
+  }
   require(order == MemoryOrder::Default || order == MemoryOrder::Relaxed, "MbarrierArrive::make: order is default or relaxed");
   require(!(tx && order == MemoryOrder::Relaxed), "MbarrierArrive::make: a relaxed arrive announces no bytes");
   require_ptr(bar, "MbarrierArrive", "bar", Scalar::MBarrier, {Space::Shared, Space::Cluster});
@@ -377,7 +387,8 @@ Stmt MbarrierArrive::make(Expr bar, Expr index, Expr tx, Loc loc, MemoryOrder or
     require_value(tx, "MbarrierArrive", "tx");
     require(tx->type.scalar == Scalar::U32, "MbarrierArrive::make: tx bytes are u32");
   }
-  return std::make_shared<MbarrierArrive>(std::move(bar), std::move(index), std::move(tx), std::move(loc), order);
+  return std::make_shared<MbarrierArrive>(std::move(bar), std::move(index), std::move(tx), std::move(loc), order, commit_group,
+                                          std::move(mask));
 }
 
 Stmt MbarrierSkip::make(Expr bar, Expr first, Expr count, Loc loc) {

@@ -413,14 +413,21 @@ struct Fence final : StmtNode {
 // order: Default releases this thread's earlier writes to whoever waits on the
 // barrier (at the barrier's scope: the CTA, or the cluster for a peer's);
 // Relaxed orders nothing: for giving back a slot whose reads have completed.
+// commit_group 1 or 2 (sm_100a): tcgen05.commit of that CTA group, one arrival once every
+// tcgen05 op the thread issued before has completed (relaxed, no bytes); with a mask
+// (u32, 16 bits used), on the barrier at the same offset in each CTA of the mask.
 struct MbarrierArrive final : StmtNode {
   static constexpr StmtKind static_kind = StmtKind::MbarrierArrive;
   const Expr bar, index;
   const Expr tx;  // may be null
   const MemoryOrder order;
-  static Stmt make(Expr bar, Expr index, Expr tx, Loc loc, MemoryOrder order = MemoryOrder::Default);
-  MbarrierArrive(Expr b, Expr i, Expr t, Loc l, MemoryOrder o)
-      : StmtNode(static_kind, std::move(l)), bar(std::move(b)), index(std::move(i)), tx(std::move(t)), order(o) {}
+  const unsigned commit_group;  // 0: a thread's arrive; 1, 2: tcgen05.commit
+  const Expr mask;              // commit's multicast mask; null otherwise
+  static Stmt make(Expr bar, Expr index, Expr tx, Loc loc, MemoryOrder order = MemoryOrder::Default, unsigned commit_group = 0,
+                   Expr mask = nullptr);
+  MbarrierArrive(Expr b, Expr i, Expr t, Loc l, MemoryOrder o, unsigned g, Expr m)
+      : StmtNode(static_kind, std::move(l)), bar(std::move(b)), index(std::move(i)), tx(std::move(t)), order(o), commit_group(g),
+        mask(std::move(m)) {}
 };
 
 // Wait until the barrier's current phase completes. Codegen keeps each

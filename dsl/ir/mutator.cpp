@@ -133,8 +133,9 @@ Stmt Mutator::mutate_node(const MbarrierInit& n, const Stmt& self) {
 }
 Stmt Mutator::mutate_node(const Fence&, const Stmt& self) { return self; }
 Stmt Mutator::mutate_node(const MbarrierArrive& n, const Stmt& self) {
-  Expr b = mutate(n.bar), i = mutate(n.index), tx = mutate(n.tx);
-  return b == n.bar && i == n.index && tx == n.tx ? self : MbarrierArrive::make(b, i, tx, n.loc, n.order);
+  Expr b = mutate(n.bar), i = mutate(n.index), tx = mutate(n.tx), m = mutate(n.mask);
+  return b == n.bar && i == n.index && tx == n.tx && m == n.mask ? self
+                                                                  : MbarrierArrive::make(b, i, tx, n.loc, n.order, n.commit_group, m);
 }
 Stmt Mutator::mutate_node(const MbarrierWait& n, const Stmt& self) {
   Expr b = mutate(n.bar), i = mutate(n.index);

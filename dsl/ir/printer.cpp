@@ -138,6 +138,10 @@ struct StmtText {
     return line(n.fence == FenceKind::MbarrierInit ? "fence_mbarrier_init()" : "fence_proxy_async()", n.loc);
   }
   std::string operator()(const MbarrierArrive& n) const {
+    if (n.commit_group)
+      return line("mma_commit(" + slot(n.bar, n.index) + ", cta_group " + std::to_string(n.commit_group) +
+                      (n.mask ? ", mask " + to_string(n.mask) : "") + ")",
+                  n.loc);
     if (n.tx) return line("arrive_expect_tx(" + slot(n.bar, n.index) + ", " + to_string(n.tx) + ")", n.loc);
     return line(std::string(n.order == MemoryOrder::Relaxed ? "arrive_relaxed(" : "arrive(") + slot(n.bar, n.index) + ")", n.loc);
   }

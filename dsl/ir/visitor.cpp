@@ -52,7 +52,7 @@ void Visitor::visit_node(const SyncThreads&) {}
 void Visitor::visit_node(const ClusterBarrier&) {}
 void Visitor::visit_node(const MbarrierInit& n) { visit(n.bar); visit(n.index); }
 void Visitor::visit_node(const Fence&) {}
-void Visitor::visit_node(const MbarrierArrive& n) { visit(n.bar); visit(n.index); visit(n.tx); }
+void Visitor::visit_node(const MbarrierArrive& n) { visit(n.bar); visit(n.index); visit(n.tx); visit(n.mask); }
 void Visitor::visit_node(const MbarrierWait& n) { visit(n.bar); visit(n.index); }
 void Visitor::visit_node(const MbarrierSkip& n) { visit(n.bar); visit(n.first); visit(n.count); }
 void Visitor::visit_node(const TmaLoad& n) {

@@ -107,7 +107,7 @@ TEST_CASE("tensor memory: one CTA group per kernel, pairs for cta_group::2, 512 
   CHECK(one_error(mixed, Target::sm100a()) ==
         dealloc + ": error: the tmem_dealloc at " + dealloc + " uses cta_group::1, but the tmem_alloc at " + alloc +
             " uses cta_group::2: a kernel works with one CTA group\n"
-            "  fix: use CtaGroup::Two for every tensor-memory op (or the other group for all of them)");
+            "  fix: use CtaGroup::Two for every tcgen05 op (or the other group for all of them)");
   // The pair group in a cluster of one CTA, then of three.
   for (unsigned cluster : {1u, 3u}) {
     ir::Kernel lonely = tmem_kernel(CtaGroup::Two, cluster, 64, CtaGroup::Two);
