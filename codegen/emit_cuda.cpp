@@ -289,9 +289,7 @@ class StmtEmitter {
   }
 
   void node(const MbarrierInit& n) { line("tj::mbar_init(" + slot(n.bar, n.index) + ", " + std::to_string(n.arrivals) + "u);"); }
-  void node(const Fence& n) {
-    line(n.fence == FenceKind::MbarrierInit ? "tj::fence_mbarrier_init();" : "tj::fence_proxy_async();");
-  }
+  void node(const Fence& n) { line("tj::" + std::string(fence_name(n.fence)) + "();"); }
   void node(const MbarrierArrive& n) {
     if (n.commit_group) {
       const std::string g = "<" + std::to_string(n.commit_group) + ">(";

@@ -19,6 +19,7 @@
 #pragma once
 
 #include "dsl/async.h"
+#include "dsl/tile.h"
 
 namespace tj::dsl {
 
@@ -38,5 +39,17 @@ void tmem_dealloc(const u32& addr, unsigned columns, CtaGroup group, SrcLoc loc 
 // each CTA of `cta_mask` (16 bits): the pair leader's MMA completing in both CTAs.
 void mma_commit(const BarrierRef& bar, CtaGroup group, SrcLoc loc = SrcLoc::current());
 void mma_commit_multicast(const BarrierRef& bar, CtaGroup group, const u32& cta_mask, SrcLoc loc = SrcLoc::current());
+
+// The CTA pair's MMA (tcgen05.mma.cta_group::2): acc (+)= A x B over the pair, issued by
+// one thread of the pair leader (is_pair_leader()) for both CTAs. Each CTA of the pair
+// holds, at the same shared-memory offsets, its own acc.m (128) rows of A in `a` and
+// half of B's acc.n columns in `b` (acc.n / 2 rows of a K-major B: the leader the first
+// half, its peer the second); each CTA's tensor memory receives its own acc.m x acc.n
+// rows of the 2 acc.m x acc.n product. Complete it with mma_commit_multicast(bar, Two,
+// mask of both CTAs): a CTA reads its accumulator after that barrier's phase.
+void mma_pair(const Accumulator& acc, const TileView& a, const TileView& b, const boolean& accumulate,
+              SrcLoc loc = SrcLoc::current());
+void mma_pair(const Accumulator& acc, const TileView& a, const TileView& b, const boolean& accumulate, KRange k,
+              SrcLoc loc = SrcLoc::current());
 
 }  // namespace tj::dsl

@@ -1,6 +1,7 @@
 #include "dsl/tile.h"
 
 #include "dsl/diagnostic.h"
+#include "dsl/tensor_memory.h"
 
 namespace tj::dsl {
 namespace {
@@ -210,6 +211,16 @@ void mma(const Accumulator& acc, const TileView& a, const TileView& b, const boo
 void mma(const Accumulator& acc, const TileView& a, const TileView& b, const boolean& accumulate, KRange k, SrcLoc loc) {
   role_here("mma", loc);
   append_stmt(ir::Mma::make(acc.name, a.operand(), b.operand(), accumulate.expr(), L(loc), k.first, k.count));
+}
+
+void mma_pair(const Accumulator& acc, const TileView& a, const TileView& b, const boolean& accumulate, SrcLoc loc) {
+  role_here("mma_pair", loc);
+  append_stmt(ir::Mma::make(acc.name, a.operand(), b.operand(), accumulate.expr(), L(loc), 0, 0, 2));
+}
+
+void mma_pair(const Accumulator& acc, const TileView& a, const TileView& b, const boolean& accumulate, KRange k, SrcLoc loc) {
+  role_here("mma_pair", loc);
+  append_stmt(ir::Mma::make(acc.name, a.operand(), b.operand(), accumulate.expr(), L(loc), k.first, k.count, 2));
 }
 
 void mma_wait(unsigned pending, SrcLoc loc) {

@@ -1,12 +1,14 @@
 #include "codegen/mma/family.h"
 
+#include "codegen/mma/tcgen05.h"
 #include "codegen/mma/wgmma.h"
 
 namespace tj::codegen::mma {
 
 const Family* family_for(const Target& target) {
   if (target.has(Feature::Wgmma)) return &wgmma_family();
-  return nullptr;  // Feature::Tcgen05: the tcgen05 family is not written yet
+  if (target.has(Feature::Tcgen05)) return &tcgen05_family();
+  return nullptr;
 }
 
 const Family& family_of(const Target& target) {

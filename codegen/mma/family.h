@@ -5,12 +5,12 @@
 // family (family_for); the IR and the generic emitter hold none of these facts.
 //
 // sm_90a: wgmma (codegen/mma/wgmma.cpp), register accumulators, fence/commit/wait.
-// A new family (tcgen05 with tensor memory: one elected thread issues, completion is a
-// commit to an mbarrier) is a new file implementing this interface, its prelude
-// wrappers, and one line in family_for.
+// sm_100a: tcgen05 (codegen/mma/tcgen05.cpp), accumulators in tensor memory, one thread
+// issues, completion is a commit to an mbarrier.
 #pragma once
 
 #include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -25,6 +25,11 @@ namespace tj::codegen::mma {
 using Lines = std::vector<std::string>;
 // The C++ text of an IR expression (the generic emitter's).
 using ExprText = std::function<std::string(const ir::Expr&)>;
+
+// An op a family does not lower, as the user's diagnostic: what is wrong, and the fix.
+struct Refusal {
+  std::string message, fix;
+};
 
 // Where an accumulator lives while the MMAs run.
 enum class AccumulatorHome : uint8_t { Registers, TensorMemory };
@@ -50,8 +55,14 @@ class Family {
   // The operand tiles of `n` as this family reads them: swizzles, element types,
   // major-ness and K steps. verify_tiles has already resolved the tiles and checks
   // what every family shares (rows covering the accumulator, 8-row offsets).
-  virtual void check_mma(const ir::Mma& n, const OperandView& a, const OperandView& b,
+  virtual void check_mma(const ir::Mma& n, const ir::AccumulatorDecl& acc, const OperandView& a, const OperandView& b,
                          std::vector<Diagnostic>& out) const = 0;
+  // An accumulator as this family holds it (its shape; checked once per declaration).
+  virtual void check_accumulator(const ir::AccumulatorDecl& a, std::vector<Diagnostic>& out) const = 0;
+  // An op on accumulators this family does not lower, named as the DSL names it
+  // ("mma_wait", "acc_map", "row_sum", "store_accumulator_partial", ...): the diagnostic,
+  // or nothing when it lowers it.
+  virtual std::optional<Refusal> refuses(std::string_view what) const = 0;
   // The epilogue's destination tile (`d`) as this family's store writes it.
   virtual void check_acc_store(const ir::AccStore& n, const OperandView& d, std::vector<Diagnostic>& out) const = 0;
 
@@ -90,9 +101,9 @@ inline constexpr const char* kElemCol = "tj_e_col";
 inline constexpr const char* kElemTile = "tj_e_tile";
 inline std::string elem_value_name(const std::string& fragment) { return "tj_e_" + fragment; }
 
-// The family `target` lowers tile MMAs with; nullptr where none is written
-// (sm_100a until tcgen05 lands).
+// The family `target` lowers tile MMAs with; nullptr where none is written.
 const Family* family_for(const Target& target);
+
 
 // The family of `target`, for emission: an internal error where there is none (the
 // verifier refuses tile MMAs on such a target before emission).

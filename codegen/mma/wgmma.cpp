@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <set>
 
+#include "codegen/mma/smem_operands.h"
 #include "codegen/mma/wgmma_fragments.h"
 #include "codegen/prelude/sm90_wgmma_wrappers.h"
 #include "dsl/ir/visitor.h"
@@ -12,20 +13,7 @@ namespace {
 
 using namespace tj::ir;
 
-const TileLayout& layout_of(const TileOperand& t, const Kernel& k) {
-  const SharedRef* r = t.tile->as<SharedRef>();
-  const SharedBuffer* b = r ? k.find_shared(r->name) : nullptr;
-  if (!b || !b->tile) internal_error("emit: a tile operand is not a tile buffer (the verifier should have said so)");
-  return *b->tile;
-}
-const AccumulatorDecl& acc_of(const std::string& name, const Kernel& k) {
-  const AccumulatorDecl* a = k.find_accumulator(name);
-  if (!a) internal_error("emit: unknown accumulator '" + name + "'");
-  return *a;
-}
 std::string u(uint64_t v) { return std::to_string(v) + "u"; }
-unsigned panel_bytes_of(const TileLayout& t) { return unsigned(t.panel_elems() * scalar_bytes(t.elem)); }
-unsigned row_bytes(const TileLayout& t) { return t.panel_cols() * scalar_bytes(t.elem); }
 // The layout field of a wgmma shared-memory descriptor (bits 62-63 on sm_90a).
 unsigned desc_swizzle(const TileLayout& t) {
   switch (t.swizzle) {
@@ -35,12 +23,6 @@ unsigned desc_swizzle(const TileLayout& t) {
     case Swizzle::None: break;
   }
   return 0;  // refused by verify_tiles before emission
-}
-
-// The element offset of a tile operand's first row.
-std::string operand_offset(const TileOperand& t, const TileLayout& l, const ExprText& ex) {
-  return "(" + ex(t.stage) + ") * " + std::to_string(l.stage_elems()) + " + (" + ex(t.row) + ") * " +
-         std::to_string(l.panel_cols());
 }
 
 // An accumulator wider than one wgmma reads each k-step of A once per chunk of
@@ -63,15 +45,6 @@ std::vector<std::pair<WgmmaColumns, WgmmaShape>> chunks_of(const Mma& m, const K
 }
 bool is_tile(const AccumulatorDecl& a) { return a.kind == FragmentKind::Tile; }
 
-std::string cuda_elem(Scalar s) {
-  switch (s) {
-    case Scalar::BF16: return "tj::bf16";
-    case Scalar::F16: return "tj::f16";
-    case Scalar::F32: return "float";
-    default: internal_error("emit: tile element type " + std::string(scalar_name(s)) + " in an epilogue");
-  }
-}
-
 class Wgmma final : public Family {
  public:
   std::string_view name() const override { return "wgmma"; }
@@ -83,39 +56,17 @@ class Wgmma final : public Family {
     return is_tile(a) ? a.m * a.n / 128 : wgmma_fragments::row_fragment_registers(a);
   }
 
-  void check_mma(const Mma& n, const OperandView& av, const OperandView& bv, std::vector<Diagnostic>& diags) const override {
-    const TileLayout *a = &av.layout, *b = &bv.layout;
-    const std::string &an = av.name, &bn = bv.name;
-    auto error = [&](const Loc& loc, std::string msg, std::string fix) { diags.push_back({loc, std::move(msg), std::move(fix)}); };
-    for (auto [l, nm] : {std::pair{a, an}, std::pair{b, bn}}) {
-      if (l->swizzle == Swizzle::None)
-        error(n.loc, "mma reads tile '" + nm + "', which is not swizzled; the wgmma lowering reads 32-, 64- or 128-byte-swizzled tiles",
-              "declare '" + nm + "' with Swizzle::B128 (the default of shared_tile), B64 or B32");
-      else if (l->major == Major::MN && l->swizzle != Swizzle::B128)
-        error(n.loc, "mma reads tile '" + nm + "' MN-major with a " + std::string(swizzle_name(l->swizzle)) +
-                         " swizzle; the wgmma lowering reads MN-major tiles 128-byte-swizzled",
-              "declare '" + nm + "' with Swizzle::B128 (the default of shared_tile)");
-      if (l->elem != Scalar::BF16 && l->elem != Scalar::F16)
-        error(n.loc, "mma operand '" + nm + "' holds " + std::string(scalar_name(l->elem)) + "; wgmma takes bf16 or f16 here",
-              "declare the tile as shared_tile<bf16> or shared_tile<f16>");
-    }
-    if (a->elem != b->elem)
-      error(n.loc, "mma operands '" + an + "' (" + std::string(scalar_name(a->elem)) + ") and '" + bn + "' (" +
-                       std::string(scalar_name(b->elem)) + ") differ in element type",
-            "give A and B the same element type");
-    if (a->major != Major::K)
-      error(n.loc, "mma operand A '" + an + "' is M-major; this lowering reads A K-major (rows M, columns K)",
-            "declare A as shared_tile<T>(name, M, K, stages) with Major::K");
-    const unsigned ka = a->major == Major::K ? a->cols : a->rows, kb = b->major == Major::K ? b->cols : b->rows;
-    if (ka != kb || ka % 16 != 0)
-      error(n.loc, "mma operands have K extents " + std::to_string(ka) + " ('" + an + "') and " + std::to_string(kb) + " ('" + bn + "')",
-            "give both tiles the same K extent, a multiple of 16");
-    else if (n.k_first % 16 != 0 || n.k_count % 16 != 0 || n.k_first >= ka || n.k_first + n.k_count > ka)
-      error(n.loc, "mma over K elements " + std::to_string(n.k_first) + ".." +
-                       (n.k_count ? std::to_string(n.k_first + n.k_count) : std::string("end")) + " of tiles with a K extent of " +
-                       std::to_string(ka),
-            "give a K range inside [0, " + std::to_string(ka) + ") that starts and ends on a multiple of 16 (the MMA's K step)");
+  void check_mma(const Mma& n, const AccumulatorDecl&, const OperandView& av, const OperandView& bv,
+                 std::vector<Diagnostic>& diags) const override {
+    if (n.cta_group == 2)
+      diags.push_back({n.loc, "mma_pair is tcgen05's CTA-pair MMA (tcgen05.mma.cta_group::2, sm_100a); wgmma has no pair form",
+                       "on sm_90a give each CTA its own mma (wgmma) and share B's loads across the cluster with a multicast "
+                       "tma_load_tile; or compile for sm_100a"});
+    check_operand_tiles(n, av, bv, name(), diags);
   }
+
+  void check_accumulator(const AccumulatorDecl&, std::vector<Diagnostic>&) const override {}  // the DSL's shape rules are wgmma's
+  std::optional<Refusal> refuses(std::string_view) const override { return std::nullopt; }
 
   void check_acc_store(const AccStore& n, const OperandView& dv, std::vector<Diagnostic>& diags) const override {
     const TileLayout* d = &dv.layout;
@@ -170,16 +121,10 @@ class Wgmma final : public Family {
     // A from an accumulator (a_fragment): its registers packed into A fragments, K its columns.
     const AccumulatorDecl* af = n.a_fragment.empty() ? nullptr : &acc_of(n.a_fragment, k);
     const TileLayout &b = layout_of(n.b, k), &a = af ? b : layout_of(n.a, k);
-    const unsigned kext = af ? af->n : a.major == Major::K ? a.cols : a.rows;
+    const unsigned kext = af ? af->n : k_extent(a);
     // The K steps this MMA covers: its K range of the tiles' extent.
     const unsigned kstep0 = n.k_first / 16, ksteps = (n.k_count ? n.k_first + n.k_count : kext) / 16;
-    const unsigned esz = scalar_bytes(b.elem);
-    // K-major, swizzled: 8-row groups 8 swizzle spans apart (stride offset, 1024
-    // bytes for 128-byte rows); the leading offset is unused. N-major B (128-byte
-    // swizzle): the 64-element panels along N are a panel apart (leading offset),
-    // 8-row groups along K 1024 bytes apart.
-    const unsigned a_lbo = 16, a_sbo = 8 * row_bytes(a);
-    const unsigned b_lbo = b.major == Major::MN ? panel_bytes_of(b) : 16, b_sbo = 8 * row_bytes(b);
+    const DescOffsets ao = desc_offsets(a), bo = desc_offsets(b);
     const auto chunks = chunks_of(n, k);
     const bool rs = chunks.front().second.a_in_registers;
     Lines out;
@@ -206,33 +151,14 @@ class Wgmma final : public Family {
         }
     }
     out.push_back("  tj::wgmma_fence();");
-    // The descriptor of the tile's first byte (the same every k-block: hoisted out of the
-    // loop) plus the operand's offset in the descriptor's 16-byte units, when stages and
-    // rows are whole units (so for every layout wgmma reads: 16-bit elements, K a multiple
-    // of 16); the sum stays inside the 14-bit address field for any shared-memory address.
-    const auto desc = [&](const char* name, const TileOperand& t, const TileLayout& l, unsigned lbo, unsigned sbo) {
-      const uint64_t stage_bytes = l.stage_elems() * scalar_bytes(l.elem), stage_units = stage_bytes / 16, row_units = row_bytes(l) / 16;
-      if (stage_bytes % 16 || row_bytes(l) % 16)  // not whole descriptor units: from the operand's address
-        return "  const tj::u64 " + std::string(name) + " = tj::wgmma_desc(&" + ex(t.tile) + "[" + operand_offset(t, l, ex) + "], " + u(lbo) +
-               ", " + u(sbo) + ", " + u(desc_swizzle(l)) + ");";
-      return "  const tj::u64 " + std::string(name) + " = tj::wgmma_desc(" + ex(t.tile) + ", " + u(lbo) + ", " + u(sbo) + ", " +
-             u(desc_swizzle(l)) + ") + (tj::u64)(unsigned)((" + ex(t.stage) + ") * " + std::to_string(stage_units) + " + (" + ex(t.row) +
-             ") * " + std::to_string(row_units) + ");";
+    const auto desc = [&](const char* name, const TileOperand& t, const TileLayout& l, DescOffsets o) {
+      return "  const tj::u64 " + std::string(name) + " = " + operand_desc(t, l, ex, [&](const std::string& addr) {
+               return "tj::wgmma_desc(" + addr + ", " + u(o.leading) + ", " + u(o.stride) + ", " + u(desc_swizzle(l)) + ")";
+             }) + ";";
     };
-    if (!rs) out.push_back(desc("tj_desc_a", n.a, a, a_lbo, a_sbo));
-    out.push_back(desc("tj_desc_b", n.b, b, b_lbo, b_sbo));
+    if (!rs) out.push_back(desc("tj_desc_a", n.a, a, ao));
+    out.push_back(desc("tj_desc_b", n.b, b, bo));
     out.push_back("  const tj::u32 tj_scale_d = (" + ex(n.accumulate) + ") ? 1u : 0u;");
-    // K step j of A (K-major): panel (16 j) / panel_cols, then 16 j % panel_cols elements in.
-    const auto a_off = [&](unsigned j, unsigned blk) {
-      return uint64_t(16 * j / a.panel_cols()) * panel_bytes_of(a) + uint64_t(16 * j % a.panel_cols()) * esz + uint64_t(blk) * 64 * row_bytes(a);
-    };
-    const auto b_off = [&](unsigned j, unsigned first_col) {
-      const uint64_t b_k = b.major == Major::MN
-                               ? uint64_t(16 * j) * row_bytes(b)
-                               : uint64_t(16 * j / b.panel_cols()) * panel_bytes_of(b) + uint64_t(16 * j % b.panel_cols()) * esz;
-      // Columns from first_col on: rows of a K-major B, whole panels of an N-major one.
-      return b_k + (b.major == Major::MN ? uint64_t(first_col / b.panel_cols()) * panel_bytes_of(b) : uint64_t(first_col) * row_bytes(b));
-    };
     const auto call = [&](const WgmmaShape& shape, unsigned blk, unsigned first_col, const std::string& a_arg,
                           const std::string& b_arg, const std::string& scale) {
       return "tj::" + wgmma_wrapper_name(shape) + "(&" + n.acc + "[" + std::to_string(blk * acc.n / 2 + first_col / 2) + "], " +
@@ -244,8 +170,8 @@ class Wgmma final : public Family {
     for (unsigned blk = 0; blk < acc.m / 64; ++blk)
       for (unsigned j = kstep0; j < ksteps; ++j)
         for (const auto& [cols, shape] : chunks) {
-          const std::string a_arg = rs ? "tj_a" + std::to_string(blk) + "_" + std::to_string(j) : desc_plus("tj_desc_a", a_off(j, blk));
-          out.push_back("  " + call(shape, blk, cols.first, a_arg, desc_plus("tj_desc_b", b_off(j, cols.first)), j == kstep0 ? "tj_scale_d" : "1u"));
+          const std::string a_arg = rs ? "tj_a" + std::to_string(blk) + "_" + std::to_string(j) : desc_plus("tj_desc_a", a_kstep_bytes(a, j, blk * 64));
+          out.push_back("  " + call(shape, blk, cols.first, a_arg, desc_plus("tj_desc_b", b_kstep_bytes(b, j, cols.first)), j == kstep0 ? "tj_scale_d" : "1u"));
         }
     out.push_back("  tj::wgmma_commit();");
     out.push_back("}");

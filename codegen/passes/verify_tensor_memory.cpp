@@ -2,6 +2,7 @@
 
 #include <string>
 
+#include "codegen/mma/tcgen05.h"
 #include "codegen/op_table.h"
 #include "dsl/ir/visitor.h"
 
@@ -16,7 +17,8 @@ std::string group_text(unsigned g) { return "cta_group::" + std::to_string(g); }
 }  // namespace
 
 std::vector<Diagnostic> verify_tensor_memory(const Kernel& k, const Target& t) {
-  // Every tcgen05 op with its CTA group: the tensor-memory ops and the MMA commits.
+  // Every tcgen05 op with its CTA group: the tensor-memory ops, the MMA commits and, where
+  // the target lowers tile MMAs to tcgen05, the MMAs (wgmma's own check refuses mma_pair).
   struct Use {
     Loc loc;
     std::string name;
@@ -34,8 +36,14 @@ std::vector<Diagnostic> verify_tensor_memory(const Kernel& k, const Target& t) {
       if (n.commit_group) uses.push_back({n.loc, n.mask ? "mma_commit_multicast" : "mma_commit", n.commit_group, true});
       Visitor::visit_node(n);
     }
+    void visit_node(const Mma& n) override {
+      mmas.push_back({n.loc, n.cta_group == 2 ? "mma_pair" : "mma", n.cta_group, false});
+      Visitor::visit_node(n);
+    }
+    std::vector<Use> mmas;
   } ops;
   ops.visit(k.body);
+  if (supports(t, Op::TensorMemoryOp)) ops.uses.insert(ops.uses.end(), ops.mmas.begin(), ops.mmas.end());
   std::vector<Diagnostic> out;
   if (ops.uses.empty()) return out;
   if (!supports(t, Op::TensorMemoryOp)) {
@@ -66,14 +74,27 @@ std::vector<Diagnostic> verify_tensor_memory(const Kernel& k, const Target& t) {
                        "x" + std::to_string(k.cluster.y) + "x" + std::to_string(k.cluster.z) + ", " + std::to_string(ctas) +
                        (ctas == 1 ? " CTA" : " CTAs") + ") has none",
                    "give the kernel a cluster of an even number of CTAs (2x1x1 for one pair), or use CtaGroup::One"});
-  unsigned columns = 0;
+  // The accumulators' block (allocated by insert_tensor_memory), then the kernel's own.
+  const mma::TmemPlan plan = mma::tmem_plan(k);
+  if (plan.used > 512) {
+    const AccumulatorDecl* last = nullptr;
+    for (const AccumulatorDecl& a : k.accumulators)
+      if (a.kind == FragmentKind::Tile) last = &a;
+    out.push_back({last->loc,
+                   "the accumulators take " + std::to_string(plan.used) + " columns of tensor memory together: a CTA has 512",
+                   "use fewer or narrower accumulators (at most 512 columns in all)"});
+    return out;
+  }
+  unsigned columns = plan.columns;
   for (const TmemOp* n : ops.found) {
     if (n->action != TmemAction::Alloc) continue;
     columns += n->columns;
     if (columns > 512) {
       out.push_back({n->loc,
                      "with the tmem_alloc at " + n->loc.str() + " the kernel allocates " + std::to_string(columns) +
-                         " columns of tensor memory (each tmem_alloc counted once): a CTA has 512",
+                         " columns of tensor memory (each tmem_alloc counted once" +
+                         (plan.columns ? ", and " + std::to_string(plan.columns) + " for the accumulators" : std::string()) +
+                         "): a CTA has 512",
                      "allocate fewer columns, or one allocation that the accumulators share"});
       break;
     }

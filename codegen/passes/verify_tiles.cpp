@@ -41,10 +41,10 @@ class Checker : public Visitor {
   }
 
   void visit_node(const Mma& n) override {
-    if (!supports(t_, Op::MmaOp) || !family_) {
+    if (!family_) {
       no_family_reported_ = true;
-      error(n.loc, "mma needs Hopper's wgmma, which " + t_.arch + " does not have",
-            "compile for sm_90a (--arch sm_90a); the tcgen05 lowering of tile MMAs for sm_100a is not written yet");
+      error(n.loc, "mma needs a tensor-core MMA family (wgmma on sm_90a, tcgen05 on sm_100a), and " + t_.arch + " has none in tilejit",
+            "compile for sm_90a or sm_100a");
       return;
     }
     const AccumulatorDecl* acc = accumulator(n.acc, n.loc);
@@ -54,20 +54,33 @@ class Checker : public Visitor {
     if (role_ && acc) role_accs_[role_].insert(acc);
     if (!acc || !a || !b) return;
     const std::string an = name(n.a), bn = name(n.b);
-    family_->check_mma(n, {an, *a}, {bn, *b}, out_);
+    family_->check_mma(n, *acc, {an, *a}, {bn, *b}, out_);
     check_rows(n.a, *a, acc->m, "mma operand A", n.loc);
     check_b_columns(n, *b, *acc);
     Visitor::visit_node(n);
   }
 
+  // B's columns of N in this CTA: the accumulator's, or half of them in each CTA of a
+  // pair (mma_pair: the pair's B is split between its two CTAs).
   void check_b_columns(const Mma& n, const TileLayout& b, const AccumulatorDecl& acc) {
     const std::string bn = name(n.b);
-    const unsigned bn_extent = b.major == Major::K ? b.rows : b.cols;
-    if (b.major == Major::K) check_rows(n.b, b, acc.n, "mma operand B", n.loc);
-    else if (bn_extent != acc.n)
+    const unsigned bn_extent = b.major == Major::K ? b.rows : b.cols, need = acc.n / n.cta_group;
+    if (b.major == Major::K) check_rows(n.b, b, need, "mma operand B", n.loc);
+    else if (bn_extent != need)
       error(n.loc, "mma operand B '" + bn + "' is N-major with " + std::to_string(bn_extent) + " columns of N; accumulator '" +
-                       acc.name + "' has " + std::to_string(acc.n),
-            "make the tile's columns equal the accumulator's N");
+                       acc.name + "' has " + std::to_string(acc.n) + (n.cta_group == 2 ? ", half of them in each CTA of the pair" : ""),
+            n.cta_group == 2 ? "make the tile's columns half the accumulator's N" : "make the tile's columns equal the accumulator's N");
+  }
+
+  void visit_node(const MmaWait& n) override {
+    if (family_) refused_here("mma_wait", n.loc);
+  }
+
+  // Whether the family refuses op `what` (reported here); true when it does.
+  bool refused_here(std::string_view what, const Loc& loc) {
+    std::optional<mma::Refusal> r = family_->refuses(what);
+    if (r) error(loc, r->message, r->fix);
+    return r.has_value();
   }
 
   // mma(acc, registers(p), b, ...): p an accumulator of acc's rows, converted to B's type.
@@ -151,10 +164,11 @@ class Checker : public Visitor {
   const AccumulatorDecl* fragment(const std::string& nm, const Loc& loc, std::optional<FragmentKind> kind, const std::string& what) {
     if (!family_) {
       no_family_reported_ = true;
-      error(loc, what + " needs a target with an MMA family (register fragments), and " + t_.arch + " has none in tilejit yet",
+      error(loc, what + " needs a target with an MMA family, and " + t_.arch + " has none in tilejit",
             "compile for sm_90a (--arch sm_90a)");
       return nullptr;
     }
+    if (refused_here(what, loc)) return nullptr;
     const AccumulatorDecl* a = k_.find_accumulator(nm);
     if (!a) {
       error(loc, "unknown fragment '" + nm + "'", "declare it with k.accumulator(name, m, n) or k.row_fragment(name, m)");
@@ -230,10 +244,11 @@ class Checker : public Visitor {
 
   void visit_node(const AccPartial& n) override {
     const char* what = n.op == AccPartialOp::Store ? "store_accumulator_partial" : "add_accumulator_partial";
+    if (family_ && refused_here(what, n.loc)) return;
     if (!supports(t_, Op::AccPartialOp) || !family_) {
       no_family_reported_ = true;
       error(n.loc, std::string(what) + " needs Hopper's register accumulators (wgmma), which " + t_.arch + " does not have",
-            "compile for sm_90a (--arch sm_90a); the tcgen05 lowering of tile MMAs for sm_100a is not written yet");
+            "compile for sm_90a (--arch sm_90a)");
       return;
     }
     if (!role_)
@@ -268,8 +283,10 @@ class Checker : public Visitor {
     // Accumulators the kernel declares but no MMA op reported: they still need a family.
     if (!family_ && !no_family_reported_)
       for (const AccumulatorDecl& a : k_.accumulators)
-        error(a.loc, "accumulator '" + a.name + "' needs an MMA family, and " + t_.arch + " has none in tilejit yet",
-              "compile for sm_90a (--arch sm_90a); the tcgen05 lowering of tile MMAs for sm_100a is not written yet");
+        error(a.loc, "accumulator '" + a.name + "' needs an MMA family, and " + t_.arch + " has none in tilejit",
+              "compile for sm_90a or sm_100a");
+    if (family_)
+      for (const AccumulatorDecl& a : k_.accumulators) family_->check_accumulator(a, out_);
     uint64_t total = 0;
     const unsigned launched = launch_registers_per_thread(k_);
     unsigned in_roles = 0;

@@ -82,6 +82,33 @@ TJ_DEVICE void tmem_ld_32x32b_x16(u32 taddr, float* v) {
         "=r"(r[10]), "=r"(r[11]), "=r"(r[12]), "=r"(r[13]), "=r"(r[14]), "=r"(r[15])
       : "r"(taddr));
 }
+// The tcgen05 epilogue's accesses of one row of a 128-byte-swizzled tile (panels of
+// PANEL_COLS elements, PANEL_BYTES apart): 16 bytes (16 / sizeof(T) elements from col, a
+// multiple of that) as one vector access; each thread of a warp a different row, so
+// eight rows of a quarter-warp fall on eight different 16-byte bank groups.
+template <int PANEL_COLS, int PANEL_BYTES, class T>
+TJ_DEVICE u32 row16_b128_offset(int row, int col) {
+  u32 off = (u32)(col / PANEL_COLS) * PANEL_BYTES + (u32)row * (PANEL_COLS * sizeof(T)) + (u32)(col % PANEL_COLS) * sizeof(T);
+  return off ^ (((off >> 7) & 7u) << 4);  // the 128-byte swizzle TMA reads and writes with
+}
+template <int PANEL_COLS, int PANEL_BYTES, class T>
+TJ_DEVICE void store_row16_b128(T* block, int row, int col, const float* v) {
+  unsigned char* p = reinterpret_cast<unsigned char*>(block) + row16_b128_offset<PANEL_COLS, PANEL_BYTES, T>(row, col);
+  if constexpr (sizeof(T) == 4) *reinterpret_cast<f32x4*>(p) = f32x4{v[0], v[1], v[2], v[3]};
+  else
+    *reinterpret_cast<u32x4*>(p) = u32x4{pack2(block, v[0], v[1]), pack2(block, v[2], v[3]), pack2(block, v[4], v[5]), pack2(block, v[6], v[7])};
+}
+template <int PANEL_COLS, int PANEL_BYTES, class T>
+TJ_DEVICE void load_row16_b128(const T* block, int row, int col, float* v) {
+  const unsigned char* p = reinterpret_cast<const unsigned char*>(block) + row16_b128_offset<PANEL_COLS, PANEL_BYTES, T>(row, col);
+  if constexpr (sizeof(T) == 4) {
+    const f32x4 w = *reinterpret_cast<const f32x4*>(p);
+    v[0] = w.x, v[1] = w.y, v[2] = w.z, v[3] = w.w;
+  } else {
+    const T* e = reinterpret_cast<const T*>(p);
+    for (int i = 0; i < 8; ++i) v[i] = to_f32(e[i]);
+  }
+}
 TJ_DEVICE void tcgen05_wait_ld() { asm volatile("tcgen05.wait::ld.sync.aligned;" ::: "memory"); }
 TJ_DEVICE void tcgen05_wait_st() { asm volatile("tcgen05.wait::st.sync.aligned;" ::: "memory"); }
 // Orders tcgen05 ops around a thread synchronization (a barrier wait, bar.sync).

@@ -501,12 +501,15 @@ Stmt NamedBarrier::make(Expr id, unsigned threads, Loc loc, bool arrive) {
   return std::make_shared<NamedBarrier>(std::move(id), threads, std::move(loc), arrive);
 }
 
-Stmt Mma::make(std::string acc, TileOperand a, TileOperand b, Expr accumulate, Loc loc, unsigned k_first, unsigned k_count) {
+Stmt Mma::make(std::string acc, TileOperand a, TileOperand b, Expr accumulate, Loc loc, unsigned k_first, unsigned k_count,
+               unsigned cta_group) {
   require_tile(a, "Mma");
   require_tile(b, "Mma");
   require_value(accumulate, "Mma", "accumulate");
   require(accumulate->type.scalar == Scalar::Bool, "Mma::make: accumulate must be a bool");
-  return std::make_shared<Mma>(std::move(acc), std::move(a), std::move(b), std::move(accumulate), k_first, k_count, std::move(loc));
+  require(cta_group == 1 || cta_group == 2, "Mma::make: cta_group must be 1 or 2");
+  return std::make_shared<Mma>(std::move(acc), std::move(a), std::move(b), std::move(accumulate), k_first, k_count, std::move(loc),
+                               std::string{}, cta_group);
 }
 
 Stmt Mma::make_register_a(std::string acc, std::string a_fragment, TileOperand b, Expr accumulate, Loc loc) {
@@ -545,6 +548,16 @@ Stmt FragMap::make(std::string dst, Expr value, Loc loc) {
   require_value(value, "FragMap", "value");
   require(value->type.scalar == Scalar::F32, "FragMap::make: the value must be f32");
   return std::make_shared<FragMap>(std::move(dst), std::move(value), std::move(loc));
+}
+
+std::string_view fence_name(FenceKind f) {
+  switch (f) {
+    case FenceKind::MbarrierInit: return "fence_mbarrier_init";
+    case FenceKind::ProxyAsyncShared: return "fence_proxy_async";
+    case FenceKind::Tcgen05BeforeSync: return "tcgen05_fence_before_sync";
+    case FenceKind::Tcgen05AfterSync: return "tcgen05_fence_after_sync";
+  }
+  return "?";
 }
 
 std::string_view reduce_name(ReduceOp op) {

@@ -400,7 +400,13 @@ struct MbarrierInit final : StmtNode {
 enum class FenceKind : uint8_t {
   MbarrierInit,      // fence.mbarrier_init.release.cluster: inits visible to the cluster
   ProxyAsyncShared,  // fence.proxy.async.shared::cta: thread writes visible to TMA
+  // tcgen05.fence::before_thread_sync / ::after_thread_sync (sm_100a): order this
+  // thread's tcgen05 ops (tensor-memory allocation, MMAs, loads) before, or after, a
+  // thread synchronization (bar.sync, barrier.cluster, an mbarrier wait).
+  Tcgen05BeforeSync,
+  Tcgen05AfterSync,
 };
+std::string_view fence_name(FenceKind f);
 struct Fence final : StmtNode {
   static constexpr StmtKind static_kind = StmtKind::Fence;
   const FenceKind fence;

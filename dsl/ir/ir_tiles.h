@@ -58,6 +58,10 @@ struct TileOperand {
 // of N. With `accumulate` false the accumulator is overwritten.
 // With `a_fragment` set, A is that accumulator (acc.m rows, K columns) converted in
 // registers to B's element type, and `a` is unused (null expressions).
+// cta_group 2 (tcgen05 on sm_100a): the CTA pair's MMA, issued by the pair leader for
+// both CTAs: a holds this CTA's acc.m rows in each CTA of the pair, b half of N (acc.n / 2
+// rows of a K-major B) in each, and acc (acc.m x acc.n) lands in each CTA's own
+// tensor memory: a 2 acc.m x acc.n product per pair.
 struct Mma final : StmtNode {
   static constexpr StmtKind static_kind = StmtKind::Mma;
   const std::string acc;
@@ -65,12 +69,13 @@ struct Mma final : StmtNode {
   const Expr accumulate;  // bool
   const unsigned k_first, k_count;
   const std::string a_fragment;
+  const unsigned cta_group;  // 1, or 2 for the pair MMA
   static Stmt make(std::string acc, TileOperand a, TileOperand b, Expr accumulate, Loc loc, unsigned k_first = 0,
-                   unsigned k_count = 0);
+                   unsigned k_count = 0, unsigned cta_group = 1);
   static Stmt make_register_a(std::string acc, std::string a_fragment, TileOperand b, Expr accumulate, Loc loc);
-  Mma(std::string c, TileOperand x, TileOperand y, Expr acc_, unsigned kf, unsigned kc, Loc l, std::string af = {})
+  Mma(std::string c, TileOperand x, TileOperand y, Expr acc_, unsigned kf, unsigned kc, Loc l, std::string af = {}, unsigned g = 1)
       : StmtNode(static_kind, std::move(l)), acc(std::move(c)), a(std::move(x)), b(std::move(y)), accumulate(std::move(acc_)),
-        k_first(kf), k_count(kc), a_fragment(std::move(af)) {}
+        k_first(kf), k_count(kc), a_fragment(std::move(af)), cta_group(g) {}
 };
 
 // Wait until at most `pending` of this warpgroup's MMA groups are in flight:

@@ -135,7 +135,7 @@ struct StmtText {
     return line("mbarrier_init(" + slot(n.bar, n.index) + ", " + std::to_string(n.arrivals) + ")", n.loc);
   }
   std::string operator()(const Fence& n) const {
-    return line(n.fence == FenceKind::MbarrierInit ? "fence_mbarrier_init()" : "fence_proxy_async()", n.loc);
+    return line(std::string(fence_name(n.fence)) + "()", n.loc);
   }
   std::string operator()(const MbarrierArrive& n) const {
     if (n.commit_group)
@@ -203,7 +203,9 @@ struct StmtText {
                               : ", k " + std::to_string(n.k_first) + ".." +
                                     (n.k_count ? std::to_string(n.k_first + n.k_count - 1) : std::string("end"));
     const std::string a = n.a_fragment.empty() ? tile(n.a) : "registers(" + n.a_fragment + ")";
-    return line("mma(" + n.acc + ", " + a + ", " + tile(n.b) + ", accumulate " + to_string(n.accumulate) + k + ")", n.loc);
+    return line(std::string(n.cta_group == 2 ? "mma_pair(" : "mma(") + n.acc + ", " + a + ", " + tile(n.b) + ", accumulate " +
+                    to_string(n.accumulate) + k + ")",
+                n.loc);
   }
   std::string operator()(const MmaWait& n) const {
     std::string ready;

@@ -20,8 +20,12 @@ TEST_CASE("mma family: sm_90a lowers tile MMAs with wgmma, sm_100a has none yet"
   CHECK(hopper->accumulator_registers(ir::AccumulatorDecl{"acc", 64, 256, {}}) == 128);
   CHECK(hopper->accumulator_registers(ir::AccumulatorDecl{"acc", 128, 128, {}}) == 128);
   CHECK(hopper->accumulator_registers(ir::AccumulatorDecl{"acc", 64, 8, {}}) == 4);
-  CHECK(codegen::mma::family_for(Target::sm100a()) == nullptr);
-  CHECK_THROWS_AS(codegen::mma::family_of(Target::sm100a()), ir::InternalError);
+  const codegen::mma::Family* blackwell = codegen::mma::family_for(Target::sm100a());
+  REQUIRE(blackwell != nullptr);
+  CHECK(blackwell->name() == "tcgen05");
+  CHECK(blackwell->accumulator_home() == codegen::mma::AccumulatorHome::TensorMemory);
+  CHECK(blackwell->accumulator_registers(ir::AccumulatorDecl{"acc", 128, 256, {}}) == 0);
+  CHECK(&codegen::mma::family_of(Target::sm100a()) == blackwell);
 }
 
 TEST_CASE("mma family: an accumulator no MMA uses still needs the target's family", "[codegen][mma]") {
@@ -33,7 +37,8 @@ TEST_CASE("mma family: an accumulator no MMA uses still needs the target's famil
   // sm_90a: declared and emitted as registers.
   codegen::Lowered l = codegen::lower(kern, Target::sm90a());
   CHECK(l.cuda.find("  float acc[32] = {};\n") != std::string::npos);
-  // sm_100a: refused with the declaration's line, not an internal error in emission.
+  // sm_100a: a warpgroup's 64 rows are not a tcgen05 accumulator; refused with the
+  // declaration's line, not an internal error in emission.
   try {
     codegen::lower(kern, Target::sm100a());
     FAIL("sm_100a accepted an accumulator it cannot lower");
@@ -41,7 +46,8 @@ TEST_CASE("mma family: an accumulator no MMA uses still needs the target's famil
     REQUIRE(e.diagnostics().size() == 1);
     CHECK(e.diagnostics()[0].str() ==
           "test_mma_family.cpp:" + std::to_string(line) +
-              ": error: accumulator 'acc' needs an MMA family, and sm_100a has none in tilejit yet\n"
-              "  fix: compile for sm_90a (--arch sm_90a); the tcgen05 lowering of tile MMAs for sm_100a is not written yet");
+              ": error: accumulator 'acc' has 64 rows; a tcgen05 accumulator holds 128 per CTA, one per tensor-memory lane (a "
+              "pair's mma_pair makes 256 rows from two CTAs of 128)\n"
+              "  fix: declare it with k.accumulator(\"acc\", 128, 64)");
   }
 }

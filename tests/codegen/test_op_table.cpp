@@ -146,7 +146,9 @@ TEST_CASE("op table: every prelude call in the samples' generated code has a row
 
 TEST_CASE("op table: the targets that support each op follow their features", "[codegen][op_table]") {
   CHECK(codegen::supporting_targets(Op::MapSharedRankOp) == std::vector<std::string>{"sm_90a", "sm_100a"});
-  CHECK(codegen::supporting_targets(Op::MmaOp) == std::vector<std::string>{"sm_90a"});
+  CHECK(codegen::supporting_targets(Op::MmaOp) == std::vector<std::string>{"sm_90a", "sm_100a"});
+  CHECK(codegen::supporting_targets(Op::MmaWaitOp) == std::vector<std::string>{"sm_90a"});
+  CHECK(codegen::supporting_targets(Op::MmaPairOp) == std::vector<std::string>{"sm_100a"});
   CHECK(codegen::supporting_targets_text(Op::TmaLoadMulticast) == "sm_90a or sm_100a");
   codegen::Target bare = codegen::Target::sm90a();
   bare.arch = "sm_80";
@@ -163,8 +165,8 @@ TEST_CASE("op table: the reference page has a row per op and a column per target
     CHECK(page.find("\n| " + std::string(r.name) + " |") != std::string::npos);
   }
   CHECK(page.find("| sm_90a | sm_100a |") != std::string::npos);
-  // mma runs on sm_90a only: its row ends "yes | no |".
-  const size_t mma = page.find("\n| mma |");
+  // mma_wait runs on sm_90a only (wgmma groups): its row ends "yes | no |".
+  const size_t mma = page.find("\n| mma_wait |");
   REQUIRE(mma != std::string::npos);
   const std::string row = page.substr(mma + 1, page.find('\n', mma + 1) - mma - 1);
   CHECK(row.substr(row.size() - 11) == " yes | no |");

@@ -130,10 +130,11 @@ TEST_CASE("split-K: verifier and DSL errors name the user's line", "[codegen][ti
     auto d = lower_errors(p.build(), Target::sm100a());
     bool store = false, add = false;
     for (const Diagnostic& x : d) {
-      store |= x.str() == at(p.store_line) + ": error: store_accumulator_partial needs Hopper's register accumulators (wgmma), which sm_100a does not have\n"
-                                             "  fix: compile for sm_90a (--arch sm_90a); the tcgen05 lowering of tile MMAs for sm_100a is not written yet";
-      add |= x.str() == at(p.add_line) + ": error: add_accumulator_partial needs Hopper's register accumulators (wgmma), which sm_100a does not have\n"
-                                         "  fix: compile for sm_90a (--arch sm_90a); the tcgen05 lowering of tile MMAs for sm_100a is not written yet";
+      const std::string rest = " works on register fragments (wgmma, sm_90a); tcgen05 keeps accumulators in tensor memory, read only "
+                               "through store_accumulator\n"
+                               "  fix: compute on the elements in store_accumulator's function (value, row, column), or compile for sm_90a";
+      store |= x.str() == at(p.store_line) + ": error: store_accumulator_partial" + rest;
+      add |= x.str() == at(p.add_line) + ": error: add_accumulator_partial" + rest;
     }
     CHECK(store);
     CHECK(add);

@@ -35,7 +35,7 @@ struct MmaKernel {
   ir::Swizzle a_swizzle = ir::Swizzle::B128, b_swizzle = ir::Swizzle::B128;
   unsigned k_cols = 64;
   ir::Scalar b_elem = ir::Scalar::BF16;
-  unsigned mma_line = 0, role_line = 0, a_line = 0;
+  unsigned mma_line = 0, role_line = 0, a_line = 0, acc_line = 0, wait_line = 0;
   std::optional<KRange> k_range;  // the MMA over part of K (KRange), in two groups: that part, then the rest
   ir::Kernel build() {
     KernelBuilder k("mma_kernel");
@@ -43,6 +43,7 @@ struct MmaKernel {
     a_line = __LINE__ + 1;
     SharedTile a = k.shared_tile(ir::Scalar::BF16, "a", 64, k_cols, 2, ir::Major::K, a_swizzle);
     SharedTile b = k.shared_tile(b_elem, "b", b_rows, b_cols, 2, b_major, b_swizzle);
+    acc_line = __LINE__ + 1;
     Accumulator acc = k.accumulator("acc", acc_m, acc_n);
     role_line = __LINE__ + 1;
     k.role("math", 1, regs, [&](i32) {
@@ -55,6 +56,7 @@ struct MmaKernel {
         mma_line = __LINE__ + 1;
         mma(acc, stage(a, 1), stage(b, 1), boolean(false));
       }
+      wait_line = __LINE__ + 1;
       mma_wait(0);
     });
     return k.build();
@@ -209,12 +211,16 @@ TEST_CASE("tiles: an accumulator wider than one wgmma is computed by several, in
 }
 
 TEST_CASE("tiles: verifier errors name the user's line, what is wrong and the fix", "[codegen][tiles][verifier]") {
-  SECTION("an MMA on a target without wgmma") {
+  SECTION("a warpgroup's wgmma kernel for sm_100a (tcgen05): the accumulator's rows and mma_wait") {
     MmaKernel m;
     auto d = lower_errors(m.build(), Target::sm100a());
-    REQUIRE(d.size() == 1);
-    CHECK(d[0].str() == at(m.mma_line) + ": error: mma needs Hopper's wgmma, which sm_100a does not have\n"
-                        "  fix: compile for sm_90a (--arch sm_90a); the tcgen05 lowering of tile MMAs for sm_100a is not written yet");
+    REQUIRE(d.size() == 2);
+    CHECK(d[0].str() == at(m.wait_line) + ": error: mma_wait waits for wgmma groups (sm_90a); tcgen05 MMAs complete on an mbarrier\n"
+                        "  fix: after the MMAs, mma_commit(bar[i], group) from the thread that issued them, and wait on bar[i] where "
+                        "the accumulator or the stages are needed");
+    CHECK(d[1].str() == at(m.acc_line) + ": error: accumulator 'acc' has 64 rows; a tcgen05 accumulator holds 128 per CTA, one per "
+                        "tensor-memory lane (a pair's mma_pair makes 256 rows from two CTAs of 128)\n"
+                        "  fix: declare it with k.accumulator(\"acc\", 128, 128)");
   }
   SECTION("a tile the MMA cannot read: not swizzled") {
     MmaKernel m;
