@@ -40,6 +40,12 @@ void tmem_dealloc(const u32& addr, unsigned columns, CtaGroup group, SrcLoc loc 
 void mma_commit(const BarrierRef& bar, CtaGroup group, SrcLoc loc = SrcLoc::current());
 void mma_commit_multicast(const BarrierRef& bar, CtaGroup group, const u32& cta_mask, SrcLoc loc = SrcLoc::current());
 
+// tma_load_tile completing on `bar` in the pair leader (tma_load_pair per box): each CTA
+// of a pair loads its own share of the pair MMA's operands, and the leader's barrier
+// counts both CTAs' bytes (the leader's arrive_expect_tx announces them).
+void tma_load_tile_pair(const TileView& dst, const TileMap& map, const i32& row0, const i32& col0, const BarrierRef& bar,
+                        const i32& part = 0, SrcLoc loc = SrcLoc::current());
+
 // The CTA pair's MMA (tcgen05.mma.cta_group::2): acc (+)= A x B over the pair, issued by
 // one thread of the pair leader (is_pair_leader()) for both CTAs. Each CTA of the pair
 // holds, at the same shared-memory offsets, its own acc.m (128) rows of A in `a` and

@@ -170,8 +170,10 @@ uint32_t tile_load_bytes(const TileMap& map) {
   return static_cast<uint32_t>(map.map.box_bytes() * map.layout.panels());
 }
 
-void tma_load_tile(const TileView& dst, const TileMap& map, const i32& row0, const i32& col0, const BarrierRef& bar,
-                   const i32& part, std::optional<u32> mask, SrcLoc loc) {
+namespace {
+// Each TMA box of part `part` of a tile load (one per panel): its shared slot and global coordinates.
+void for_each_load_box(const TileView& dst, const TileMap& map, const i32& row0, const i32& col0, const i32& part, SrcLoc loc,
+                       const std::function<void(const Slot&, const std::vector<i32>&)>& box) {
   const ir::TileLayout& t = dst.tile().layout;
   if (!(t == map.layout))
     throw UserError(L(loc), "tile map '" + map.map.decl.name + "' was made for another tile layout than tile '" +
@@ -181,11 +183,23 @@ void tma_load_tile(const TileView& dst, const TileMap& map, const i32& row0, con
   i32 slice = part * br;
   for (unsigned p = 0; p < t.panels(); ++p) {
     i32 offset = dst.stage() * int32_t(t.stage_elems()) + int32_t(p * t.panel_elems()) + (dst.row() + slice) * pc;
-    std::vector<i32> coords = {col0 + int32_t(p) * pc, row0 + dst.row() + slice};
-    Slot slot(dst.tile().ref, offset.expr());
+    box(Slot(dst.tile().ref, offset.expr()), {col0 + int32_t(p) * pc, row0 + dst.row() + slice});
+  }
+}
+}  // namespace
+
+void tma_load_tile(const TileView& dst, const TileMap& map, const i32& row0, const i32& col0, const BarrierRef& bar,
+                   const i32& part, std::optional<u32> mask, SrcLoc loc) {
+  for_each_load_box(dst, map, row0, col0, part, loc, [&](const Slot& slot, const std::vector<i32>& coords) {
     if (mask) tma_load_multicast(slot, map.map, coords, bar, *mask, loc);
     else tma_load(slot, map.map, coords, bar, loc);
-  }
+  });
+}
+
+void tma_load_tile_pair(const TileView& dst, const TileMap& map, const i32& row0, const i32& col0, const BarrierRef& bar,
+                        const i32& part, SrcLoc loc) {
+  for_each_load_box(dst, map, row0, col0, part, loc,
+                    [&](const Slot& slot, const std::vector<i32>& coords) { tma_load_pair(slot, map.map, coords, bar, loc); });
 }
 
 void tma_store_tile(const TileMap& map, const i32& row0, const i32& col0, const TileView& src, SrcLoc loc) {

@@ -4,6 +4,7 @@
 #include "samples/cluster_reduce.h"
 #include "samples/dsmem_ring.h"
 #include "samples/gemm.h"
+#include "samples/gemm_sm100.h"
 #include "samples/softmax.h"
 #include "samples/tma_copy.h"
 #include "samples/tma_multicast.h"
@@ -17,6 +18,7 @@ void register_builtin_samples(Registrar& r) {
   r.add(std::make_unique<TmaMulticast>());
   r.add(std::make_unique<TmaCopy>());
   r.add(std::make_unique<Gemm>());
+  r.add(std::make_unique<GemmSm100>());
   r.add(std::make_unique<Attention>());
   r.add(std::make_unique<GlobalRing>());
   r.add(std::make_unique<Softmax>());

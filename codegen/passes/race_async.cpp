@@ -25,12 +25,10 @@ using namespace tj::ir;
 namespace {
 
 // The barrier a copy completes on, as waits name it. A pair load (.cta_group::2)
-// completes on the pair leader's barrier, which the odd CTA cannot wait on: the walk
-// does not tell the CTAs of a pair apart, so no wait of this CTA counts for it, and a
-// read of its destination is reported in the leader too (a refusal on the safe side).
+// completes on the pair leader's barrier, which the odd CTA cannot wait on: only a wait
+// on a path that runs in the pair leader alone (under is_pair_leader()) counts for it.
 std::string copy_barrier(const StmtNode& s) {
-  if (const TmaLoad* t = s.as<TmaLoad>())
-    return buffer_of(t->bar).name + (t->cta_group == 2 ? " of the pair leader (tma_load_pair)" : "");
+  if (const TmaLoad* t = s.as<TmaLoad>()) return buffer_of(t->bar).name + (t->cta_group == 2 ? kPairSuffix : "");
   if (const BulkCopy* c = s.as<BulkCopy>()) return buffer_of(c->bar).name;
   if (const StAsync* a = s.as<StAsync>()) return buffer_of(a->bar).name;
   if (const ClcTryCancel* c = s.as<ClcTryCancel>()) return buffer_of(c->bar).name;
@@ -40,6 +38,22 @@ std::string copy_barrier(const StmtNode& s) {
 }  // namespace
 
 bool is_copy(const MemAccess& m) { return m.async && m.write; }
+
+namespace {
+// cluster_ctarank % 2 == 0 (is_pair_leader()), alone or as a conjunct.
+bool implies_pair_leader(const Expr& e) {
+  const Binary* b = e ? e->as<Binary>() : nullptr;
+  if (!b) return false;
+  if (b->op == BinOp::And) return implies_pair_leader(b->a) || implies_pair_leader(b->b);
+  if (b->op != BinOp::Eq) return false;
+  const Binary* mod = b->a->as<Binary>();
+  const SpecialReg* rank = mod ? mod->a->as<SpecialReg>() : nullptr;
+  return mod && mod->op == BinOp::Mod && rank && rank->reg == SpecialRegKind::ClusterCtaRank && const_int(mod->b) == 2 &&
+         const_int(b->b) == 0;
+}
+}  // namespace
+
+bool AsyncWalk::in_pair_leader() const { return pair_leader_ > 0; }
 
 void AsyncWalk::survey(const Stmt& s, Agent& agent, int loops) {
   if (!s) return;
@@ -128,21 +142,28 @@ void AsyncWalk::walk(const Stmt& s, State& st) {
   if (const Declare* d = s->as<Declare>()) ++st.versions[d->name];
   else if (const Assign* a = s->as<Assign>()) ++st.versions[a->var->as<VarRef>()->name];
   if (const If* i = s->as<If>()) {
+    const bool leader = implies_pair_leader(i->cond);
+    pair_leader_ += leader;
     if (splits_threads(k_, i->cond, {})) {
       agent_.push_back({ir::to_string(i->cond), true});
       splits_.push_back({i->cond, true});
       walk(i->then_body, st);
       agent_.back().second = false;
       splits_.back().second = false;
+      pair_leader_ -= leader;
       walk(i->else_body, st);
+      pair_leader_ += leader;
       agent_.pop_back();
       splits_.pop_back();
     } else {
       State other = st;
       walk(i->then_body, st);
+      pair_leader_ -= leader;
       walk(i->else_body, other);
+      pair_leader_ += leader;
       st = merge(std::move(st), other);
     }
+    pair_leader_ -= leader;
   } else if (const Role* r = s->as<Role>()) {
     State mine = st;
     agent_.push_back({"role " + r->name, true});
@@ -163,18 +184,33 @@ void AsyncWalk::walk(const Stmt& s, State& st) {
     if (f->counted()) iteration_.erase(f->var);
     st = merge(std::move(st), entry);
   } else if (const MbarrierWait* w = s->as<MbarrierWait>()) {
-    const std::string name = buffer_of(w->bar).name;
-    st.waited.insert(name);
-    st.maybe_waited.insert(name);
-    std::erase_if(st.copies, [&](const Issued& c) { return c.barrier == name; });
-    // The stages this barrier's copies fill are the producer's new data from here on.
-    std::erase_if(st.released, [&](const Issued& r) {
-      for (const Placed& c : copies_[r.m.buf.name])
-        if (c.barrier == name) return true;
-      return false;
-    });
+    // The barrier waited on; in the pair leader, also as the barrier its pair loads complete on.
+    std::vector<std::string> names = {buffer_of(w->bar).name};
+    if (in_pair_leader()) names.push_back(names[0] + kPairSuffix);
+    for (const std::string& name : names) {
+      st.waited.insert(name);
+      st.maybe_waited.insert(name);
+      std::erase_if(st.copies, [&](const Issued& c) { return c.barrier == name; });
+      // The MMAs a commit to this barrier covers have completed.
+      std::erase_if(st.committed, [&](const Issued& c) { return c.commits.count(name) > 0; });
+      // The stages this barrier's copies fill are the producer's new data from here on.
+      std::erase_if(st.released, [&](const Issued& r) {
+        for (const Placed& c : copies_[r.m.buf.name])
+          if (c.barrier == name) return true;
+        return false;
+      });
+    }
   } else if (const MbarrierArrive* a = s->as<MbarrierArrive>()) {
     release(*a, st);
+    // tcgen05.commit: every MMA this thread issued so far, committed or not, completes
+    // before this arrival; a wait on the barrier retires them.
+    if (a->commit_group) {
+      const std::string name = buffer_of(a->bar).name;
+      for (std::vector<Issued>& g : st.mmas)
+        for (Issued& i : g) st.committed.push_back(std::move(i));
+      st.mmas.clear();
+      for (Issued& i : st.committed) i.commits.insert(name);
+    }
   } else if (const BulkGroup* g = s->as<BulkGroup>()) {
     if (g->op == BulkGroupOp::Commit) {
       st.store_groups.push_back(std::move(st.open_stores));

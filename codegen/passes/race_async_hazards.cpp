@@ -32,7 +32,7 @@ size_t newer_than(const std::vector<std::vector<Issued>>& groups, const Issued& 
 }  // namespace
 
 Issued AsyncWalk::issued(const MemAccess& m, const std::string& bar, const State& st) const {
-  return Issued{m, bar, iteration_, st.versions, {}, {}, agent_, {}, {}, 0};
+  return Issued{m, bar, iteration_, st.versions, {}, {}, {}, agent_, {}, {}, 0};
 }
 
 bool AsyncWalk::overlaps(const MemAccess& m, const Issued& i) const {
@@ -232,16 +232,28 @@ void AsyncWalk::release(const MbarrierArrive& a, State& st) {
     if (!reads) continue;
     const MemAccess part = released_part(buf, bar, a.index, a.loc);
     const std::string tail = ": the " + producer->m.what + " at " + producer->m.loc.str() + " may refill it mid-read";
-    for (const std::vector<Issued>& g : st.mmas)
-      for (const Issued& i : g)
+    // A commit (tcgen05) arrives once this thread's MMAs have completed: it is the release.
+    if (!a.commit_group) {
+      for (const std::vector<Issued>& g : st.mmas)
+        for (const Issued& i : g)
+          if (!found && meets(part, st, i)) {
+            found = true;
+            error("pipeline stage released before its reads completed", part, i.m,
+                  "the arrive at " + a.loc.str() + " gives " + buffer_text(i.m) + " back to its producer while the mma at " +
+                      i.m.loc.str() + " may still be reading it" + tail,
+                  "call mma_wait(" + std::to_string(newer_than(st.mmas, i)) + ") between " + line_of(i.m.loc) + " and " +
+                      line_of(a.loc) + ": a stage goes back to its producer after its last read has completed");
+          }
+      for (const Issued& i : st.committed)
         if (!found && meets(part, st, i)) {
           found = true;
           error("pipeline stage released before its reads completed", part, i.m,
                 "the arrive at " + a.loc.str() + " gives " + buffer_text(i.m) + " back to its producer while the mma at " +
-                    i.m.loc.str() + " may still be reading it" + tail,
-                "call mma_wait(" + std::to_string(newer_than(st.mmas, i)) + ") between " + line_of(i.m.loc) + " and " +
-                    line_of(a.loc) + ": a stage goes back to its producer after its last read has completed");
+                    i.m.loc.str() + " may still be reading it (a commit does not wait)" + tail,
+                "give the stage back with mma_commit(" + buffer_of(a.bar).name + "[...], group) after the mma: it arrives once "
+                "the MMAs have completed");
         }
+    }
     // TMA stores still reading the stage, each with the wait that would let it go.
     std::vector<std::pair<const Issued*, std::string>> stores;
     for (const Issued& s : st.open_stores)
@@ -311,6 +323,17 @@ void AsyncWalk::read_accumulator(const StmtNode& s, const State& st) {
     what = "mma";
     uses.push_back({m->a_fragment, "reads as its A operand"});
   }
+  for (const Use& u : uses)
+    for (const Issued& i : st.committed)
+      if (i.acc == u.acc) {
+        const MemAccess here{{}, nullptr, 1, false, false, false, what, s.loc};
+        error("accumulator read before its MMA completed", here, i.m,
+              "the " + what + " at " + s.loc.str() + " " + u.how + " accumulator '" + u.acc + "' while the mma at " + i.m.loc.str() +
+                  " may still be writing it",
+              "wait on the barrier of an mma_commit issued after line " + std::to_string(i.m.loc.line) +
+                  " (it completes once the MMA has) before " + line_of(s.loc));
+        return;
+      }
   for (const Use& u : uses)
     for (const std::vector<Issued>& g : st.mmas)
       for (const Issued& i : g)

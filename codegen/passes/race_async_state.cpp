@@ -39,6 +39,7 @@ State merge(State a, const State& b) {
   unite(a.released, b.released);
   a.store_groups = unite_groups(a.store_groups, b.store_groups);
   a.mmas = unite_groups(a.mmas, b.mmas);
+  unite(a.committed, b.committed);
   a.unready.insert(b.unready.begin(), b.unready.end());
   // A local assigned on one path only has a value after the merge that neither had before.
   for (const auto& [name, n] : b.versions) {

@@ -22,6 +22,7 @@ struct Issued {
   Bindings iteration;   // the walked iteration of each loop index when issued
   Versions versions;    // the locals' assignments when issued
   std::string acc;      // MMAs: the accumulator they write
+  std::set<std::string> commits;  // tcgen05 MMAs: the barriers of the commits issued after them (a wait on one retires them)
   std::string a_frag;   // MMAs with A from registers: the fragment they read
   Agent agent;          // generic writes: who wrote
   ir::Loc kept;           // store groups: the last bulk wait that left it in flight,
@@ -35,6 +36,7 @@ struct State {
   std::vector<std::vector<Issued>> store_groups;
   std::vector<Issued> open_stores;             // not committed yet
   std::vector<std::vector<Issued>> mmas;       // MMA groups (one per mma), newest last
+  std::vector<Issued> committed;               // tcgen05 MMAs a commit covers, until a wait on its barrier
   std::vector<Issued> unfenced;                // ordinary writes since fence_proxy_async
   std::vector<Issued> released;                // stages given back to their producer, not refilled since
   std::map<std::string, ir::Loc> unready;      // accumulators a wait with groups pending completed unnamed

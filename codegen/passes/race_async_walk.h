@@ -14,6 +14,10 @@
 
 namespace tj::codegen::race {
 
+// How the walk names the barrier a pair load (tma_load_pair) completes on: the pair
+// leader's barrier of that name.
+inline constexpr const char* kPairSuffix = " of the pair leader (tma_load_pair)";
+
 // A write by the async proxy: a copy into shared memory.
 bool is_copy(const MemAccess& m);
 
@@ -60,6 +64,8 @@ class AsyncWalk {
   void access(const MemAccess& m, const std::string& bar, State& st);
   void refill(const MemAccess& m, const State& st);
   void release(const ir::MbarrierArrive& a, State& st);
+  // Whether the path walked runs in the pair leader only (a branch under is_pair_leader()).
+  bool in_pair_leader() const;
   void read_accumulator(const ir::StmtNode& s, const State& st);
   void read_released(const MemAccess& m, const State& st);
   // The buffers whose producers wait on `barrier` before refilling them.
@@ -79,6 +85,7 @@ class AsyncWalk {
   Findings& out_;
   Agent agent_;
   std::vector<std::pair<ir::Expr, bool>> splits_;  // the conditions of agent_, and which branch
+  int pair_leader_ = 0;  // then-branches of is_pair_leader() conditions the walk is in
   Bindings iteration_;
   std::vector<Issued> leaked_;                            // ordinary writes that may reach a hand-over unfenced
   std::vector<Placed> async_reads_;                       // MMA operands and TMA store sources, by whom
