@@ -1,8 +1,10 @@
 #include "generators/runner.h"
 
+#include <algorithm>
 #include <chrono>
 
 #include "api/jit.h"
+#include "runtime/error.h"
 #include "codegen/passes/verify_launch.h"
 #include "dsl/diagnostic.h"
 
@@ -34,6 +36,13 @@ void check_sample_config(const Sample& s, const Config& c) {
 Compiled compile_sample(const Sample& s, const Config& c, const codegen::Target& target, rt::Cache* cache,
                         const codegen::LowerOptions& lower) {
   Stopwatch clock;
+  const std::vector<std::string> archs = s.targets();
+  if (!archs.empty() && std::find(archs.begin(), archs.end(), target.arch) == archs.end()) {
+    std::string list;
+    for (const std::string& a : archs) list += (list.empty() ? "" : " or ") + a;
+    throw rt::RuntimeError(rt::ErrorKind::Usage, "kernel '" + s.name() + "' is written for " + list + ", not " + target.arch +
+                                                     ": compile it with --arch " + archs.front());
+  }
   check_sample_config(s, c);
   ir::Kernel k = s.build(c);
   const double build = clock.lap();

@@ -139,6 +139,9 @@ class Sample {
   // The spec keys a tuned config sets ("cluster", "params.bm", ...), as in
   // Config::named: a spec naming any of them has chosen how to build the kernel itself.
   virtual std::vector<std::string> tuned_fields() const { return {}; }
+  // The targets (arch names) the sample's kernel is written for; empty: every target.
+  // compile_sample refuses the others with a usage error naming them.
+  virtual std::vector<std::string> targets() const { return {}; }
 };
 
 // A config with the sample's defaults: cluster 2, 2 clusters, 128 threads.

@@ -56,6 +56,7 @@ class GemmSm100 final : public Sample {
   std::vector<ConfigProblem> check_config(const Config& c) const override;
   ir::Kernel build(const Config& c) const override;
   std::unique_ptr<Instance> instantiate(const Config& c, uint64_t seed) const override;
+  std::vector<std::string> targets() const override { return {"sm_100a"}; }
 };
 
 GemmShape gemm_sm100_shape(const Config& c);

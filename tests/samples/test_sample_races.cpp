@@ -32,7 +32,9 @@ codegen::Lowered lower_ok(const samples::Sample& s, const samples::Config& c, co
   INFO(what);
   samples::check_sample_config(s, c);
   try {
-    return codegen::lower(s.build(c), codegen::Target::sm90a());
+    // sm_90a, or the one target a sample is written for (gemm_sm100: sm_100a).
+    const codegen::Target t = s.targets().empty() ? codegen::Target::sm90a() : *codegen::Target::parse(s.targets().front());
+    return codegen::lower(s.build(c), t);
   } catch (const UserError& e) {
     FAIL_CHECK(what << " refused:\n" << e.what());
   }
