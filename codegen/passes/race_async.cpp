@@ -55,6 +55,14 @@ bool implies_pair_leader(const Expr& e) {
 
 bool AsyncWalk::in_pair_leader() const { return pair_leader_ > 0; }
 
+bool AsyncWalk::has_commits(const Kernel& k) {
+  bool found = false;
+  for_each_stmt(k.body, [&](const StmtNode& s) {
+    if (const MbarrierArrive* a = s.as<MbarrierArrive>()) found = found || a->commit_group != 0;
+  });
+  return found;
+}
+
 void AsyncWalk::survey(const Stmt& s, Agent& agent, int loops) {
   if (!s) return;
   if (const Block* b = s->as<Block>()) {

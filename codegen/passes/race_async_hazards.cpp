@@ -241,8 +241,10 @@ void AsyncWalk::release(const MbarrierArrive& a, State& st) {
             error("pipeline stage released before its reads completed", part, i.m,
                   "the arrive at " + a.loc.str() + " gives " + buffer_text(i.m) + " back to its producer while the mma at " +
                       i.m.loc.str() + " may still be reading it" + tail,
-                  "call mma_wait(" + std::to_string(newer_than(st.mmas, i)) + ") between " + line_of(i.m.loc) + " and " +
-                      line_of(a.loc) + ": a stage goes back to its producer after its last read has completed");
+                  commits_ ? "give the stage back with mma_commit(" + buffer_of(a.bar).name +
+                                 "[...], group) after the mma: it arrives once the MMAs have completed"
+                           : "call mma_wait(" + std::to_string(newer_than(st.mmas, i)) + ") between " + line_of(i.m.loc) + " and " +
+                                 line_of(a.loc) + ": a stage goes back to its producer after its last read has completed");
           }
       for (const Issued& i : st.committed)
         if (!found && meets(part, st, i)) {
@@ -342,7 +344,8 @@ void AsyncWalk::read_accumulator(const StmtNode& s, const State& st) {
           error("accumulator read before mma_wait", here, i.m,
                 "the " + what + " at " + s.loc.str() + " " + u.how + " accumulator '" + u.acc + "' while the mma at " +
                     i.m.loc.str() + " may still be writing it",
-                "call mma_wait(0) between " + line_of(i.m.loc) + " and " + line_of(s.loc));
+                commits_ ? "mma_commit to a barrier after line " + std::to_string(i.m.loc.line) + " and wait on it before " + line_of(s.loc)
+                         : "call mma_wait(0) between " + line_of(i.m.loc) + " and " + line_of(s.loc));
           return;
         }
   for (const Use& u : uses) {

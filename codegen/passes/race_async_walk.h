@@ -30,7 +30,8 @@ struct Placed {
 
 class AsyncWalk {
  public:
-  AsyncWalk(const ir::Kernel& k, Findings& out) : k_(k), defs_(single_assignment_defs(k)), out_(out) {}
+  AsyncWalk(const ir::Kernel& k, Findings& out)
+      : k_(k), defs_(single_assignment_defs(k)), out_(out), commits_(has_commits(k)) {}
 
   // Where copies land, who reads, who arrives and waits, and which barriers have a phase per iteration.
   void survey(const ir::Stmt& s, Agent& agent, int loops);
@@ -86,6 +87,9 @@ class AsyncWalk {
   Agent agent_;
   std::vector<std::pair<ir::Expr, bool>> splits_;  // the conditions of agent_, and which branch
   int pair_leader_ = 0;  // then-branches of is_pair_leader() conditions the walk is in
+  // The kernel completes MMAs through commits (tcgen05), not mma_wait: the fixes say so.
+  const bool commits_;
+  static bool has_commits(const ir::Kernel& k);
   Bindings iteration_;
   std::vector<Issued> leaked_;                            // ordinary writes that may reach a hand-over unfenced
   std::vector<Placed> async_reads_;                       // MMA operands and TMA store sources, by whom
