@@ -39,6 +39,8 @@ struct TileMap {
 struct Accumulator {
   std::string name;
   unsigned m, n;
+  unsigned stages = 1;       // buffers (KernelBuilder::accumulator with stages; tcgen05)
+  ir::Expr buffer = nullptr;  // the buffer stage(acc, s) chose; null: the accumulator itself (buffer 0)
 };
 // The warpgroups of one role taking turns in order (KernelBuilder::turns): barrier ids
 // first .. first + warpgroups - 1, one per warpgroup, "your turn".
@@ -154,6 +156,10 @@ class KernelBuilder {
   // An m x n f32 MMA accumulator, one per warpgroup of the role that uses it
   // (registers on sm_90a: m * n / 128 per thread).
   Accumulator accumulator(std::string name, unsigned m, unsigned n, SrcLoc loc = SrcLoc::current());
+  // `stages` buffers of m x n, one chosen per MMA and store with stage(acc, s): on sm_100a
+  // (tensor memory) the epilogue of one tile reads a buffer while the next tile's MMAs
+  // write another. wgmma keeps accumulators in registers and takes one buffer.
+  Accumulator accumulator(std::string name, unsigned m, unsigned n, unsigned stages, SrcLoc loc = SrcLoc::current());
   // A row fragment for accumulators of m rows (registers on sm_90a: m / 32 per thread,
   // each row's value held by the four threads that hold the row).
   RowFragment row_fragment(std::string name, unsigned m, SrcLoc loc = SrcLoc::current());

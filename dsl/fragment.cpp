@@ -134,7 +134,7 @@ void store_accumulator(const TileView& dst, const Accumulator& acc, Columns cols
   f32 v = element_value("store_accumulator", acc.name, fn, loc, scope);
   std::optional<ir::TileOperand> tile;
   if (scope->tile) tile = scope->tile->operand();
-  append_stmt(ir::AccStore::make(acc.name, dst.operand(), tile, cols.first, cols.count, v.expr(), L(loc)));
+  append_stmt(ir::AccStore::make(acc.name, dst.operand(), tile, cols.first, cols.count, v.expr(), L(loc), acc.buffer));
 }
 
 // alpha * acc + beta * c as the epilogue function it is; a literal alpha of 1 and a literal

@@ -57,12 +57,21 @@ TileMap KernelBuilder::tile_map(std::string name, const SharedTile& tile, unsign
 }
 
 Accumulator KernelBuilder::accumulator(std::string name, unsigned m, unsigned n, SrcLoc loc) {
+  return accumulator(std::move(name), m, n, 1, loc);
+}
+
+Accumulator KernelBuilder::accumulator(std::string name, unsigned m, unsigned n, unsigned stages, SrcLoc loc) {
   name = claim_name(std::move(name), loc);
+  if (stages == 0 || stages > 4)
+    throw UserError(L(loc), "accumulator '" + name + "' with " + std::to_string(stages) + " stages",
+                    "give it 1 to 4 buffers (tensor memory holds 512 columns)");
   if (m == 0 || m % 64 != 0 || n == 0 || n % 8 != 0 || n > 512)
     throw UserError(L(loc), "accumulator '" + name + "' is " + std::to_string(m) + " x " + std::to_string(n),
                     "a warpgroup's accumulator is a multiple of 64 rows by 8..512 columns (a multiple of 8)");
-  kernel_.accumulators.push_back(ir::AccumulatorDecl{name, m, n, L(loc)});
-  return Accumulator{name, m, n};
+  ir::AccumulatorDecl decl{name, m, n, L(loc)};
+  decl.stages = stages;
+  kernel_.accumulators.push_back(decl);
+  return Accumulator{name, m, n, stages};
 }
 
 RowFragment KernelBuilder::row_fragment(std::string name, unsigned m, SrcLoc loc) {
@@ -217,24 +226,34 @@ void tma_store_tile(const TileMap& map, const i32& row0, const i32& col0, const 
 
 // ---- MMA and epilogue ----
 
+Accumulator stage(const Accumulator& acc, const i32& s, SrcLoc loc) {
+  if (acc.stages == 1)
+    throw UserError(L(loc), "stage of accumulator '" + acc.name + "', which has one buffer",
+                    "declare it with stages: k.accumulator(\"" + acc.name + "\", " + std::to_string(acc.m) + ", " +
+                        std::to_string(acc.n) + ", 2)");
+  Accumulator out = acc;
+  out.buffer = s.expr();
+  return out;
+}
+
 void mma(const Accumulator& acc, const TileView& a, const TileView& b, const boolean& accumulate, SrcLoc loc) {
   role_here("mma", loc);
-  append_stmt(ir::Mma::make(acc.name, a.operand(), b.operand(), accumulate.expr(), L(loc)));
+  append_stmt(ir::Mma::make(acc.name, a.operand(), b.operand(), accumulate.expr(), L(loc), 0, 0, 1, acc.buffer));
 }
 
 void mma(const Accumulator& acc, const TileView& a, const TileView& b, const boolean& accumulate, KRange k, SrcLoc loc) {
   role_here("mma", loc);
-  append_stmt(ir::Mma::make(acc.name, a.operand(), b.operand(), accumulate.expr(), L(loc), k.first, k.count));
+  append_stmt(ir::Mma::make(acc.name, a.operand(), b.operand(), accumulate.expr(), L(loc), k.first, k.count, 1, acc.buffer));
 }
 
 void mma_pair(const Accumulator& acc, const TileView& a, const TileView& b, const boolean& accumulate, SrcLoc loc) {
   role_here("mma_pair", loc);
-  append_stmt(ir::Mma::make(acc.name, a.operand(), b.operand(), accumulate.expr(), L(loc), 0, 0, 2));
+  append_stmt(ir::Mma::make(acc.name, a.operand(), b.operand(), accumulate.expr(), L(loc), 0, 0, 2, acc.buffer));
 }
 
 void mma_pair(const Accumulator& acc, const TileView& a, const TileView& b, const boolean& accumulate, KRange k, SrcLoc loc) {
   role_here("mma_pair", loc);
-  append_stmt(ir::Mma::make(acc.name, a.operand(), b.operand(), accumulate.expr(), L(loc), k.first, k.count, 2));
+  append_stmt(ir::Mma::make(acc.name, a.operand(), b.operand(), accumulate.expr(), L(loc), k.first, k.count, 2, acc.buffer));
 }
 
 void mma_wait(unsigned pending, SrcLoc loc) {

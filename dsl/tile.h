@@ -39,6 +39,9 @@ class TileView {
 };
 
 inline TileView stage(const SharedTile& t, const i32& s) { return TileView(t, s, i32(0)); }
+// Buffer s of an accumulator declared with stages (KernelBuilder::accumulator), for mma,
+// mma_pair and store_accumulator.
+Accumulator stage(const Accumulator& acc, const i32& s, SrcLoc loc = SrcLoc::current());
 
 // Loads rows [part * box_rows, (part + 1) * box_rows) of the tile at global
 // (row0, col0) — row0 along the tile's rows, col0 along its contiguous columns —

@@ -45,8 +45,14 @@ ir::Kernel build_gemm_sm100_kernel(const GemmShape& s, const GemmSm100Tiling& t)
   // read stage s completed (the leader's commit, in each CTA); acc_full: the tile's MMAs
   // completed (in each CTA); acc_empty: each CTA's epilogue read the accumulator (in the leader).
   Ptr<mbarrier_t> full = k.mbarriers("full", t.stages, 1), empty = k.mbarriers("empty", t.stages, 1);
-  Ptr<mbarrier_t> acc_full = k.mbarriers("acc_full", 1, 1), acc_empty = k.mbarriers("acc_empty", 1, t.pair ? 2 : 1);
-  Accumulator acc = k.accumulator("acc", kRows, t.bn);
+  // One accumulator per buffer (two: the epilogue of one tile runs under the next tile's
+  // MMAs into the other), each with its own pair of barriers.
+  Ptr<mbarrier_t> acc_full = k.mbarriers("acc_full", t.accumulators, 1);
+  Ptr<mbarrier_t> acc_empty = k.mbarriers("acc_empty", t.accumulators, t.pair ? 2 : 1);
+  Accumulator acc = k.accumulator("acc", kRows, t.bn, t.accumulators);
+  // The buffer of the walk's tile number `tile` (buffer 0 with one).
+  auto buffer = [&](const i32& tile) { return tile % int32_t(t.accumulators); };
+  auto acc_of = [&](const i32& buf) { return t.accumulators == 1 ? acc : stage(acc, buf); };
   const i32 tiles_m = (m + bm - 1) / bm, tiles_n = (n + bn - 1) / bn, kblocks = (kk + bk - 1) / bk;
   const ir::TileSchedule schedule = t.dynamic ? dynamic(t.group) : static_persistent(t.group);
   // The commits' receivers: both CTAs of the pair, or this CTA alone.
@@ -81,38 +87,47 @@ ir::Kernel build_gemm_sm100_kernel(const GemmShape& s, const GemmSm100Tiling& t)
     // Warp 1, one thread, in every CTA (each walks the schedule); the leader issues.
     if_(thread_idx_x() == 32, [&] {
       Var<int32_t> it = var(i32(0), "it");
+      Var<int32_t> tile = var(i32(0), "tile");
       for_each_tile(schedule, tiles_m, tiles_n, [&](i32, i32) {
         if_(t.pair ? is_pair_leader() : boolean(true), [&] {
-          wait_local(acc_empty[0]);  // both epilogues read the last tile's accumulator
+          i32 buf = buffer(tile);
+          wait_local(acc_empty[buf]);  // both epilogues read this buffer's last tile
           for_(0, kblocks, [&](i32 j) {
             i32 st = (it + j) % stages;
             wait_local(full[st]);
-            if (t.pair) mma_pair(acc, stage(a, st), stage(b, st), j > 0);
-            else mma(acc, stage(a, st), stage(b, st), j > 0);
+            if (t.pair) mma_pair(acc_of(buf), stage(a, st), stage(b, st), j > 0);
+            else mma(acc_of(buf), stage(a, st), stage(b, st), j > 0);
             commit(empty[st]);  // the stage goes back once these MMAs complete
           });
-          commit(acc_full[0]);
+          commit(acc_full[buf]);
         });
         it = it + kblocks;
+        tile = tile + 1;
       });
     });
   });
 
   k.role("epilogue", 1, 0, [&](i32 wg) {
     boolean leader_thread = thread_idx_x() % 128 == 0;
-    // The accumulator starts free: one arrival from each CTA of the pair.
-    auto give_back = [&] {
-      if (t.pair) arrive(map_shared_rank(acc_empty, pair_leader_rank())[0]);
-      else arrive(acc_empty[0]);
+    // Gives accumulator buffer `buf` back to the leader's MMA thread: one arrival from each CTA.
+    auto give_back = [&](const i32& buf) {
+      if (t.pair) arrive(map_shared_rank(acc_empty, pair_leader_rank())[buf]);
+      else arrive(acc_empty[buf]);
     };
-    if_(leader_thread, give_back);
+    // Every buffer starts free.
+    if_(leader_thread, [&] {
+      for (unsigned buf = 0; buf < t.accumulators; ++buf) give_back(i32(int32_t(buf)));
+    });
+    Var<int32_t> tile = var(i32(0), "tile");
     for_each_tile(schedule, tiles_m, tiles_n, [&](i32 tm, i32 tn) {
-      wait(acc_full[0]);
+      i32 buf = buffer(tile);
+      wait(acc_full[buf]);
       for (unsigned ch = 0; ch < unsigned(t.bn) / chunk; ++ch) {
         // Chunk buffer ch % 2 was last read by the store two chunks back.
         if_(leader_thread, [&] { bulk_wait_read(1); });
         warpgroup_sync(wg);
-        store_accumulator(stage(d, int32_t(ch % 2)), acc, Columns{ch * chunk, chunk}, [&](const Elem& e) { return e.value * alpha; });
+        store_accumulator(stage(d, int32_t(ch % 2)), acc_of(buf), Columns{ch * chunk, chunk},
+                          [&](const Elem& e) { return e.value * alpha; });
         fence_proxy_async();
         warpgroup_sync(wg);
         if_(leader_thread, [&] {
@@ -121,7 +136,8 @@ ir::Kernel build_gemm_sm100_kernel(const GemmShape& s, const GemmSm100Tiling& t)
         });
       }
       // Every thread's tensor-memory reads are done (store_accumulator waited for them).
-      if_(leader_thread, give_back);
+      if_(leader_thread, [&] { give_back(buf); });
+      tile = tile + 1;
     });
     if_(leader_thread, [&] { bulk_wait(0); });
   });
@@ -144,6 +160,7 @@ GemmSm100Tiling gemm_sm100_tiling(const Config& c) {
   t.pair = c.cluster.y == 2;
   t.dynamic = c.param("dynamic") == 1;
   t.group = unsigned(c.param("group"));
+  t.accumulators = unsigned(c.param("accumulators"));
   return t;
 }
 
@@ -156,7 +173,8 @@ std::vector<ParamSpec> GemmSm100::params() const {
           {"bn", 256, 64, 256, "output columns per tile (64, 128 or 256; the pair's tile is 256 x bn)"},
           {"stages", 4, 2, 8, "A and B stages in shared memory"},
           {"dynamic", 1, 0, 1, "1: tiles claimed at run time (cluster launch control); 0: static persistent"},
-          {"group", 8, 1, 64, "rows of tiles walked together (rasterization)"}};
+          {"group", 8, 1, 64, "rows of tiles walked together (rasterization)"},
+          {"accumulators", 2, 1, 2, "accumulator buffers in tensor memory: 2 overlaps a tile's epilogue with the next tile's MMAs"}};
 }
 
 std::vector<ConfigProblem> GemmSm100::check_config(const Config& c) const {

@@ -11,6 +11,8 @@
 // A cluster of one runs the same kernel with cta_group::1 (128 x bn tiles). Warp 0 loads,
 // warp 1 issues the MMAs (in the leader), warpgroup 1 is the epilogue: tcgen05.ld of a
 // row per thread, the tile through shared memory in 64-column chunks and TMA stores.
+// Two accumulator buffers in tensor memory (by default): the epilogue of one tile runs
+// while the leader issues the next tile's MMAs into the other.
 // Tiles are claimed with the dynamic schedule (cluster launch control on sm_100a).
 #pragma once
 
@@ -25,6 +27,7 @@ struct GemmSm100Tiling {
   bool pair = true;      // a 1 x 2 cluster issuing mma_pair; false: one CTA, mma
   bool dynamic = true;   // the dynamic schedule (CLC); false: static persistent
   unsigned group = 8;    // rasterization group
+  unsigned accumulators = 2;  // buffers in tensor memory (2 x bn columns of the 512)
 };
 
 // The kernel (samples/gemm_sm100.cpp); its parameters are the GEMM's (samples/gemm_host.h).

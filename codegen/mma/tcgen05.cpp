@@ -31,12 +31,15 @@ Tcgen05Shape shape_of(const Mma& n, const AccumulatorDecl& acc, const TileLayout
   return s;
 }
 
-// The tensor-memory address of accumulator `name`'s column 0 (lane 0), as C++.
-std::string acc_address(const std::string& name, const Kernel& k) {
+// The tensor-memory address of accumulator `name`'s column 0 (lane 0) in buffer `stage`
+// (null: 0), as C++.
+std::string acc_address(const std::string& name, const Expr& stage, const Kernel& k, const ExprText& ex) {
   const TmemPlan plan = tmem_plan(k);
   const auto it = plan.column.find(name);
   if (it == plan.column.end()) internal_error("emit: accumulator '" + name + "' has no tensor-memory columns");
-  return std::string(kTmemSlot) + "[0] + " + str(it->second) + "u";
+  const std::string base = std::string(kTmemSlot) + "[0] + " + str(it->second) + "u";
+  if (!stage) return base;
+  return base + " + (tj::u32)(" + ex(stage) + ") * " + str(acc_of(name, k).n) + "u";
 }
 
 class Tcgen05 final : public Family {
@@ -114,8 +117,9 @@ class Tcgen05 final : public Family {
     std::string out;
     for (const AccumulatorDecl& a : k.accumulators) {
       if (a.kind != FragmentKind::Tile) continue;
-      out += "  // accumulator at " + a.loc.str() + ": " + n2(a.m, a.n) + " f32 in tensor memory, columns " + str(plan.column.at(a.name)) +
-             ".." + str(plan.column.at(a.name) + a.n - 1) + " of the allocation at " + kTmemSlot + "[0]\n";
+      out += "  // accumulator at " + a.loc.str() + ": " + (a.stages > 1 ? str(a.stages) + " buffers of " : "") + n2(a.m, a.n) +
+             " f32 in tensor memory, columns " + str(plan.column.at(a.name)) + ".." + str(plan.column.at(a.name) + a.n * a.stages - 1) +
+             " of the allocation at " + kTmemSlot + "[0]\n";
     }
     return out;
   }
@@ -136,7 +140,7 @@ class Tcgen05 final : public Family {
     // This thread issues the whole tile (the tensor core runs all its rows); after the
     // barrier wait that handed it the stage or the accumulator, the fence orders it.
     Lines out = {"{", "  tj::tcgen05_fence_after_sync();", desc("tj_desc_a", n.a, a), desc("tj_desc_b", n.b, b),
-                 "  const tj::u32 tj_d = " + acc_address(n.acc, k) + ";",
+                 "  const tj::u32 tj_d = " + acc_address(n.acc, n.acc_stage, k, ex) + ";",
                  "  const tj::u32 tj_scale_d = (" + ex(n.accumulate) + ") ? 1u : 0u;"};
     for (unsigned j = kstep0; j < ksteps; ++j)
       out.push_back("  tj::tcgen05_mma_f16" + g + "(tj_d, tj_desc_a + " + str(a_kstep_bytes(a, j, 0) >> 4) + "ull, tj_desc_b + " +
@@ -164,7 +168,7 @@ class Tcgen05 final : public Family {
                  // Warp w of the warpgroup reads lanes 32 (w % 4) ..: this thread's row is its lane.
                  "  const int tj_q = ((int)threadIdx.x / 32) % 4;",
                  "  [[maybe_unused]] const int tj_row = 32 * tj_q + (int)threadIdx.x % 32;",
-                 "  const tj::u32 tj_t = " + acc_address(n.acc, k) + " + ((tj::u32)(32 * tj_q) << 16);",
+                 "  const tj::u32 tj_t = " + acc_address(n.acc, n.acc_stage, k, ex) + " + ((tj::u32)(32 * tj_q) << 16);",
                  "  " + elem + "* tj_dst = &" + ex(n.dst.tile) + "[" + operand_offset(n.dst, d, ex) + "];"};
     if (tile)
       out.push_back("  const " + elem + "* tj_c = &" + ex(n.c->tile) + "[" + operand_offset(*n.c, layout_of(*n.c, k), ex) + "];");
@@ -217,7 +221,7 @@ TmemPlan tmem_plan(const Kernel& k) {
   for (const AccumulatorDecl& a : k.accumulators) {
     if (a.kind != FragmentKind::Tile) continue;
     plan.column[a.name] = plan.used;
-    plan.used += a.n;
+    plan.used += a.n * a.stages;
   }
   struct Pairs : Visitor {
     bool pair = false;

@@ -65,7 +65,14 @@ class Wgmma final : public Family {
     check_operand_tiles(n, av, bv, name(), diags);
   }
 
-  void check_accumulator(const AccumulatorDecl&, std::vector<Diagnostic>&) const override {}  // the DSL's shape rules are wgmma's
+  // The DSL's shape rules are wgmma's; registers hold one buffer.
+  void check_accumulator(const AccumulatorDecl& a, std::vector<Diagnostic>& diags) const override {
+    if (a.stages > 1)
+      diags.push_back({a.loc,
+                       "accumulator '" + a.name + "' has " + std::to_string(a.stages) +
+                           " stages; wgmma keeps an accumulator in registers, one buffer",
+                       "declare one accumulator per buffer (k.accumulator(name, m, n)), or compile for sm_100a (tensor memory)"});
+  }
   std::optional<Refusal> refuses(std::string_view) const override { return std::nullopt; }
 
   void check_acc_store(const AccStore& n, const OperandView& dv, std::vector<Diagnostic>& diags) const override {

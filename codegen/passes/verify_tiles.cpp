@@ -55,6 +55,7 @@ class Checker : public Visitor {
     if (!acc || !a || !b) return;
     const std::string an = name(n.a), bn = name(n.b);
     family_->check_mma(n, *acc, {an, *a}, {bn, *b}, out_);
+    check_acc_stage(*acc, n.acc_stage, n.loc);
     check_rows(n.a, *a, acc->m, "mma operand A", n.loc);
     check_b_columns(n, *b, *acc);
     Visitor::visit_node(n);
@@ -74,6 +75,14 @@ class Checker : public Visitor {
 
   void visit_node(const MmaWait& n) override {
     if (family_) refused_here("mma_wait", n.loc);
+  }
+
+  // A constant buffer of a staged accumulator inside its stages.
+  void check_acc_stage(const AccumulatorDecl& acc, const Expr& stage, const Loc& loc) {
+    std::optional<int64_t> s = stage ? const_int(stage) : std::nullopt;
+    if (s && (*s < 0 || *s >= int64_t(acc.stages)))
+      error(loc, "stage " + std::to_string(*s) + " of accumulator '" + acc.name + "', which has " + std::to_string(acc.stages),
+            "use a stage from 0 to " + std::to_string(acc.stages - 1));
   }
 
   // Whether the family refuses op `what` (reported here); true when it does.
@@ -218,6 +227,7 @@ class Checker : public Visitor {
     if (!acc || !d) return;
     if (!family_) return;  // the accumulator's own error says so (finish)
     family_->check_acc_store(n, {name(n.dst), *d}, out_);
+    check_acc_stage(*acc, n.acc_stage, n.loc);
     if (n.first_col + n.cols > acc->n)
       error(n.loc, "store_accumulator writes columns " + std::to_string(n.first_col) + ".." +
                        std::to_string(n.first_col + n.cols - 1) + " of accumulator '" + acc->name + "' (" + n2(acc->m, acc->n) + ")",

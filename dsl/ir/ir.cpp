@@ -502,14 +502,15 @@ Stmt NamedBarrier::make(Expr id, unsigned threads, Loc loc, bool arrive) {
 }
 
 Stmt Mma::make(std::string acc, TileOperand a, TileOperand b, Expr accumulate, Loc loc, unsigned k_first, unsigned k_count,
-               unsigned cta_group) {
+               unsigned cta_group, Expr acc_stage) {
   require_tile(a, "Mma");
   require_tile(b, "Mma");
   require_value(accumulate, "Mma", "accumulate");
   require(accumulate->type.scalar == Scalar::Bool, "Mma::make: accumulate must be a bool");
   require(cta_group == 1 || cta_group == 2, "Mma::make: cta_group must be 1 or 2");
+  if (acc_stage) require(acc_stage->type.scalar == Scalar::I32, "Mma::make: the accumulator's stage must be an i32");
   return std::make_shared<Mma>(std::move(acc), std::move(a), std::move(b), std::move(accumulate), k_first, k_count, std::move(loc),
-                               std::string{}, cta_group);
+                               std::string{}, cta_group, std::move(acc_stage));
 }
 
 Stmt Mma::make_register_a(std::string acc, std::string a_fragment, TileOperand b, Expr accumulate, Loc loc) {
@@ -527,14 +528,15 @@ Stmt MmaWait::make(unsigned pending, Loc loc, std::vector<std::string> ready) {
 }
 
 Stmt AccStore::make(std::string acc, TileOperand dst, std::optional<TileOperand> c, unsigned first_col, unsigned cols,
-                     Expr epilogue, Loc loc) {
+                     Expr epilogue, Loc loc, Expr acc_stage) {
   require(cols > 0 && cols % 8 == 0 && first_col % 8 == 0, "AccStore::make: columns come in groups of 8");
   require_tile(dst, "AccStore");
   if (c) require_tile(*c, "AccStore");
   require_value(epilogue, "AccStore", "epilogue");
   require(epilogue->type.scalar == Scalar::F32, "AccStore::make: the epilogue must be f32");
+  if (acc_stage) require(acc_stage->type.scalar == Scalar::I32, "AccStore::make: the accumulator's stage must be an i32");
   return std::make_shared<AccStore>(std::move(acc), std::move(dst), std::move(c), first_col, cols, std::move(epilogue),
-                                    std::move(loc));
+                                    std::move(loc), std::move(acc_stage));
 }
 
 Expr FragElem::make(ElemPart part, std::string fragment, Loc loc) {

@@ -70,12 +70,14 @@ struct Mma final : StmtNode {
   const unsigned k_first, k_count;
   const std::string a_fragment;
   const unsigned cta_group;  // 1, or 2 for the pair MMA
+  const Expr acc_stage;      // i32: the buffer of a staged accumulator (AccumulatorDecl::stages); null: 0
   static Stmt make(std::string acc, TileOperand a, TileOperand b, Expr accumulate, Loc loc, unsigned k_first = 0,
-                   unsigned k_count = 0, unsigned cta_group = 1);
+                   unsigned k_count = 0, unsigned cta_group = 1, Expr acc_stage = nullptr);
   static Stmt make_register_a(std::string acc, std::string a_fragment, TileOperand b, Expr accumulate, Loc loc);
-  Mma(std::string c, TileOperand x, TileOperand y, Expr acc_, unsigned kf, unsigned kc, Loc l, std::string af = {}, unsigned g = 1)
+  Mma(std::string c, TileOperand x, TileOperand y, Expr acc_, unsigned kf, unsigned kc, Loc l, std::string af = {}, unsigned g = 1,
+      Expr as = nullptr)
       : StmtNode(static_kind, std::move(l)), acc(std::move(c)), a(std::move(x)), b(std::move(y)), accumulate(std::move(acc_)),
-        k_first(kf), k_count(kc), a_fragment(std::move(af)), cta_group(g) {}
+        k_first(kf), k_count(kc), a_fragment(std::move(af)), cta_group(g), acc_stage(std::move(as)) {}
 };
 
 // Wait until at most `pending` of this warpgroup's MMA groups are in flight:
@@ -102,12 +104,13 @@ struct AccStore final : StmtNode {
   const TileOperand dst;
   const std::optional<TileOperand> c;
   const unsigned first_col, cols;
-  const Expr epilogue;  // f32
+  const Expr epilogue;   // f32
+  const Expr acc_stage;  // i32: the buffer of a staged accumulator; null: 0
   static Stmt make(std::string acc, TileOperand dst, std::optional<TileOperand> c, unsigned first_col, unsigned cols, Expr epilogue,
-                   Loc loc);
-  AccStore(std::string a, TileOperand d, std::optional<TileOperand> c_, unsigned fc, unsigned nc, Expr ep, Loc l)
+                   Loc loc, Expr acc_stage = nullptr);
+  AccStore(std::string a, TileOperand d, std::optional<TileOperand> c_, unsigned fc, unsigned nc, Expr ep, Loc l, Expr as)
       : StmtNode(static_kind, std::move(l)), acc(std::move(a)), dst(std::move(d)), c(std::move(c_)), first_col(fc), cols(nc),
-        epilogue(std::move(ep)) {}
+        epilogue(std::move(ep)), acc_stage(std::move(as)) {}
 };
 
 // Every element of fragment `dst` (an accumulator, or a row fragment: one value per

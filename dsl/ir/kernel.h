@@ -100,6 +100,7 @@ struct AccumulatorDecl {
   Loc loc;
   FragmentKind kind = FragmentKind::Tile;
   Scalar elem = Scalar::F32;  // Operand: bf16 or f16
+  unsigned stages = 1;        // Tile: buffers of m x n, chosen by an MMA's or a store's acc_stage (tcgen05)
 };
 
 struct SharedBuffer {

@@ -192,19 +192,19 @@ Stmt Mutator::mutate_node(const NamedBarrier& n, const Stmt& self) {
 }
 Stmt Mutator::mutate_node(const Mma& n, const Stmt& self) {
   TileOperand a = n.a_fragment.empty() ? mutate_tile(n.a) : n.a, b = mutate_tile(n.b);
-  Expr acc = mutate(n.accumulate);
-  if (same(a, n.a) && same(b, n.b) && acc == n.accumulate) return self;
+  Expr acc = mutate(n.accumulate), stage = n.acc_stage ? mutate(n.acc_stage) : nullptr;
+  if (same(a, n.a) && same(b, n.b) && acc == n.accumulate && stage == n.acc_stage) return self;
   if (!n.a_fragment.empty()) return Mma::make_register_a(n.acc, n.a_fragment, b, acc, n.loc);
-  return Mma::make(n.acc, a, b, acc, n.loc, n.k_first, n.k_count, n.cta_group);
+  return Mma::make(n.acc, a, b, acc, n.loc, n.k_first, n.k_count, n.cta_group, stage);
 }
 Stmt Mutator::mutate_node(const MmaWait&, const Stmt& self) { return self; }
 Stmt Mutator::mutate_node(const AccStore& n, const Stmt& self) {
   TileOperand dst = mutate_tile(n.dst);
   std::optional<TileOperand> c;
   if (n.c) c = mutate_tile(*n.c);
-  Expr epilogue = mutate(n.epilogue);
-  if (same(dst, n.dst) && (!n.c || same(*c, *n.c)) && epilogue == n.epilogue) return self;
-  return AccStore::make(n.acc, dst, c, n.first_col, n.cols, epilogue, n.loc);
+  Expr epilogue = mutate(n.epilogue), stage = n.acc_stage ? mutate(n.acc_stage) : nullptr;
+  if (same(dst, n.dst) && (!n.c || same(*c, *n.c)) && epilogue == n.epilogue && stage == n.acc_stage) return self;
+  return AccStore::make(n.acc, dst, c, n.first_col, n.cols, epilogue, n.loc, stage);
 }
 Stmt Mutator::mutate_node(const FragMap& n, const Stmt& self) {
   Expr v = mutate(n.value);

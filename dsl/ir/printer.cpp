@@ -203,7 +203,8 @@ struct StmtText {
                               : ", k " + std::to_string(n.k_first) + ".." +
                                     (n.k_count ? std::to_string(n.k_first + n.k_count - 1) : std::string("end"));
     const std::string a = n.a_fragment.empty() ? tile(n.a) : "registers(" + n.a_fragment + ")";
-    return line(std::string(n.cta_group == 2 ? "mma_pair(" : "mma(") + n.acc + ", " + a + ", " + tile(n.b) + ", accumulate " +
+    const std::string acc = n.acc_stage ? n.acc + ".stage(" + to_string(n.acc_stage) + ")" : n.acc;
+    return line(std::string(n.cta_group == 2 ? "mma_pair(" : "mma(") + acc + ", " + a + ", " + tile(n.b) + ", accumulate " +
                     to_string(n.accumulate) + k + ")",
                 n.loc);
   }
@@ -213,7 +214,8 @@ struct StmtText {
     return line("mma_wait(" + std::to_string(n.pending) + (ready.empty() ? "" : ready + "}") + ")", n.loc);
   }
   std::string operator()(const AccStore& n) const {
-    return line("store_accumulator(" + tile(n.dst) + " = " + to_string(n.epilogue) + " over " + n.acc + "[columns " +
+    const std::string acc = n.acc_stage ? n.acc + ".stage(" + to_string(n.acc_stage) + ")" : n.acc;
+    return line("store_accumulator(" + tile(n.dst) + " = " + to_string(n.epilogue) + " over " + acc + "[columns " +
                     std::to_string(n.first_col) + ".." + std::to_string(n.first_col + n.cols - 1) + "]" +
                     (n.c ? ", elem.tile of " + tile(*n.c) : "") + ")",
                 n.loc);

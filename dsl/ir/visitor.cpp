@@ -82,12 +82,14 @@ void Visitor::visit_node(const Mma& n) {
   if (n.a_fragment.empty()) visit_tile(n.a);
   visit_tile(n.b);
   visit(n.accumulate);
+  if (n.acc_stage) visit(n.acc_stage);
 }
 void Visitor::visit_node(const MmaWait&) {}
 void Visitor::visit_node(const AccStore& n) {
   visit_tile(n.dst);
   if (n.c) visit_tile(*n.c);
   visit(n.epilogue);
+  if (n.acc_stage) visit(n.acc_stage);
 }
 void Visitor::visit_node(const FragMap& n) { visit(n.value); }
 void Visitor::visit_node(const RowReduce&) {}

@@ -186,3 +186,57 @@ TEST_CASE("tcgen05 family: the race check takes a commit as the stage's release 
     CHECK(verified);
   }
 }
+
+TEST_CASE("tcgen05 family: an accumulator with stages, one buffer per MMA and store", "[codegen][tcgen05][verifier]") {
+  auto build = [](unsigned stages, int32_t buffer, bool use_stage) {
+    KernelBuilder k("staged");
+    k.threads(128);
+    SharedTile a = k.shared_tile(ir::Scalar::BF16, "a", 128, 64, 1);
+    SharedTile b = k.shared_tile(ir::Scalar::BF16, "b", 128, 64, 1);
+    SharedTile d = k.shared_tile(ir::Scalar::BF16, "d", 128, 64, 1);
+    auto done = k.mbarriers("done", 1, 1);
+    Accumulator acc = k.accumulator("acc", 128, 128, stages);
+    k.role("all", 1, 0, [&](i32) {
+      const Accumulator use = use_stage ? stage(acc, i32(buffer)) : acc;
+      if_(thread_idx_x() == 0, [&] {
+        mma(use, stage(a, 0), stage(b, 0), boolean(false));
+        mma_commit(done[0], CtaGroup::One);
+      });
+      wait(done[0]);
+      store_accumulator(stage(d, 0), use, Columns{0, 64}, [&](const Elem& e) { return e.value; });
+    });
+    return k.build();
+  };
+  SECTION("two buffers: 256 columns, buffer 1 at column 128") {
+    codegen::Lowered l = codegen::lower(build(2, 1, true), Target::sm100a());
+    CHECK(test::contains(l.cuda, "tj::tmem_alloc<1>(&tj_tmem[0], 256u);"));
+    CHECK(test::contains(l.cuda, "const tj::u32 tj_d = tj_tmem[0] + 0u + (tj::u32)(1) * 128u;"));
+    CHECK(test::contains(l.cuda, "2 buffers of 128x128 f32 in tensor memory, columns 0..255"));
+  }
+  SECTION("a buffer past the stages") {
+    try {
+      codegen::lower(build(2, 2, true), Target::sm100a());
+      FAIL("accepted stage 2 of 2");
+    } catch (const UserError& e) {
+      REQUIRE(e.diagnostics().size() == 2);
+      CHECK(e.diagnostics()[0].str().find("error: stage 2 of accumulator 'acc', which has 2\n  fix: use a stage from 0 to 1") !=
+            std::string::npos);
+    }
+  }
+  SECTION("wgmma keeps one buffer in registers") {
+    try {
+      codegen::lower(build(2, 0, true), Target::sm90a());
+      FAIL("sm_90a accepted a staged accumulator");
+    } catch (const UserError& e) {
+      bool found = false;
+      for (const Diagnostic& d : e.diagnostics())
+        found |= d.str().find("error: accumulator 'acc' has 2 stages; wgmma keeps an accumulator in registers, one buffer\n"
+                              "  fix: declare one accumulator per buffer (k.accumulator(name, m, n)), or compile for sm_100a "
+                              "(tensor memory)") != std::string::npos;
+      CHECK(found);
+    }
+  }
+  SECTION("stage of an accumulator with one buffer") {
+    CHECK_THROWS_WITH(build(1, 0, true), Catch::Contains("stage of accumulator 'acc', which has one buffer"));
+  }
+}

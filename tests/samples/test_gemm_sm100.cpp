@@ -60,7 +60,7 @@ TEST_CASE("gemm_sm100: the CTA pair's kernel compiles to an sm_100a cubin with t
   INFO(b.compiled.log);
   REQUIRE_FALSE(b.compiled.cubin.empty());
   const std::string& ptx = b.compiled.ptx;
-  // Tensor memory: one allocation of 256 columns for the accumulator, relinquished, freed.
+  // Tensor memory: one allocation of 512 columns for the two accumulator buffers, relinquished, freed.
   CHECK(test::count(ptx, "tcgen05.alloc.cta_group::2.sync.aligned.shared::cta.b32") == 1);
   CHECK(test::count(ptx, "tcgen05.relinquish_alloc_permit.cta_group::2.sync.aligned") == 1);
   CHECK(test::count(ptx, "tcgen05.dealloc.cta_group::2.sync.aligned.b32") == 1);
@@ -142,7 +142,19 @@ TEST_CASE("gemm_sm100: the host's model of the pair split is what the generator 
     // The race check walked the kernel and found it clean (commits release the stages,
     // the leader's waits cover its pair loads).
     CHECK(check_text(l, "async proxy").find(": verified") != std::string::npos);
+    // Two accumulator buffers of bn columns: the tile's buffer (tile % 2) at bn columns each.
+    CHECK(test::contains(cuda, "tj::tmem_alloc<2>(&tj_tmem[0], " + std::to_string(2 * bn) + "u);"));
+    CHECK(test::contains(cuda, "const tj::u32 tj_d = tj_tmem[0] + 0u + (tj::u32)((tile % 2)) * " + std::to_string(bn) + "u;"));
   }
+}
+
+TEST_CASE("gemm_sm100: one accumulator buffer, the epilogue before the next tile's MMAs", "[samples][gemm_sm100][tcgen05]") {
+  samples::Config c = spec_config(2, 256);
+  c.params["accumulators"] = 1;
+  const codegen::Lowered l = codegen::lower(samples::GemmSm100().build(c), Target::sm100a());
+  CHECK(test::contains(l.cuda, "tj::tmem_alloc<2>(&tj_tmem[0], 256u);"));
+  CHECK(test::contains(l.cuda, "const tj::u32 tj_d = tj_tmem[0] + 0u;"));
+  CHECK(check_text(l, "arrivals on barrier 'acc_full'").find("verified (1 per phase)") != std::string::npos);
 }
 
 TEST_CASE("gemm_sm100: sm_90a refuses it, naming the target it is written for", "[samples][gemm_sm100][tcgen05]") {

@@ -15,9 +15,9 @@ extern "C" __global__ void __launch_bounds__(256, 1) gemm_sm100(const __grid_con
   // shared buffer at <loc>
   __shared__ __align__(16) tj::mbarrier empty[4];
   // shared buffer at <loc>
-  __shared__ __align__(16) tj::mbarrier acc_full[1];
+  __shared__ __align__(16) tj::mbarrier acc_full[2];
   // shared buffer at <loc>
-  __shared__ __align__(16) tj::mbarrier acc_empty[1];
+  __shared__ __align__(16) tj::mbarrier acc_empty[2];
   // shared buffer at <loc>
   __shared__ __align__(16) unsigned tj_dyn_answer[8];
   // shared buffer at <loc>
@@ -38,7 +38,7 @@ extern "C" __global__ void __launch_bounds__(256, 1) gemm_sm100(const __grid_con
   unsigned tj_phase_tj_dyn_empty0 = 0u;  // bit i: phase parity of tj_dyn_empty0[i]
   unsigned tj_phase_tj_dyn_empty1 = 0u;  // bit i: phase parity of tj_dyn_empty1[i]
   unsigned tj_phase_tj_dyn_empty2 = 0u;  // bit i: phase parity of tj_dyn_empty2[i]
-  // accumulator at <loc>: 128x256 f32 in tensor memory, columns 0..255 of the allocation at tj_tmem[0]
+  // accumulator at <loc>: 2 buffers of 128x256 f32 in tensor memory, columns 0..511 of the allocation at tj_tmem[0]
   // If at <loc>: if (((%tid.x == 0) && (%tid.y == 0)) && (%tid.z == 0)) {
   if (((((int)threadIdx.x == 0) && ((int)threadIdx.y == 0)) && ((int)threadIdx.z == 0))) {
     // MbarrierInit at <loc>: mbarrier_init(full[0], 1)
@@ -59,8 +59,12 @@ extern "C" __global__ void __launch_bounds__(256, 1) gemm_sm100(const __grid_con
     tj::mbar_init(&empty[3], 1u);
     // MbarrierInit at <loc>: mbarrier_init(acc_full[0], 1)
     tj::mbar_init(&acc_full[0], 1u);
+    // MbarrierInit at <loc>: mbarrier_init(acc_full[1], 1)
+    tj::mbar_init(&acc_full[1], 1u);
     // MbarrierInit at <loc>: mbarrier_init(acc_empty[0], 2)
     tj::mbar_init(&acc_empty[0], 2u);
+    // MbarrierInit at <loc>: mbarrier_init(acc_empty[1], 2)
+    tj::mbar_init(&acc_empty[1], 2u);
     // MbarrierInit at <loc>: mbarrier_init(tj_dyn_full[0], 1)
     tj::mbar_init(&tj_dyn_full[0], 1u);
     // MbarrierInit at <loc>: mbarrier_init(tj_dyn_full[1], 1)
@@ -84,8 +88,8 @@ extern "C" __global__ void __launch_bounds__(256, 1) gemm_sm100(const __grid_con
   tj::cluster_sync();
   // If at <loc>: if (%tid.x < 32) {
   if (((int)threadIdx.x < 32)) {
-    // TmemOp at <loc>: tmem_alloc(tj_tmem[0], 256, cta_group 2)
-    tj::tmem_alloc<2>(&tj_tmem[0], 256u);
+    // TmemOp at <loc>: tmem_alloc(tj_tmem[0], 512, cta_group 2)
+    tj::tmem_alloc<2>(&tj_tmem[0], 512u);
     // TmemOp at <loc>: tmem_relinquish(cta_group 2)
     tj::tmem_relinquish<2>();
   }
@@ -194,6 +198,8 @@ extern "C" __global__ void __launch_bounds__(256, 1) gemm_sm100(const __grid_con
     if (((int)threadIdx.x == 32)) {
       // Declare at <loc>: let it0: i32 = 0
       int it0 = 0;
+      // Declare at <loc>: let tile: i32 = 0
+      int tile = 0;
       // Declare at <loc>: let tj_sched1_rows: i32 = (((((m + 128) - 1) / 128) + 1) / 2)
       int tj_sched1_rows = (((((m + 128) - 1) / 128) + 1) / 2);
       // Declare at <loc>: let tj_sched1_cols: i32 = (((((n + 256) - 1) / 256) + 0) / 1)
@@ -224,20 +230,20 @@ extern "C" __global__ void __launch_bounds__(256, 1) gemm_sm100(const __grid_con
         [[maybe_unused]] int tile_n2 = (((tj_sched1_in_group / tj_sched1_group_rows) * 1) + tj::cluster_ctaid_x());
         // If at <loc>: if ((%cluster_ctarank % 2) == 0) {
         if (((tj::cluster_ctarank() % 2) == 0)) {
-          // MbarrierWait at <loc>: wait_local(acc_empty[0])
-          tj::mbar_wait_cta(&acc_empty[0], (tj_phase_acc_empty >> 0) & 1u);
-          tj_phase_acc_empty ^= 1u << 0;
+          // MbarrierWait at <loc>: wait_local(acc_empty[(tile % 2)])
+          tj::mbar_wait_cta(&acc_empty[(tile % 2)], (tj_phase_acc_empty >> (tile % 2)) & 1u);
+          tj_phase_acc_empty ^= 1u << (tile % 2);
           // For at <loc>: for i3 in [0, (((k + 64) - 1) / 64)) step 1 {
           for (int i3 = 0; i3 < (((k + 64) - 1) / 64); i3 += 1) {
             // MbarrierWait at <loc>: wait_local(full[((it0 + i3) % 4)])
             tj::mbar_wait_cta(&full[((it0 + i3) % 4)], (tj_phase_full >> ((it0 + i3) % 4)) & 1u);
             tj_phase_full ^= 1u << ((it0 + i3) % 4);
-            // Mma at <loc>: mma_pair(acc, a.stage(((it0 + i3) % 4)).rows(0), b.stage(((it0 + i3) % 4)).rows(0), accumulate (i...
+            // Mma at <loc>: mma_pair(acc.stage((tile % 2)), a.stage(((it0 + i3) % 4)).rows(0), b.stage(((it0 + i3) % 4)).rows...
             {
               tj::tcgen05_fence_after_sync();
               const tj::u64 tj_desc_a = tj::sm100_smem_desc(a, 4611756662049538048ull) + (tj::u64)(unsigned)((((it0 + i3) % 4)) * 1024 + (0) * 8);
               const tj::u64 tj_desc_b = tj::sm100_smem_desc(b, 4611756662049538048ull) + (tj::u64)(unsigned)((((it0 + i3) % 4)) * 1024 + (0) * 8);
-              const tj::u32 tj_d = tj_tmem[0] + 0u;
+              const tj::u32 tj_d = tj_tmem[0] + 0u + (tj::u32)((tile % 2)) * 256u;
               const tj::u32 tj_scale_d = ((i3 > 0)) ? 1u : 0u;
               tj::tcgen05_mma_f16<2>(tj_d, tj_desc_a + 0ull, tj_desc_b + 0ull, 272630928u, tj_scale_d);
               tj::tcgen05_mma_f16<2>(tj_d, tj_desc_a + 2ull, tj_desc_b + 2ull, 272630928u, 1u);
@@ -247,11 +253,13 @@ extern "C" __global__ void __launch_bounds__(256, 1) gemm_sm100(const __grid_con
             // MbarrierArrive at <loc>: mma_commit(empty[((it0 + i3) % 4)], cta_group 2, mask (3u << u32((%cluster_ctarank & -2))))
             tj::tcgen05_commit_multicast<2>(&empty[((it0 + i3) % 4)], (unsigned short)((3u << ((unsigned)(tj::cluster_ctarank() & (-2))))));
           }
-          // MbarrierArrive at <loc>: mma_commit(acc_full[0], cta_group 2, mask (3u << u32((%cluster_ctarank & -2))))
-          tj::tcgen05_commit_multicast<2>(&acc_full[0], (unsigned short)((3u << ((unsigned)(tj::cluster_ctarank() & (-2))))));
+          // MbarrierArrive at <loc>: mma_commit(acc_full[(tile % 2)], cta_group 2, mask (3u << u32((%cluster_ctarank & -2))))
+          tj::tcgen05_commit_multicast<2>(&acc_full[(tile % 2)], (unsigned short)((3u << ((unsigned)(tj::cluster_ctarank() & (-2))))));
         }
         // Assign at <loc>: it0 = (it0 + (((k + 64) - 1) / 64))
         it0 = (it0 + (((k + 64) - 1) / 64));
+        // Assign at <loc>: tile = (tile + 1)
+        tile = (tile + 1);
         // MbarrierWait at <loc>: wait(tj_dyn_full[tj_sched1_slot])
         tj::mbar_wait(&tj_dyn_full[tj_sched1_slot], (tj_phase_tj_dyn_full >> tj_sched1_slot) & 1u);
         tj_phase_tj_dyn_full ^= 1u << tj_sched1_slot;
@@ -278,7 +286,11 @@ extern "C" __global__ void __launch_bounds__(256, 1) gemm_sm100(const __grid_con
     if ((((int)threadIdx.x % 128) == 0)) {
       // MbarrierArrive at <loc>: arrive(map_shared_rank(acc_empty, (%cluster_ctarank & -2))[0])
       tj::mbar_arrive(tj::map_shared_rank(acc_empty, (tj::cluster_ctarank() & (-2))), 0);
+      // MbarrierArrive at <loc>: arrive(map_shared_rank(acc_empty, (%cluster_ctarank & -2))[1])
+      tj::mbar_arrive(tj::map_shared_rank(acc_empty, (tj::cluster_ctarank() & (-2))), 1);
     }
+    // Declare at <loc>: let tile5: i32 = 0
+    int tile5 = 0;
     // Declare at <loc>: let tj_sched2_rows: i32 = (((((m + 128) - 1) / 128) + 1) / 2)
     int tj_sched2_rows = (((((m + 128) - 1) / 128) + 1) / 2);
     // Declare at <loc>: let tj_sched2_cols: i32 = (((((n + 256) - 1) / 256) + 0) / 1)
@@ -303,13 +315,13 @@ extern "C" __global__ void __launch_bounds__(256, 1) gemm_sm100(const __grid_con
       int tj_sched2_group_rows = tj::min_((tj_sched2_rows - tj_sched2_first_row), 8);
       // Declare at <loc>: let tj_sched2_in_group: i32 = (tj_sched2_unit % tj_sched2_group_span)
       int tj_sched2_in_group = (tj_sched2_unit % tj_sched2_group_span);
-      // Declare at <loc>: let tile_m5: i32 = (((tj_sched2_first_row + (tj_sched2_in_group % tj_sched2_group_rows)) * 2) + %...
-      int tile_m5 = (((tj_sched2_first_row + (tj_sched2_in_group % tj_sched2_group_rows)) * 2) + tj::cluster_ctaid_y());
-      // Declare at <loc>: let tile_n6: i32 = (((tj_sched2_in_group / tj_sched2_group_rows) * 1) + %cluster_ctaid.x)
-      int tile_n6 = (((tj_sched2_in_group / tj_sched2_group_rows) * 1) + tj::cluster_ctaid_x());
-      // MbarrierWait at <loc>: wait(acc_full[0])
-      tj::mbar_wait(&acc_full[0], (tj_phase_acc_full >> 0) & 1u);
-      tj_phase_acc_full ^= 1u << 0;
+      // Declare at <loc>: let tile_m6: i32 = (((tj_sched2_first_row + (tj_sched2_in_group % tj_sched2_group_rows)) * 2) + %...
+      int tile_m6 = (((tj_sched2_first_row + (tj_sched2_in_group % tj_sched2_group_rows)) * 2) + tj::cluster_ctaid_y());
+      // Declare at <loc>: let tile_n7: i32 = (((tj_sched2_in_group / tj_sched2_group_rows) * 1) + %cluster_ctaid.x)
+      int tile_n7 = (((tj_sched2_in_group / tj_sched2_group_rows) * 1) + tj::cluster_ctaid_x());
+      // MbarrierWait at <loc>: wait(acc_full[(tile5 % 2)])
+      tj::mbar_wait(&acc_full[(tile5 % 2)], (tj_phase_acc_full >> (tile5 % 2)) & 1u);
+      tj_phase_acc_full ^= 1u << (tile5 % 2);
       // If at <loc>: if ((%tid.x % 128) == 0) {
       if ((((int)threadIdx.x % 128) == 0)) {
         // BulkGroup at <loc>: bulk_wait_read(1)
@@ -317,12 +329,12 @@ extern "C" __global__ void __launch_bounds__(256, 1) gemm_sm100(const __grid_con
       }
       // NamedBarrier at <loc>: named_barrier((wg4 + 9), 128 threads)
       tj::named_barrier_sync((wg4 + 9), 128u);
-      // AccStore at <loc>: store_accumulator(d.stage(0).rows(0) = (elem[acc] * alpha) over acc[columns 0..63])
+      // AccStore at <loc>: store_accumulator(d.stage(0).rows(0) = (elem[acc] * alpha) over acc.stage((tile5 % 2))[columns 0....
       {
         tj::tcgen05_fence_after_sync();
         const int tj_q = ((int)threadIdx.x / 32) % 4;
         [[maybe_unused]] const int tj_row = 32 * tj_q + (int)threadIdx.x % 32;
-        const tj::u32 tj_t = tj_tmem[0] + 0u + ((tj::u32)(32 * tj_q) << 16);
+        const tj::u32 tj_t = tj_tmem[0] + 0u + (tj::u32)((tile5 % 2)) * 256u + ((tj::u32)(32 * tj_q) << 16);
         tj::bf16* tj_dst = &d[(0) * 8192 + (0) * 64];
       #pragma unroll
         for (int tj_j = 0; tj_j < 64; tj_j += 16) {
@@ -345,8 +357,8 @@ extern "C" __global__ void __launch_bounds__(256, 1) gemm_sm100(const __grid_con
       tj::named_barrier_sync((wg4 + 9), 128u);
       // If at <loc>: if ((%tid.x % 128) == 0) {
       if ((((int)threadIdx.x % 128) == 0)) {
-        // TmaStore at <loc>: tma_store(D{(((tile_n6 * 256) + 0) + 0), ((tile_m5 * 128) + 0)}, d[(((0 * 8192) + 0) + (0 * 64))])
-        tj::tma_store_2d(&D, (((tile_n6 * 256) + 0) + 0), ((tile_m5 * 128) + 0), &d[(((0 * 8192) + 0) + (0 * 64))]);
+        // TmaStore at <loc>: tma_store(D{(((tile_n7 * 256) + 0) + 0), ((tile_m6 * 128) + 0)}, d[(((0 * 8192) + 0) + (0 * 64))])
+        tj::tma_store_2d(&D, (((tile_n7 * 256) + 0) + 0), ((tile_m6 * 128) + 0), &d[(((0 * 8192) + 0) + (0 * 64))]);
         // BulkGroup at <loc>: bulk_commit()
         tj::bulk_commit();
       }
@@ -357,12 +369,12 @@ extern "C" __global__ void __launch_bounds__(256, 1) gemm_sm100(const __grid_con
       }
       // NamedBarrier at <loc>: named_barrier((wg4 + 9), 128 threads)
       tj::named_barrier_sync((wg4 + 9), 128u);
-      // AccStore at <loc>: store_accumulator(d.stage(1).rows(0) = (elem[acc] * alpha) over acc[columns 64..127])
+      // AccStore at <loc>: store_accumulator(d.stage(1).rows(0) = (elem[acc] * alpha) over acc.stage((tile5 % 2))[columns 64...
       {
         tj::tcgen05_fence_after_sync();
         const int tj_q = ((int)threadIdx.x / 32) % 4;
         [[maybe_unused]] const int tj_row = 32 * tj_q + (int)threadIdx.x % 32;
-        const tj::u32 tj_t = tj_tmem[0] + 0u + ((tj::u32)(32 * tj_q) << 16);
+        const tj::u32 tj_t = tj_tmem[0] + 0u + (tj::u32)((tile5 % 2)) * 256u + ((tj::u32)(32 * tj_q) << 16);
         tj::bf16* tj_dst = &d[(1) * 8192 + (0) * 64];
       #pragma unroll
         for (int tj_j = 64; tj_j < 128; tj_j += 16) {
@@ -385,8 +397,8 @@ extern "C" __global__ void __launch_bounds__(256, 1) gemm_sm100(const __grid_con
       tj::named_barrier_sync((wg4 + 9), 128u);
       // If at <loc>: if ((%tid.x % 128) == 0) {
       if ((((int)threadIdx.x % 128) == 0)) {
-        // TmaStore at <loc>: tma_store(D{(((tile_n6 * 256) + 64) + 0), ((tile_m5 * 128) + 0)}, d[(((1 * 8192) + 0) + (0 * 64))])
-        tj::tma_store_2d(&D, (((tile_n6 * 256) + 64) + 0), ((tile_m5 * 128) + 0), &d[(((1 * 8192) + 0) + (0 * 64))]);
+        // TmaStore at <loc>: tma_store(D{(((tile_n7 * 256) + 64) + 0), ((tile_m6 * 128) + 0)}, d[(((1 * 8192) + 0) + (0 * 64))])
+        tj::tma_store_2d(&D, (((tile_n7 * 256) + 64) + 0), ((tile_m6 * 128) + 0), &d[(((1 * 8192) + 0) + (0 * 64))]);
         // BulkGroup at <loc>: bulk_commit()
         tj::bulk_commit();
       }
@@ -397,12 +409,12 @@ extern "C" __global__ void __launch_bounds__(256, 1) gemm_sm100(const __grid_con
       }
       // NamedBarrier at <loc>: named_barrier((wg4 + 9), 128 threads)
       tj::named_barrier_sync((wg4 + 9), 128u);
-      // AccStore at <loc>: store_accumulator(d.stage(0).rows(0) = (elem[acc] * alpha) over acc[columns 128..191])
+      // AccStore at <loc>: store_accumulator(d.stage(0).rows(0) = (elem[acc] * alpha) over acc.stage((tile5 % 2))[columns 12...
       {
         tj::tcgen05_fence_after_sync();
         const int tj_q = ((int)threadIdx.x / 32) % 4;
         [[maybe_unused]] const int tj_row = 32 * tj_q + (int)threadIdx.x % 32;
-        const tj::u32 tj_t = tj_tmem[0] + 0u + ((tj::u32)(32 * tj_q) << 16);
+        const tj::u32 tj_t = tj_tmem[0] + 0u + (tj::u32)((tile5 % 2)) * 256u + ((tj::u32)(32 * tj_q) << 16);
         tj::bf16* tj_dst = &d[(0) * 8192 + (0) * 64];
       #pragma unroll
         for (int tj_j = 128; tj_j < 192; tj_j += 16) {
@@ -425,8 +437,8 @@ extern "C" __global__ void __launch_bounds__(256, 1) gemm_sm100(const __grid_con
       tj::named_barrier_sync((wg4 + 9), 128u);
       // If at <loc>: if ((%tid.x % 128) == 0) {
       if ((((int)threadIdx.x % 128) == 0)) {
-        // TmaStore at <loc>: tma_store(D{(((tile_n6 * 256) + 128) + 0), ((tile_m5 * 128) + 0)}, d[(((0 * 8192) + 0) + (0 * 64))])
-        tj::tma_store_2d(&D, (((tile_n6 * 256) + 128) + 0), ((tile_m5 * 128) + 0), &d[(((0 * 8192) + 0) + (0 * 64))]);
+        // TmaStore at <loc>: tma_store(D{(((tile_n7 * 256) + 128) + 0), ((tile_m6 * 128) + 0)}, d[(((0 * 8192) + 0) + (0 * 64))])
+        tj::tma_store_2d(&D, (((tile_n7 * 256) + 128) + 0), ((tile_m6 * 128) + 0), &d[(((0 * 8192) + 0) + (0 * 64))]);
         // BulkGroup at <loc>: bulk_commit()
         tj::bulk_commit();
       }
@@ -437,12 +449,12 @@ extern "C" __global__ void __launch_bounds__(256, 1) gemm_sm100(const __grid_con
       }
       // NamedBarrier at <loc>: named_barrier((wg4 + 9), 128 threads)
       tj::named_barrier_sync((wg4 + 9), 128u);
-      // AccStore at <loc>: store_accumulator(d.stage(1).rows(0) = (elem[acc] * alpha) over acc[columns 192..255])
+      // AccStore at <loc>: store_accumulator(d.stage(1).rows(0) = (elem[acc] * alpha) over acc.stage((tile5 % 2))[columns 19...
       {
         tj::tcgen05_fence_after_sync();
         const int tj_q = ((int)threadIdx.x / 32) % 4;
         [[maybe_unused]] const int tj_row = 32 * tj_q + (int)threadIdx.x % 32;
-        const tj::u32 tj_t = tj_tmem[0] + 0u + ((tj::u32)(32 * tj_q) << 16);
+        const tj::u32 tj_t = tj_tmem[0] + 0u + (tj::u32)((tile5 % 2)) * 256u + ((tj::u32)(32 * tj_q) << 16);
         tj::bf16* tj_dst = &d[(1) * 8192 + (0) * 64];
       #pragma unroll
         for (int tj_j = 192; tj_j < 256; tj_j += 16) {
@@ -465,16 +477,18 @@ extern "C" __global__ void __launch_bounds__(256, 1) gemm_sm100(const __grid_con
       tj::named_barrier_sync((wg4 + 9), 128u);
       // If at <loc>: if ((%tid.x % 128) == 0) {
       if ((((int)threadIdx.x % 128) == 0)) {
-        // TmaStore at <loc>: tma_store(D{(((tile_n6 * 256) + 192) + 0), ((tile_m5 * 128) + 0)}, d[(((1 * 8192) + 0) + (0 * 64))])
-        tj::tma_store_2d(&D, (((tile_n6 * 256) + 192) + 0), ((tile_m5 * 128) + 0), &d[(((1 * 8192) + 0) + (0 * 64))]);
+        // TmaStore at <loc>: tma_store(D{(((tile_n7 * 256) + 192) + 0), ((tile_m6 * 128) + 0)}, d[(((1 * 8192) + 0) + (0 * 64))])
+        tj::tma_store_2d(&D, (((tile_n7 * 256) + 192) + 0), ((tile_m6 * 128) + 0), &d[(((1 * 8192) + 0) + (0 * 64))]);
         // BulkGroup at <loc>: bulk_commit()
         tj::bulk_commit();
       }
       // If at <loc>: if ((%tid.x % 128) == 0) {
       if ((((int)threadIdx.x % 128) == 0)) {
-        // MbarrierArrive at <loc>: arrive(map_shared_rank(acc_empty, (%cluster_ctarank & -2))[0])
-        tj::mbar_arrive(tj::map_shared_rank(acc_empty, (tj::cluster_ctarank() & (-2))), 0);
+        // MbarrierArrive at <loc>: arrive(map_shared_rank(acc_empty, (%cluster_ctarank & -2))[(tile5 % 2)])
+        tj::mbar_arrive(tj::map_shared_rank(acc_empty, (tj::cluster_ctarank() & (-2))), (tile5 % 2));
       }
+      // Assign at <loc>: tile5 = (tile5 + 1)
+      tile5 = (tile5 + 1);
       // MbarrierWait at <loc>: wait(tj_dyn_full[tj_sched2_slot])
       tj::mbar_wait(&tj_dyn_full[tj_sched2_slot], (tj_phase_tj_dyn_full >> tj_sched2_slot) & 1u);
       tj_phase_tj_dyn_full ^= 1u << tj_sched2_slot;
@@ -506,7 +520,7 @@ extern "C" __global__ void __launch_bounds__(256, 1) gemm_sm100(const __grid_con
   tj::tcgen05_fence_after_sync();
   // If at <loc>: if (%tid.x < 32) {
   if (((int)threadIdx.x < 32)) {
-    // TmemOp at <loc>: tmem_dealloc(tj_tmem[0], 256, cta_group 2)
-    tj::tmem_dealloc<2>(tj_tmem[0], 256u);
+    // TmemOp at <loc>: tmem_dealloc(tj_tmem[0], 512, cta_group 2)
+    tj::tmem_dealloc<2>(tj_tmem[0], 512u);
   }
 }
