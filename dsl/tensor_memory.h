@@ -42,9 +42,11 @@ void mma_commit_multicast(const BarrierRef& bar, CtaGroup group, const u32& cta_
 
 // tma_load_tile completing on `bar` in the pair leader (tma_load_pair per box): each CTA
 // of a pair loads its own share of the pair MMA's operands, and the leader's barrier
-// counts both CTAs' bytes (the leader's arrive_expect_tx announces them).
+// counts both CTAs' bytes (the leader's arrive_expect_tx announces them). With a mask
+// (tma_load_pair_multicast per box) the boxes land in each CTA of the mask, each
+// completing on its pair leader's `bar`.
 void tma_load_tile_pair(const TileView& dst, const TileMap& map, const i32& row0, const i32& col0, const BarrierRef& bar,
-                        const i32& part = 0, SrcLoc loc = SrcLoc::current());
+                        const i32& part = 0, std::optional<u32> mask = std::nullopt, SrcLoc loc = SrcLoc::current());
 
 // The CTA pair's MMA (tcgen05.mma.cta_group::2): acc (+)= A x B over the pair, issued by
 // one thread of the pair leader (is_pair_leader()) for both CTAs. Each CTA of the pair

@@ -206,9 +206,11 @@ void tma_load_tile(const TileView& dst, const TileMap& map, const i32& row0, con
 }
 
 void tma_load_tile_pair(const TileView& dst, const TileMap& map, const i32& row0, const i32& col0, const BarrierRef& bar,
-                        const i32& part, SrcLoc loc) {
-  for_each_load_box(dst, map, row0, col0, part, loc,
-                    [&](const Slot& slot, const std::vector<i32>& coords) { tma_load_pair(slot, map.map, coords, bar, loc); });
+                        const i32& part, std::optional<u32> mask, SrcLoc loc) {
+  for_each_load_box(dst, map, row0, col0, part, loc, [&](const Slot& slot, const std::vector<i32>& coords) {
+    if (mask) tma_load_pair_multicast(slot, map.map, coords, bar, *mask, loc);
+    else tma_load_pair(slot, map.map, coords, bar, loc);
+  });
 }
 
 void tma_store_tile(const TileMap& map, const i32& row0, const i32& col0, const TileView& src, SrcLoc loc) {

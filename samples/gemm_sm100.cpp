@@ -1,6 +1,8 @@
 // The sm_100a GEMM (samples/gemm_sm100.h): kernel, host model of the pair split, sample.
 #include "samples/gemm_sm100.h"
 
+#include <algorithm>
+
 #include "dsl/dsl.h"
 
 namespace tj::samples {
@@ -17,16 +19,31 @@ unsigned elem_bytes(ir::Scalar s) { return ir::scalar_bytes(s); }
 }  // namespace
 
 PairSplit gemm_sm100_pair_split(const GemmShape& s, const GemmSm100Tiling& t, unsigned rank) {
-  const unsigned ctas = t.pair ? 2 : 1, b_rows = t.bn / ctas;
+  const unsigned ctas = t.pair ? 2 : 1, b_rows = t.bn / ctas, pair = rank / 2, half = t.pair ? rank % 2 : 0;
   const unsigned bytes = (kRows + b_rows) * kBk * elem_bytes(s.in);
-  return PairSplit{rank, rank * kRows, rank * b_rows, b_rows, bytes, bytes * ctas, rank == 0, t.pair ? 3u : 1u};
+  const unsigned load_rows = b_rows / t.pairs;
+  const unsigned leader = t.pair ? rank & ~1u : rank;
+  return PairSplit{rank,
+                   rank * kRows,
+                   half * b_rows,
+                   b_rows,
+                   pair * load_rows,
+                   load_rows,
+                   t.pairs == 2 ? (1u << half) | (1u << (half + 2)) : 1u << rank,
+                   bytes,
+                   bytes * ctas,
+                   rank == leader,
+                   t.pairs == 2 ? 15u : (t.pair ? 3u : 1u) << leader,
+                   (t.pair ? 3u : 1u) << leader,
+                   t.pairs};
 }
 
 ir::Kernel build_gemm_sm100_kernel(const GemmShape& s, const GemmSm100Tiling& t) {
   KernelBuilder k("gemm_sm100");
   k.threads(256);
   const CtaGroup group = t.pair ? CtaGroup::Two : CtaGroup::One;
-  if (t.pair) k.cluster(1, 2);  // ranks 0 and 1 along M: the pair's two 128-row halves
+  // Ranks 2p and 2p + 1 along M: pair p's two 128-row halves.
+  if (t.pair) k.cluster(1, 2 * t.pairs);
   const PairSplit leader = gemm_sm100_pair_split(s, t, 0);
   const int32_t bm = int32_t(kRows), bn = int32_t(t.bn), bk = int32_t(kBk), stages = int32_t(t.stages);
   const unsigned chunk = 128 / elem_bytes(s.out);  // epilogue columns per chunk: one 128-byte panel
@@ -35,7 +52,7 @@ ir::Kernel build_gemm_sm100_kernel(const GemmShape& s, const GemmSm100Tiling& t)
   SharedTile a = k.shared_tile(s.in, "a", kRows, kBk, t.stages);
   SharedTile b = k.shared_tile(s.in, "b", leader.b_rows, kBk, t.stages);
   SharedTile d = k.shared_tile(s.out, "d", kRows, chunk, 2);
-  TileMap amap = k.tile_map("A", a, kRows), bmap = k.tile_map("B", b, leader.b_rows);
+  TileMap amap = k.tile_map("A", a, kRows), bmap = k.tile_map("B", b, leader.b_load_rows);
   TileMap dmap = k.tile_map("D", d, kRows);
   k.tile_map("C", d, kRows);  // the GEMM host's signature; beta is 0 here
   i32 m = k.param<int32_t>("m"), n = k.param<int32_t>("n"), kk = k.param<int32_t>("k");
@@ -44,7 +61,7 @@ ir::Kernel build_gemm_sm100_kernel(const GemmShape& s, const GemmSm100Tiling& t)
   // full[s]: both CTAs' bytes of stage s landed (in the leader); empty[s]: the MMAs that
   // read stage s completed (the leader's commit, in each CTA); acc_full: the tile's MMAs
   // completed (in each CTA); acc_empty: each CTA's epilogue read the accumulator (in the leader).
-  Ptr<mbarrier_t> full = k.mbarriers("full", t.stages, 1), empty = k.mbarriers("empty", t.stages, 1);
+  Ptr<mbarrier_t> full = k.mbarriers("full", t.stages, 1), empty = k.mbarriers("empty", t.stages, leader.empty_arrivals);
   // One accumulator per buffer (two: the epilogue of one tile runs under the next tile's
   // MMAs into the other), each with its own pair of barriers.
   Ptr<mbarrier_t> acc_full = k.mbarriers("acc_full", t.accumulators, 1);
@@ -55,10 +72,12 @@ ir::Kernel build_gemm_sm100_kernel(const GemmShape& s, const GemmSm100Tiling& t)
   auto acc_of = [&](const i32& buf) { return t.accumulators == 1 ? acc : stage(acc, buf); };
   const i32 tiles_m = (m + bm - 1) / bm, tiles_n = (n + bn - 1) / bn, kblocks = (kk + bk - 1) / bk;
   const ir::TileSchedule schedule = t.dynamic ? dynamic(t.group) : static_persistent(t.group);
-  // The commits' receivers: both CTAs of the pair, or this CTA alone.
-  auto commit = [&](const BarrierRef& bar) {
-    if (t.pair) mma_commit_multicast(bar, group, u32(3u) << cast<uint32_t>(pair_leader_rank()));
-    else mma_commit(bar, group);
+  // The commits' receivers: a stage's, every CTA this pair's loads reach (both pairs with
+  // B multicast); an accumulator's, both CTAs of the pair; alone, this CTA.
+  auto commit = [&](const BarrierRef& bar, bool stage_commit) {
+    if (!t.pair) return mma_commit(bar, group);
+    if (stage_commit && t.pairs == 2) return mma_commit_multicast(bar, group, u32(15u));
+    mma_commit_multicast(bar, group, u32(3u) << cast<uint32_t>(pair_leader_rank()));
   };
 
   k.role("producer", 1, 0, [&](i32) {
@@ -71,10 +90,17 @@ ir::Kernel build_gemm_sm100_kernel(const GemmShape& s, const GemmSm100Tiling& t)
           if_(it >= stages, [&] { wait_local(empty[st]); });
           if (t.pair) {
             if_(is_pair_leader(), [&] { arrive_expect_tx(full[st], u32(leader.leader_expect_tx)); });
-            // This CTA's half of B's columns: rank x bn / 2 on (tn is the pair's tile column).
+            // This CTA's half of B's columns: (rank % 2) x bn / 2 on (tn is the pair's tile
+            // column). With two pairs the same half lands in both (multicast), each pair's CTA
+            // loading part (rank / 2) of it.
             i32 b_row0 = tn * bn + select(is_pair_leader(), i32(0), i32(int32_t(leader.b_rows)));
             tma_load_tile_pair(stage(a, st), amap, tm * bm, j * bk, full[st]);
-            tma_load_tile_pair(stage(b, st), bmap, b_row0, j * bk, full[st]);
+            if (t.pairs == 2) {
+              u32 mask = u32(5u) << cast<uint32_t>(cluster_ctarank() % 2);
+              tma_load_tile_pair(stage(b, st), bmap, b_row0, j * bk, full[st], cast<int32_t>(cluster_ctarank() / 2), mask);
+            } else {
+              tma_load_tile_pair(stage(b, st), bmap, b_row0, j * bk, full[st]);
+            }
           } else {
             arrive_expect_tx(full[st], u32(leader.leader_expect_tx));
             tma_load_tile(stage(a, st), amap, tm * bm, j * bk, full[st]);
@@ -97,9 +123,9 @@ ir::Kernel build_gemm_sm100_kernel(const GemmShape& s, const GemmSm100Tiling& t)
             wait_local(full[st]);
             if (t.pair) mma_pair(acc_of(buf), stage(a, st), stage(b, st), j > 0);
             else mma(acc_of(buf), stage(a, st), stage(b, st), j > 0);
-            commit(empty[st]);  // the stage goes back once these MMAs complete
+            commit(empty[st], true);  // the stage goes back once these MMAs complete
           });
-          commit(acc_full[buf]);
+          commit(acc_full[buf], false);
         });
         it = it + kblocks;
         tile = tile + 1;
@@ -157,7 +183,8 @@ GemmSm100Tiling gemm_sm100_tiling(const Config& c) {
   GemmSm100Tiling t;
   t.bn = unsigned(c.param("bn"));
   t.stages = unsigned(c.param("stages"));
-  t.pair = c.cluster.y == 2;
+  t.pair = c.cluster.y >= 2;
+  t.pairs = std::max(1u, c.cluster.y / 2);
   t.dynamic = c.param("dynamic") == 1;
   t.group = unsigned(c.param("group"));
   t.accumulators = unsigned(c.param("accumulators"));
@@ -180,15 +207,15 @@ std::vector<ParamSpec> GemmSm100::params() const {
 std::vector<ConfigProblem> GemmSm100::check_config(const Config& c) const {
   std::vector<ConfigProblem> out;
   const ir::Dim3 cl = c.cluster;
-  if (cl.x != 1 || (cl.y != 1 && cl.y != 2) || cl.z != 1)
-    out.push_back({"cluster", "gemm_sm100 runs in a cluster of [1, 1] (one CTA, cta_group::1) or [1, 2] (a CTA pair along M, "
-                              "cta_group::2); the spec gives [" + std::to_string(cl.x) + ", " + std::to_string(cl.y) + ", " +
-                              std::to_string(cl.z) + "]"});
+  if (cl.x != 1 || (cl.y != 1 && cl.y != 2 && cl.y != 4) || cl.z != 1)
+    out.push_back({"cluster", "gemm_sm100 runs in a cluster of [1, 1] (one CTA, cta_group::1), [1, 2] (a CTA pair along M, "
+                              "cta_group::2) or [1, 4] (two pairs sharing B by multicast); the spec gives [" +
+                              std::to_string(cl.x) + ", " + std::to_string(cl.y) + ", " + std::to_string(cl.z) + "]"});
   const int64_t bn = c.param("bn");
   if (bn != 64 && bn != 128 && bn != 256)
     out.push_back({"params.bn", "bn " + std::to_string(bn) + ": one tcgen05.mma makes 64, 128 or 256 columns here"});
   const GemmShape s = gemm_sm100_shape(c);
-  const uint64_t stage = (uint64_t(kRows) + uint64_t(bn) / cl.y) * kBk * ir::scalar_bytes(s.in);
+  const uint64_t stage = (uint64_t(kRows) + uint64_t(bn) / (cl.y >= 2 ? 2 : 1)) * kBk * ir::scalar_bytes(s.in);
   const uint64_t smem = stage * uint64_t(c.param("stages")) + 2ull * kRows * 128;
   if (smem > 227 * 1024)
     out.push_back({"params.stages", std::to_string(c.param("stages")) + " stages take " + std::to_string(smem / 1024) +

@@ -25,6 +25,7 @@ struct GemmSm100Tiling {
   unsigned bn = 256;     // output columns per tile (the pair's, and each CTA's accumulator)
   unsigned stages = 4;   // A and B stages in each CTA
   bool pair = true;      // a 1 x 2 cluster issuing mma_pair; false: one CTA, mma
+  unsigned pairs = 1;    // pairs in the cluster along M (2: a 1 x 4 cluster, B's halves multicast to both pairs)
   bool dynamic = true;   // the dynamic schedule (CLC); false: static persistent
   unsigned group = 8;    // rasterization group
   unsigned accumulators = 2;  // buffers in tensor memory (2 x bn columns of the 512)
@@ -37,14 +38,19 @@ ir::Kernel build_gemm_sm100_kernel(const GemmShape& s, const GemmSm100Tiling& t)
 // barrier counts, and who commits: the host's model of the pair split, which the CPU
 // tests hold against what the generator emits.
 struct PairSplit {
-  unsigned rank;          // the CTA's rank in the pair (0: the leader)
-  unsigned a_row0;        // first row of the pair tile's 2 x 128 rows of A this CTA loads (and its rows of D)
-  unsigned b_row0;        // first of B's bn rows (N) this CTA loads: rank x bn / 2
-  unsigned b_rows;        // bn / 2
-  unsigned bytes_per_stage;     // A and B bytes this CTA loads per k-block
-  unsigned leader_expect_tx;    // bytes the leader's full barrier expects per k-block (both CTAs')
-  bool issues_mma;              // only the leader's MMA thread issues
-  unsigned commit_mask;         // the CTAs the leader's commits arrive in (stage and accumulator)
+  unsigned rank;          // the CTA's rank in the cluster (even: a pair leader)
+  unsigned a_row0;        // first row of the cluster tile's 128-row blocks of A this CTA loads (and its rows of D)
+  unsigned b_row0;        // first of B's bn rows (N) in this CTA's stage: (rank % 2) x bn / 2
+  unsigned b_rows;        // B's rows in each CTA's stage: bn / 2 (bn alone)
+  unsigned b_load_row0;   // the rows of B this CTA loads: from b_row0 + b_load_row0 ...
+  unsigned b_load_rows;   // ... this many (b_rows, or half of them with two pairs)
+  unsigned b_mask;        // the CTAs its B load lands in (its own, or the same half in both pairs)
+  unsigned bytes_per_stage;     // A and B bytes landing in this CTA per k-block
+  unsigned leader_expect_tx;    // bytes a pair leader's full barrier expects per k-block (both CTAs')
+  bool issues_mma;              // only the leaders' MMA threads issue
+  unsigned stage_commit_mask;   // the CTAs a leader's stage commits arrive in (every CTA its loads reach)
+  unsigned acc_commit_mask;     // the CTAs a leader's accumulator commits arrive in (its pair)
+  unsigned empty_arrivals;      // commits that give a stage back in each CTA: one per pair
 };
 PairSplit gemm_sm100_pair_split(const GemmShape& s, const GemmSm100Tiling& t, unsigned rank);
 

@@ -115,7 +115,11 @@ TEST_CASE("gemm_sm100: the host's model of the pair split is what the generator 
     CHECK(leader.leader_expect_tx == 2 * leader.bytes_per_stage);
     CHECK(leader.issues_mma);
     CHECK_FALSE(peer.issues_mma);
-    CHECK(leader.commit_mask == 3u);
+    CHECK(leader.stage_commit_mask == 3u);
+    CHECK(leader.acc_commit_mask == 3u);
+    CHECK(leader.empty_arrivals == 1u);
+    CHECK(leader.b_load_rows == leader.b_rows);
+    CHECK(peer.b_mask == 2u);
 
     const codegen::Lowered l = codegen::lower(samples::GemmSm100().build(c), Target::sm100a());
     const std::string& cuda = l.cuda;
@@ -146,6 +150,45 @@ TEST_CASE("gemm_sm100: the host's model of the pair split is what the generator 
     CHECK(test::contains(cuda, "tj::tmem_alloc<2>(&tj_tmem[0], " + std::to_string(2 * bn) + "u);"));
     CHECK(test::contains(cuda, "const tj::u32 tj_d = tj_tmem[0] + 0u + (tj::u32)((tile % 2)) * " + std::to_string(bn) + "u;"));
   }
+}
+
+TEST_CASE("gemm_sm100: two pairs share B by multicast, as the host's model says", "[samples][gemm_sm100][tcgen05][sm100a][nvrtc]") {
+  const samples::Config c = spec_config(4, 256);
+  const samples::GemmShape s = samples::gemm_sm100_shape(c);
+  const samples::GemmSm100Tiling t = samples::gemm_sm100_tiling(c);
+  REQUIRE(t.pairs == 2);
+  std::vector<samples::PairSplit> r;
+  for (unsigned rank = 0; rank < 4; ++rank) r.push_back(samples::gemm_sm100_pair_split(s, t, rank));
+  // Each half of B (128 rows) lands in the same CTA of both pairs, loaded in two parts of
+  // 64 rows by those two CTAs; a leader still counts its pair's bytes; a stage is free
+  // again once both pairs' MMAs read it (a commit from each leader, to every CTA).
+  for (unsigned rank = 0; rank < 4; ++rank) {
+    CAPTURE(rank);
+    CHECK(r[rank].a_row0 == 128 * rank);
+    CHECK(r[rank].b_row0 == 128 * (rank % 2));
+    CHECK(r[rank].b_load_row0 == 64 * (rank / 2));
+    CHECK(r[rank].b_load_rows == 64);
+    CHECK(r[rank].b_mask == (rank % 2 ? 0xAu : 0x5u));
+    CHECK(r[rank].issues_mma == (rank % 2 == 0));
+    CHECK(r[rank].stage_commit_mask == 0xFu);
+    CHECK(r[rank].acc_commit_mask == (rank < 2 ? 0x3u : 0xCu));
+    CHECK(r[rank].empty_arrivals == 2u);
+  }
+  CHECK(r[0].leader_expect_tx == 2 * (128 + 128) * 64 * 2);
+  const Built b = build(c);
+  INFO(b.compiled.log);
+  REQUIRE_FALSE(b.compiled.cubin.empty());
+  const std::string& cuda = b.lowered.cuda;
+  CHECK(test::contains(cuda, "tj::mbar_arrive_expect_tx(&full[(it % 4)], " + std::to_string(r[0].leader_expect_tx) + "u);"));
+  CHECK(test::contains(cuda, "((tj::cluster_ctarank() / 2) * " + std::to_string(r[0].b_load_rows) + ")"));
+  CHECK(test::contains(cuda, "(5u << ((unsigned)(tj::cluster_ctarank() % 2)))"));
+  CHECK(test::contains(cuda, "tj::tcgen05_commit_multicast<2>(&empty[((it0 + i3) % 4)], (unsigned short)(15u));"));
+  CHECK(check_text(b.lowered, "barrier 'full'").find(": verified") != std::string::npos);
+  CHECK(check_text(b.lowered, "arrivals on barrier 'empty'").find("verified (2 per phase)") != std::string::npos);
+  CHECK(check_text(b.lowered, "async proxy").find(": verified") != std::string::npos);
+  CHECK(test::count(b.compiled.ptx,
+                    "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.multicast::cluster.cta_group::2") == 1);
+  CHECK(test::count(b.compiled.ptx, "tcgen05.mma.cta_group::2.kind::f16") == 4);
 }
 
 TEST_CASE("gemm_sm100: one accumulator buffer, the epilogue before the next tile's MMAs", "[samples][gemm_sm100][tcgen05]") {
@@ -184,8 +227,8 @@ TEST_CASE("gemm_sm100: configs it cannot run are refused by field", "[samples][g
   std::vector<samples::ConfigProblem> p = sample.check_config(c);
   REQUIRE(p.size() == 2);
   CHECK(p[0].field == "cluster");
-  CHECK(p[0].message == "gemm_sm100 runs in a cluster of [1, 1] (one CTA, cta_group::1) or [1, 2] (a CTA pair along M, "
-                        "cta_group::2); the spec gives [2, 2, 1]");
+  CHECK(p[0].message == "gemm_sm100 runs in a cluster of [1, 1] (one CTA, cta_group::1), [1, 2] (a CTA pair along M, "
+                        "cta_group::2) or [1, 4] (two pairs sharing B by multicast); the spec gives [2, 2, 1]");
   CHECK(p[1].field == "params.bn");
   CHECK(p[1].message == "bn 96: one tcgen05.mma makes 64, 128 or 256 columns here");
   c = spec_config(2, 256);

@@ -42,7 +42,8 @@ const std::map<std::string, std::vector<std::string>> kPinned = {
     // Split-K with beta 0: the epilogue that only the last CTA of a tile runs reads no C.
     {"gemm_splitk.json", {"barrier 'full' in the loop at gemm_kernel.cpp:385: verified"}},
     {"gemm_streamk.json", {"barrier 'full' in the loop at gemm_kernel.cpp:385: verified"}},
-    {"gemm_sm100.json", {"barrier 'tj_dyn_full' in the loop at gemm_sm100.cpp:68: verified", "barrier 'full' in the loop at gemm_sm100.cpp:69: verified"}},
+    {"gemm_sm100.json", {"barrier 'tj_dyn_full' in the loop at gemm_sm100.cpp:87: verified", "barrier 'full' in the loop at gemm_sm100.cpp:88: verified"}},
+    {"gemm_sm100_multicast.json", {"barrier 'tj_dyn_full' in the loop at gemm_sm100.cpp:87: verified", "barrier 'full' in the loop at gemm_sm100.cpp:88: verified"}},
     // The dynamic schedule's claim (16 bytes, one answer per unit) and the k-block pipeline.
     {"gemm_dynamic.json",
      {"barrier 'tj_dyn_full' in the loop at gemm_kernel.cpp:384: verified",
