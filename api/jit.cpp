@@ -45,6 +45,7 @@ rt::LaunchConfig launch_config(const CompiledKernel& kernel, Grid grid, CUstream
   lc.block = {b.x, b.y, b.z};
   lc.dynamic_smem = kernel.lowered.dynamic_smem;
   lc.stream = stream;
+  lc.dependent_launch = kernel.kernel().dependent_launch;
   return lc;
 }
 

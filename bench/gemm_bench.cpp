@@ -14,7 +14,9 @@
 #include <CLI/CLI.hpp>
 
 #include <cstdio>
+#include <algorithm>
 #include <functional>
+#include <map>
 #include <ctime>
 #include <iostream>
 #include <memory>
@@ -44,6 +46,7 @@ struct Options {
   std::string shapes, layout = "tn", config;
   bool tuned = true;  // --no-tuned: the defaults (and --config) only
   bool versus_plain = false;  // --versus-plain: the fused kernel against ours without the epilogue
+  std::map<std::string, int64_t> versus;  // --versus: ours against ours with these params
   int iters = 50, reps = 5;
   int sustained = 300, sustained_reps = 3;  // --sustained: launches per block under sustained load (0: none)
   uint64_t seed = 1;
@@ -56,7 +59,7 @@ struct Row {
   bench::Spread ours, cublas;  // TFLOP/s
   bench::Spread paired;        // ours / cuBLAS within each repetition
   std::optional<bench::Spread> sustained;  // the same in blocks of o.sustained launches
-  std::optional<bench::Spread> plain;      // --versus-plain: our plain GEMM's TFLOP/s, timed against the fused one
+  std::optional<bench::Spread> plain;      // --versus-plain / --versus: the variant's TFLOP/s, timed against ours
   bench::Spread fused, fused_paired;       // the fused kernel's TFLOP/s in that timing; fused / plain per repetition
   int exit_code = 0;
 };
@@ -87,11 +90,13 @@ std::string now_utc() {
   return buf;
 }
 
-// Our plain GEMM of `config` (the fused epilogue's fields off; tile, cluster and schedule as
-// they are), verified, then timed interleaved with `fused`: the epilogue's cost.
-void time_plain(const samples::Sample& gemm, samples::Config config, const Options& o, const Device& device,
-                const codegen::Target& target, rt::Cache& cache, CUstream stream, const std::function<void(int)>& fused, Row& row) {
-  for (const char* f : {"bias", "col_scale", "act", "residual"}) config.params[f] = 0;
+// Our GEMM of `config` with `overrides` applied (tile, cluster and schedule as they are
+// otherwise), verified, then timed interleaved with `ours`: --versus-plain (the fused
+// epilogue's fields off: what the epilogue costs) and --versus (any fields).
+void time_variant(const samples::Sample& gemm, samples::Config config, const std::map<std::string, int64_t>& overrides,
+                  const Options& o, const Device& device, const codegen::Target& target, rt::Cache& cache, CUstream stream,
+                  const std::function<void(int)>& ours, Row& row) {
+  for (const auto& [key, value] : overrides) config.params[key] = value;
   JitKernel kernel = tj::load(samples::compile_sample(gemm, config, target, &cache), device);
   std::unique_ptr<samples::Instance> inst = gemm.instantiate(config, o.seed);
   BoundArgs args = samples::bind_instance(kernel, *inst);
@@ -100,14 +105,14 @@ void time_plain(const samples::Sample& gemm, samples::Config config, const Optio
   kernel.launch(plan.grid, args);
   kernel.synchronize();
   const samples::Check check = inst->verify();
-  std::printf("  plain   verify %s: %s\n", check.ok ? "PASSED" : "FAILED", check.detail.c_str());
-  if (!check.ok) row.check = check;  // a wrong plain kernel fails the row
-  auto plain = [&](int n) { kernel.launch_repeated(plan.grid, args, n, stream); };
-  const bench::Interleaved t = bench::time_interleaved(stream, o.iters, o.reps, 3, fused, plain);
+  std::printf("  variant verify %s: %s\n", check.ok ? "PASSED" : "FAILED", check.detail.c_str());
+  if (!check.ok) row.check = check;  // a wrong variant fails the row
+  auto variant = [&](int n) { kernel.launch_repeated(plan.grid, args, n, stream); };
+  const bench::Interleaved t = bench::time_interleaved(stream, o.iters, o.reps, 3, ours, variant);
   row.plain = tflops(t.b_ms, inst->flops_per_launch());
   row.fused = tflops(t.a_ms, inst->flops_per_launch());
   row.fused_paired = bench::spread(t.paired_speedups());
-  std::printf("  plain   TFLOP/s min %.1f  median %.1f  max %.1f; fused / plain %.3f (medians), per rep %.3f / %.3f / %.3f\n",
+  std::printf("  variant TFLOP/s min %.1f  median %.1f  max %.1f; ours / variant %.3f (medians), per rep %.3f / %.3f / %.3f\n",
               row.plain->min, row.plain->median, row.plain->max, row.fused.median / row.plain->median, row.fused_paired.min,
               row.fused_paired.median, row.fused_paired.max);
 }
@@ -182,7 +187,10 @@ void run_shape(const samples::Sample& gemm, const bench::MatmulSize& size, const
     std::printf("  sustained %.3f / %.3f / %.3f (min / median / max of ours / cuBLAS over %d reps of %d launches each)\n",
                 row.sustained->min, row.sustained->median, row.sustained->max, o.sustained_reps, o.sustained);
   }
-  if (o.versus_plain && ref != "cuBLAS") time_plain(gemm, spec.config, o, device, target, cache, lc.stream, ours, row);
+  if (o.versus_plain && ref != "cuBLAS")
+    time_variant(gemm, spec.config, {{"bias", 0}, {"col_scale", 0}, {"act", 0}, {"residual", 0}}, o, device, target, cache,
+                 lc.stream, ours, row);
+  if (!o.versus.empty()) time_variant(gemm, spec.config, o.versus, o, device, target, cache, lc.stream, ours, row);
   // What cuBLAS computed, as it is timed (with C in D first): a wrong reference call
   // would make the timing meaningless.
   g->run_cublas(blas, lc.stream);
@@ -191,9 +199,11 @@ void run_shape(const samples::Sample& gemm, const bench::MatmulSize& size, const
   std::printf("  %s verify %s: %s\n", ref.c_str(), row.cublas_check.ok ? "PASSED" : "FAILED", row.cublas_check.detail.c_str());
 }
 
-// --versus-plain: the fused kernel against ours without its epilogue, timed in one loop.
-void print_plain_table(const std::vector<Row>& rows) {
-  std::printf("\n| M x N x K | fused TFLOP/s (min / median / max) | our plain TFLOP/s (min / median / max) | fused / plain | per rep (min / median / max) |\n");
+// --versus-plain: the fused kernel against ours without its epilogue, timed in one loop;
+// --versus: ours against the variant.
+void print_plain_table(const std::vector<Row>& rows, const std::string& variant) {
+  std::printf("\n| M x N x K | ours TFLOP/s (min / median / max) | %s TFLOP/s (min / median / max) | ours / that | per rep (min / median / max) |\n",
+              variant.c_str());
   std::printf("|---|---|---|---|---|\n");
   for (const Row& r : rows)
     if (r.plain)
@@ -220,6 +230,33 @@ void print_table(const std::vector<Row>& rows, const Options& o) {
                 r.layout.c_str(), r.types.c_str(), r.ours.min, r.ours.median, r.ours.max, r.cublas.min, r.cublas.median,
                 r.cublas.max, r.ours.median / r.cublas.median, r.paired.min, r.paired.median, r.paired.max, extra, verified.c_str());
   }
+}
+
+// --versus: each key=value names a parameter of the GEMM sample; the values are read as a
+// spec's would be (names such as act=gelu included).
+std::map<std::string, int64_t> parse_versus(const std::string& text) {
+  const samples::Sample* gemm = samples::find_sample("gemm");
+  if (!gemm) throw bench::OptionError("--versus: this build has no 'gemm' sample");
+  std::vector<std::string> keys;
+  for (size_t start = 0; start <= text.size();) {
+    const size_t end = std::min(text.find(',', start), text.size());
+    const std::string item = text.substr(start, end - start), key = item.substr(0, item.find('='));
+    bool known = false;
+    std::string names;
+    for (const samples::ParamSpec& p : gemm->params()) {
+      known |= p.name == key;
+      names += (names.empty() ? "" : ", ") + p.name;
+    }
+    if (item.find('=') == std::string::npos || !known)
+      throw bench::OptionError("--versus: '" + item + "' is not key=value with a key among the gemm sample's parameters (" +
+                               names + ")");
+    keys.push_back(key);
+    start = end + 1;
+  }
+  const cli::Spec spec = cli::parse_spec(bench::gemm_spec(*gemm, {64, 64, 64}, "tn", text), "--versus");
+  std::map<std::string, int64_t> out;
+  for (const std::string& key : keys) out[key] = spec.config.param(key);
+  return out;
 }
 
 int run(const Options& o) {
@@ -287,7 +324,12 @@ int run(const Options& o) {
     if (row.exit_code == 5) break;
   }
   print_table(rows, o);
-  if (o.versus_plain) print_plain_table(rows);
+  if (o.versus_plain) print_plain_table(rows, "ours without the fused epilogue");
+  if (!o.versus.empty()) {
+    std::string what;
+    for (const auto& [key, value] : o.versus) what += (what.empty() ? "" : ",") + key + "=" + std::to_string(value);
+    print_plain_table(rows, "ours with " + what);
+  }
 
   int code = 0;
   for (const Row& r : rows) code = code ? code : r.exit_code;
@@ -310,6 +352,10 @@ int main(int argc, char** argv) {
   bool no_tuned = false;
   app.add_flag("--versus-plain", o.versus_plain,
                "With a fused epilogue in --config: also time our plain GEMM of the same config against the fused one");
+  std::string versus;
+  app.add_option("--versus", versus,
+                 "key=value,... of the GEMM sample's params (e.g. pdl=0): also time ours against ours with those set, "
+                 "interleaved");
   app.add_flag("--no-tuned", no_tuned, "Ignore the tuning DB: run the sample's defaults (with --config) for every shape");
   std::string seed = "1";
   app.add_option("--seed", seed, "Seed of the random inputs (0 to 2^64 - 1)");
@@ -322,6 +368,8 @@ int main(int argc, char** argv) {
   try {
     o.seed = bench::parse_seed(seed);
     o.tuned = !no_tuned;
+    if (!versus.empty()) o.versus = parse_versus(versus);
+    if (o.versus_plain && !o.versus.empty()) throw bench::OptionError("--versus-plain and --versus each fill the second table: give one");
     return run(o);
   } catch (const bench::OptionError& e) {
     std::fprintf(stderr, "error: %s\n", e.what());

@@ -7,6 +7,7 @@
 #include "codegen/passes/insert_barrier_init.h"
 #include "codegen/passes/insert_entry_barrier.h"
 #include "codegen/passes/insert_exit_barrier.h"
+#include "codegen/passes/insert_grid_dependency.h"
 #include "codegen/passes/insert_tensor_memory.h"
 #include "codegen/passes/insert_timeline.h"
 #include "codegen/passes/lower_schedules.h"
@@ -88,6 +89,7 @@ const std::vector<Pass>& passes() {
          s.races = check_races(s.kernel);
          add(s, s.races.errors);
        }},
+      {"insert_grid_dependency", Stage::Rewrite, [](PassState& s) { s.kernel = insert_grid_dependency(s.kernel); }},
       {"insert_tensor_memory", Stage::Rewrite, [](PassState& s) { s.kernel = insert_tensor_memory(s.kernel, s.target); }},
       {"insert_barrier_init", Stage::Rewrite, [](PassState& s) { s.kernel = insert_barrier_init(s.kernel); }},
       {"insert_entry_barrier", Stage::Rewrite, [](PassState& s) { s.kernel = insert_entry_barrier(s.kernel); }},

@@ -229,6 +229,11 @@ TensorMap KernelBuilder::add_tensor_map(std::string name, ir::Scalar dtype, std:
   return TensorMap{ref, d};
 }
 
+KernelBuilder& KernelBuilder::dependent_launch(bool on) {
+  kernel_.dependent_launch = on;
+  return *this;
+}
+
 KernelBuilder& KernelBuilder::min_blocks_per_sm(unsigned n, SrcLoc loc) {
   if (n == 0)
     throw UserError(L(loc), "min_blocks_per_sm(0) on kernel '" + kernel_.name + "': at least one CTA must fit on an SM",

@@ -191,6 +191,14 @@ class KernelBuilder {
   // limits registers per thread to 65536 / (n * threads). n * threads may not exceed
   // the SM's 2048 threads, nor n its 32 CTAs (checked when the kernel is lowered).
   KernelBuilder& min_blocks_per_sm(unsigned n, SrcLoc loc = SrcLoc::current());
+  // Programmatic dependent launch: the kernel is launched so that its CTAs may start
+  // while the kernel before it in the stream is finishing. Each CTA runs what tilejit
+  // puts before the body (barrier init, tensor memory, the cluster sync), then waits
+  // (griddepcontrol.wait) until that kernel has completed and its writes are visible,
+  // then lets the next kernel's CTAs start the same way (griddepcontrol.launch_dependents)
+  // and runs the body: the body sees memory as after a plain stream order. What it saves
+  // is the launch latency and the prologue, hidden under the previous kernel's tail.
+  KernelBuilder& dependent_launch(bool on = true);
 
   // Statements appended while `reason` is open are exempt from the race check (allow_race).
   void open_race_allowance(std::string reason, const SrcLoc& loc);

@@ -1,14 +1,20 @@
 #include "dsl/split_k.h"
 
+#include "dsl/clock.h"
 #include "dsl/cluster.h"
 #include "dsl/fragment.h"
 
 namespace tj::dsl {
 
+namespace {
+// Nanoseconds between the owner's looks at its tile's counter (SplitK::owner_poll).
+constexpr uint64_t kOwnerPollPauseNs = 256;
+}  // namespace
+
 SplitK::SplitK(KernelBuilder& k, unsigned requested, unsigned max_splits, unsigned mma_groups, uint64_t slot_elements,
-               KPartition partition, bool deterministic)
+               KPartition partition, bool deterministic, uint64_t owner_wait_ns)
     : k_(k), requested_(requested), max_splits_(max_splits), mma_groups_(mma_groups), slot_elements_(slot_elements),
-      partition_(partition), deterministic_(deterministic), workspace_(k.workspace<float>("workspace", false)), counters_(k.workspace<uint32_t>("counters", true)) {}
+      partition_(partition), deterministic_(deterministic), owner_wait_ns_(owner_wait_ns), workspace_(k.workspace<float>("workspace", false)), counters_(k.workspace<uint32_t>("counters", true)) {}
 
 void SplitK::declare_shared() {
   if (active()) old_ = k_.shared<uint32_t>("split_old", mma_groups_);
@@ -99,8 +105,47 @@ void SplitK::finish(const Accumulator& acc, const i32& wg, const i32& tm, const 
   auto slot = [&](const i32& split) { return (tile * count() + split) * groups + wg; };
   const i32 counter = tile * groups + wg;
   Var<bool> last = var(boolean(true), "last");
-  if_(count() > 1, [&] { fix_up(acc, wg, counter, i32(0), count(), count() - 1, sp, slot, last); });
+  if_(count() > 1, [&] {
+    if (deterministic_) fix_up(acc, wg, counter, i32(0), count(), count() - 1, sp, slot, last);
+    else finish_owned(acc, wg, counter, i32(0), count(), i32(0), sp, owner_wait_ns_, slot, last);
+  });
   if_(last, [&] { epilogue(); });
+}
+
+void SplitK::owner_poll(const i32& wg, const i32& counter, const i32& others, uint64_t wait_ns, Var<bool>& early) const {
+  if_(thread_idx_x() % 128 == 0, [&] {
+    Var<uint32_t> seen = var(atomic_fetch_add(counters_[counter], u32(0u), ir::MemoryOrder::Acquire, ir::MemoryScope::Gpu),
+                             "owner_seen");
+    if (wait_ns > 0) {
+      const u64 start = var(global_timer(), "owner_poll_start");
+      while_(seen != cast<uint32_t>(others) && global_timer() - start < u64(wait_ns), [&] {
+        // A pause on the timer between looks: the counters of neighbouring tiles share
+        // cache lines, and a look is an atomic at L2 that the others' count-ins queue behind.
+        const u64 pause = var(global_timer(), "owner_pause");
+        while_(global_timer() - pause < u64(kOwnerPollPauseNs), [] {});
+        seen = atomic_fetch_add(counters_[counter], u32(0u), ir::MemoryOrder::Acquire, ir::MemoryScope::Gpu);
+      });
+    }
+    (*old_)[wg] = seen;
+  });
+  warpgroup_sync(wg);
+  early = (*old_)[wg] == cast<uint32_t>(others);
+}
+
+void SplitK::finish_owned(const Accumulator& acc, const i32& wg, const i32& counter, const i32& first, const i32& end,
+                          const i32& owner, const i32& me, uint64_t wait_ns, const std::function<i32(const i32&)>& slot,
+                          Var<bool>& last) const {
+  const i32 others = end - first - 1;
+  Var<bool> early = var(boolean(false), "owner_early");
+  if_(me == owner, [&] { owner_poll(wg, counter, others, wait_ns, early); });
+  if_(early, [&] {
+    if_(thread_idx_x() % 128 == 0, [&] { counters_[counter] = u32(0u); });
+    add_partials(acc, first, end, me, slot);
+  }).else_([&] {
+    // The others count up to `others` without the owner, to others + 1 with it: only an
+    // arrival that finds `others` before it is the last.
+    fix_up(acc, wg, counter, first, end, others, me, slot, last);
+  });
 }
 
 void SplitK::fix_up(const Accumulator& acc, const i32& wg, const i32& counter, const i32& first, const i32& end, const i32& others,

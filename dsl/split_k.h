@@ -44,6 +44,10 @@ namespace tj::dsl {
 //    workspace has two slots per cluster.
 // deterministic: the last contributor adds every partial (its own included) in a fixed
 // order, so the result does not depend on which contributor finishes last.
+// Split-K's owner (split 0) waits up to `owner_wait_ns` (%globaltimer) for the other
+// splits to count in, then adds their partials without storing its own; past that it
+// stores and counts in like them. The wait is bounded, so no unit ever depends on one
+// that may not be running: any order of units still finishes. 0: one look, no wait.
 enum class KPartition : uint8_t { Splits, StreamK };
 
 class SplitK {
@@ -53,7 +57,7 @@ class SplitK {
   // own an accumulator (one workspace slot and counter each per tile); slot_elements:
   // the elements of one such accumulator (m x n), one workspace slot.
   SplitK(KernelBuilder& k, unsigned requested, unsigned max_splits, unsigned mma_groups, uint64_t slot_elements,
-         KPartition partition = KPartition::Splits, bool deterministic = false);
+         KPartition partition = KPartition::Splits, bool deterministic = false, uint64_t owner_wait_ns = 0);
 
   // The shared buffer through which a warpgroup's leader broadcasts its counter value
   // (only with S != 1). Declared separately so that the kernel places it after its own
@@ -100,12 +104,22 @@ class SplitK {
   // or, deterministic, every one of them in order after clearing acc.
   void add_partials(const Accumulator& acc, const i32& first, const i32& end, const i32& own,
                     const std::function<i32(const i32&)>& slot) const;
+  // The owner's look at `counter` (its warpgroup's leader, acquire): whether `others`
+  // have counted in, polling for up to wait_ns; the whole warpgroup gets the answer.
+  void owner_poll(const i32& wg, const i32& counter, const i32& others, uint64_t wait_ns, Var<bool>& early) const;
+  // The fix-up of a tile shared by contributors [first, end) with an owner, `owner`: the
+  // owner adds the others' partials when owner_poll finds them in, else every
+  // contributor goes through fix_up.
+  void finish_owned(const Accumulator& acc, const i32& wg, const i32& counter, const i32& first, const i32& end,
+                    const i32& owner, const i32& me, uint64_t wait_ns, const std::function<i32(const i32&)>& slot,
+                    Var<bool>& last) const;
 
   KernelBuilder& k_;
   unsigned requested_, max_splits_, mma_groups_;
   uint64_t slot_elements_;
   KPartition partition_;
   bool deterministic_;
+  uint64_t owner_wait_ns_;
   // Stream-K, per launch (locals of the role, declare_count): clusters, stream-K tiles,
   // their k-blocks, the clusters that share them, cluster tiles and k-blocks per tile;
   // and, from the parameters and the grid, a bound on the walk's iterations over every

@@ -120,22 +120,8 @@ void SplitK::finish_stream_k(const Accumulator& acc, const i32& wg, const i32& s
         fix_up(acc, wg, counter, wf, wl + 1, wl - wf, me, slot, last);
         return;
       }
-      Var<bool> early = var(boolean(false), "sk_owner_early");
-      if_(me == wf, [&] {
-        if_(thread_idx_x() % 128 == 0, [&] {
-          (*old_)[wg] = atomic_fetch_add(counters_[counter], u32(0u), ir::MemoryOrder::Acquire, ir::MemoryScope::Gpu);
-        });
-        warpgroup_sync(wg);
-        early = (*old_)[wg] == cast<uint32_t>(wl - wf);
-      });
-      if_(early, [&] {
-        if_(thread_idx_x() % 128 == 0, [&] { counters_[counter] = u32(0u); });
-        add_partials(acc, wf, wl + 1, me, slot);
-      }).else_([&] {
-        // The others count up to wl - wf without the owner, to wl - wf + 1 with it: only
-        // an arrival that finds wl - wf before it is the last.
-        fix_up(acc, wg, counter, wf, wl + 1, wl - wf, me, slot, last);
-      });
+      // The owner looks once: the others' pieces open their shares, long done by the end of its own.
+      finish_owned(acc, wg, counter, wf, wl + 1, wf, me, 0, slot, last);
     });
   });
   if_(last, [&] { epilogue(); });

@@ -27,9 +27,11 @@ RuntimeError launch_error(std::string_view kernel, const std::string& sentence) 
 // A cuLaunchKernelEx config whose attribute array lives as long as it does.
 struct NativeConfig {
   CUlaunchConfig config{};
-  CUlaunchAttribute cluster{};
+  CUlaunchAttribute attrs[2]{};
 
-  explicit NativeConfig(const LaunchConfig& c) {
+  // `launching`: the config of a launch, with its dependent-launch attribute; else the
+  // one the occupancy queries see (the cluster shape alone).
+  explicit NativeConfig(const LaunchConfig& c, bool launching = false) {
     Dim3 grid = grid_in_blocks(c);
     config.gridDimX = grid.x;
     config.gridDimY = grid.y;
@@ -40,12 +42,17 @@ struct NativeConfig {
     config.sharedMemBytes = c.dynamic_smem;
     config.hStream = c.stream;
     // Always explicit, even 1x1x1, so the kernel sees the same cluster shape we checked.
-    cluster.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
-    cluster.value.clusterDim.x = c.cluster.x;
-    cluster.value.clusterDim.y = c.cluster.y;
-    cluster.value.clusterDim.z = c.cluster.z;
-    config.attrs = &cluster;
+    attrs[0].id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+    attrs[0].value.clusterDim.x = c.cluster.x;
+    attrs[0].value.clusterDim.y = c.cluster.y;
+    attrs[0].value.clusterDim.z = c.cluster.z;
+    config.attrs = attrs;
     config.numAttrs = 1;
+    if (launching && c.dependent_launch) {
+      attrs[1].id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
+      attrs[1].value.programmaticStreamSerializationAllowed = 1;
+      config.numAttrs = 2;
+    }
   }
   NativeConfig(const NativeConfig&) = delete; // attrs points into this object
 };
@@ -90,7 +97,7 @@ void check_room(const Module& module, const LaunchConfig& config) {
 }
 
 void launch_unchecked(const Module& module, const LaunchConfig& config, ArgPack& args) {
-  NativeConfig native(config);
+  NativeConfig native(config, true);
   check(driver().cuLaunchKernelEx(&native.config, module.function(), args.data(), nullptr),
         "cuLaunchKernelEx", module.kernel_name());
 }

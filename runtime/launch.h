@@ -28,6 +28,10 @@ struct LaunchConfig {
   Dim3 block;                 // threads per CTA
   unsigned dynamic_smem = 0;  // bytes per CTA
   CUstream stream = nullptr;
+  // Programmatic stream serialization: the grid may start while the one before it in the
+  // stream finishes (the kernel must wait for it: griddepcontrol.wait, see
+  // KernelBuilder::dependent_launch).
+  bool dependent_launch = false;
 };
 
 // The grid in blocks: grid_clusters * cluster, per dimension.

@@ -54,6 +54,9 @@ std::vector<ParamSpec> Gemm::params() const {
           {"split_issue", 1, 0, 1,
            "1: each k-block's MMAs go out in two groups, the first K step, then the wait for the previous k-block, then "
            "the rest; 0: one group, then the wait (warp-specialized, up to 256 columns)"},
+          {"pdl", 1, 0, 1,
+           "1: programmatic dependent launch: a launch's CTAs start (barrier init, cluster sync) while the kernel before "
+           "it in the stream finishes, and wait for it to complete before touching memory; 0: plain stream order"},
           {"bias", 0, 0, 1, "1: add a bias vector (n f32, one per column of D) in the epilogue (beta 0)"},
           {"col_scale", 0, 0, 1, "1: multiply each column of alpha * A * B by its own f32 scale (n f32) before the bias (beta 0)"},
           {"act", 0, 0, 3, "the epilogue's activation after the bias: relu, gelu (tanh form) or silu (beta 0)", kActs},
@@ -64,6 +67,9 @@ std::vector<ParamSpec> Gemm::params() const {
            "split-K: each output tile's K is cut into this many ranges run by different clusters, the last to finish adds "
            "the f32 partials (a workspace) and writes the tile; 1: no split; 0: as many as fill the GPU's SMs (at most "
            "k-blocks / 4), chosen at run time. For few tiles and a long K"},
+          {"owner_wait", 6, 0, 100,
+           "split-K: microseconds the owner of a tile (split 0) waits for the other splits' partials before it stores "
+           "its own and counts in like them (0: one look)"},
           {"schedule", 0, 0, 4,
            "how tiles reach clusters: static (a persistent grid, whole tiles in rasterized order); stream_k (the tiles of "
            "the last, partial wave, with the full wave before it or all tiles when they do not fill one, have their "
@@ -121,7 +127,9 @@ GemmTiling gemm_tiling(const Config& c) {
   t.multicast = c.param("multicast") == 1;
   t.split_issue = c.param("split_issue") == 1;
   t.pingpong = c.param("pingpong") == 1;
+  t.pdl = c.param("pdl") == 1;
   t.splits = unsigned(c.param("splits"));
+  t.owner_wait_us = unsigned(c.param("owner_wait"));
   t.stream_k = GemmSchedule(c.param("schedule")) == GemmSchedule::StreamK, t.deterministic = c.param("deterministic") == 1;
   t.dynamic = GemmSchedule(c.param("schedule")) == GemmSchedule::Dynamic;
   if (!t.warp_specialized) t.consumers = 1;

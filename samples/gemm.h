@@ -86,11 +86,13 @@ struct GemmTiling {
   unsigned splits = 1;           // split-K: K ranges per output tile (1: none, 0: chosen at run time), at most kMaxSplits
   bool stream_k = false;         // the Stream-K hybrid (dsl/split_k.h): the tail's tiles' K shared by every cluster
   bool deterministic = false;    // split-K and stream-K add a tile's partials in a fixed order
+  unsigned owner_wait_us = 6;    // split-K: how long a tile's owner waits for the others' partials (dsl/split_k.h)
   bool dynamic = false;          // whole tiles claimed at run time, in rasterized order (schedule dynamic)
   // Ping-pong: the 2 consumers take alternate tiles, each a whole bm x bn accumulator,
   // and issue their main loops in turns, so that one's epilogue runs while the other's
   // MMAs keep the tensor cores busy. Off: both own half of one tile's rows (cooperative).
   bool pingpong = false;
+  bool pdl = true;  // programmatic dependent launch (KernelBuilder::dependent_launch)
   // Warpgroups that own an accumulator of one tile: the consumers, or 1 with pingpong.
   unsigned tile_groups() const { return warp_specialized && !pingpong ? consumers : 1; }
   // Rows of a tile in one warpgroup's accumulator.

@@ -106,7 +106,7 @@ struct GemmKernel {
         vectors(staged_vectors(s_, t_)),
         vec_s(vectors ? std::optional(k.shared<float>("vec_s", uint64_t(t_.consumers) * vectors * t_.bn)) : std::nullopt),
         split(k, t.splits, kMaxSplits, mma_groups_, uint64_t(t.bm / mma_groups_) * t.bn,
-              t.stream_k ? KPartition::StreamK : KPartition::Splits, t.deterministic),
+              t.stream_k ? KPartition::StreamK : KPartition::Splits, t.deterministic, uint64_t(t.owner_wait_us) * 1000),
         // full[s]: stage s's A and B landed (the loader's arrival + the bytes);
         // empty[s]: every MMA warp of every CTA this CTA's loads reach released it.
         full(k.mbarriers("full", t.stages, 1)),
@@ -444,6 +444,7 @@ ir::Kernel build_gemm_kernel(const GemmShape& s, const GemmTiling& t) {
   KernelBuilder k("gemm");
   k.threads(t.threads());
   if (t.cluster_n * t.cluster_m > 1) k.cluster(t.cluster_n, t.cluster_m);
+  k.dependent_launch(t.pdl);
   GemmKernel g(s, t, k, t.tile_groups());
   if (t.warp_specialized) warp_specialized(g);
   else one_warpgroup(g);

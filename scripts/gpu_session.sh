@@ -3,7 +3,7 @@
 # GPU tests, every sample spec through the CLI, benchmarks, tuning (gpu_tune.sh),
 # multicast traffic with ncu, and compute-sanitizer on every sample. Run from the repo root with
 # the binaries staged by scripts/stage.sh in .stage/; logs go to $OUT (or ./out).
-#   scripts/gpu_session.sh [SECTION...]   sections: tests runs faults plugins races bench gemm epilogue pingpong attention attention-schedules attention-table softmax schedules streamk gemm-configs timeline gemm-timelines tune multicast sanitizer
+#   scripts/gpu_session.sh [SECTION...]   sections: tests runs faults plugins races bench gemm epilogue pdl pingpong attention attention-schedules attention-table softmax schedules streamk gemm-configs timeline gemm-timelines tune multicast sanitizer
 # (all but attention-table, gemm-configs and gemm-timelines when none is named; named ones append to out/summary.txt, so a session can be split
 # across several commands).
 set -uo pipefail
@@ -135,6 +135,17 @@ if section epilogue; then
 $B/tilejit_bench_gemm --iters 50 --reps 5 --sustained 0 --versus-plain --config cluster=1x2,bias=1,act=gelu \
   --shapes 4096x4096x4096,8192x8192x8192,4096x8192x2048 > "$OUT/bench_epilogue.log" 2>&1; note "bench gemm bias+gelu vs cuBLASLt rc=$?"
 grep -E '^(device|[0-9]+ reps|\|)' "$OUT/bench_epilogue.log" >> "$summary"
+fi
+
+# Programmatic dependent launch: the GPU tests of it, then the GEMM's default path (pdl 1)
+# against cuBLAS and, interleaved in the same process, against itself with pdl 0.
+if section pdl; then
+timeout 300 $B/tilejit_gpu_tests "[dependent_launch],[gemm]" > "$OUT/gpu_tests_pdl.log" 2>&1
+note "gpu tests [dependent_launch],[gemm] rc=$?: $(grep -E '^(All tests|test cases)' "$OUT/gpu_tests_pdl.log" | tr '\n' ' ')"
+timeout 400 $B/tilejit_bench_gemm --iters 50 --reps 5 --sustained 0 --config cluster=1x2 --versus pdl=0 \
+  --shapes "${PDL_SHAPES:-1024x1024x8192,2048x2048x2048,256x4096x8192,512x8192x8192,4096x4096x4096,8576x512x8192,5120x5120x5120}" \
+  > "$OUT/bench_pdl.log" 2>&1; note "bench gemm pdl 1 vs cuBLAS and vs pdl 0 rc=$?"
+grep -E '^(device|[0-9]+ reps|\||  tuned)' "$OUT/bench_pdl.log" >> "$summary"
 fi
 
 # Ping-pong against cooperative consumers: the GPU tests of the ping-pong GEMM, then each

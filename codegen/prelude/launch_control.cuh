@@ -32,3 +32,11 @@ TJ_DEVICE i32 clc_first_ctaid_x(u32x4 r) {
       : "=r"(x) : "l"((u64)r.x | ((u64)r.y << 32)), "l"((u64)r.z | ((u64)r.w << 32)));
   return (i32)x;
 }
+
+// ---- programmatic dependent launch (sm_90 and later) --------------------------------
+// A grid launched with programmatic stream serialization may start while the grid before
+// it in the stream finishes. wait: until that grid has completed and its memory is
+// visible to this one (at once when there is no such grid). launch_dependents: the grid
+// behind this one may start its CTAs once every CTA of this grid has called it or exited.
+TJ_DEVICE void grid_dependency_wait() { asm volatile("griddepcontrol.wait;" ::: "memory"); }
+TJ_DEVICE void launch_dependents() { asm volatile("griddepcontrol.launch_dependents;" ::: "memory"); }

@@ -558,6 +558,8 @@ std::string_view fence_name(FenceKind f) {
     case FenceKind::ProxyAsyncShared: return "fence_proxy_async";
     case FenceKind::Tcgen05BeforeSync: return "tcgen05_fence_before_sync";
     case FenceKind::Tcgen05AfterSync: return "tcgen05_fence_after_sync";
+    case FenceKind::GridDependencyWait: return "grid_dependency_wait";
+    case FenceKind::LaunchDependents: return "launch_dependents";
   }
   return "?";
 }

@@ -405,6 +405,13 @@ enum class FenceKind : uint8_t {
   // thread synchronization (bar.sync, barrier.cluster, an mbarrier wait).
   Tcgen05BeforeSync,
   Tcgen05AfterSync,
+  // Programmatic dependent launch (sm_90+; Kernel::dependent_launch):
+  // griddepcontrol.wait: wait until the grid this one was launched behind has completed
+  // and its memory is visible (returns at once when there is none);
+  // griddepcontrol.launch_dependents: let the grid launched behind this one start its
+  // CTAs (they run up to their own wait) once every CTA of this grid has said so or exited.
+  GridDependencyWait,
+  LaunchDependents,
 };
 std::string_view fence_name(FenceKind f);
 struct Fence final : StmtNode {

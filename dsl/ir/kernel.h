@@ -145,6 +145,11 @@ struct Kernel {
   bool non_portable_cluster = false;  // user opted in to clusters of 9..16 CTAs
   unsigned min_blocks_per_sm = 0;     // __launch_bounds__'s minimum CTAs per SM; 0: not asked for
   Loc min_blocks_loc;                 // where it was set
+  // Programmatic dependent launch: launched so that its CTAs may start while the kernel
+  // before it in the stream finishes; the body runs after griddepcontrol.wait (the
+  // previous grid complete, its memory visible), behind a prologue that touches no
+  // global memory (barrier init, tensor memory, cluster sync). KernelBuilder::dependent_launch.
+  bool dependent_launch = false;
   std::vector<RaceAllowance> race_allowances;
   std::optional<ScheduleGrid> schedule_grid;  // set by a schedule that decides the launched grid
 

@@ -274,6 +274,7 @@ std::string to_string(const Kernel& k) {
   }
   out += ") block" + k.block.str() + " cluster" + k.cluster.str();
   if (k.non_portable_cluster) out += " non_portable";
+  if (k.dependent_launch) out += " dependent_launch";
   out += " {\n";
   for (const TensorMapDecl& t : k.tensor_maps) {
     std::string box;

@@ -47,6 +47,10 @@ extern "C" __global__ void __launch_bounds__(128, 1) gemm(const __grid_constant_
   }
   // SyncThreads at <loc>: sync_threads()
   tj::sync_threads();
+  // Fence at <loc>: grid_dependency_wait()
+  tj::grid_dependency_wait();
+  // Fence at <loc>: launch_dependents()
+  tj::launch_dependents();
   // Role at <loc>: role worker (warpgroups 0..0) {
   if ((int)threadIdx.x / 128 >= 0 && (int)threadIdx.x / 128 < 1) {  // role worker
     // Declare at <loc>: let wg: i32 = ((%tid.x / 128) - 0)

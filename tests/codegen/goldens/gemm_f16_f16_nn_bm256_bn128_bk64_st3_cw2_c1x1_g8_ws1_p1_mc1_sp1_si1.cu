@@ -57,6 +57,10 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm(const __grid_constant_
   }
   // SyncThreads at <loc>: sync_threads()
   tj::sync_threads();
+  // Fence at <loc>: grid_dependency_wait()
+  tj::grid_dependency_wait();
+  // Fence at <loc>: launch_dependents()
+  tj::launch_dependents();
   // Role at <loc>: role producer (warpgroups 0..0, 40 registers) {
   if ((int)threadIdx.x / 128 >= 0 && (int)threadIdx.x / 128 < 1) {  // role producer
     tj::setmaxnreg_dec<40>();  // 168 registers per thread at launch

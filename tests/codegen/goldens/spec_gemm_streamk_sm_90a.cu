@@ -63,6 +63,10 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm(const __grid_constant_
   }
   // ClusterBarrier at <loc>: cluster_sync()
   tj::cluster_sync();
+  // Fence at <loc>: grid_dependency_wait()
+  tj::grid_dependency_wait();
+  // Fence at <loc>: launch_dependents()
+  tj::launch_dependents();
   // Role at <loc>: role producer (warpgroups 0..0, 40 registers) {
   if ((int)threadIdx.x / 128 >= 0 && (int)threadIdx.x / 128 < 1) {  // role producer
     tj::setmaxnreg_dec<40>();  // 168 registers per thread at launch
@@ -224,24 +228,26 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm(const __grid_constant_
         int sk_last_share = ((int)(((((long long)((((((sk_streamed12 == 1) ? sk_tile13 : (-1)) * (((k + 64) - 1) / 64)) + (((k + 64) - 1) / 64)) - 1) + 1)) * ((long long)sk_share_workers4)) - 1ll) / ((long long)sk_iters2)));
         // If at <loc>: if (sk_first_share != sk_last_share) {
         if ((sk_first_share != sk_last_share)) {
-          // Declare at <loc>: let sk_owner_early: bool = false
-          bool sk_owner_early = false;
+          // Declare at <loc>: let owner_early: bool = false
+          bool owner_early = false;
           // If at <loc>: if (%clusterid.x == sk_first_share) {
           if ((tj::cluster_id_x() == sk_first_share)) {
             // If at <loc>: if ((%tid.x % 128) == 0) {
             if ((((int)threadIdx.x % 128) == 0)) {
               // AtomicFetchAdd at <loc>: let old: u32 = atomic_fetch_add.acquire.gpu(counters[((((select((sk_streamed12 == 1), sk_tile13, ...
               unsigned old = tj::atom_add_acquire_gpu(&counters[((((((sk_streamed12 == 1) ? sk_tile13 : (-1)) * 2) + tj::cluster_ctarank()) * 2) + wg0)], 0u);
-              // Store at <loc>: split_old[wg0] = old
-              split_old[wg0] = old;
+              // Declare at <loc>: let owner_seen: u32 = old
+              unsigned owner_seen = old;
+              // Store at <loc>: split_old[wg0] = owner_seen
+              split_old[wg0] = owner_seen;
             }
             // NamedBarrier at <loc>: named_barrier((wg0 + 9), 128 threads)
             tj::named_barrier_sync((wg0 + 9), 128u);
-            // Assign at <loc>: sk_owner_early = (split_old[wg0] == u32((sk_last_share - sk_first_share)))
-            sk_owner_early = (split_old[wg0] == ((unsigned)(sk_last_share - sk_first_share)));
+            // Assign at <loc>: owner_early = (split_old[wg0] == u32((((sk_last_share + 1) - sk_first_share) - 1)))
+            owner_early = (split_old[wg0] == ((unsigned)(((sk_last_share + 1) - sk_first_share) - 1)));
           }
-          // If at <loc>: if sk_owner_early {
-          if (sk_owner_early) {
+          // If at <loc>: if owner_early {
+          if (owner_early) {
             // If at <loc>: if ((%tid.x % 128) == 0) {
             if ((((int)threadIdx.x % 128) == 0)) {
               // Store at <loc>: counters[((((select((sk_streamed12 == 1), sk_tile13, -1) * 2) + %cluster_ctarank) * 2) + wg0)] = 0u
@@ -269,8 +275,8 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm(const __grid_constant_
             }
             // NamedBarrier at <loc>: named_barrier((wg0 + 9), 128 threads)
             tj::named_barrier_sync((wg0 + 9), 128u);
-            // Assign at <loc>: sk_last = (split_old[wg0] == u32((sk_last_share - sk_first_share)))
-            sk_last = (split_old[wg0] == ((unsigned)(sk_last_share - sk_first_share)));
+            // Assign at <loc>: sk_last = (split_old[wg0] == u32((((sk_last_share + 1) - sk_first_share) - 1)))
+            sk_last = (split_old[wg0] == ((unsigned)(((sk_last_share + 1) - sk_first_share) - 1)));
             // If at <loc>: if sk_last {
             if (sk_last) {
               // If at <loc>: if ((%tid.x % 128) == 0) {
