@@ -67,9 +67,10 @@ std::vector<ParamSpec> Gemm::params() const {
            "split-K: each output tile's K is cut into this many ranges run by different clusters, the last to finish adds "
            "the f32 partials (a workspace) and writes the tile; 1: no split; 0: as many as fill the GPU's SMs (at most "
            "k-blocks / 4), chosen at run time. For few tiles and a long K"},
-          {"owner_wait", 6, 0, 100,
+          {"owner_wait", 0, 0, 100,
            "split-K: microseconds the owner of a tile (split 0) waits for the other splits' partials before it stores "
-           "its own and counts in like them (0: one look)"},
+           "its own and counts in like them (0: one look). On the H200 6 gained 2-3% on four shapes and lost 4.6% at "
+           "1024x1024x8192 (docs/performance-log.md)"},
           {"schedule", 0, 0, 4,
            "how tiles reach clusters: static (a persistent grid, whole tiles in rasterized order); stream_k (the tiles of "
            "the last, partial wave, with the full wave before it or all tiles when they do not fill one, have their "

@@ -67,10 +67,12 @@ enum class GemmSchedule : uint8_t { Auto, Static, StreamK, SplitK, Dynamic };
 inline constexpr double kGemmStreamKFixup = 36.0, kGemmStreamKMargin = 0.02;
 // Split-K's cost of each partial beyond the first, in k-blocks of one cluster (stored by
 // one CTA, added by the tile's last), and the rate of 128-column tiles against 256
-// (more operand bytes per flop). Set from the H200: 1024x1024x8192 and 256x4096x8192 ran
-// 0.74x / 0.80x cuBLAS at 256 columns in 4 splits and 0.89x / 0.95x at 128 in 2, the
-// same k-blocks per CTA (docs/performance-log.md).
-inline constexpr double kGemmSplitKPartial = 2.0, kGemmRate128 = 0.95;
+// (more operand bytes per flop). Set from the H200 (docs/performance-log.md): 1024x1024x8192
+// and 256x4096x8192 ran 0.74x / 0.80x cuBLAS at 256 columns in 4 splits and 0.89x / 0.95x
+// at 128 in 2, the same k-blocks per CTA; and 256 columns in 2 splits ran 0.887-0.973x
+// of 128 columns unsplit on five shapes of 24-32 cluster tiles with K 8192 (a partial
+// costs 5-12 k-blocks there).
+inline constexpr double kGemmSplitKPartial = 8.0, kGemmRate128 = 0.95;
 
 // How the kernel tiles it. The cluster is (cluster_n CTAs along N) x (cluster_m along M).
 struct GemmTiling {
@@ -86,7 +88,7 @@ struct GemmTiling {
   unsigned splits = 1;           // split-K: K ranges per output tile (1: none, 0: chosen at run time), at most kMaxSplits
   bool stream_k = false;         // the Stream-K hybrid (dsl/split_k.h): the tail's tiles' K shared by every cluster
   bool deterministic = false;    // split-K and stream-K add a tile's partials in a fixed order
-  unsigned owner_wait_us = 6;    // split-K: how long a tile's owner waits for the others' partials (dsl/split_k.h)
+  unsigned owner_wait_us = 0;    // split-K: how long a tile's owner waits for the others' partials (dsl/split_k.h)
   bool dynamic = false;          // whole tiles claimed at run time, in rasterized order (schedule dynamic)
   // Ping-pong: the 2 consumers take alternate tiles, each a whole bm x bn accumulator,
   // and issue their main loops in turns, so that one's epilogue runs while the other's

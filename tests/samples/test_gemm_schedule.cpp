@@ -92,19 +92,20 @@ TEST_CASE("gemm schedule auto: for_device resolves it and says why, an explicit 
   CHECK(d->config.param("schedule") == int64_t(GemmSchedule::StreamK));
   // Few tiles (1024 x 1024 x 8192, cluster 1x2): 16 cluster tiles of 256 columns in 4 splits
   // (3 partials per tile) against 32 of 128 in 2 (1 partial), the same k-blocks per CTA:
-  // 128 columns and 2 splits. 1024 x 2048 keeps 256 in 2 splits (128 columns would fill
-  // the GPU unsplit, with twice the k-blocks per CTA at the narrower tile's rate).
-  for (auto [m, n, bn, splits] : {std::tuple{1024, 1024, 128, 2}, {256, 4096, 128, 2}, {1024, 2048, 256, 2}}) {
+  // 128 columns and 2 splits. 1024 x 2048 takes 128 columns unsplit (64 cluster tiles fill
+  // the GPU) over 256 in 2 splits: measured 7.5% faster on the H200.
+  for (auto [m, n, bn, splits] : {std::tuple{1024, 1024, 128, 2}, {256, 4096, 128, 2}, {1024, 2048, 128, 1}}) {
     INFO(m << " x " << n << " x 8192");
     c = test::gemm_config({{"m", m}, {"n", n}, {"k", 8192}}, {1, 2, 1});
     d = s->for_device(c, 132);
     REQUIRE(d.has_value());
     CHECK(d->config.param("bn") == bn);
-    CHECK(d->config.param("schedule") == int64_t(GemmSchedule::SplitK));
+    CHECK(d->config.param("schedule") == int64_t(splits > 1 ? GemmSchedule::SplitK : GemmSchedule::Static));
     CHECK(d->config.param("splits") == splits);
     CHECK(s->check_config(d->config).empty());
+    if (splits > 1) CHECK(d->line.find("split-K, each tile's 128 k-blocks in 2 ranges") != std::string::npos);
+    else CHECK(d->line.find("schedule auto -> static for 132 SMs: 64 cluster tiles on 66 clusters") != std::string::npos);
   }
-  CHECK(d->line.find("split-K, each tile's 128 k-blocks in 2 ranges") != std::string::npos);
   // Without a device, auto builds the static kernel.
   c = test::gemm_config({{"m", 4224}, {"n", 4224}, {"k", 4096}}, {1, 2, 1});
   CHECK_FALSE(samples::gemm_tiling(c).stream_k);

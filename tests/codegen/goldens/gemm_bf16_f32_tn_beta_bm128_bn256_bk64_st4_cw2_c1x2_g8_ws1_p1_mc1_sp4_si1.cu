@@ -229,20 +229,6 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm(const __grid_constant_
             unsigned old = tj::atom_add_acquire_gpu(&counters[((((tile_m3 * ((((((n + 256) - 1) / 256) + 0) / 1) * 1)) + tile_n4) * 2) + wg0)], 0u);
             // Declare at <loc>: let owner_seen: u32 = old
             unsigned owner_seen = old;
-            // Declare at <loc>: let owner_poll_start: u64 = global_timer()
-            unsigned long long owner_poll_start = tj::global_timer();
-            // While at <loc>: while ((owner_seen != u32(((splits1 - 0) - 1))) && ((global_timer() - owner_poll_start) < 6000ul)) {
-            while (((owner_seen != ((unsigned)((splits1 - 0) - 1))) && ((tj::global_timer() - owner_poll_start) < 6000ull))) {
-              // Declare at <loc>: let owner_pause: u64 = global_timer()
-              unsigned long long owner_pause = tj::global_timer();
-              // While at <loc>: while ((global_timer() - owner_pause) < 256ul) {
-              while (((tj::global_timer() - owner_pause) < 256ull)) {
-              }
-              // AtomicFetchAdd at <loc>: let old9: u32 = atomic_fetch_add.acquire.gpu(counters[((((tile_m3 * ((((((n + 256) - 1) / 256) + ...
-              unsigned old9 = tj::atom_add_acquire_gpu(&counters[((((tile_m3 * ((((((n + 256) - 1) / 256) + 0) / 1) * 1)) + tile_n4) * 2) + wg0)], 0u);
-              // Assign at <loc>: owner_seen = old9
-              owner_seen = old9;
-            }
             // Store at <loc>: split_old[wg0] = owner_seen
             split_old[wg0] = owner_seen;
           }
@@ -258,12 +244,12 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm(const __grid_constant_
             // Store at <loc>: counters[((((tile_m3 * ((((((n + 256) - 1) / 256) + 0) / 1) * 1)) + tile_n4) * 2) + wg0)] = 0u
             counters[((((tile_m3 * ((((((n + 256) - 1) / 256) + 0) / 1) * 1)) + tile_n4) * 2) + wg0)] = 0u;
           }
-          // For at <loc>: for i10 in [0, splits1) step 1 {
-          for (int i10 = 0; i10 < splits1; i10 += 1) {
-            // If at <loc>: if (i10 != split5) {
-            if ((i10 != split5)) {
+          // For at <loc>: for i9 in [0, splits1) step 1 {
+          for (int i9 = 0; i9 < splits1; i9 += 1) {
+            // If at <loc>: if (i9 != split5) {
+            if ((i9 != split5)) {
               // AccPartial at <loc>: add_accumulator_partial(workspace, acc, slot ((((((tile_m3 * ((((((n + 256) - 1) / 256) + 0) / 1)...
-              tj::acc_partial_add<128>(acc, &workspace[(tj::u64)(((((((tile_m3 * ((((((n + 256) - 1) / 256) + 0) / 1) * 1)) + tile_n4) * splits1) + i10) * 2) + wg0)) * 16384ull]);
+              tj::acc_partial_add<128>(acc, &workspace[(tj::u64)(((((((tile_m3 * ((((((n + 256) - 1) / 256) + 0) / 1) * 1)) + tile_n4) * splits1) + i9) * 2) + wg0)) * 16384ull]);
             }
           }
         } else {
@@ -273,10 +259,10 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm(const __grid_constant_
           tj::named_barrier_sync((wg0 + 9), 128u);
           // If at <loc>: if ((%tid.x % 128) == 0) {
           if ((((int)threadIdx.x % 128) == 0)) {
-            // AtomicFetchAdd at <loc>: let old11: u32 = atomic_fetch_add.acq_rel.gpu(counters[((((tile_m3 * ((((((n + 256) - 1) / 256) +...
-            unsigned old11 = tj::atom_add_acq_rel_gpu(&counters[((((tile_m3 * ((((((n + 256) - 1) / 256) + 0) / 1) * 1)) + tile_n4) * 2) + wg0)], 1u);
-            // Store at <loc>: split_old[wg0] = old11
-            split_old[wg0] = old11;
+            // AtomicFetchAdd at <loc>: let old10: u32 = atomic_fetch_add.acq_rel.gpu(counters[((((tile_m3 * ((((((n + 256) - 1) / 256) +...
+            unsigned old10 = tj::atom_add_acq_rel_gpu(&counters[((((tile_m3 * ((((((n + 256) - 1) / 256) + 0) / 1) * 1)) + tile_n4) * 2) + wg0)], 1u);
+            // Store at <loc>: split_old[wg0] = old10
+            split_old[wg0] = old10;
           }
           // NamedBarrier at <loc>: named_barrier((wg0 + 9), 128 threads)
           tj::named_barrier_sync((wg0 + 9), 128u);
@@ -289,12 +275,12 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm(const __grid_constant_
               // Store at <loc>: counters[((((tile_m3 * ((((((n + 256) - 1) / 256) + 0) / 1) * 1)) + tile_n4) * 2) + wg0)] = 0u
               counters[((((tile_m3 * ((((((n + 256) - 1) / 256) + 0) / 1) * 1)) + tile_n4) * 2) + wg0)] = 0u;
             }
-            // For at <loc>: for i12 in [0, splits1) step 1 {
-            for (int i12 = 0; i12 < splits1; i12 += 1) {
-              // If at <loc>: if (i12 != split5) {
-              if ((i12 != split5)) {
+            // For at <loc>: for i11 in [0, splits1) step 1 {
+            for (int i11 = 0; i11 < splits1; i11 += 1) {
+              // If at <loc>: if (i11 != split5) {
+              if ((i11 != split5)) {
                 // AccPartial at <loc>: add_accumulator_partial(workspace, acc, slot ((((((tile_m3 * ((((((n + 256) - 1) / 256) + 0) / 1)...
-                tj::acc_partial_add<128>(acc, &workspace[(tj::u64)(((((((tile_m3 * ((((((n + 256) - 1) / 256) + 0) / 1) * 1)) + tile_n4) * splits1) + i12) * 2) + wg0)) * 16384ull]);
+                tj::acc_partial_add<128>(acc, &workspace[(tj::u64)(((((((tile_m3 * ((((((n + 256) - 1) / 256) + 0) / 1) * 1)) + tile_n4) * splits1) + i11) * 2) + wg0)) * 16384ull]);
               }
             }
           }
