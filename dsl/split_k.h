@@ -3,7 +3,8 @@
 // units; codegen/schedules lowers the walk); after its main loop, each MMA warpgroup of
 // a unit writes its partial accumulator to a workspace slot and counts itself in on the
 // tile's counter, and the one that arrives last adds the other partials and runs the
-// epilogue. Nobody waits for anybody: no deadlock whatever order the units run in.
+// epilogue. No unit waits on another without a time bound (the owner's optional wait, below): no
+// deadlock whatever order the units run in.
 //
 // The workspace belongs to the schedule and the runtime allocates it: "workspace" (f32
 // partials) and "counters" (u32, zeroed when allocated; the kernel leaves them at 0) are
