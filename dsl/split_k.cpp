@@ -34,6 +34,9 @@ void SplitK::declare_count(const i32& tiles_m, const i32& tiles_n, const i32& kb
   };
   const i32 splits = requested_ == 0 ? automatic() : min(i32(int32_t(requested_)), kblocks);
   count_ = var(splits, "splits");
+  // The walk gets the expression, not the role's local: its unit count (a timeline's
+  // bound) is then readable in every role and by the host.
+  count_expr_ = splits;
   // Tiles are numbered over the grid padded to whole clusters (finish()); per tile, S
   // slots and one counter for each MMA warpgroup. A launch whose S is 1 touches neither.
   const i64 tiles = cast<int64_t>((tiles_m + (ccy - 1)) / ccy * ccy) * cast<int64_t>((tiles_n + (ccx - 1)) / ccx * ccx);
@@ -58,8 +61,9 @@ void SplitK::for_each_unit(const ir::TileSchedule& schedule, const i32& tiles_m,
     for_each_tile(schedule, tiles_m, tiles_n, [&](i32 tm, i32 tn) { body(tm, tn, i32(0), i32(0), kblocks); }, loc);
     return;
   }
+  if (!count_expr_) ir::internal_error("split-K: the walk is built before declare_count");
   for_each_tile(
-      schedule, tiles_m, tiles_n, count(),
+      schedule, tiles_m, tiles_n, *count_expr_,
       [&](i32 tm, i32 tn, i32 sp) {
         const i32 first = sp * kblocks / count();
         body(tm, tn, sp, first, (sp + 1) * kblocks / count() - first);

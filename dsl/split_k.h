@@ -134,6 +134,7 @@ class SplitK {
   Ptr<uint32_t> counters_;
   std::optional<Ptr<uint32_t>> old_;  // each warpgroup's counter value, broadcast
   std::optional<i32> count_;          // S, a local of the role (declare_count)
+  std::optional<i32> count_expr_;     // S as an expression of the parameters and the grid
 };
 
 }  // namespace tj::dsl

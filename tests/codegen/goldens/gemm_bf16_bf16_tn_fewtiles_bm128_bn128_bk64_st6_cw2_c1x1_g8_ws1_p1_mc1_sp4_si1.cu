@@ -92,8 +92,8 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm(const __grid_constant_
       int tj_sched0_cols = (((((n + 128) - 1) / 128) + 0) / 1);
       // Declare at <loc>: let tj_sched0_total: i32 = (tj_sched0_rows * tj_sched0_cols)
       int tj_sched0_total = (tj_sched0_rows * tj_sched0_cols);
-      // Declare at <loc>: let tj_sched0_splits: i32 = splits
-      int tj_sched0_splits = splits;
+      // Declare at <loc>: let tj_sched0_splits: i32 = min(4, (((k + 64) - 1) / 64))
+      int tj_sched0_splits = tj::min_(4, (((k + 64) - 1) / 64));
       // Declare at <loc>: let tj_sched0_units: i32 = (tj_sched0_total * tj_sched0_splits)
       int tj_sched0_units = (tj_sched0_total * tj_sched0_splits);
       // Declare at <loc>: let tj_sched0_group_span: i32 = (8 * tj_sched0_cols)
@@ -148,8 +148,8 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm(const __grid_constant_
     int tj_sched1_cols = (((((n + 128) - 1) / 128) + 0) / 1);
     // Declare at <loc>: let tj_sched1_total: i32 = (tj_sched1_rows * tj_sched1_cols)
     int tj_sched1_total = (tj_sched1_rows * tj_sched1_cols);
-    // Declare at <loc>: let tj_sched1_splits: i32 = splits1
-    int tj_sched1_splits = splits1;
+    // Declare at <loc>: let tj_sched1_splits: i32 = min(4, (((k + 64) - 1) / 64))
+    int tj_sched1_splits = tj::min_(4, (((k + 64) - 1) / 64));
     // Declare at <loc>: let tj_sched1_units: i32 = (tj_sched1_total * tj_sched1_splits)
     int tj_sched1_units = (tj_sched1_total * tj_sched1_splits);
     // Declare at <loc>: let tj_sched1_group_span: i32 = (8 * tj_sched1_cols)

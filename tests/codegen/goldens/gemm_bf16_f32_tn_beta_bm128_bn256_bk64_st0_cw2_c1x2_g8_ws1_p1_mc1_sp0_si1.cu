@@ -85,8 +85,8 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm(const __grid_constant_
       int tj_sched0_cols = (((((n + 256) - 1) / 256) + 0) / 1);
       // Declare at <loc>: let tj_sched0_total: i32 = (tj_sched0_rows * tj_sched0_cols)
       int tj_sched0_total = (tj_sched0_rows * tj_sched0_cols);
-      // Declare at <loc>: let tj_sched0_splits: i32 = splits
-      int tj_sched0_splits = splits;
+      // Declare at <loc>: let tj_sched0_splits: i32 = max(1, min(min(((((k + 64) - 1) / 64) / 4), 32), (%nclusterid.x / (((...
+      int tj_sched0_splits = tj::max_(1, tj::min_(tj::min_(((((k + 64) - 1) / 64) / 4), 32), (tj::num_clusters_x() / ((((((m + 128) - 1) / 128) + 1) / 2) * (((((n + 256) - 1) / 256) + 0) / 1)))));
       // Declare at <loc>: let tj_sched0_units: i32 = (tj_sched0_total * tj_sched0_splits)
       int tj_sched0_units = (tj_sched0_total * tj_sched0_splits);
       // Declare at <loc>: let tj_sched0_group_span: i32 = (8 * tj_sched0_cols)
@@ -141,8 +141,8 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm(const __grid_constant_
     int tj_sched1_cols = (((((n + 256) - 1) / 256) + 0) / 1);
     // Declare at <loc>: let tj_sched1_total: i32 = (tj_sched1_rows * tj_sched1_cols)
     int tj_sched1_total = (tj_sched1_rows * tj_sched1_cols);
-    // Declare at <loc>: let tj_sched1_splits: i32 = splits1
-    int tj_sched1_splits = splits1;
+    // Declare at <loc>: let tj_sched1_splits: i32 = max(1, min(min(((((k + 64) - 1) / 64) / 4), 32), (%nclusterid.x / (((...
+    int tj_sched1_splits = tj::max_(1, tj::min_(tj::min_(((((k + 64) - 1) / 64) / 4), 32), (tj::num_clusters_x() / ((((((m + 128) - 1) / 128) + 1) / 2) * (((((n + 256) - 1) / 256) + 0) / 1)))));
     // Declare at <loc>: let tj_sched1_units: i32 = (tj_sched1_total * tj_sched1_splits)
     int tj_sched1_units = (tj_sched1_total * tj_sched1_splits);
     // Declare at <loc>: let tj_sched1_group_span: i32 = (8 * tj_sched1_cols)
