@@ -17,12 +17,27 @@ SplitK::SplitK(KernelBuilder& k, unsigned requested, unsigned max_splits, unsign
       partition_(partition), deterministic_(deterministic), owner_wait_ns_(owner_wait_ns), workspace_(k.workspace<float>("workspace", false)), counters_(k.workspace<uint32_t>("counters", true)) {}
 
 void SplitK::declare_shared() {
+  if (partition_ == KPartition::Cluster) {
+    const unsigned splits = k_.cluster_shape().z;
+    if (splits < 2) ir::internal_error("split-K in the cluster: a cluster of " + k_.cluster_shape().str() + ", no planes along z");
+    xbuf_ = k_.dynamic_shared<float>("split_xchg", uint64_t(mma_groups_) * (splits - 1) * (slot_elements_ / splits));
+    xfull_ = k_.mbarriers("split_full", mma_groups_, 1);
+    xfree_ = k_.mbarriers("split_free", mma_groups_, splits - 1);
+    return;
+  }
   if (active()) old_ = k_.shared<uint32_t>("split_old", mma_groups_);
 }
 
 void SplitK::declare_count(const i32& tiles_m, const i32& tiles_n, const i32& kblocks, SrcLoc loc) {
   if (partition_ == KPartition::StreamK) {
     declare_stream_k(tiles_m, tiles_n, kblocks, loc);
+    return;
+  }
+  if (partition_ == KPartition::Cluster) {
+    const i32 splits = i32(int32_t(k_.cluster_shape().z));
+    count_ = splits, count_expr_ = splits, kblocks_ = kblocks;
+    sent_.reset();  // each role declares its own
+    sent_.emplace(var(i32(0), "cluster_sent"));
     return;
   }
   if (requested_ == 1) return;
@@ -55,6 +70,17 @@ void SplitK::for_each_unit(const ir::TileSchedule& schedule, const i32& tiles_m,
                            const std::function<void(i32, i32, i32, i32, i32)>& body, SrcLoc loc) const {
   if (partition_ == KPartition::StreamK) {
     for_each_stream_k_unit(schedule, tiles_m, tiles_n, kblocks, body, loc);
+    return;
+  }
+  if (partition_ == KPartition::Cluster) {
+    if (!count_) ir::internal_error("split-K in the cluster: the walk is built before declare_count");
+    for_each_tile_split_in_cluster(
+        schedule, tiles_m, tiles_n,
+        [&](i32 tm, i32 tn, i32 sp) {
+          const i32 first = sp * kblocks / count();
+          body(tm, tn, sp, first, (sp + 1) * kblocks / count() - first);
+        },
+        loc);
     return;
   }
   if (requested_ == 1) {
@@ -91,13 +117,17 @@ i32 SplitK::kblock(const i32& first, const i32& j) const { return active() ? fir
 // The counter goes back to 0 (a plain store by the last arriver: no other unit of this
 // launch touches it again; the next launch is ordered after this one).
 void SplitK::finish(const Accumulator& acc, const i32& wg, const i32& tm, const i32& tn, const i32& sp, const i32& tiles_n,
-                    const std::function<void()>& epilogue) const {
+                    const std::function<void(Columns)>& epilogue) const {
   if (partition_ == KPartition::StreamK) {
     finish_stream_k(acc, wg, sp, epilogue);
     return;
   }
+  if (partition_ == KPartition::Cluster) {
+    finish_in_cluster(acc, wg, sp, epilogue);
+    return;
+  }
   if (requested_ == 1) {
-    epilogue();
+    epilogue(Columns{0, acc.n});
     return;
   }
   if (uint64_t(acc.m) * acc.n != slot_elements_)
@@ -113,7 +143,59 @@ void SplitK::finish(const Accumulator& acc, const i32& wg, const i32& tm, const 
     if (deterministic_) fix_up(acc, wg, counter, i32(0), count(), count() - 1, sp, slot, last);
     else finish_owned(acc, wg, counter, i32(0), count(), i32(0), sp, owner_wait_ns_, slot, last);
   });
-  if_(last, [&] { epilogue(); });
+  if_(last, [&] { epilogue(Columns{0, acc.n}); });
+}
+
+// The splits of a tile are the cluster's planes along z: the CTA at (x, y, z) holds split
+// z of the tile at (x, y) of the cluster's block, and its peers are (x, y, z') for the
+// other planes z'. Memory ordering: st.async's writes complete on the receiver's barrier,
+// whose phase its threads wait for at cluster scope (wait: mbarrier try_wait
+// acquire.cluster), so the partials are visible to the loads after it. The receiver's
+// warpgroup reads them, meets (warpgroup_sync: those loads are performed before the
+// leader's next operations), then its leader arrives on each sender's `free` barrier
+// (release, cluster scope); a sender waits for that phase (acquire) before its next
+// st.async into the same slots.
+void SplitK::finish_in_cluster(const Accumulator& acc, const i32& wg, const i32& sp,
+                               const std::function<void(Columns)>& epilogue) const {
+  const ir::Dim3 cluster = k_.cluster_shape();
+  const unsigned splits = cluster.z, share = acc.n / splits;
+  if (acc.n % splits != 0 || share % 8 != 0)
+    ir::internal_error("split-K in the cluster: " + std::to_string(acc.n) + " columns do not split into " + std::to_string(splits) +
+                       " shares of whole groups of 8");
+  if (uint64_t(acc.m) * acc.n != slot_elements_)
+    ir::internal_error("split-K: accumulator '" + acc.name + "' is not the workspace slot's size");
+  const boolean leader = thread_idx_x() % 128 == 0;
+  const int32_t others = int32_t(splits) - 1, plane = int32_t(cluster.x * cluster.y);
+  // The rank of this CTA's peer in plane q.
+  auto peer = [&](unsigned q) { return cluster_ctarank() % plane + int32_t(q) * plane; };
+  // A split without k-blocks (K shorter than the splits) ran no MMA to clear acc.
+  if_((sp + 1) * *kblocks_ / count() == sp * *kblocks_ / count(), [&] { fill(acc, f32(0.0f)); });
+  // The peers have read what this warpgroup sent them for its previous tile.
+  if_(*sent_ > 0, [&] { wait((*xfree_)[wg]); });
+  // Split r's share of the columns goes to split r: each split sends the others their
+  // share, into slot (wg, its place among the senders) of their buffer.
+  for (unsigned r = 0; r < splits; ++r)
+    if_(sp == int32_t(r), [&] {
+      for (unsigned q = 0; q < splits; ++q) {
+        if (q == r) continue;
+        const i32 slot = wg * others + int32_t(r > q ? r - 1 : r);
+        send_accumulator_partial(map_shared_rank(*xbuf_, peer(q)), acc, Columns{q * share, share}, slot,
+                                 map_shared_rank(*xfull_, peer(q))[wg]);
+      }
+    });
+  *sent_ = *sent_ + 1;
+  if_(leader, [&] { arrive_expect_tx((*xfull_)[wg], u32(uint32_t(others) * acc.m * share * 4)); });
+  wait((*xfull_)[wg]);
+  // Added in split order (slot order), whatever order they landed in.
+  for (unsigned r = 0; r < splits; ++r)
+    if_(sp == int32_t(r), [&] {
+      for (int32_t s = 0; s < others; ++s) add_accumulator_partial(*xbuf_, acc, Columns{r * share, share}, wg * others + s);
+    });
+  warpgroup_sync(wg);
+  if_(leader, [&] {
+    for (unsigned q = 0; q < splits; ++q) if_(sp != int32_t(q), [&] { arrive(map_shared_rank(*xfree_, peer(q))[wg]); });
+  });
+  for (unsigned r = 0; r < splits; ++r) if_(sp == int32_t(r), [&] { epilogue(Columns{r * share, share}); });
 }
 
 void SplitK::owner_poll(const i32& wg, const i32& counter, const i32& others, uint64_t wait_ns, Var<bool>& early) const {

@@ -43,18 +43,28 @@ namespace tj::dsl {
 //    the others counted in; else by its last contributor, as with split-K. Each
 //    cluster holds at most two partial tiles (its range's first and last), so the
 //    workspace has two slots per cluster.
+//  - Cluster: S = the cluster's size along z, and the S splits of a tile run on the CTAs
+//    of one cluster at once, one plane each (for_each_tile_split_in_cluster; each plane
+//    walks the same cluster tiles, sharing operands by multicast within the plane as
+//    usual). Each CTA finishes 1/S of the tile's columns: it sends the other columns of its partial to the CTAs that finish
+//    them, straight from registers into their shared memory (st.async on their barrier),
+//    adds the S - 1 partials it receives and runs the epilogue on its columns. Nothing
+//    goes through global memory, and no unit waits on a counter; a CTA sends a tile's
+//    partials only after its peers have read the previous tile's (a barrier of its own
+//    that they arrive on).
 // deterministic: the last contributor adds every partial (its own included) in a fixed
-// order, so the result does not depend on which contributor finishes last.
+// order, so the result does not depend on which contributor finishes last (Cluster: the
+// partials are added in rank order whatever the timing, so it always is).
 // Split-K's owner (split 0) waits up to `owner_wait_ns` (%globaltimer) for the other
 // splits to count in, then adds their partials without storing its own; past that it
 // stores and counts in like them. The wait is bounded, so no unit ever depends on one
 // that may not be running: any order of units still finishes. 0: one look, no wait.
-enum class KPartition : uint8_t { Splits, StreamK };
+enum class KPartition : uint8_t { Splits, StreamK, Cluster };
 
 class SplitK {
  public:
   // requested: S (1: no split; > 1: min(S, k-blocks); 0: chosen per launch, see
-  // declare_count), at most max_splits; mma_groups: the warpgroups of a CTA that each
+  // declare_count), at most max_splits (Cluster: the cluster's size along z, whatever is asked); mma_groups: the warpgroups of a CTA that each
   // own an accumulator (one workspace slot and counter each per tile); slot_elements:
   // the elements of one such accumulator (m x n), one workspace slot.
   SplitK(KernelBuilder& k, unsigned requested, unsigned max_splits, unsigned mma_groups, uint64_t slot_elements,
@@ -85,16 +95,19 @@ class SplitK {
 
   // Warpgroup wg (of the role) after its main loop over unit (tm, tn, sp): without a
   // split, the epilogue; with one, the fix-up, running `epilogue` in the warpgroup that
-  // finishes the tile last after adding the other splits' partials into `acc`.
+  // finishes the tile last after adding the other splits' partials into `acc`. The
+  // epilogue gets the columns of acc it writes: all of them, or with Cluster this CTA's
+  // share (acc.n / S, whole groups of 8; the host keeps S to such counts).
   void finish(const Accumulator& acc, const i32& wg, const i32& tm, const i32& tn, const i32& sp, const i32& tiles_n,
-              const std::function<void()>& epilogue) const;
+              const std::function<void(Columns)>& epilogue) const;
 
  private:
   bool active() const { return requested_ != 1 || partition_ == KPartition::StreamK; }
   void declare_stream_k(const i32& tiles_m, const i32& tiles_n, const i32& kblocks, SrcLoc loc);
   void for_each_stream_k_unit(const ir::TileSchedule& schedule, const i32& tiles_m, const i32& tiles_n, const i32& kblocks,
                               const std::function<void(i32, i32, i32, i32, i32)>& body, SrcLoc loc) const;
-  void finish_stream_k(const Accumulator& acc, const i32& wg, const i32& sp, const std::function<void()>& epilogue) const;
+  void finish_stream_k(const Accumulator& acc, const i32& wg, const i32& sp, const std::function<void(Columns)>& epilogue) const;
+  void finish_in_cluster(const Accumulator& acc, const i32& wg, const i32& sp, const std::function<void(Columns)>& epilogue) const;
   // The fix-up of a tile shared by contributors [first, end), this one `own`: its partial
   // into slot(own), counted in on `counter`; `last` says whether it came last (after the
   // `others`, end - first - 1, written as the kernel computes it), and then
@@ -135,6 +148,13 @@ class SplitK {
   std::optional<Ptr<uint32_t>> old_;  // each warpgroup's counter value, broadcast
   std::optional<i32> count_;          // S, a local of the role (declare_count)
   std::optional<i32> count_expr_;     // S as an expression of the parameters and the grid
+  // Cluster: the exchange buffer ([warpgroup][S - 1 slots] of acc.m x acc.n / S f32), its
+  // barriers (full: a warpgroup's S - 1 partials landed; free: the peers have read what
+  // this warpgroup sent them), k-blocks per tile, and the role's count of sent units.
+  std::optional<Ptr<float>> xbuf_;
+  std::optional<Ptr<mbarrier_t>> xfull_, xfree_;
+  std::optional<i32> kblocks_;
+  std::optional<Var<int32_t>> sent_;
 };
 
 }  // namespace tj::dsl

@@ -98,7 +98,7 @@ void SplitK::for_each_stream_k_unit(const ir::TileSchedule& schedule, const i32&
 // counter), it adds their partials without storing its own or counting in. Otherwise,
 // and always when deterministic, it is a contributor like the others. Ordering as in
 // SplitK::finish; the counter's last value (others, or others + 1) goes back to 0.
-void SplitK::finish_stream_k(const Accumulator& acc, const i32& wg, const i32& sp, const std::function<void()>& epilogue) const {
+void SplitK::finish_stream_k(const Accumulator& acc, const i32& wg, const i32& sp, const std::function<void(Columns)>& epilogue) const {
   if (!sk_) ir::internal_error("stream-K: finish before declare_count");
   if (uint64_t(acc.m) * acc.n != slot_elements_)
     ir::internal_error("stream-K: accumulator '" + acc.name + "' is not the workspace slot's size");
@@ -124,7 +124,7 @@ void SplitK::finish_stream_k(const Accumulator& acc, const i32& wg, const i32& s
       finish_owned(acc, wg, counter, wf, wl + 1, wf, me, 0, slot, last);
     });
   });
-  if_(last, [&] { epilogue(); });
+  if_(last, [&] { epilogue(Columns{0, acc.n}); });
 }
 
 }  // namespace tj::dsl

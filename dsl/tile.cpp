@@ -295,6 +295,29 @@ void add_accumulator_partial(const Ptr<float>& workspace, const Accumulator& acc
   acc_partial(ir::AccPartialOp::Add, "add_accumulator_partial", workspace, acc, slot, loc);
 }
 
+namespace {
+void check_partial_columns(const char* what, const Accumulator& acc, Columns cols, const SrcLoc& loc) {
+  if (cols.count == 0 || cols.count % 8 != 0 || cols.first % 8 != 0 || cols.first + cols.count > acc.n)
+    throw UserError(L(loc), std::string(what) + " of columns " + std::to_string(cols.first) + ".." + std::to_string(cols.first + cols.count) +
+                                " of accumulator '" + acc.name + "' (" + std::to_string(acc.n) + " columns)",
+                    "give whole groups of 8 columns inside the accumulator");
+}
+}  // namespace
+
+void send_accumulator_partial(const Ptr<float>& peer, const Accumulator& acc, Columns cols, const i32& slot, const BarrierRef& bar,
+                              SrcLoc loc) {
+  role_here("send_accumulator_partial", loc);
+  check_partial_columns("send_accumulator_partial", acc, cols, loc);
+  append_stmt(ir::AccPartial::make(ir::AccPartialOp::Send, acc.name, peer.expr(), slot.expr(), L(loc), cols.first, cols.count,
+                                   bar.ptr(), bar.index()));
+}
+
+void add_accumulator_partial(const Ptr<float>& buffer, const Accumulator& acc, Columns cols, const i32& slot, SrcLoc loc) {
+  role_here("add_accumulator_partial", loc);
+  check_partial_columns("add_accumulator_partial", acc, cols, loc);
+  append_stmt(ir::AccPartial::make(ir::AccPartialOp::Add, acc.name, buffer.expr(), slot.expr(), L(loc), cols.first, cols.count));
+}
+
 void role_sync(SrcLoc loc) {
   const ir::Role& r = role_here("role_sync", loc);
   append_stmt(ir::NamedBarrier::make(ir::IntImm::make(ir::Scalar::I32, kRoleBarrierBase + r.id), 128 * r.count, L(loc)));
@@ -344,6 +367,17 @@ void for_each_tile(const ir::TileSchedule& schedule, const i32& tiles_m, const i
   body(ref(vm), ref(vn), ref(vs));
   ir::Stmt inner = ir::Block::make(b.pop_block(), L(loc));
   b.append(ir::ForEachTile::make(schedule, tiles_m.expr(), tiles_n.expr(), vm, vn, inner, L(loc), splits.expr(), vs));
+}
+
+void for_each_tile_split_in_cluster(ir::TileSchedule schedule, const i32& tiles_m, const i32& tiles_n,
+                                    const std::function<void(i32, i32, i32)>& body, SrcLoc loc) {
+  const ir::Dim3 cluster = KernelBuilder::active(loc).cluster_shape();
+  if (cluster.z < 2)
+    throw UserError(L(loc), "for_each_tile_split_in_cluster in a kernel whose cluster is " + cluster.str() +
+                                ": a tile's splits are the cluster's planes along z",
+                    "set a cluster with 2 or more CTAs along z first (k.cluster(x, y, splits)), or use for_each_tile with splits");
+  schedule.cluster_splits = true;
+  for_each_tile(schedule, tiles_m, tiles_n, i32(int32_t(cluster.z)), body, loc);
 }
 
 }  // namespace tj::dsl

@@ -105,6 +105,18 @@ void store_accumulator_partial(const Ptr<float>& workspace, const Accumulator& a
                                SrcLoc loc = SrcLoc::current());
 void add_accumulator_partial(const Ptr<float>& workspace, const Accumulator& acc, const i32& slot,
                              SrcLoc loc = SrcLoc::current());
+// Split-K inside a cluster: partials of some of acc's columns (whole groups of 8) meet in
+// shared memory. A slot then holds acc.m x cols.count f32 at buffer[slot * acc.m *
+// cols.count ...], in the same fragment order. send_accumulator_partial writes them into
+// a peer CTA's buffer (peer = map_shared_rank(buffer, rank)) with st.async, completing
+// on the peer's barrier `bar` (map_shared_rank too) with acc.m x cols.count x 4 bytes
+// per warpgroup: the peer announces those bytes (arrive_expect_tx), waits (wait), then
+// adds the slot with add_accumulator_partial(buffer, acc, cols, slot), which reads this
+// CTA's shared memory (or a global workspace).
+void send_accumulator_partial(const Ptr<float>& peer, const Accumulator& acc, Columns cols, const i32& slot, const BarrierRef& bar,
+                              SrcLoc loc = SrcLoc::current());
+void add_accumulator_partial(const Ptr<float>& buffer, const Accumulator& acc, Columns cols, const i32& slot,
+                             SrcLoc loc = SrcLoc::current());
 
 // The warpgroups of the current role meet (a named barrier); `warpgroup` >= 0:
 // only that warpgroup of the role (its 128 threads) meets.
@@ -146,5 +158,14 @@ void for_each_tile(const ir::TileSchedule& schedule, const i32& tiles_m, const i
 // the partial sums is the body's too (store/add_accumulator_partial).
 void for_each_tile(const ir::TileSchedule& schedule, const i32& tiles_m, const i32& tiles_n, const i32& splits,
                    const std::function<void(i32, i32, i32)>& body, SrcLoc loc = SrcLoc::current());
+// Split-K inside the cluster: the cluster's z dimension holds a tile's splits. body(tile_m,
+// tile_n, split) for each tile the schedule gives this CTA: the CTAs of each plane
+// (cluster_ctaid_z) take the cluster's block of cluster_dim_y x cluster_dim_x tiles as
+// for_each_tile does, every plane the same block, and a CTA's split is its plane, one of
+// cluster_dim_z. The CTAs of a tile then add up their partials through distributed shared
+// memory (send_accumulator_partial): no workspace, no counter, no partial through L2.
+// Needs a cluster of 2 or more along z (k.cluster(x, y, z)).
+void for_each_tile_split_in_cluster(ir::TileSchedule schedule, const i32& tiles_m, const i32& tiles_n,
+                                    const std::function<void(i32, i32, i32)>& body, SrcLoc loc = SrcLoc::current());
 
 }  // namespace tj::dsl

@@ -18,6 +18,7 @@ const std::vector<std::string> kOutTypes = {"bf16", "f16", "f32"};
 const std::vector<std::string> kLayouts = {"tn", "nn"};
 const std::vector<std::string> kActs = {"none", "relu", "gelu", "silu"};
 const std::vector<std::string> kSchedules = {"auto", "static", "stream_k", "split_k", "dynamic"};
+const std::vector<std::string> kSplitReduces = {"auto", "workspace", "cluster"};
 constexpr unsigned kMaxAutoStages = 8;  // what `stages 0` may pick: the parameter's maximum
 
 uint64_t ceil_div(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
@@ -81,6 +82,13 @@ std::vector<ParamSpec> Gemm::params() const {
            "the device is known, `tilejit run`: whichever a wave model of its SMs predicts fastest, printed with why; "
            "static otherwise). An explicit splits other than 1 means split_k",
            kSchedules},
+          {"split_reduce", 0, 0, 2,
+           "split-K: where a tile's partial sums meet. cluster: the tile's splits run on the CTAs of one cluster (as many "
+           "as splits) and add each other's partials through distributed shared memory, each CTA writing its share of "
+           "the tile's columns (no workspace, nothing through global memory); workspace: f32 partials in global memory, "
+           "added by the split that finishes last; auto: cluster where the cluster has as many CTAs as splits, the "
+           "shares are whole 128-byte column chunks of D and 4 or more stages still fit, else workspace",
+           kSplitReduces},
           {"deterministic", 0, 0, 1,
            "1: split-K and stream-K add a tile's partials in a fixed order (bitwise the same result from run to run, "
            "one more partial read per shared tile); 0: the last contributor adds the others' to its own"}};
@@ -123,7 +131,7 @@ GemmTiling gemm_tiling(const Config& c) {
   if (t.bn == 0) t.bn = kGemmDefaultBn;  // automatic: for_device decides where a device is known
   t.stages = unsigned(c.param("stages")), t.consumers = unsigned(c.param("consumers"));
   t.group = unsigned(c.param("group"));
-  t.cluster_n = c.cluster.x, t.cluster_m = c.cluster.y;
+  t.cluster_n = c.cluster.x, t.cluster_m = c.cluster.y, t.cluster_k = c.cluster.z;
   t.warp_specialized = c.param("warp_specialized") == 1, t.persistent = c.param("persistent") == 1;
   t.multicast = c.param("multicast") == 1;
   t.split_issue = c.param("split_issue") == 1;
@@ -134,15 +142,45 @@ GemmTiling gemm_tiling(const Config& c) {
   t.stream_k = GemmSchedule(c.param("schedule")) == GemmSchedule::StreamK, t.deterministic = c.param("deterministic") == 1;
   t.dynamic = GemmSchedule(c.param("schedule")) == GemmSchedule::Dynamic;
   if (!t.warp_specialized) t.consumers = 1;
-  if (t.stages == 0) {
-    const GemmShape s = gemm_shape(c);
-    t.stages = 2;
-    for (GemmTiling more = t; more.stages < kMaxAutoStages; ++t.stages) {
-      more.stages = t.stages + 1;
+  const GemmShape s = gemm_shape(c);
+  // As many stages as fit (at most kMaxAutoStages), or the config's.
+  auto stages_of = [&](GemmTiling u) {
+    if (u.stages != 0) return u.stages;
+    for (u.stages = 2; u.stages < kMaxAutoStages; ++u.stages) {
+      GemmTiling more = u;
+      more.stages = u.stages + 1;
       if (smem_bytes(s, more) > 232448) break;
     }
+    return u.stages;
+  };
+  const GemmSplitReduce reduce = GemmSplitReduce(c.param("split_reduce"));
+  if (reduce == GemmSplitReduce::Cluster) t.split_in_cluster = true;
+  if (reduce == GemmSplitReduce::Auto && gemm_split_in_cluster_refusal(s, t, c.cluster.z).empty()) {
+    GemmTiling in_cluster = t;
+    in_cluster.split_in_cluster = true;
+    // The shares received take shared memory from the pipeline: not at fewer than 4
+    // stages, nor where the config's own stage count would then not fit.
+    in_cluster.stages = stages_of(in_cluster);
+    t.split_in_cluster = in_cluster.stages >= 4 && smem_bytes(s, in_cluster) <= 232448;
   }
+  t.stages = stages_of(t);
   return t;
+}
+
+std::string gemm_split_in_cluster_refusal(const GemmShape& s, const GemmTiling& t, unsigned planes) {
+  const unsigned chunk = 128 / unsigned(ir::scalar_bytes(s.out));
+  if (t.splits < 2 || t.splits != planes)
+    return "a tile's splits are the cluster's planes along z: splits " + std::to_string(t.splits) + " with " +
+           std::to_string(planes) + " along z";
+  if (uint64_t(t.cluster_n) * t.cluster_m * planes > 8)
+    return "a cluster of " + std::to_string(t.cluster_n) + "x" + std::to_string(t.cluster_m) + "x" + std::to_string(planes) +
+           " is over 8 CTAs";
+  if (t.stream_k || t.dynamic) return std::string("schedule ") + (t.stream_k ? "stream_k" : "dynamic") + " runs whole tiles or shares of its own";
+  if (t.pingpong) return "pingpong runs each tile on one warpgroup";
+  if (t.bn % (planes * chunk) != 0)
+    return "each of the " + std::to_string(planes) + " splits writes bn / " + std::to_string(planes) + " columns, whole chunks of " +
+           std::to_string(chunk) + " (128 bytes of D): bn = " + std::to_string(t.bn) + " does not split so";
+  return {};
 }
 
 std::vector<ConfigProblem> Gemm::check_config(const Config& c) const {
@@ -186,7 +224,10 @@ std::vector<ConfigProblem> Gemm::check_config(const Config& c) const {
   }
   need(t.bn % 64 == 0, "params.bn", "bn = " + std::to_string(t.bn) + " must be a multiple of 64");
   need(t.bk == 32 || t.bk % 64 == 0, "params.bk", "bk = " + std::to_string(t.bk) + " must be 32 or a multiple of 64 (64- or 128-byte rows of 16-bit elements)");
-  need(c.cluster.z == 1 && c.cluster.count() <= 8, "cluster", "the GEMM takes a cluster [x (along N), y (along M)] of at most 8 CTAs");
+  need(c.cluster.count() <= 8, "cluster", "the GEMM takes a cluster [x (along N), y (along M), z (splits in the cluster)] of at most 8 CTAs");
+  need(c.cluster.z == 1 || t.split_in_cluster, "cluster",
+       "a cluster of " + std::to_string(c.cluster.z) + " along z holds a tile's splits (split-K in the cluster): set schedule split_k with splits " +
+           std::to_string(c.cluster.z) + " and split_reduce auto or cluster, or a cluster [x, y]");
   need(t.consumers == 2 || uint64_t(t.bm) * t.bn / 128 <= (t.warp_specialized ? 64 : 128), "params.consumers",
        "one MMA warpgroup holding a " + std::to_string(t.bm) + "x" + std::to_string(t.bn) + " accumulator (" +
            std::to_string(t.bm * t.bn / 128) + " registers per thread) makes ptxas spill to local memory: use consumers 2, or a smaller tile");
@@ -217,6 +258,11 @@ std::vector<ConfigProblem> Gemm::check_config(const Config& c) const {
         need(false, std::string("params.") + f,
              std::string(f) + " is part of the fused epilogue, which runs with beta 0 (beta " + number(s.beta) +
                  " adds C): set beta 0, or drop " + f);
+  if (GemmSplitReduce(c.param("split_reduce")) == GemmSplitReduce::Cluster) {
+    const std::string why = gemm_split_in_cluster_refusal(s, t, c.cluster.z);
+    need(why.empty(), "params.split_reduce",
+         "split_reduce cluster: " + why + ": use split_reduce auto or workspace, or a cluster [x, y, splits]");
+  }
   need(t.splits <= kMaxSplits, "params.splits",
        "splits = " + std::to_string(t.splits) + ": split-K cuts each tile's K into 1 to " + std::to_string(kMaxSplits) +
            " ranges (1: no split, 0: chosen at run time)");
@@ -245,7 +291,7 @@ GemmWorkspace gemm_workspace(const GemmShape& s, const GemmTiling& t, int sm_cou
     const uint64_t sk_tiles = tiles < workers ? tiles : tiles % workers + workers;
     return {workers * 2 * ctas * t.bm * t.bn, sk_tiles * ctas * t.tile_groups(), 1};
   }
-  if (t.splits == 1) return {};
+  if (t.splits == 1 || t.split_in_cluster) return {};
   // The tile grid padded to whole clusters, as the kernel numbers tiles.
   const uint64_t tiles = ceil_div(ceil_div(uint64_t(s.m), t.bm), t.cluster_m) * t.cluster_m *
                          ceil_div(ceil_div(uint64_t(s.n), t.bn), t.cluster_n) * t.cluster_n;
@@ -338,6 +384,20 @@ std::optional<Sample::DeviceChoice> Gemm::for_device(const Config& c, int sm_cou
     say(std::string("schedule auto -> ") + name + (a.splits > 1 ? " (splits " + std::to_string(a.splits) + ")" : "") + " for " +
         std::to_string(sm_count) + " SMs: " + a.why);
   }
+  // Split-K chosen here with split_reduce auto: the splits go into the cluster (a plane
+  // each along z) where they can, so that the partials meet in distributed shared memory.
+  const unsigned splits = unsigned(d.config.param("splits"));
+  if (splits > 1 && d.config.cluster.z == 1 && GemmSplitReduce(d.config.param("split_reduce")) == GemmSplitReduce::Auto &&
+      GemmSchedule(d.config.param("schedule")) == GemmSchedule::SplitK) {
+    Config in_cluster = d.config;
+    in_cluster.cluster.z = splits;
+    if (gemm_tiling(in_cluster).split_in_cluster) {
+      d.config = in_cluster;
+      say("split_reduce auto -> cluster: cluster " + std::to_string(in_cluster.cluster.x) + "x" + std::to_string(in_cluster.cluster.y) +
+          "x" + std::to_string(splits) + ", the " + std::to_string(splits) +
+          " splits of a tile on the planes of one cluster, partials added through distributed shared memory");
+    }
+  }
   return d;
 }
 
@@ -348,8 +408,9 @@ std::optional<ir::Dim3> Gemm::persistent_grid(const Config& c, int max_active_cl
   // splits 0 the kernel takes as many as this grid holds, up to its cap).
   const uint64_t kblocks = ceil_div(uint64_t(s.k), t.bk);
   const uint64_t splits = t.splits == 0 ? gemm_auto_split_cap(kblocks) : std::min<uint64_t>(t.splits, kblocks);
-  const uint64_t units = ceil_div(ceil_div(uint64_t(s.m), t.bm), c.cluster.y) *
-                         ceil_div(ceil_div(uint64_t(s.n), t.bn), c.cluster.x) * splits;
+  // Split-K in the cluster: a cluster per cluster tile, its planes the splits.
+  const uint64_t units = ceil_div(ceil_div(uint64_t(s.m), t.bm), c.cluster.y) * ceil_div(ceil_div(uint64_t(s.n), t.bn), c.cluster.x) *
+                         (t.split_in_cluster ? 1 : splits);
   const uint64_t fit = t.persistent ? uint64_t(std::max(1, max_active_clusters)) : units;
   // Stream-K shares the tail's k-blocks with every cluster that fits, however few the tiles.
   if (t.stream_k) return ir::Dim3{unsigned(std::max<uint64_t>(1, std::min<uint64_t>(fit, 0x7fffffffu / c.cluster.x))), 1, 1};

@@ -57,6 +57,8 @@ struct GemmShape {
 // the device is known (static without one); SplitK cuts every tile's K (`splits`);
 // Dynamic claims each next tile at run time (for_each_tile(dynamic(group))).
 enum class GemmSchedule : uint8_t { Auto, Static, StreamK, SplitK, Dynamic };
+// Where split-K's partials meet (the `split_reduce` parameter).
+enum class GemmSplitReduce : uint8_t { Auto, Workspace, Cluster };
 
 // Stream-K's cost beyond its share of k-blocks, in k-blocks of one cluster, and the gain
 // below which auto stays static. Set from per-unit timelines on the H200
@@ -80,6 +82,7 @@ struct GemmTiling {
   unsigned stages = 4;
   unsigned consumers = 2;  // consumer warpgroups; each owns bm / consumers rows (all bm with pingpong)
   unsigned cluster_n = 1, cluster_m = 1;
+  unsigned cluster_k = 1;  // planes along the cluster's z: split-K in the cluster's splits (1 without)
   unsigned group = 8;      // rasterization: cluster rows of tiles walked together
   bool warp_specialized = true;  // false: one warpgroup loads and computes (consumers is then 1)
   bool persistent = true;        // false: one cluster per cluster tile
@@ -89,6 +92,10 @@ struct GemmTiling {
   bool stream_k = false;         // the Stream-K hybrid (dsl/split_k.h): the tail's tiles' K shared by every cluster
   bool deterministic = false;    // split-K and stream-K add a tile's partials in a fixed order
   unsigned owner_wait_us = 0;    // split-K: how long a tile's owner waits for the others' partials (dsl/split_k.h)
+  // Split-K in the cluster: a tile's `splits` splits are the cluster's planes along z
+  // (cluster_k = splits), which add each other's partials through distributed shared
+  // memory, each writing a share of the tile's columns (dsl/split_k.h, KPartition::Cluster).
+  bool split_in_cluster = false;
   bool dynamic = false;          // whole tiles claimed at run time, in rasterized order (schedule dynamic)
   // Ping-pong: the 2 consumers take alternate tiles, each a whole bm x bn accumulator,
   // and issue their main loops in turns, so that one's epilogue runs while the other's
@@ -101,6 +108,13 @@ struct GemmTiling {
   unsigned acc_rows() const { return bm / tile_groups(); }
   unsigned threads() const { return warp_specialized ? 128 * (consumers + 1) : 128; }
 };
+
+// Why split-K in the cluster cannot run t's split with `planes` planes along the cluster's
+// z (empty: it can): it needs splits = planes (2 or more), a cluster of at most 8 CTAs, a
+// cooperative or one-warpgroup kernel without stream-K, and shares of bn / splits columns
+// that are whole epilogue chunks (128 bytes of D's rows). Shared memory is checked with
+// the rest of the config.
+std::string gemm_split_in_cluster_refusal(const GemmShape& s, const GemmTiling& t, unsigned planes);
 
 // Registers per thread of the producer warpgroup, and of each MMA warpgroup:
 // what the producer gives back, at most 240.

@@ -54,7 +54,10 @@ struct GemmKernel {
   const GemmShape& s;
   const GemmTiling& t;
   KernelBuilder& k;
-  unsigned cx, cy;  // CTAs sharing A (a cluster row) and B (a column) through multicast; 1 and 1 without
+  // CTAs sharing A (a cluster row) and B (a column) through multicast, within this CTA's
+  // plane of the cluster (split-K in the cluster: the planes run different K ranges); 1
+  // and 1 without.
+  unsigned cx, cy;
   unsigned a_boxes, b_boxes;  // boxes each CTA loads of its share of A's and B's tile
   bool nn;
   int32_t bm, bn, bk, stages, rows_per_mma;
@@ -106,7 +109,8 @@ struct GemmKernel {
         vectors(staged_vectors(s_, t_)),
         vec_s(vectors ? std::optional(k.shared<float>("vec_s", uint64_t(t_.consumers) * vectors * t_.bn)) : std::nullopt),
         split(k, t.splits, kMaxSplits, mma_groups_, uint64_t(t.bm / mma_groups_) * t.bn,
-              t.stream_k ? KPartition::StreamK : KPartition::Splits, t.deterministic, uint64_t(t.owner_wait_us) * 1000),
+              t.split_in_cluster ? KPartition::Cluster : t.stream_k ? KPartition::StreamK : KPartition::Splits, t.deterministic,
+              uint64_t(t.owner_wait_us) * 1000),
         // full[s]: stage s's A and B landed (the loader's arrival + the bytes);
         // empty[s]: every MMA warp of every CTA this CTA's loads reach released it.
         full(k.mbarriers("full", t.stages, 1)),
@@ -130,7 +134,7 @@ struct GemmKernel {
   // Warpgroup wg after its main loop over unit (tm, tn, sp): the epilogue, after
   // split-K's fix-up where the tile's K is split.
   void finish_unit(const i32& wg, const i32& tm, const i32& tn, const i32& sp) {
-    split.finish(acc, wg, tm, tn, sp, tiles_n, [&] { epilogue(wg, tm, tn); });
+    split.finish(acc, wg, tm, tn, sp, tiles_n, [&](Columns cols) { epilogue(wg, tm, tn, cols); });
   }
 
   // One thread: k-block kb of tile (tm, tn) into stage st, completing on full[st].
@@ -161,14 +165,17 @@ struct GemmKernel {
         arrive_relaxed(empty[st]);
         return;
       }
+      // The CTAs of this one's plane (split-K in the cluster: planes along z), rank q of
+      // the plane at cluster rank plane + q.
+      auto rank = [&](const i32& q) { return t.cluster_k > 1 ? cluster_ctaid_z() * int32_t(cx * cy) + q : q; };
       // A cluster of one row or one column: every CTA shares this one's row or column.
       if (cx == 1 || cy == 1) {
-        for_(0, int32_t(cx * cy), [&](i32 q) { arrive_relaxed(map_shared_rank(empty, q)[st]); });
+        for_(0, int32_t(cx * cy), [&](i32 q) { arrive_relaxed(map_shared_rank(empty, rank(q))[st]); });
         return;
       }
       for_(0, int32_t(cx * cy), [&](i32 q) {
         if_(q % int32_t(cx) == cluster_ctaid_x() || q / int32_t(cx) == cluster_ctaid_y(),
-            [&] { arrive_relaxed(map_shared_rank(empty, q)[st]); });
+            [&] { arrive_relaxed(map_shared_rank(empty, rank(q))[st]); });
       });
     });
   }
@@ -224,22 +231,27 @@ struct GemmKernel {
     return x;
   }
 
-  // Warpgroup wg's rows of tile (tm, tn): alpha * acc (+ beta * C), or the fused
+  // Warpgroup wg's rows of tile (tm, tn), its columns `cols` (all of them, or this CTA's
+  // share with split-K in the cluster; whole chunks): alpha * acc (+ beta * C), or the fused
   // epilogue (+ the residual R), one chunk of columns (a 128-byte panel) at a time
   // through two chunk buffers in shared memory, each chunk leaving by TMA store while
   // the next is written. Chunks instead of a whole output tile leave room for one more
   // pipeline stage.
-  void epilogue(const i32& wg, const i32& tm, const i32& tn) {
+  void epilogue(const i32& wg, const i32& tm, const i32& tn, Columns cols) {
     boolean leader = thread_idx_x() % 128 == 0;
-    const unsigned chunks = unsigned(bn) / chunk_cols;
+    if (cols.first % chunk_cols != 0 || cols.count % chunk_cols != 0)
+      ir::internal_error("gemm epilogue: columns " + std::to_string(cols.first) + ".." + std::to_string(cols.first + cols.count) +
+                         " are not whole chunks of " + std::to_string(chunk_cols));
+    const unsigned chunks = cols.count / chunk_cols, ch0 = cols.first / chunk_cols;
     // Built for the problem's alpha when it is 1 (the usual case): no multiply per element.
     const f32 scale = s.alpha == 1.0 ? f32(1.0f) : alpha;
     // The global row of the chunk buffers' row 0 (a tile copy adds the view's row): the
     // consumers' rows of one tile, or with pingpong each consumer's whole tile at rows
     // wg * bm of the buffers.
     const i32 row0 = t.pingpong ? tm * bm - wg * bm : tm * bm;
-    for (unsigned ch = 0; ch < chunks; ++ch) {
-      TileView out = stage(d, int32_t(ch % 2)).rows(wg * rows_per_mma);
+    for (unsigned c = 0; c < chunks; ++c) {
+      const unsigned ch = ch0 + c;  // the chunk of the tile; c: of this epilogue, and its buffer
+      TileView out = stage(d, int32_t(c % 2)).rows(wg * rows_per_mma);
       const i32 col0 = tn * bn + int32_t(ch * chunk_cols);
       if (s.beta == 0 && !s.epilogue.residual) {
         // Built for beta 0 (the problem's, known here): no C path in the kernel at all,
@@ -248,7 +260,7 @@ struct GemmKernel {
         // store has read its buffer, which the next chunk writes after the barrier.
         // With an odd number of chunks, a tile's first chunk reuses the buffer of the
         // previous tile's last, stored after that barrier: wait for it first.
-        if (ch == 0 && chunks % 2 == 1) {
+        if (c == 0 && chunks % 2 == 1) {
           if_(leader, [&] { bulk_wait_read(0); });
           warpgroup_sync(wg);
         }
@@ -264,7 +276,7 @@ struct GemmKernel {
         // that the epilogue then overwrites. The store that last read this buffer (two
         // chunks ago) is done reading. With an odd number of chunks, a tile's first chunk
         // reuses the buffer of the previous tile's last: wait for every store then.
-        if_(leader, [&] { bulk_wait_read(ch == 0 && chunks % 2 == 1 ? 0 : 1); });
+        if_(leader, [&] { bulk_wait_read(c == 0 && chunks % 2 == 1 ? 0 : 1); });
         auto load_c = [&] {
           if_(leader, [&] {
             arrive_expect_tx(c_full[wg], u32(tile_load_bytes(cmap)));
@@ -330,11 +342,17 @@ void main_loop(GemmKernel& g, const i32& wg, const i32& count, Var<int32_t>& it)
   });
 }
 
-// The last MMAs of a main loop: waited for, their stage released (wide tiles did both).
-void drain(GemmKernel& g, Var<int32_t>& it) {
+// The last MMAs of a main loop over `count` k-blocks: waited for, their stage released
+// (wide tiles did both). A split with no k-block (split-K in the cluster, K shorter than
+// the cluster) has no stage to give back.
+void drain(GemmKernel& g, Var<int32_t>& it, const i32& count) {
   if (g.wide) return;
   mma_wait(0);
-  g.release((it - 1) % g.stages);
+  if (g.t.split_in_cluster) {
+    if_(count > 0, [&] { g.release((it - 1) % g.stages); });
+  } else {
+    g.release((it - 1) % g.stages);
+  }
 }
 
 // Cooperative: every consumer runs every unit on its share of the tile's rows.
@@ -344,7 +362,7 @@ void cooperative_consumer(GemmKernel& g, const i32& wg) {
   g.each_unit([&](i32 tm, i32 tn, i32 sp, i32, i32 count) {
     const std::vector<f32> vectors = g.prefetch_vectors(tn);
     main_loop(g, wg, count, it);
-    drain(g, it);
+    drain(g, it, count);
     g.stage_vectors(wg, vectors);
     g.finish_unit(wg, tm, tn, sp);
   });
@@ -365,7 +383,7 @@ void pingpong_consumer(GemmKernel& g, const i32& wg) {
       wait_turn(turn);
       main_loop(g, wg, count, it);
       pass_turn(turn);
-      drain(g, it);
+      drain(g, it, count);
       g.finish_unit(wg, tm, tn, sp);
     }).else_([&] {
       // The other consumer's k-blocks: their stages' phases pass this one by.
@@ -437,13 +455,16 @@ uint64_t smem_bytes(const GemmShape& s, const GemmTiling& t) {
   // pingpong), alignment and barriers.
   const uint64_t chunk_buffers = 2ull * t.bm * 128 * (t.pingpong ? t.consumers : 1);
   const uint64_t vectors = uint64_t(t.consumers) * staged_vectors(s, t) * t.bn * 4;
-  return uint64_t(t.stages) * (t.bm + t.bn) * t.bk * in + chunk_buffers + vectors + 1024;
+  // Split-K in the cluster: S - 1 received shares of acc_rows x bn / S f32 per MMA warpgroup.
+  const uint64_t planes = t.cluster_k;
+  const uint64_t exchange = t.split_in_cluster ? uint64_t(t.tile_groups()) * (planes - 1) * t.acc_rows() * (t.bn / planes) * 4 : 0;
+  return uint64_t(t.stages) * (t.bm + t.bn) * t.bk * in + chunk_buffers + vectors + exchange + 1024;
 }
 
 ir::Kernel build_gemm_kernel(const GemmShape& s, const GemmTiling& t) {
   KernelBuilder k("gemm");
   k.threads(t.threads());
-  if (t.cluster_n * t.cluster_m > 1) k.cluster(t.cluster_n, t.cluster_m);
+  if (t.cluster_n * t.cluster_m * t.cluster_k > 1) k.cluster(t.cluster_n, t.cluster_m, t.cluster_k);
   k.dependent_launch(t.pdl);
   GemmKernel g(s, t, k, t.tile_groups());
   if (t.warp_specialized) warp_specialized(g);

@@ -64,6 +64,11 @@ class Walk {
     } else if (const StAsync* st = s->as<StAsync>()) {
       add(BarrierEvent::Copy, st->bar, st->bar_index, IntImm::make(Scalar::I64, scalar_bytes(st->value->type.scalar)),
           nullptr, st->loc, scope);
+    } else if (const AccPartial* p = s->as<AccPartial>(); p && p->op == AccPartialOp::Send) {
+      // Each thread of the warpgroup sends its registers of the columns: 16 bytes per 4.
+      if (const AccumulatorDecl* a = k_.find_accumulator(p->acc))
+        add(BarrierEvent::Copy, p->bar, p->bar_index, IntImm::make(Scalar::I64, int64_t(a->m) * p->col_count(a->n) * 4 / 128), nullptr,
+            p->loc, scope);
     } else if (const ClcTryCancel* c = s->as<ClcTryCancel>()) {
       // Its 16-byte answer completes like a TMA box: in the issuing CTA, or (multicast)
       // in every CTA of the cluster.

@@ -87,6 +87,17 @@ std::vector<MemAccess> accesses_of(const Kernel& k, const StmtNode& s) {
     // The allocating warp's write of the address (read after a CTA barrier).
     exprs = {t->slot_index};
     out.push_back({buffer_of(t->slot), t->slot_index, 1, true, false, false, "tmem_alloc", s.loc});
+  } else if (const AccPartial* p = s.as<AccPartial>(); p && p->ptr->type.space != Space::Global) {
+    // A slot of acc.m x cols f32 (the slot's elements; each thread touches its own 16-byte pieces).
+    exprs = {p->slot};
+    if (const AccumulatorDecl* a = k.find_accumulator(p->acc)) {
+      const int64_t floats = int64_t(a->m) * p->col_count(a->n);
+      const Expr first = Binary::make(BinOp::Mul, Cast::make(Scalar::I64, p->slot), IntImm::make(Scalar::I64, floats));
+      MemAccess m = ranged(k, buffer_of(p->ptr), first, floats, p->op == AccPartialOp::Send ? "send_accumulator_partial" : "add_accumulator_partial", s.loc);
+      m.write = p->op == AccPartialOp::Send;
+      m.async = p->op == AccPartialOp::Send;
+      out.push_back(m);
+    }
   } else if (const StAsync* sa = s.as<StAsync>()) {
     exprs = {sa->dst_index, sa->value};
     out.push_back({buffer_of(sa->dst), sa->dst_index, 1, true, false, true, "st_async", s.loc});

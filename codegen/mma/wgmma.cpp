@@ -208,11 +208,23 @@ class Wgmma final : public Family {
 
   Lines acc_partial(const AccPartial& n, const Kernel& k, const ExprText& ex) const override {
     const AccumulatorDecl& acc = acc_of(n.acc, k);
-    const std::string regs = std::to_string(accumulator_registers(acc));
+    const unsigned cols = n.col_count(acc.n);
+    // The accumulator's registers and width, and the 8-column groups of the partial.
+    const std::string shape = std::to_string(accumulator_registers(acc)) + ", " + std::to_string(acc.n) + ", " +
+                              std::to_string(n.first_col / 8) + ", " + std::to_string((n.first_col + cols) / 8);
+    const uint64_t slot_floats = uint64_t(acc.m) * cols;
+    if (n.op == AccPartialOp::Send) {
+      // Cluster-window addresses: the peer's slot and barrier.
+      const std::string slot = "tj::cluster_ptr<float>{" + ex(n.ptr) + ".addr + (tj::u32)(" + ex(n.slot) + ") * " +
+                               std::to_string(slot_floats * 4) + "u}";
+      const std::string bar = "tj::cluster_ptr<tj::mbarrier>{" + ex(n.bar) + ".addr + (tj::u32)(" + ex(n.bar_index) + ") * 8u}";
+      return {"tj::acc_partial_send<" + shape + ">(" + n.acc + ", " + slot + ", " + bar + ");"};
+    }
     // 64-bit: slots x m x n may pass 2^31 floats.
-    const std::string slot = "&" + ex(n.ptr) + "[(tj::u64)(" + ex(n.slot) + ") * " + std::to_string(uint64_t(acc.m) * acc.n) + "ull]";
-    if (n.op == AccPartialOp::Store) return {"tj::acc_partial_store<" + regs + ">(" + n.acc + ", " + slot + ");"};
-    return {"tj::acc_partial_add<" + regs + ">(" + n.acc + ", " + slot + ");"};
+    const std::string slot = "&" + ex(n.ptr) + "[(tj::u64)(" + ex(n.slot) + ") * " + std::to_string(slot_floats) + "ull]";
+    if (n.op == AccPartialOp::Store) return {"tj::acc_partial_store<" + shape + ">(" + n.acc + ", " + slot + ");"};
+    const bool shared = n.ptr->type.space == Space::Shared;
+    return {"tj::acc_partial_add<" + shape + (shared ? ", true" : ", false") + ">(" + n.acc + ", " + slot + ");"};
   }
 
   Lines frag_map(const FragMap& n, const Kernel& k, const ExprText& ex) const override {

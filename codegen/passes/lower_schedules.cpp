@@ -32,12 +32,15 @@ class Lowering : public Mutator {
     const schedules::Schedule& schedule = schedules::schedule_for(t.schedule.kind);
     schedules::UnitSpace s{t, k_, target_, "tj_sched" + std::to_string(n_++) + "_", {}, {}, {}, {}, {}, {}, nullptr};
     if (auto p = plans_.find(t.schedule.kind); p != plans_.end()) s.plan = p->second.get();
+    // A cluster takes a block of cx x cy tiles (with the splits in the cluster, each plane
+    // along z the same block: the splits are the cluster's, not units of the walk).
+    const bool in_cluster = t.schedule.cluster_splits;
     const int64_t cx = k_.cluster.x, cy = k_.cluster.y;
     std::vector<Stmt> outer;
     s.cluster_rows = s.let(outer, "rows", bin(BinOp::Div, bin(BinOp::Add, t.tiles_m, imm(cy - 1)), imm(cy)));
     s.cluster_cols = s.let(outer, "cols", bin(BinOp::Div, bin(BinOp::Add, t.tiles_n, imm(cx - 1)), imm(cx)));
     s.cluster_tiles = s.let(outer, "total", bin(BinOp::Mul, s.cluster_rows, s.cluster_cols));
-    s.splits = t.splits ? s.let(outer, "splits", t.splits) : nullptr;
+    s.splits = t.splits && !in_cluster ? s.let(outer, "splits", t.splits) : nullptr;
     s.units = s.splits ? s.let(outer, "units", bin(BinOp::Mul, s.cluster_tiles, s.splits)) : s.cluster_tiles;
     s.unit_count = schedules::unit_count(t, k_);
     auto body = [&](const Expr& unit) {

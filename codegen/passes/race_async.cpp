@@ -31,6 +31,7 @@ std::string copy_barrier(const StmtNode& s) {
   if (const TmaLoad* t = s.as<TmaLoad>()) return buffer_of(t->bar).name + (t->cta_group == 2 ? kPairSuffix : "");
   if (const BulkCopy* c = s.as<BulkCopy>()) return buffer_of(c->bar).name;
   if (const StAsync* a = s.as<StAsync>()) return buffer_of(a->bar).name;
+  if (const AccPartial* p = s.as<AccPartial>(); p && p->op == AccPartialOp::Send) return buffer_of(p->bar).name;
   if (const ClcTryCancel* c = s.as<ClcTryCancel>()) return buffer_of(c->bar).name;
   return {};
 }

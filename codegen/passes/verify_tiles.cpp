@@ -253,7 +253,9 @@ class Checker : public Visitor {
   }
 
   void visit_node(const AccPartial& n) override {
-    const char* what = n.op == AccPartialOp::Store ? "store_accumulator_partial" : "add_accumulator_partial";
+    const char* what = n.op == AccPartialOp::Store  ? "store_accumulator_partial"
+                       : n.op == AccPartialOp::Add  ? "add_accumulator_partial"
+                                                    : "send_accumulator_partial";
     if (family_ && refused_here(what, n.loc)) return;
     if (!supports(t_, Op::AccPartialOp) || !family_) {
       no_family_reported_ = true;
@@ -266,10 +268,24 @@ class Checker : public Visitor {
     const AccumulatorDecl* acc = accumulator(n.acc, n.loc);
     if (role_ && acc) role_accs_[role_].insert(acc);
     const Type& p = n.ptr->type;
-    if (p.scalar != Scalar::F32 || p.space != Space::Global)
+    if (n.op == AccPartialOp::Send) {
+      if (p.scalar != Scalar::F32 || p.space != Space::Cluster)
+        error(n.loc, std::string(what) + " into " + to_string(n.ptr) + ", a " + p.str() + "; it writes a peer CTA's f32 shared buffer",
+              "pass map_shared_rank(buffer, rank) of a k.shared<float>(...) buffer");
+      if (n.bar->type.space != Space::Cluster)
+        error(n.loc, std::string(what) + " completes on " + to_string(n.bar) + ", which is not mapped to the peer",
+              "pass map_shared_rank(barrier, rank)[i], the barrier of the CTA that receives the partial");
+    } else if (p.scalar != Scalar::F32 || !(p.space == Space::Global || (n.op == AccPartialOp::Add && p.space == Space::Shared))) {
       error(n.loc, std::string(what) + " through " + to_string(n.ptr) + ", a " + p.str() +
-                       "; the workspace is global f32 memory",
-            "pass a kernel parameter k.param<float*>(name) (its slots of acc.m x acc.n floats)");
+                       (n.op == AccPartialOp::Add ? "; it reads global f32 memory or this CTA's f32 shared memory"
+                                                  : "; the workspace is global f32 memory"),
+            n.op == AccPartialOp::Add ? "pass a k.param<float*>(name) workspace or a k.shared<float>(...) buffer"
+                                      : "pass a kernel parameter k.param<float*>(name) (its slots of acc.m x acc.n floats)");
+    }
+    if (acc && n.first_col + n.col_count(acc->n) > acc->n)
+      error(n.loc, std::string(what) + " of columns " + std::to_string(n.first_col) + ".." + std::to_string(n.first_col + n.col_count(acc->n)) +
+                       " of accumulator '" + acc->name + "' (" + std::to_string(acc->n) + " columns)",
+            "give whole groups of 8 columns inside the accumulator");
     Visitor::visit_node(n);
   }
 

@@ -210,8 +210,10 @@ TransactionReport account_transactions(const Kernel& k) {
   TransactionReport out;
   // A loop is a phase of its own, unless it only delivers bytes (no arrive, no wait) and
   // its trip count is a constant: then its trips are part of the phase around it, whose
-  // expect_tx announces them. A local is not seen through.
-  const BarrierPhases phases = barrier_phases(k, PhaseRules{.unroll_loops_without_arrivals = true});
+  // expect_tx announces them. A local declared once and never assigned is seen through
+  // (a split that is the CTA's rank in its cluster, say); it counts only where its
+  // definition evaluates.
+  const BarrierPhases phases = barrier_phases(k, PhaseRules{.unroll_loops_without_arrivals = true, .see_through_locals = true});
   ConditionEval eval(k, phases.defs);
   for (const PhaseScope& scope : phases.scopes) {
     for (const auto& [name, events] : by_barrier(scope)) {

@@ -1,35 +1,63 @@
-// ---- split-K: an accumulator <-> a global workspace slot ---------------------------
-// Fragment order: register group j (acc[4j..4j+3]) of thread t of the warpgroup
-// at float4 j * 128 + t of the slot. Each st/ld.global.v4 of a warp covers 512
-// contiguous bytes. volatile + "memory": they stay on their side of the counter's
-// atomic and of the barriers around it.
-template <int REGS>
+// ---- split-K: an accumulator <-> a partial-sum slot --------------------------------
+// Fragment order over the 8-column groups [G0, G1) of each 64-row block (acc[B * N/2 +
+// 4 g ..], N the accumulator's columns): the i-th group of thread t of the warpgroup at
+// float4 i * 128 + t of the slot. Each 16-byte access of a warp covers 512 contiguous
+// bytes: coalesced in global memory, one wavefront per quarter warp in shared memory.
+// volatile + "memory": they stay on their side of the counter's atomic, the barriers
+// around them and the mbarrier a send completes on.
+#define TJ_ACC_GROUPS(BODY)                                                  \
+  _Pragma("unroll") for (int tj_b = 0; tj_b < REGS / (N / 2); ++tj_b)        \
+  _Pragma("unroll") for (int tj_g = G0; tj_g < G1; ++tj_g) {                 \
+    const int tj_i = tj_b * (G1 - G0) + tj_g - G0, tj_r = tj_b * (N / 2) + 4 * tj_g; \
+    BODY                                                                     \
+  }
+template <int REGS, int N, int G0, int G1>
 TJ_DEVICE void acc_partial_store(const float* acc, float* slot) {
   float* p = slot + 4 * ((int)threadIdx.x % 128);
-#pragma unroll
-  for (int j = 0; j < REGS / 4; ++j)
-    asm volatile("st.global.v4.f32 [%0], {%1, %2, %3, %4};" ::"l"(p + 512 * j), "f"(acc[4 * j]), "f"(acc[4 * j + 1]),
-                 "f"(acc[4 * j + 2]), "f"(acc[4 * j + 3])
-                 : "memory");
+  TJ_ACC_GROUPS(asm volatile("st.global.v4.f32 [%0], {%1, %2, %3, %4};" ::"l"(p + 512 * tj_i), "f"(acc[tj_r]), "f"(acc[tj_r + 1]),
+                             "f"(acc[tj_r + 2]), "f"(acc[tj_r + 3])
+                             : "memory");)
 }
-template <int REGS>
+// Into a peer CTA's shared memory: st.async, each completing its 16 bytes on the peer's barrier.
+template <int REGS, int N, int G0, int G1>
+TJ_DEVICE void acc_partial_send(const float* acc, cluster_ptr<float> slot, cluster_ptr<mbarrier> bar) {
+  const u32 p = slot.addr + 16u * ((u32)threadIdx.x % 128u);
+  TJ_ACC_GROUPS(asm volatile("st.async.shared::cluster.mbarrier::complete_tx::bytes.v4.f32 [%0], {%1, %2, %3, %4}, [%5];" ::"r"(
+                                 p + 2048u * (u32)tj_i),
+                             "f"(acc[tj_r]), "f"(acc[tj_r + 1]), "f"(acc[tj_r + 2]), "f"(acc[tj_r + 3]), "r"(bar.addr)
+                             : "memory");)
+}
+#undef TJ_ACC_GROUPS
+// acc += the slot, from global memory or this CTA's shared memory (SHARED). Eight 16-byte
+// loads in flight, then their adds: one load's latency per eight, not per load.
+template <int REGS, int N, int G0, int G1, bool SHARED>
 TJ_DEVICE void acc_partial_add(float* acc, const float* slot) {
+  constexpr int kGroups = REGS / (N / 2) * (G1 - G0), kBatch = 8;
   const float* p = slot + 4 * ((int)threadIdx.x % 128);
-  // Eight 16-byte loads in flight, then their adds: one load's latency per eight, not per load.
-  constexpr int kBatch = 8;
 #pragma unroll
-  for (int j0 = 0; j0 < REGS / 4; j0 += kBatch) {
+  for (int i0 = 0; i0 < kGroups; i0 += kBatch) {
     float t[4 * kBatch];
 #pragma unroll
     for (int j = 0; j < kBatch; ++j)
-      if (j0 + j < REGS / 4)
-        asm volatile("ld.global.v4.f32 {%0, %1, %2, %3}, [%4];"
-                     : "=f"(t[4 * j]), "=f"(t[4 * j + 1]), "=f"(t[4 * j + 2]), "=f"(t[4 * j + 3])
-                     : "l"(p + 512 * (j0 + j))
-                     : "memory");
+      if (i0 + j < kGroups) {
+        if constexpr (SHARED)
+          asm volatile("ld.shared.v4.f32 {%0, %1, %2, %3}, [%4];"
+                       : "=f"(t[4 * j]), "=f"(t[4 * j + 1]), "=f"(t[4 * j + 2]), "=f"(t[4 * j + 3])
+                       : "r"(smem_addr(p + 512 * (i0 + j)))
+                       : "memory");
+        else
+          asm volatile("ld.global.v4.f32 {%0, %1, %2, %3}, [%4];"
+                       : "=f"(t[4 * j]), "=f"(t[4 * j + 1]), "=f"(t[4 * j + 2]), "=f"(t[4 * j + 3])
+                       : "l"(p + 512 * (i0 + j))
+                       : "memory");
+      }
 #pragma unroll
-    for (int j = 0; j < 4 * kBatch; ++j)
-      if (4 * j0 + j < REGS) acc[4 * j0 + j] += t[j];
+    for (int j = 0; j < kBatch; ++j)
+      if (i0 + j < kGroups) {
+        const int i = i0 + j, r = i / (G1 - G0) * (N / 2) + 4 * (G0 + i % (G1 - G0));
+#pragma unroll
+        for (int x = 0; x < 4; ++x) acc[r + x] += t[4 * j + x];
+      }
   }
 }
 

@@ -30,7 +30,7 @@ ir::Stmt Schedule::loop(const UnitSpace& s, std::vector<ir::Stmt>& prologue, con
 ir::Expr unit_count(const ir::ForEachTile& t, const ir::Kernel& k) {
   auto ceil_div = [](ir::Expr a, int64_t b) { return bin(ir::BinOp::Div, bin(ir::BinOp::Add, std::move(a), imm(b - 1)), imm(b)); };
   ir::Expr units = bin(ir::BinOp::Mul, ceil_div(t.tiles_m, k.cluster.y), ceil_div(t.tiles_n, k.cluster.x));
-  if (t.splits) units = bin(ir::BinOp::Mul, units, t.splits);
+  if (t.splits && !t.schedule.cluster_splits) units = bin(ir::BinOp::Mul, units, t.splits);
   return ir::Cast::make(ir::Scalar::I64, units);
 }
 
@@ -48,6 +48,8 @@ void decode_grouped(const UnitSpace& s, const ir::Expr& unit, std::vector<ir::St
   const int64_t cx = s.kernel.cluster.x, cy = s.kernel.cluster.y, group = t.schedule.group;
   ir::Expr it = s.splits ? s.let(into, "t", bin(BinOp::Div, unit, s.splits)) : unit;
   if (s.splits) into.push_back(ir::Declare::make(t.var_split, bin(BinOp::Mod, unit, s.splits), loc));
+  // Splits in the cluster: the unit is a cluster tile, the split the CTA's plane.
+  if (t.schedule.cluster_splits) into.push_back(ir::Declare::make(t.var_split, reg(ir::SpecialRegKind::ClusterCtaIdZ), loc));
   ir::Expr span = s.local("group_span");
   ir::Expr first_row = s.let(into, "first_row", bin(BinOp::Mul, bin(BinOp::Div, it, span), imm(group)));
   ir::Expr rows = s.let(into, "group_rows", bin(BinOp::Min, bin(BinOp::Sub, s.cluster_rows, first_row), imm(group)));

@@ -587,13 +587,21 @@ Stmt RowStore::make(std::string frag, Expr ptr, Expr index, Expr valid, Loc loc)
   return std::make_shared<RowStore>(std::move(frag), std::move(ptr), std::move(index), std::move(valid), std::move(loc));
 }
 
-Stmt AccPartial::make(AccPartialOp op, std::string acc, Expr ptr, Expr slot, Loc loc) {
+Stmt AccPartial::make(AccPartialOp op, std::string acc, Expr ptr, Expr slot, Loc loc, unsigned first_col, unsigned cols, Expr bar,
+                      Expr bar_index) {
   require(!acc.empty(), "AccPartial::make: empty accumulator name");
   require_expr(ptr, "AccPartial", "ptr");
   require(ptr->type.is_pointer(), "AccPartial::make: not a pointer");
   require_value(slot, "AccPartial", "slot");
   require(slot->type.scalar == Scalar::I32, "AccPartial::make: the slot must be i32");
-  return std::make_shared<AccPartial>(op, std::move(acc), std::move(ptr), std::move(slot), std::move(loc));
+  require(first_col % 8 == 0 && cols % 8 == 0, "AccPartial::make: columns come in whole groups of 8");
+  require((op == AccPartialOp::Send) == (bar != nullptr), "AccPartial::make: a send (and only a send) completes on a barrier");
+  if (bar) {
+    require_ptr(bar, "AccPartial", "bar", Scalar::MBarrier, {Space::Shared, Space::Cluster});
+    require_index(bar_index, "AccPartial");
+  }
+  return std::make_shared<AccPartial>(op, std::move(acc), std::move(ptr), std::move(slot), std::move(loc), first_col, cols,
+                                      std::move(bar), std::move(bar_index));
 }
 
 Stmt TmemOp::make(TmemAction action, unsigned cta_group, unsigned columns, Expr slot, Expr slot_index, Expr addr, Loc loc) {

@@ -150,21 +150,34 @@ struct RowStore final : StmtNode {
       : StmtNode(static_kind, std::move(l)), frag(std::move(f)), ptr(std::move(p)), index(std::move(i)), valid(std::move(v)) {}
 };
 
-// Split-K's accumulator <-> global memory, by the warpgroup that owns the
-// accumulator. Store: ptr[slot * acc.m * acc.n ...] = acc; Add: acc += that slot.
+// Split-K's accumulator as a partial sum, by the warpgroup that owns the accumulator,
+// over its columns [first_col, first_col + cols) (cols 0: all of them). A slot holds
+// acc.m x cols f32 at ptr[slot * acc.m * cols ...]:
+//  - Store: the slot (global memory) = acc;
+//  - Add: acc += the slot (global memory, or this CTA's shared memory);
+//  - Send: the slot of a peer CTA's shared buffer (ptr from map_shared_rank) = acc, by
+//    st.async completing on the peer's barrier bar[bar_index] (also mapped) with
+//    acc.m x cols x 4 bytes per warpgroup.
 // The slot's layout is the accumulator's fragment order (each thread's registers,
-// 4 at a time, 128 threads side by side: coalesced 16-byte accesses), opaque to
-// the user: only store and add of the same accumulator shape meet in a slot.
-enum class AccPartialOp : uint8_t { Store, Add };
+// 4 at a time, 128 threads side by side: 16-byte accesses, coalesced in global memory,
+// free of bank conflicts in shared memory), opaque to the user: only partials of the
+// same accumulator shape and columns meet in a slot.
+enum class AccPartialOp : uint8_t { Store, Add, Send };
 struct AccPartial final : StmtNode {
   static constexpr StmtKind static_kind = StmtKind::AccPartial;
   const AccPartialOp op;
   const std::string acc;
-  const Expr ptr;   // f32 pointer (global memory: checked by verify_tiles)
+  const Expr ptr;   // f32 pointer (its space is checked by verify_tiles)
   const Expr slot;  // i32
-  static Stmt make(AccPartialOp op, std::string acc, Expr ptr, Expr slot, Loc loc);
-  AccPartial(AccPartialOp o, std::string a, Expr p, Expr s, Loc l)
-      : StmtNode(static_kind, std::move(l)), op(o), acc(std::move(a)), ptr(std::move(p)), slot(std::move(s)) {}
+  const unsigned first_col = 0, cols = 0;  // whole groups of 8; cols 0: all
+  const Expr bar, bar_index;               // Send only: the peer's barrier
+  static Stmt make(AccPartialOp op, std::string acc, Expr ptr, Expr slot, Loc loc, unsigned first_col = 0, unsigned cols = 0,
+                   Expr bar = nullptr, Expr bar_index = nullptr);
+  AccPartial(AccPartialOp o, std::string a, Expr p, Expr s, Loc l, unsigned fc, unsigned c, Expr b, Expr bi)
+      : StmtNode(static_kind, std::move(l)), op(o), acc(std::move(a)), ptr(std::move(p)), slot(std::move(s)), first_col(fc), cols(c),
+        bar(std::move(b)), bar_index(std::move(bi)) {}
+  // The columns the partial covers, given the accumulator's width.
+  unsigned col_count(unsigned acc_n) const { return cols ? cols : acc_n; }
 };
 
 // Tensor memory (tcgen05, sm_100a): per CTA 128 lanes x 512 columns of 32-bit cells.
@@ -208,6 +221,11 @@ struct TileSchedule {
   unsigned group = 8;
   unsigned slots = 2;  // Dynamic: claim responses in flight (1..8)
   UnitOrder order = UnitOrder::Rasterized;
+  // Split-K inside the cluster: the cluster's z dimension holds the splits. Each plane
+  // (cluster_ctaid.z) takes the same block of cluster_dim_y x cluster_dim_x tiles, and a
+  // CTA's split is its cluster_ctaid.z (the ForEachTile's splits is cluster_dim_z). The
+  // walk is over cluster tiles only.
+  bool cluster_splits = false;
   bool operator==(const TileSchedule&) const = default;
 };
 std::string_view schedule_name(ScheduleKind);

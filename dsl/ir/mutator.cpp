@@ -216,8 +216,9 @@ Stmt Mutator::mutate_node(const RowStore& n, const Stmt& self) {
   return p == n.ptr && i == n.index && v == n.valid ? self : RowStore::make(n.frag, p, i, v, n.loc);
 }
 Stmt Mutator::mutate_node(const AccPartial& n, const Stmt& self) {
-  Expr p = mutate(n.ptr), s = mutate(n.slot);
-  return p == n.ptr && s == n.slot ? self : AccPartial::make(n.op, n.acc, p, s, n.loc);
+  Expr p = mutate(n.ptr), s = mutate(n.slot), b = mutate(n.bar), bi = mutate(n.bar_index);
+  return p == n.ptr && s == n.slot && b == n.bar && bi == n.bar_index ? self
+                                                                      : AccPartial::make(n.op, n.acc, p, s, n.loc, n.first_col, n.cols, b, bi);
 }
 Stmt Mutator::mutate_node(const ForEachTile& n, const Stmt& self) {
   Expr tm = mutate(n.tiles_m), tn = mutate(n.tiles_n), sp = mutate(n.splits);

@@ -229,8 +229,10 @@ struct StmtText {
     return line(to_string(n.ptr) + "[" + to_string(n.index) + "] = " + n.frag + "[elem]" + (n.valid ? " if " + to_string(n.valid) : ""), n.loc);
   }
   std::string operator()(const AccPartial& n) const {
-    const char* op = n.op == AccPartialOp::Store ? "store_accumulator_partial(" : "add_accumulator_partial(";
-    return line(op + to_string(n.ptr) + ", " + n.acc + ", slot " + to_string(n.slot) + ")", n.loc);
+    const char* op = n.op == AccPartialOp::Store ? "store_accumulator_partial(" : n.op == AccPartialOp::Add ? "add_accumulator_partial(" : "send_accumulator_partial(";
+    const std::string cols = n.cols ? ", columns " + std::to_string(n.first_col) + ".." + std::to_string(n.first_col + n.cols) : "";
+    const std::string bar = n.bar ? ", completes on " + to_string(n.bar) + "[" + to_string(n.bar_index) + "]" : "";
+    return line(op + to_string(n.ptr) + ", " + n.acc + cols + ", slot " + to_string(n.slot) + bar + ")", n.loc);
   }
   std::string operator()(const ForEachTile& n) const {
     const std::string split = n.splits ? ", " + n.var_split : "";
@@ -238,8 +240,9 @@ struct StmtText {
     const std::string dynamic = n.schedule.kind == ScheduleKind::Dynamic
                                     ? ", " + std::to_string(n.schedule.slots) + " slots, " + std::string(order_name(n.schedule.order))
                                     : "";
+    const std::string in_cluster = n.schedule.cluster_splits ? ", splits in the cluster" : "";
     return pad(indent) + "for_each_tile " + std::string(schedule_name(n.schedule.kind)) + "(group " +
-           std::to_string(n.schedule.group) + dynamic + ") (" + n.var_m + ", " + n.var_n + split + ") in [" + to_string(n.tiles_m) +
+           std::to_string(n.schedule.group) + dynamic + in_cluster + ") (" + n.var_m + ", " + n.var_n + split + ") in [" + to_string(n.tiles_m) +
            " x " + to_string(n.tiles_n) + splits + "] {" + at(n.loc) + "\n" + to_string(n.body, indent + 1) + pad(indent) + "}\n";
   }
 };

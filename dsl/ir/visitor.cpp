@@ -94,7 +94,7 @@ void Visitor::visit_node(const AccStore& n) {
 void Visitor::visit_node(const FragMap& n) { visit(n.value); }
 void Visitor::visit_node(const RowReduce&) {}
 void Visitor::visit_node(const RowStore& n) { visit(n.ptr); visit(n.index); visit(n.valid); }
-void Visitor::visit_node(const AccPartial& n) { visit(n.ptr); visit(n.slot); }
+void Visitor::visit_node(const AccPartial& n) { visit(n.ptr); visit(n.slot); visit(n.bar); visit(n.bar_index); }
 void Visitor::visit_node(const ForEachTile& n) { visit(n.tiles_m); visit(n.tiles_n); visit(n.splits); visit(n.body); }
 
 }  // namespace tj::ir

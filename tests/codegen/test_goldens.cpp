@@ -6,7 +6,7 @@
 //
 //   TILEJIT_UPDATE_GOLDENS=1 build/tests/tilejit_unit_tests "[golden]"
 //
-// Source locations in the text ("gemm_kernel.cpp:212") are replaced by "<loc>": moving
+// Source locations in the text ("gemm_kernel.cpp:219") are replaced by "<loc>": moving
 // a sample's code to another line or file is not a change of the kernel.
 #include <catch2/catch.hpp>
 

@@ -96,9 +96,9 @@ TEST_CASE("split-K: the accumulator's partials and the counter's atomic are emit
   codegen::Lowered l = codegen::lower(p.build(), Target::sm90a());
   INFO(l.cuda);
   // 64x64 f32 per warpgroup: 32 registers per thread, slots of 4096 floats, 64-bit offsets.
-  CHECK(contains(l.cuda, "tj::acc_partial_store<32>(acc, &ws[(tj::u64)(0) * 4096ull]);"));
+  CHECK(contains(l.cuda, "tj::acc_partial_store<32, 64, 0, 8>(acc, &ws[(tj::u64)(0) * 4096ull]);"));
   CHECK(contains(l.cuda, "unsigned old = tj::atom_add_acq_rel_gpu(&counter[0], 1u);"));
-  CHECK(contains(l.cuda, "tj::acc_partial_add<32>(acc, &ws[(tj::u64)(1) * 4096ull]);"));
+  CHECK(contains(l.cuda, "tj::acc_partial_add<32, 64, 0, 8, false>(acc, &ws[(tj::u64)(1) * 4096ull]);"));
   CHECK(contains(ir::to_string(p.build().body), "let old: u32 = atomic_fetch_add.acq_rel.gpu(counter[0], 1u)"));
   rt::CompileResult r = rt::compile(samples::compile_request(l, Target::sm90a()), nullptr);
   CHECK(contains(r.ptx, "atom.acq_rel.gpu.global.add.u32"));
@@ -107,14 +107,12 @@ TEST_CASE("split-K: the accumulator's partials and the counter's atomic are emit
 }
 
 TEST_CASE("split-K: verifier and DSL errors name the user's line", "[codegen][tiles][verifier][splitk]") {
-  SECTION("a workspace in shared memory") {
+  SECTION("a workspace in shared memory: a partial is stored to global memory (adding from shared memory is split-K in the cluster's)") {
     PartialKernel p;
     p.shared_workspace = true;
     auto d = lower_errors(p.build());
-    REQUIRE(d.size() == 2);
+    REQUIRE(d.size() == 1);
     CHECK(d[0].str() == at(p.store_line) + ": error: store_accumulator_partial through ws, a shared f32*; the workspace is global f32 memory\n"
-                        "  fix: pass a kernel parameter k.param<float*>(name) (its slots of acc.m x acc.n floats)");
-    CHECK(d[1].str() == at(p.add_line) + ": error: add_accumulator_partial through ws, a shared f32*; the workspace is global f32 memory\n"
                         "  fix: pass a kernel parameter k.param<float*>(name) (its slots of acc.m x acc.n floats)");
   }
   SECTION("a counter in shared memory") {
@@ -190,12 +188,12 @@ TEST_CASE("split-K gemm: partials, barrier, acq_rel counter, partial loads in th
       // the workspace by the same expression (tests/api/test_workspace.cpp).
       CHECK(contains(l.cuda, "tj::num_clusters_x()"));
     }
-    const size_t store = l.cuda.find("tj::acc_partial_store<" + regs + ">(acc, &workspace[");
+    const size_t store = l.cuda.find("tj::acc_partial_store<" + regs + ", ");
     const size_t sync1 = l.cuda.find("tj::named_barrier_sync(", store);
     const size_t atom = l.cuda.find("= tj::atom_add_acq_rel_gpu(&counters[", sync1);
     const size_t sync2 = l.cuda.find("tj::named_barrier_sync(", atom);
     const size_t reset = l.cuda.find("] = 0u;", sync2);
-    const size_t add = l.cuda.find("tj::acc_partial_add<" + regs + ">(acc, &workspace[", reset);
+    const size_t add = l.cuda.find("tj::acc_partial_add<" + regs + ", ", reset);
     const size_t epilogue = l.cuda.find("* tj_dst = ", add);  // the epilogue function's store
     INFO(l.cuda);
     CHECK(store != std::string::npos);
@@ -378,5 +376,84 @@ TEST_CASE("SplitK declares the schedule's workspace: two workspace parameters, t
       CHECK(kern.shared[1].name == "split_old");
       CHECK(kern.shared[1].count == 2);
     }
+  }
+}
+
+TEST_CASE("split-K in the cluster: shares sent by st.async into the other planes, added from shared memory, no counter, no spills",
+          "[codegen][tiles][gemm][ptx][splitk][cluster_split]") {
+  const samples::Sample* s = samples::find_sample("gemm");
+  REQUIRE(s);
+  struct Case {
+    std::map<std::string, int64_t> params;
+    ir::Dim3 cluster;
+    std::vector<std::string> code;  // in the CUDA
+  };
+  const std::vector<Case> cases = {
+      // 2 splits of 128 columns: each plane keeps 64 (groups 0-8 or 8-16 of 16) and sends the other 64.
+      {{{"m", 1024}, {"n", 1024}, {"k", 8192}, {"bn", 128}, {"splits", 2}}, {1, 2, 2},
+       {"tj::acc_partial_send<64, 128, 8, 16>(acc, tj::cluster_ptr<float>{", "tj::acc_partial_send<64, 128, 0, 8>(acc, ",
+        "tj::acc_partial_add<64, 128, 0, 8, true>(acc, &split_xchg[", "tj::acc_partial_add<64, 128, 8, 16, true>(acc, &split_xchg["}},
+      // 4 splits of 128 f32 columns: 32-column shares, 3 received per plane.
+      {{{"m", 1024}, {"n", 768}, {"k", 4096}, {"bn", 128}, {"splits", 4}, {"out", 2}}, {1, 1, 4},
+       {"tj::acc_partial_send<64, 128, 12, 16>(acc, ", "tj::acc_partial_add<64, 128, 4, 8, true>(acc, &split_xchg["}},
+  };
+  for (const Case& c : cases) {
+    samples::Config cfg = gemm_config(c.params, c.cluster);
+    INFO("cluster " << cfg.cluster.str());
+    REQUIRE(s->check_config(cfg).empty());
+    REQUIRE(samples::gemm_tiling(cfg).split_in_cluster);
+    codegen::Lowered l = codegen::lower(s->build(cfg), Target::sm90a());
+    for (const std::string& code : c.code) CHECK(contains(l.cuda, code));
+    CHECK_FALSE(contains(l.cuda, "atom_add_acq_rel_gpu"));  // no tile counter
+    CHECK_FALSE(contains(l.cuda, "acc_partial_store"));     // nothing through global memory
+    const rt::CompileResult r = compile_without_spills(l, "cluster " + cfg.cluster.str());
+    CHECK(contains(r.ptx, "st.async.shared::cluster.mbarrier::complete_tx::bytes.v4.f32"));
+    CHECK(contains(r.ptx, "ld.shared.v4.f32"));
+    CHECK_FALSE(contains(r.ptx, "atom.acq_rel.gpu"));
+  }
+}
+
+TEST_CASE("split-K in the cluster: DSL and verifier errors name the user's line", "[codegen][tiles][verifier][splitk][cluster_split]") {
+  SECTION("a walk in a cluster without planes along z") {
+    KernelBuilder k("no_planes");
+    k.threads(128);
+    k.cluster(2, 1);
+    const unsigned line = __LINE__ + 1;
+    auto walk = [&] { for_each_tile_split_in_cluster(static_persistent(), i32(4), i32(4), [](i32, i32, i32) {}); };
+    CHECK_THROWS_WITH(walk(), at(line) + ": error: for_each_tile_split_in_cluster in a kernel whose cluster is (2,1,1): a tile's "
+                                         "splits are the cluster's planes along z\n"
+                                         "  fix: set a cluster with 2 or more CTAs along z first (k.cluster(x, y, splits)), or use "
+                                         "for_each_tile with splits");
+  }
+  SECTION("columns that are not whole groups of 8, a send to this CTA, an add from a peer") {
+    KernelBuilder k("sends");
+    k.threads(128);
+    k.cluster(1, 1, 2);
+    SharedTile a = k.shared_tile(ir::Scalar::BF16, "a", 64, 64, 1);
+    SharedTile b = k.shared_tile(ir::Scalar::BF16, "b", 64, 64, 1);
+    Accumulator acc = k.accumulator("acc", 64, 64);
+    Ptr<float> buf = k.dynamic_shared<float>("buf", 64 * 32);
+    Ptr<mbarrier_t> bar = k.mbarriers("bar", 1, 1);
+    unsigned cols_line = 0, local_line = 0, peer_add_line = 0;
+    k.role("math", 1, 0, [&](i32) {
+      mma(acc, stage(a, 0), stage(b, 0), boolean(false));
+      mma_wait(0);
+      cols_line = __LINE__ + 1;
+      CHECK_THROWS_WITH(send_accumulator_partial(map_shared_rank(buf, i32(1)), acc, Columns{4, 8}, i32(0), map_shared_rank(bar, i32(1))[0]),
+                        at(cols_line) + ": error: send_accumulator_partial of columns 4..12 of accumulator 'acc' (64 columns)\n"
+                                        "  fix: give whole groups of 8 columns inside the accumulator");
+      local_line = __LINE__ + 1;
+      send_accumulator_partial(buf, acc, Columns{0, 32}, i32(0), bar[0]);
+      peer_add_line = __LINE__ + 1;
+      add_accumulator_partial(map_shared_rank(buf, i32(1)), acc, Columns{32, 32}, i32(0));
+    });
+    auto d = lower_errors(k.build());
+    REQUIRE(d.size() >= 3);
+    CHECK(d[0].str() == at(local_line) + ": error: send_accumulator_partial into buf, a shared f32*; it writes a peer CTA's f32 shared "
+                                         "buffer\n  fix: pass map_shared_rank(buffer, rank) of a k.shared<float>(...) buffer");
+    CHECK(d[1].str() == at(local_line) + ": error: send_accumulator_partial completes on bar, which is not mapped to the peer\n"
+                                         "  fix: pass map_shared_rank(barrier, rank)[i], the barrier of the CTA that receives the partial");
+    CHECK(d[2].str().rfind(at(peer_add_line) + ": error: add_accumulator_partial through ", 0) == 0);
+    CHECK(d[2].str().find("; it reads global f32 memory or this CTA's f32 shared memory") != std::string::npos);
   }
 }

@@ -234,6 +234,37 @@ TEST_CASE("gemm: split-K against cuBLAS [gpu]", "[gpu][gemm][splitk]") {
   for (size_t i = 0; i < cases.size(); ++i) check(cases[i], 400 + i);
 }
 
+// Split-K in the cluster (split_reduce, dsl/split_k.h's KPartition::Cluster): a tile's
+// splits are the cluster's planes along z, which send each other their partials' shares
+// through distributed shared memory. Splits 2 and 4, planes of 1, 2 and 4 CTAs (with
+// multicast inside a plane), ragged M, N and K, a split without k-blocks (K of one
+// k-block), f32 out (32-column shares), beta, a fused epilogue, several tiles per cluster
+// (each CTA sends again only after its peers read its last partials), nn, one warpgroup,
+// non-persistent, and auto picking it (the default path too).
+TEST_CASE("gemm: split-K in the cluster against cuBLAS [gpu]", "[gpu][gemm][splitk][cluster_split]") {
+  const int64_t cluster = 2;
+  const std::vector<GemmCase> cases = {
+      {1024, 1024, 8192, {{"splits", 2}, {"bn", 128}, {"split_reduce", cluster}}, {1, 2, 2}},  // the bench's shape
+      {1024, 1024, 8192, {{"splits", 2}, {"bn", 128}, {"split_reduce", cluster}}, {1, 1, 2}},  // planes of one CTA
+      {1024, 1024, 8192, {{"splits", 2}, {"bn", 128}, {"split_reduce", cluster}}, {2, 1, 2}},  // A multicast
+      {1000, 1000, 3000, {{"splits", 2}, {"bn", 128}, {"split_reduce", cluster}}, {1, 2, 2}},  // ragged M, N and K
+      {1024, 1024, 64, {{"splits", 2}, {"bn", 128}, {"split_reduce", cluster}}, {1, 2, 2}},    // split 1 has no k-block
+      {1000, 1000, 3000, {{"splits", 2}, {"bn", 128}, {"split_reduce", cluster}}, {1, 2, 2}, 1.5, -0.75},  // beta
+      {1024, 768, 4096, {{"splits", 4}, {"bn", 128}, {"out", 2}, {"split_reduce", cluster}}, {1, 1, 4}},  // f32, 4 splits
+      {1000, 1104, 2000, {{"splits", 2}, {"bn", 256}, {"stages", 2}, {"split_reduce", cluster}}, {2, 2, 2}},  // 8 CTAs
+      {1024, 1024, 4096, {{"splits", 2}, {"bn", 128}, {"bias", 1}, {"act", 2}, {"split_reduce", cluster}}, {1, 2, 2}},
+      {2048, 2048, 1024, {{"splits", 2}, {"bn", 128}, {"split_reduce", cluster}}, {1, 2, 2}},  // 4 cluster tiles per cluster
+      {1024, 1024, 4096, {{"splits", 2}, {"bn", 128}, {"layout", 1}, {"split_reduce", cluster}}, {2, 1, 2}},  // nn
+      {300, 264, 1000, {{"splits", 2}, {"warp_specialized", 0}, {"bn", 128}, {"stages", 3}, {"split_reduce", cluster}}, {1, 1, 2}},
+      {512, 512, 8192, {{"splits", 2}, {"bn", 128}, {"persistent", 0}, {"split_reduce", cluster}}, {1, 2, 2}},
+      {1024, 1024, 8192, {{"splits", 2}, {"bn", 128}}, {1, 2, 2}},  // split_reduce auto: in the cluster
+      // The default path: auto picks 128 columns and 2 splits for this shape on the H200,
+      // and puts them in the cluster (1x2x2).
+      {1024, 1024, 8192, {{"bn", 0}}, {1, 2, 1}, 1.0, 0.0, true, {{"bn", 128}, {"splits", 2}}},
+  };
+  for (size_t i = 0; i < cases.size(); ++i) check(cases[i], 450 + i);
+}
+
 // Stream-K (dsl/split_k.h) on the H200's 132 SMs: the tail's tiles shared between
 // every cluster. Few tiles (all stream-K, several clusters per tile), waves plus a tail
 // (the last full wave joins the tail), ragged M, N and K, k-blocks fewer than a share's

@@ -105,11 +105,74 @@ TEST_CASE("gemm schedule auto: for_device resolves it and says why, an explicit 
     CHECK(s->check_config(d->config).empty());
     if (splits > 1) CHECK(d->line.find("split-K, each tile's 128 k-blocks in 2 ranges") != std::string::npos);
     else CHECK(d->line.find("schedule auto -> static for 132 SMs: 64 cluster tiles on 66 clusters") != std::string::npos);
+    // The splits go into the cluster, a plane each: 1x2x2.
+    CHECK(d->config.cluster.z == unsigned(splits));
+    CHECK(samples::gemm_tiling(d->config).split_in_cluster == (splits > 1));
+    if (splits > 1)
+      CHECK(d->line.find("; split_reduce auto -> cluster: cluster 1x2x2, the 2 splits of a tile on the planes of one cluster, "
+                         "partials added through distributed shared memory") != std::string::npos);
   }
+  // split_reduce workspace keeps the splits in separate clusters.
+  c = test::gemm_config({{"m", 1024}, {"n", 1024}, {"k", 8192}, {"split_reduce", int64_t(samples::GemmSplitReduce::Workspace)}}, {1, 2, 1});
+  d = s->for_device(c, 132);
+  REQUIRE(d.has_value());
+  CHECK(d->config.param("splits") == 2);
+  CHECK(d->config.cluster.z == 1);
+  CHECK_FALSE(samples::gemm_tiling(d->config).split_in_cluster);
   // Without a device, auto builds the static kernel.
   c = test::gemm_config({{"m", 4224}, {"n", 4224}, {"k", 4096}}, {1, 2, 1});
   CHECK_FALSE(samples::gemm_tiling(c).stream_k);
   CHECK(samples::gemm_tiling(c).splits == 1);
+}
+
+TEST_CASE("gemm split_reduce: where split-K's partials meet, what auto picks, and what cluster refuses", "[samples][gemm][schedule][splitk]") {
+  using samples::GemmSplitReduce;
+  using P = std::vector<std::pair<std::string, std::string>>;
+  const int64_t cluster = int64_t(GemmSplitReduce::Cluster), workspace = int64_t(GemmSplitReduce::Workspace);
+  const std::map<std::string, int64_t> split = {{"m", 1024}, {"n", 1024}, {"k", 8192}, {"bn", 128}, {"schedule", 3}, {"splits", 2}};
+  auto with = [&](std::map<std::string, int64_t> extra) {
+    std::map<std::string, int64_t> p = split;
+    for (auto& [k, v] : extra) p[k] = v;
+    return p;
+  };
+  // auto: in the cluster exactly when the cluster has splits planes along z.
+  CHECK(samples::gemm_tiling(test::gemm_config(split, {1, 2, 2})).split_in_cluster);
+  CHECK_FALSE(samples::gemm_tiling(test::gemm_config(split, {1, 2, 1})).split_in_cluster);
+  CHECK(test::config_problems("gemm", test::gemm_config(split, {1, 2, 2})).empty());
+  // The shares received take shared memory: 5 stages of 128x128 instead of 6.
+  CHECK(samples::gemm_tiling(test::gemm_config(split, {1, 2, 2})).stages == 5);
+  CHECK(samples::gemm_tiling(test::gemm_config(split, {1, 2, 1})).stages == 6);
+  // 256 columns in the cluster would leave 2 stages: auto keeps the workspace, and then the
+  // planes along z have nothing to hold.
+  CHECK_FALSE(samples::gemm_tiling(test::gemm_config(with({{"bn", 256}}), {1, 2, 2})).split_in_cluster);
+  CHECK(test::config_problems("gemm", test::gemm_config(with({{"bn", 256}}), {1, 2, 2})) ==
+        P{{"cluster", "a cluster of 2 along z holds a tile's splits (split-K in the cluster): set schedule split_k with splits 2 and "
+                      "split_reduce auto or cluster, or a cluster [x, y]"}});
+  CHECK(test::config_problems("gemm", test::gemm_config(with({{"split_reduce", workspace}}), {1, 2, 2})).size() == 1);
+  // cluster asked where it cannot run: the reason, at params.split_reduce.
+  CHECK(test::config_problems("gemm", test::gemm_config(with({{"split_reduce", cluster}}), {1, 2, 1})) ==
+        P{{"params.split_reduce", "split_reduce cluster: a tile's splits are the cluster's planes along z: splits 2 with 1 along z: "
+                                  "use split_reduce auto or workspace, or a cluster [x, y, splits]"}});
+  CHECK(test::config_problems("gemm", test::gemm_config(with({{"split_reduce", cluster}, {"bn", 64}}), {1, 2, 2})) ==
+        P{{"params.split_reduce", "split_reduce cluster: each of the 2 splits writes bn / 2 columns, whole chunks of 64 (128 bytes of D): "
+                                  "bn = 64 does not split so: use split_reduce auto or workspace, or a cluster [x, y, splits]"}});
+  CHECK(test::config_problems("gemm", test::gemm_config(with({{"split_reduce", cluster}, {"splits", 4}}), {2, 2, 4}))
+            .front() == std::pair<std::string, std::string>{"cluster", "the GEMM takes a cluster [x (along N), y (along M), z (splits "
+                                                                      "in the cluster)] of at most 8 CTAs"});
+  // Every check of the kernel is decided.
+  const samples::Sample* s = samples::find_sample("gemm");
+  REQUIRE(s != nullptr);
+  codegen::Lowered l = codegen::lower(s->build(test::gemm_config(split, {1, 2, 2})), codegen::Target::sm90a());
+  std::vector<std::string> lines;
+  for (const auto& r : l.races) lines.push_back(codegen::race::to_string(r));
+  for (const auto& t : l.transactions) lines.push_back(codegen::to_string(t));
+  bool split_full = false;
+  for (const std::string& x : lines) {
+    INFO(x);
+    CHECK(x.find("not") == std::string::npos);
+    split_full |= x.rfind("barrier 'split_full' in the loop at gemm_kernel.cpp:", 0) == 0 && x.find(": verified") != std::string::npos;
+  }
+  CHECK(split_full);
 }
 
 TEST_CASE("gemm schedule dynamic: whole tiles claimed at run time, its limits, and every check verified", "[samples][gemm][schedule]") {

@@ -250,12 +250,12 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm(const __grid_constant_
             // If at <loc>: if (i7 != split5) {
             if ((i7 != split5)) {
               // AccPartial at <loc>: add_accumulator_partial(workspace, acc, slot ((((((tile_m3 * ((((((n + 128) - 1) / 128) + 0) / 1)...
-              tj::acc_partial_add<64>(acc, &workspace[(tj::u64)(((((((tile_m3 * ((((((n + 128) - 1) / 128) + 0) / 1) * 1)) + tile_n4) * splits1) + i7) * 2) + wg0)) * 8192ull]);
+              tj::acc_partial_add<64, 128, 0, 16, false>(acc, &workspace[(tj::u64)(((((((tile_m3 * ((((((n + 128) - 1) / 128) + 0) / 1) * 1)) + tile_n4) * splits1) + i7) * 2) + wg0)) * 8192ull]);
             }
           }
         } else {
           // AccPartial at <loc>: store_accumulator_partial(workspace, acc, slot ((((((tile_m3 * ((((((n + 128) - 1) / 128) + 0) / ...
-          tj::acc_partial_store<64>(acc, &workspace[(tj::u64)(((((((tile_m3 * ((((((n + 128) - 1) / 128) + 0) / 1) * 1)) + tile_n4) * splits1) + split5) * 2) + wg0)) * 8192ull]);
+          tj::acc_partial_store<64, 128, 0, 16>(acc, &workspace[(tj::u64)(((((((tile_m3 * ((((((n + 128) - 1) / 128) + 0) / 1) * 1)) + tile_n4) * splits1) + split5) * 2) + wg0)) * 8192ull]);
           // NamedBarrier at <loc>: named_barrier((wg0 + 9), 128 threads)
           tj::named_barrier_sync((wg0 + 9), 128u);
           // If at <loc>: if ((%tid.x % 128) == 0) {
@@ -281,7 +281,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm(const __grid_constant_
               // If at <loc>: if (i9 != split5) {
               if ((i9 != split5)) {
                 // AccPartial at <loc>: add_accumulator_partial(workspace, acc, slot ((((((tile_m3 * ((((((n + 128) - 1) / 128) + 0) / 1)...
-                tj::acc_partial_add<64>(acc, &workspace[(tj::u64)(((((((tile_m3 * ((((((n + 128) - 1) / 128) + 0) / 1) * 1)) + tile_n4) * splits1) + i9) * 2) + wg0)) * 8192ull]);
+                tj::acc_partial_add<64, 128, 0, 16, false>(acc, &workspace[(tj::u64)(((((((tile_m3 * ((((((n + 128) - 1) / 128) + 0) / 1) * 1)) + tile_n4) * splits1) + i9) * 2) + wg0)) * 8192ull]);
               }
             }
           }

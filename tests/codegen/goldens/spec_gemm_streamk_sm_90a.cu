@@ -258,12 +258,12 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm(const __grid_constant_
               // If at <loc>: if (i19 != %clusterid.x) {
               if ((i19 != tj::cluster_id_x())) {
                 // AccPartial at <loc>: add_accumulator_partial(workspace, acc, slot ((((((i19 * 2) + select((i32(((i64(i19) * i64(sk_ite...
-                tj::acc_partial_add<128>(acc, &workspace[(tj::u64)(((((((i19 * 2) + ((((int)((((long long)i19) * ((long long)sk_iters2)) / ((long long)sk_share_workers4))) >= (((sk_streamed12 == 1) ? sk_tile13 : (-1)) * (((k + 64) - 1) / 64))) ? 0 : 1)) * 2) + tj::cluster_ctarank()) * 2) + wg0)) * 16384ull]);
+                tj::acc_partial_add<128, 256, 0, 32, false>(acc, &workspace[(tj::u64)(((((((i19 * 2) + ((((int)((((long long)i19) * ((long long)sk_iters2)) / ((long long)sk_share_workers4))) >= (((sk_streamed12 == 1) ? sk_tile13 : (-1)) * (((k + 64) - 1) / 64))) ? 0 : 1)) * 2) + tj::cluster_ctarank()) * 2) + wg0)) * 16384ull]);
               }
             }
           } else {
             // AccPartial at <loc>: store_accumulator_partial(workspace, acc, slot ((((((%clusterid.x * 2) + select((i32(((i64(%clust...
-            tj::acc_partial_store<128>(acc, &workspace[(tj::u64)(((((((tj::cluster_id_x() * 2) + ((((int)((((long long)tj::cluster_id_x()) * ((long long)sk_iters2)) / ((long long)sk_share_workers4))) >= (((sk_streamed12 == 1) ? sk_tile13 : (-1)) * (((k + 64) - 1) / 64))) ? 0 : 1)) * 2) + tj::cluster_ctarank()) * 2) + wg0)) * 16384ull]);
+            tj::acc_partial_store<128, 256, 0, 32>(acc, &workspace[(tj::u64)(((((((tj::cluster_id_x() * 2) + ((((int)((((long long)tj::cluster_id_x()) * ((long long)sk_iters2)) / ((long long)sk_share_workers4))) >= (((sk_streamed12 == 1) ? sk_tile13 : (-1)) * (((k + 64) - 1) / 64))) ? 0 : 1)) * 2) + tj::cluster_ctarank()) * 2) + wg0)) * 16384ull]);
             // NamedBarrier at <loc>: named_barrier((wg0 + 9), 128 threads)
             tj::named_barrier_sync((wg0 + 9), 128u);
             // If at <loc>: if ((%tid.x % 128) == 0) {
@@ -289,7 +289,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm(const __grid_constant_
                 // If at <loc>: if (i21 != %clusterid.x) {
                 if ((i21 != tj::cluster_id_x())) {
                   // AccPartial at <loc>: add_accumulator_partial(workspace, acc, slot ((((((i21 * 2) + select((i32(((i64(i21) * i64(sk_ite...
-                  tj::acc_partial_add<128>(acc, &workspace[(tj::u64)(((((((i21 * 2) + ((((int)((((long long)i21) * ((long long)sk_iters2)) / ((long long)sk_share_workers4))) >= (((sk_streamed12 == 1) ? sk_tile13 : (-1)) * (((k + 64) - 1) / 64))) ? 0 : 1)) * 2) + tj::cluster_ctarank()) * 2) + wg0)) * 16384ull]);
+                  tj::acc_partial_add<128, 256, 0, 32, false>(acc, &workspace[(tj::u64)(((((((i21 * 2) + ((((int)((((long long)i21) * ((long long)sk_iters2)) / ((long long)sk_share_workers4))) >= (((sk_streamed12 == 1) ? sk_tile13 : (-1)) * (((k + 64) - 1) / 64))) ? 0 : 1)) * 2) + tj::cluster_ctarank()) * 2) + wg0)) * 16384ull]);
                 }
               }
             }
