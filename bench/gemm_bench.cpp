@@ -47,6 +47,7 @@ struct Options {
   bool tuned = true;  // --no-tuned: the defaults (and --config) only
   bool versus_plain = false;  // --versus-plain: the fused kernel against ours without the epilogue
   std::map<std::string, int64_t> versus;  // --versus: ours against ours with these params
+  std::optional<ir::Dim3> versus_cluster; // ... and this cluster
   int iters = 50, reps = 5;
   int sustained = 300, sustained_reps = 3;  // --sustained: launches per block under sustained load (0: none)
   uint64_t seed = 1;
@@ -90,13 +91,20 @@ std::string now_utc() {
   return buf;
 }
 
-// Our GEMM of `config` with `overrides` applied (tile, cluster and schedule as they are
-// otherwise), verified, then timed interleaved with `ours`: --versus-plain (the fused
-// epilogue's fields off: what the epilogue costs) and --versus (any fields).
+// Our GEMM of `config` (as the spec and tuning DB made it, before the device's choices)
+// with `overrides` (and `cluster`) applied, then made concrete for the device as ours was,
+// verified, and timed interleaved with `ours`: --versus-plain (the fused epilogue's fields
+// off: what the epilogue costs) and --versus (any fields).
 void time_variant(const samples::Sample& gemm, samples::Config config, const std::map<std::string, int64_t>& overrides,
-                  const Options& o, const Device& device, const codegen::Target& target, rt::Cache& cache, CUstream stream,
-                  const std::function<void(int)>& ours, Row& row) {
+                  std::optional<ir::Dim3> cluster, const Options& o, const Device& device, const codegen::Target& target,
+                  rt::Cache& cache, CUstream stream, const std::function<void(int)>& ours, Row& row) {
   for (const auto& [key, value] : overrides) config.params[key] = value;
+  if (cluster) config.cluster = *cluster;
+  if (std::optional<samples::Sample::DeviceChoice> d = gemm.for_device(config, device.info().sm_count)) {
+    config = d->config;
+    std::printf("  variant %s\n", d->line.c_str());
+  }
+  std::printf("  variant cluster %s\n", config.cluster.str().c_str());
   JitKernel kernel = tj::load(samples::compile_sample(gemm, config, target, &cache), device);
   std::unique_ptr<samples::Instance> inst = gemm.instantiate(config, o.seed);
   BoundArgs args = samples::bind_instance(kernel, *inst);
@@ -127,6 +135,7 @@ void run_shape(const samples::Sample& gemm, const bench::MatmulSize& size, const
   spec.config = choice.config;
   row.tuned = choice.line;
   // ... and made concrete for this GPU as `tilejit run` does (splits 0: S decided here).
+  const samples::Config before_device = spec.config;
   if (std::optional<samples::Sample::DeviceChoice> d = gemm.for_device(spec.config, device.info().sm_count)) {
     spec.config = d->config;
     row.tuned += (row.tuned.empty() ? "" : "; ") + d->line;
@@ -188,9 +197,10 @@ void run_shape(const samples::Sample& gemm, const bench::MatmulSize& size, const
                 row.sustained->min, row.sustained->median, row.sustained->max, o.sustained_reps, o.sustained);
   }
   if (o.versus_plain && ref != "cuBLAS")
-    time_variant(gemm, spec.config, {{"bias", 0}, {"col_scale", 0}, {"act", 0}, {"residual", 0}}, o, device, target, cache,
-                 lc.stream, ours, row);
-  if (!o.versus.empty()) time_variant(gemm, spec.config, o.versus, o, device, target, cache, lc.stream, ours, row);
+    time_variant(gemm, before_device, {{"bias", 0}, {"col_scale", 0}, {"act", 0}, {"residual", 0}}, std::nullopt, o, device, target,
+                 cache, lc.stream, ours, row);
+  if (!o.versus.empty() || o.versus_cluster)
+    time_variant(gemm, before_device, o.versus, o.versus_cluster, o, device, target, cache, lc.stream, ours, row);
   // What cuBLAS computed, as it is timed (with C in D first): a wrong reference call
   // would make the timing meaningless.
   g->run_cublas(blas, lc.stream);
@@ -232,15 +242,27 @@ void print_table(const std::vector<Row>& rows, const Options& o) {
   }
 }
 
-// --versus: each key=value names a parameter of the GEMM sample; the values are read as a
-// spec's would be (names such as act=gelu included).
-std::map<std::string, int64_t> parse_versus(const std::string& text) {
+// --versus: each key=value names a parameter of the GEMM sample, or the cluster; the values
+// are read as a spec's would be (names such as act=gelu included, a cluster as NxM or NxMxL).
+struct Versus {
+  std::map<std::string, int64_t> params;
+  std::optional<ir::Dim3> cluster;
+};
+Versus parse_versus(const std::string& text) {
   const samples::Sample* gemm = samples::find_sample("gemm");
   if (!gemm) throw bench::OptionError("--versus: this build has no 'gemm' sample");
   std::vector<std::string> keys;
+  std::string params;  // the items other than the cluster, read as a spec's
+  Versus out;
   for (size_t start = 0; start <= text.size();) {
     const size_t end = std::min(text.find(',', start), text.size());
     const std::string item = text.substr(start, end - start), key = item.substr(0, item.find('='));
+    start = end + 1;
+    if (key == "cluster" && item.find('=') != std::string::npos) {
+      out.cluster = bench::parse_cluster(item.substr(item.find('=') + 1), "--versus");
+      continue;
+    }
+    params += (params.empty() ? "" : ",") + item;
     bool known = false;
     std::string names;
     for (const samples::ParamSpec& p : gemm->params()) {
@@ -249,13 +271,12 @@ std::map<std::string, int64_t> parse_versus(const std::string& text) {
     }
     if (item.find('=') == std::string::npos || !known)
       throw bench::OptionError("--versus: '" + item + "' is not key=value with a key among the gemm sample's parameters (" +
-                               names + ")");
+                               names + ") or cluster");
     keys.push_back(key);
-    start = end + 1;
   }
-  const cli::Spec spec = cli::parse_spec(bench::gemm_spec(*gemm, {64, 64, 64}, "tn", text), "--versus");
-  std::map<std::string, int64_t> out;
-  for (const std::string& key : keys) out[key] = spec.config.param(key);
+  if (keys.empty()) return out;
+  const cli::Spec spec = cli::parse_spec(bench::gemm_spec(*gemm, {64, 64, 64}, "tn", params), "--versus");
+  for (const std::string& key : keys) out.params[key] = spec.config.param(key);
   return out;
 }
 
@@ -325,8 +346,8 @@ int run(const Options& o) {
   }
   print_table(rows, o);
   if (o.versus_plain) print_plain_table(rows, "ours without the fused epilogue");
-  if (!o.versus.empty()) {
-    std::string what;
+  if (!o.versus.empty() || o.versus_cluster) {
+    std::string what = o.versus_cluster ? "cluster=" + o.versus_cluster->str() : "";
     for (const auto& [key, value] : o.versus) what += (what.empty() ? "" : ",") + key + "=" + std::to_string(value);
     print_plain_table(rows, "ours with " + what);
   }
@@ -368,8 +389,11 @@ int main(int argc, char** argv) {
   try {
     o.seed = bench::parse_seed(seed);
     o.tuned = !no_tuned;
-    if (!versus.empty()) o.versus = parse_versus(versus);
-    if (o.versus_plain && !o.versus.empty()) throw bench::OptionError("--versus-plain and --versus each fill the second table: give one");
+    if (!versus.empty()) {
+      Versus v = parse_versus(versus);
+      o.versus = std::move(v.params), o.versus_cluster = v.cluster;
+    }
+    if (o.versus_plain && (!o.versus.empty() || o.versus_cluster)) throw bench::OptionError("--versus-plain and --versus each fill the second table: give one");
     return run(o);
   } catch (const bench::OptionError& e) {
     std::fprintf(stderr, "error: %s\n", e.what());

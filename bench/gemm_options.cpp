@@ -47,17 +47,23 @@ bool has_param(const samples::Sample& s, const std::string& name) {
 
 // "2x1" -> "[2, 1]"
 std::string cluster_json(const std::string& value) {
-  std::vector<std::string> dims = split(value, 'x');
-  std::string out;
-  for (const std::string& d : dims) {
-    if (!dimension(d) || dims.size() > 3)
-      throw OptionError("--config: cluster=" + value + " is not N, NxM or NxMxL with positive whole numbers");
-    out += (out.empty() ? "" : ", ") + d;
-  }
-  return "[" + out + "]";
+  const ir::Dim3 c = parse_cluster(value, "--config");
+  return "[" + std::to_string(c.x) + ", " + std::to_string(c.y) + ", " + std::to_string(c.z) + "]";
 }
 
 }  // namespace
+
+ir::Dim3 parse_cluster(const std::string& value, const std::string& option) {
+  std::vector<std::string> dims = split(value, 'x');
+  unsigned d[3] = {1, 1, 1};
+  for (size_t i = 0; i < dims.size(); ++i) {
+    std::optional<int64_t> v = dimension(dims[i]);
+    if (!v || dims.size() > 3 || *v > 1024)
+      throw OptionError(option + ": cluster=" + value + " is not N, NxM or NxMxL with whole numbers from 1 to 1024");
+    d[i] = unsigned(*v);
+  }
+  return {d[0], d[1], d[2]};
+}
 
 std::string MatmulSize::str() const { return std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k); }
 

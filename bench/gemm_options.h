@@ -40,4 +40,8 @@ uint64_t parse_seed(const std::string& text);
 std::string gemm_spec(const samples::Sample& gemm, const MatmulSize& size, const std::string& layout,
                       const std::string& config);
 
+// A cluster shape as --config and --versus spell it ("2", "1x2", "1x2x2"); `option` names
+// the flag in the error.
+ir::Dim3 parse_cluster(const std::string& value, const std::string& option);
+
 }  // namespace tj::bench

@@ -69,9 +69,9 @@ TEST_CASE("bad --config values are refused naming the flag or the spec path", "[
   CHECK_THROWS_WITH(gemm_spec(kGemm, {8, 8, 8}, "tn", "bm=\"1\""),
                     "--config: bm=\"1\": a value is a number or a name of letters, digits and _.+-");
   CHECK_THROWS_WITH(gemm_spec(kGemm, {8, 8, 8}, "tn", "cluster=2x0"),
-                    "--config: cluster=2x0 is not N, NxM or NxMxL with positive whole numbers");
+                    "--config: cluster=2x0 is not N, NxM or NxMxL with whole numbers from 1 to 1024");
   CHECK_THROWS_WITH(gemm_spec(kGemm, {8, 8, 8}, "tn", "cluster=1x1x1x1"),
-                    "--config: cluster=1x1x1x1 is not N, NxM or NxMxL with positive whole numbers");
+                    "--config: cluster=1x1x1x1 is not N, NxM or NxMxL with whole numbers from 1 to 1024");
   // Values that are not JSON numbers travel as names, and the parser says what is wrong.
   CHECK_THROWS_WITH(config_of({8, 8, 8}, "tn", "bm=+64"), "bench: $.params.bm: expected an integer, got a string");
   CHECK_THROWS_WITH(config_of({8, 8, 8}, "tn", "alpha=fast"), "bench: $.params.alpha: expected a number, got a string");
