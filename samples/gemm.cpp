@@ -384,18 +384,24 @@ std::optional<Sample::DeviceChoice> Gemm::for_device(const Config& c, int sm_cou
     say(std::string("schedule auto -> ") + name + (a.splits > 1 ? " (splits " + std::to_string(a.splits) + ")" : "") + " for " +
         std::to_string(sm_count) + " SMs: " + a.why);
   }
-  // Split-K chosen here with split_reduce auto: the splits go into the cluster (a plane
-  // each along z) where they can, so that the partials meet in distributed shared memory.
+  // Split-K chosen here with split_reduce auto: the splits go into a cluster of their own,
+  // (1, 1, splits), a CTA per plane, so that the partials meet in distributed shared
+  // memory; unless the operands are large (see kGemmSplitInClusterOperandBytes).
   const unsigned splits = unsigned(d.config.param("splits"));
   if (splits > 1 && d.config.cluster.z == 1 && GemmSplitReduce(d.config.param("split_reduce")) == GemmSplitReduce::Auto &&
       GemmSchedule(d.config.param("schedule")) == GemmSchedule::SplitK) {
+    const GemmShape s = gemm_shape(d.config);
+    const uint64_t operands = (uint64_t(s.m) + uint64_t(s.n)) * uint64_t(s.k) * ir::scalar_bytes(s.in);
     Config in_cluster = d.config;
-    in_cluster.cluster.z = splits;
-    if (gemm_tiling(in_cluster).split_in_cluster) {
-      d.config = in_cluster;
-      say("split_reduce auto -> cluster: cluster " + std::to_string(in_cluster.cluster.x) + "x" + std::to_string(in_cluster.cluster.y) +
-          "x" + std::to_string(splits) + ", the " + std::to_string(splits) +
+    in_cluster.cluster = {1, 1, splits};
+    if (operands > kGemmSplitInClusterOperandBytes) {
+      say("split_reduce auto -> workspace: A and B take " + std::to_string(operands >> 20) + " MiB, over " +
+          std::to_string(kGemmSplitInClusterOperandBytes >> 20) + " MiB, where the cluster's multicast pays more");
+    } else if (gemm_tiling(in_cluster).split_in_cluster) {
+      say("split_reduce auto -> cluster: cluster " + std::to_string(d.config.cluster.x) + "x" + std::to_string(d.config.cluster.y) +
+          " -> 1x1x" + std::to_string(splits) + ", the " + std::to_string(splits) +
           " splits of a tile on the planes of one cluster, partials added through distributed shared memory");
+      d.config = in_cluster;
     }
   }
   return d;

@@ -75,6 +75,13 @@ inline constexpr double kGemmStreamKFixup = 36.0, kGemmStreamKMargin = 0.02;
 // of 128 columns unsplit on five shapes of 24-32 cluster tiles with K 8192 (a partial
 // costs 5-12 k-blocks there).
 inline constexpr double kGemmSplitKPartial = 8.0, kGemmRate128 = 0.95;
+// split_reduce auto puts split-K's splits into a cluster of their own, (1, 1, splits),
+// where A and B together take at most this many bytes; above, it keeps the workspace and
+// the requested cluster, whose multicast shares operands. From the H200 (same process,
+// cluster 1x2 with the workspace against 1x1x2, docs/performance-log.md): 1.02-1.18x on
+// five shapes with 8-40 MiB of operands, 0.965x at 256x4096x8192 (68 MiB). Clusters of
+// 4 (1x2x2) fit only 30 at once there, so a plane of one CTA.
+inline constexpr uint64_t kGemmSplitInClusterOperandBytes = uint64_t(40) << 20;
 
 // How the kernel tiles it. The cluster is (cluster_n CTAs along N) x (cluster_m along M).
 struct GemmTiling {

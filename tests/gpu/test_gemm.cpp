@@ -259,7 +259,7 @@ TEST_CASE("gemm: split-K in the cluster against cuBLAS [gpu]", "[gpu][gemm][spli
       {512, 512, 8192, {{"splits", 2}, {"bn", 128}, {"persistent", 0}, {"split_reduce", cluster}}, {1, 2, 2}},
       {1024, 1024, 8192, {{"splits", 2}, {"bn", 128}}, {1, 2, 2}},  // split_reduce auto: in the cluster
       // The default path: auto picks 128 columns and 2 splits for this shape on the H200,
-      // and puts them in the cluster (1x2x2).
+      // and puts them in a cluster of their own (1x1x2).
       {1024, 1024, 8192, {{"bn", 0}}, {1, 2, 1}, 1.0, 0.0, true, {{"bn", 128}, {"splits", 2}}},
   };
   for (size_t i = 0; i < cases.size(); ++i) check(cases[i], 450 + i);

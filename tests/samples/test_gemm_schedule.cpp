@@ -105,12 +105,19 @@ TEST_CASE("gemm schedule auto: for_device resolves it and says why, an explicit 
     CHECK(s->check_config(d->config).empty());
     if (splits > 1) CHECK(d->line.find("split-K, each tile's 128 k-blocks in 2 ranges") != std::string::npos);
     else CHECK(d->line.find("schedule auto -> static for 132 SMs: 64 cluster tiles on 66 clusters") != std::string::npos);
-    // The splits go into the cluster, a plane each: 1x2x2.
-    CHECK(d->config.cluster.z == unsigned(splits));
-    CHECK(samples::gemm_tiling(d->config).split_in_cluster == (splits > 1));
-    if (splits > 1)
-      CHECK(d->line.find("; split_reduce auto -> cluster: cluster 1x2x2, the 2 splits of a tile on the planes of one cluster, "
-                         "partials added through distributed shared memory") != std::string::npos);
+    // The splits go into a cluster of their own, a plane each (1x1x2), where A and B take at
+    // most 40 MiB: 1024 x 1024 x 8192 (32 MiB); 256 x 4096 x 8192 (68 MiB) keeps the workspace.
+    const bool in_cluster = splits > 1 && m == 1024;
+    CHECK(d->config.cluster.z == (in_cluster ? 2u : 1u));
+    CHECK(d->config.cluster.y == (in_cluster ? 1u : 2u));
+    CHECK(samples::gemm_tiling(d->config).split_in_cluster == in_cluster);
+    CHECK(s->check_config(d->config).empty());
+    if (in_cluster)
+      CHECK(d->line.find("; split_reduce auto -> cluster: cluster 1x2 -> 1x1x2, the 2 splits of a tile on the planes of one "
+                         "cluster, partials added through distributed shared memory") != std::string::npos);
+    else if (splits > 1)
+      CHECK(d->line.find("; split_reduce auto -> workspace: A and B take 68 MiB, over 40 MiB, where the cluster's multicast "
+                         "pays more") != std::string::npos);
   }
   // split_reduce workspace keeps the splits in separate clusters.
   c = test::gemm_config({{"m", 1024}, {"n", 1024}, {"k", 8192}, {"split_reduce", int64_t(samples::GemmSplitReduce::Workspace)}}, {1, 2, 1});
