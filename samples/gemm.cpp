@@ -65,7 +65,8 @@ std::vector<ParamSpec> Gemm::params() const {
            "1: add R, an m x n matrix in D's type, after the activation: D = act(...) + R (beta 0; R is loaded by TMA "
            "through the map C)"},
           {"splits", 1, 0, int64_t(kMaxSplits),
-           "split-K: each output tile's K is cut into this many ranges run by different clusters, the last to finish adds "
+           "split-K: each output tile's K is cut into this many ranges run by different clusters (or by the planes of one "
+           "cluster, see split_reduce), the last to finish adds "
            "the f32 partials (a workspace) and writes the tile; 1: no split; 0: as many as fill the GPU's SMs (at most "
            "k-blocks / 4), chosen at run time. For few tiles and a long K"},
           {"owner_wait", 0, 0, 100,
