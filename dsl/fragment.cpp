@@ -129,7 +129,7 @@ void store_accumulator(const TileView& dst, const Accumulator& acc, const ElemFn
 
 void store_accumulator(const TileView& dst, const Accumulator& acc, Columns cols, const ElemFn& fn, SrcLoc loc) {
   in_role("store_accumulator", loc);
-  check_store_columns(acc, cols, loc);
+  check_accumulator_columns("store_accumulator", acc, cols, loc);
   auto scope = std::make_shared<ElemScope>(ElemScope{"store_accumulator", true, std::nullopt});
   f32 v = element_value("store_accumulator", acc.name, fn, loc, scope);
   std::optional<ir::TileOperand> tile;

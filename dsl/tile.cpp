@@ -272,9 +272,9 @@ void mma_wait(unsigned pending, const std::vector<Accumulator>& ready, SrcLoc lo
   append_stmt(ir::MmaWait::make(pending, L(loc), std::move(names)));
 }
 
-void check_store_columns(const Accumulator& acc, Columns cols, const SrcLoc& loc) {
+void check_accumulator_columns(const char* what, const Accumulator& acc, Columns cols, const SrcLoc& loc) {
   if (cols.count == 0 || cols.count % 8 != 0 || cols.first % 8 != 0 || cols.first + cols.count > acc.n)
-    throw UserError(L(loc), "store_accumulator of columns " + std::to_string(cols.first) + ".." +
+    throw UserError(L(loc), std::string(what) + " of columns " + std::to_string(cols.first) + ".." +
                                 std::to_string(cols.first + cols.count) + " of accumulator '" + acc.name + "' (" +
                                 std::to_string(acc.n) + " columns)",
                     "give whole groups of 8 columns inside the accumulator");
@@ -295,26 +295,17 @@ void add_accumulator_partial(const Ptr<float>& workspace, const Accumulator& acc
   acc_partial(ir::AccPartialOp::Add, "add_accumulator_partial", workspace, acc, slot, loc);
 }
 
-namespace {
-void check_partial_columns(const char* what, const Accumulator& acc, Columns cols, const SrcLoc& loc) {
-  if (cols.count == 0 || cols.count % 8 != 0 || cols.first % 8 != 0 || cols.first + cols.count > acc.n)
-    throw UserError(L(loc), std::string(what) + " of columns " + std::to_string(cols.first) + ".." + std::to_string(cols.first + cols.count) +
-                                " of accumulator '" + acc.name + "' (" + std::to_string(acc.n) + " columns)",
-                    "give whole groups of 8 columns inside the accumulator");
-}
-}  // namespace
-
 void send_accumulator_partial(const Ptr<float>& peer, const Accumulator& acc, Columns cols, const i32& slot, const BarrierRef& bar,
                               SrcLoc loc) {
   role_here("send_accumulator_partial", loc);
-  check_partial_columns("send_accumulator_partial", acc, cols, loc);
+  check_accumulator_columns("send_accumulator_partial", acc, cols, loc);
   append_stmt(ir::AccPartial::make(ir::AccPartialOp::Send, acc.name, peer.expr(), slot.expr(), L(loc), cols.first, cols.count,
                                    bar.ptr(), bar.index()));
 }
 
 void add_accumulator_partial(const Ptr<float>& buffer, const Accumulator& acc, Columns cols, const i32& slot, SrcLoc loc) {
   role_here("add_accumulator_partial", loc);
-  check_partial_columns("add_accumulator_partial", acc, cols, loc);
+  check_accumulator_columns("add_accumulator_partial", acc, cols, loc);
   append_stmt(ir::AccPartial::make(ir::AccPartialOp::Add, acc.name, buffer.expr(), slot.expr(), L(loc), cols.first, cols.count));
 }
 

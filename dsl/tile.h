@@ -91,8 +91,9 @@ struct Columns {
 };
 void store_accumulator(const TileView& dst, const Accumulator& acc, Columns cols, const f32& alpha, const f32& beta,
                        const TileView& c, SrcLoc loc = SrcLoc::current());
-// Throws the user error for columns that are not whole groups of 8 inside acc.
-void check_store_columns(const Accumulator& acc, Columns cols, const SrcLoc& loc);
+// Throws the user error for columns that are not whole groups of 8 inside acc, naming
+// the op (`what`: "store_accumulator", "send_accumulator_partial", ...).
+void check_accumulator_columns(const char* what, const Accumulator& acc, Columns cols, const SrcLoc& loc);
 // Split-K: the accumulator as a partial sum in global memory. A slot holds one
 // warpgroup's acc.m x acc.n f32 values, at workspace[slot * acc.m * acc.n ...], in
 // the accumulator's own fragment order (opaque: only these two ops read and write
