@@ -87,6 +87,13 @@ std::vector<Config> Gemm::tuning_candidates(const Config& c) const {
       if (kblocks >= uint64_t(4 * splits))
         for (const Tile& tile : {kTiles[0], kTiles[2]})
           for (const ir::Dim3& cluster : {kClusters[2], kClusters[0]}) candidate(tile, cluster, kGroups[0], 64, 0, splits);
+  // ...and split-K in the cluster: the splits on the planes of a cluster of their own
+  // (1x1xS), partials through distributed shared memory (where the shares fit: check_config).
+  if (((m + 127) / 128) * ((n + 255) / 256) <= kSplitMaxTiles)
+    for (int64_t splits : {2, 4})
+      if (kblocks >= uint64_t(4 * splits))
+        for (const Tile& tile : {kTiles[0], kTiles[2]})
+          candidate(tile, ir::Dim3{1, 1, unsigned(splits)}, kGroups[0], 64, 0, splits);
   return out;
 }
 

@@ -66,7 +66,10 @@ std::string first_difference(const std::string& golden, const std::string& now) 
   }
 }
 
-std::string dims(const tj::ir::Dim3& d) { return std::to_string(d.x) + "x" + std::to_string(d.y); }
+// "1x2"; with planes along z (split-K in the cluster) "1x1x2".
+std::string dims(const tj::ir::Dim3& d) {
+  return std::to_string(d.x) + "x" + std::to_string(d.y) + (d.z > 1 ? "x" + std::to_string(d.z) : "");
+}
 
 // A file name for a GEMM config: the fields that change what is built.
 std::string gemm_key(const Config& c) {
