@@ -42,6 +42,10 @@ const std::map<std::string, std::vector<std::string>> kPinned = {
     // Split-K with beta 0: the epilogue that only the last CTA of a tile runs reads no C.
     {"gemm_splitk.json", {"barrier 'full' in the loop at gemm_kernel.cpp:403: verified"}},
     {"gemm_streamk.json", {"barrier 'full' in the loop at gemm_kernel.cpp:403: verified"}},
+    // Split-K in the cluster: each plane's shares land on the other's barrier by st.async.
+    {"gemm_splitk_cluster.json",
+     {"barrier 'full' in the loop at gemm_kernel.cpp:403: verified",
+      "barrier 'split_full' in the loop at gemm_kernel.cpp:362: verified"}},
     {"gemm_sm100.json", {"barrier 'tj_dyn_full' in the loop at gemm_sm100.cpp:87: verified", "barrier 'full' in the loop at gemm_sm100.cpp:88: verified"}},
     {"gemm_sm100_multicast.json", {"barrier 'tj_dyn_full' in the loop at gemm_sm100.cpp:87: verified", "barrier 'full' in the loop at gemm_sm100.cpp:88: verified"}},
     // The dynamic schedule's claim (16 bytes, one answer per unit) and the k-block pipeline.
@@ -108,6 +112,7 @@ TEST_CASE("each large GEMM spec's sanitizer stand-in generates the same kernel",
                                                         {"gemm_bias_gelu_residual.json", "gemm_small_residual.json"},
                                                         {"gemm_splitk.json", "gemm_small_splitk.json"},
                                                         {"gemm_streamk.json", "gemm_small_streamk.json"},
+                                                        {"gemm_splitk_cluster.json", "gemm_small_splitk_cluster.json"},
                                                         {"attention.json", "attention_small.json"},
                                                         {"softmax.json", "softmax_small.json"}};
   auto cuda_of = [](const std::string& path) {
