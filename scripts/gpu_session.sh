@@ -3,7 +3,7 @@
 # GPU tests, every sample spec through the CLI, benchmarks, tuning (gpu_tune.sh),
 # multicast traffic with ncu, and compute-sanitizer on every sample. Run from the repo root with
 # the binaries staged by scripts/stage.sh in .stage/; logs go to $OUT (or ./out).
-#   scripts/gpu_session.sh [SECTION...]   sections: tests runs faults plugins races bench gemm epilogue pdl pingpong attention attention-schedules attention-table softmax schedules streamk gemm-configs timeline gemm-timelines tune multicast sanitizer
+#   scripts/gpu_session.sh [SECTION...]   sections: tests runs faults plugins races bench gemm epilogue pdl splitk-cluster pingpong attention attention-schedules attention-table softmax schedules streamk gemm-configs timeline gemm-timelines tune multicast sanitizer
 # (all but attention-table, gemm-configs and gemm-timelines when none is named; named ones append to out/summary.txt, so a session can be split
 # across several commands).
 set -uo pipefail
@@ -146,6 +146,19 @@ timeout 400 $B/tilejit_bench_gemm --iters 50 --reps 5 --sustained 0 --config clu
   --shapes "${PDL_SHAPES:-1024x1024x8192,2048x2048x2048,256x4096x8192,512x8192x8192,4096x4096x4096,8576x512x8192,5120x5120x5120}" \
   > "$OUT/bench_pdl.log" 2>&1; note "bench gemm pdl 1 vs cuBLAS and vs pdl 0 rc=$?"
 grep -E '^(device|[0-9]+ reps|\||  tuned)' "$OUT/bench_pdl.log" >> "$summary"
+fi
+
+# Split-K in the cluster (split_reduce): its GPU tests and split-K's, then the workspace at
+# 1x2 against the splits on the planes of a 1x1x2 cluster, interleaved per shape (the
+# default path takes the cluster at <= 40 MiB of operands: the ratios pin that rule).
+if section splitk-cluster; then
+timeout 300 $B/tilejit_gpu_tests "[cluster_split],[splitk]" > "$OUT/gpu_tests_cluster_split.log" 2>&1
+note "gpu tests [cluster_split],[splitk] rc=$?: $(grep -E '^(All tests|test cases)' "$OUT/gpu_tests_cluster_split.log" | tr '\n' ' ')"
+timeout 400 $B/tilejit_bench_gemm --iters 50 --reps 5 --sustained 0 \
+  --config cluster=1x2,bn=128,schedule=split_k,splits=2,split_reduce=workspace --versus cluster=1x1x2,split_reduce=auto \
+  --shapes "${SPLIT_SHAPES:-1024x1024x8192,1024x1024x4096,1024x1024x2048,256x4096x8192,2048x512x8192,512x2048x4096}" \
+  > "$OUT/bench_cluster_split.log" 2>&1; note "bench gemm split-K workspace (1x2) vs in the cluster (1x1x2) rc=$?"
+grep -E '^(device|[0-9]+ reps|\|)' "$OUT/bench_cluster_split.log" >> "$summary"
 fi
 
 # Ping-pong against cooperative consumers: the GPU tests of the ping-pong GEMM, then each
