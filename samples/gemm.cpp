@@ -84,11 +84,13 @@ std::vector<ParamSpec> Gemm::params() const {
            "static otherwise). An explicit splits other than 1 means split_k",
            kSchedules},
           {"split_reduce", 0, 0, 2,
-           "split-K: where a tile's partial sums meet. cluster: the tile's splits run on the CTAs of one cluster (as many "
-           "as splits) and add each other's partials through distributed shared memory, each CTA writing its share of "
-           "the tile's columns (no workspace, nothing through global memory); workspace: f32 partials in global memory, "
-           "added by the split that finishes last; auto: cluster where the cluster has as many CTAs as splits, the "
-           "shares are whole 128-byte column chunks of D and 4 or more stages still fit, else workspace",
+           "split-K: where a tile's partial sums meet. cluster: the tile's splits run on the planes of one cluster along "
+           "z (cluster [x, y, splits]) and add each other's partials through distributed shared memory, each plane "
+           "writing its share of the tile's columns (no workspace, nothing through global memory); workspace: f32 "
+           "partials in global memory, added by the split that finishes last; auto: cluster where the cluster has splits "
+           "planes, the shares are whole 128-byte column chunks of D and 4 or more stages still fit, else workspace "
+           "(and, where the device is known and auto picks split-K, the splits go into a cluster [1, 1, splits] when A "
+           "and B take at most 40 MiB)",
            kSplitReduces},
           {"deterministic", 0, 0, 1,
            "1: split-K and stream-K add a tile's partials in a fixed order (bitwise the same result from run to run, "
