@@ -12,9 +12,9 @@ constexpr uint64_t kOwnerPollPauseNs = 256;
 }  // namespace
 
 SplitK::SplitK(KernelBuilder& k, unsigned requested, unsigned max_splits, unsigned mma_groups, uint64_t slot_elements,
-               KPartition partition, bool deterministic, uint64_t owner_wait_ns)
+               KPartition partition, bool deterministic, uint64_t owner_wait_ns, unsigned share_quantum)
     : k_(k), requested_(requested), max_splits_(max_splits), mma_groups_(mma_groups), slot_elements_(slot_elements),
-      partition_(partition), deterministic_(deterministic), owner_wait_ns_(owner_wait_ns), workspace_(k.workspace<float>("workspace", false)), counters_(k.workspace<uint32_t>("counters", true)) {}
+      partition_(partition), deterministic_(deterministic), owner_wait_ns_(owner_wait_ns), share_quantum_(share_quantum), workspace_(k.workspace<float>("workspace", false)), counters_(k.workspace<uint32_t>("counters", true)) {}
 
 void SplitK::declare_shared() {
   if (partition_ == KPartition::Cluster) {
@@ -155,47 +155,91 @@ void SplitK::finish(const Accumulator& acc, const i32& wg, const i32& tm, const 
 // leader's next operations), then its leader arrives on each sender's `free` barrier
 // (release, cluster scope); a sender waits for that phase (acquire) before its next
 // st.async into the same slots.
+SplitK::Share SplitK::share_plan(unsigned acc_n, unsigned splits, unsigned r) const {
+  const unsigned q = share_quantum_;
+  if (q == 0 || q % 8 != 0 || acc_n % q != 0)
+    ir::internal_error("split-K in the cluster: share quantum " + std::to_string(q) + " for " + std::to_string(acc_n) + " columns");
+  if (acc_n % splits == 0 && acc_n / splits % q == 0) return {false, 0, Columns{r * (acc_n / splits), acc_n / splits}};
+  const unsigned chunks = acc_n / q, pieces = mma_groups_ * chunks;
+  if (pieces % splits != 0 || chunks % (pieces / splits) != 0)
+    ir::internal_error("split-K in the cluster: " + std::to_string(mma_groups_) + " warpgroups x " + std::to_string(chunks) +
+                       " column pieces of " + std::to_string(q) + " do not deal out to " + std::to_string(splits) +
+                       " planes within one warpgroup each");
+  const unsigned per = pieces / splits, first = r * per;
+  return {true, first / chunks, Columns{first % chunks * q, per * q}};
+}
+
+// The splits of a tile are the cluster's planes along z: the CTA at (x, y, z) holds split
+// z of the tile at (x, y) of the cluster's block, and its peers are (x, y, z') for the
+// other planes z'. Memory ordering: st.async's writes complete on the receiver's barrier,
+// whose phase its threads wait for at cluster scope (wait: mbarrier try_wait
+// acquire.cluster), so the partials are visible to the loads after it. The receiver's
+// warpgroup reads them, meets (warpgroup_sync: those loads are performed before the
+// leader's next operations), then its leader arrives on each sender's `free` barrier
+// (release, cluster scope); a sender waits for that phase (acquire) before its next
+// st.async into the same slots. With shares by rows, a warpgroup that receives nothing
+// still arrives on its peers' `free` barriers (their counts stay S - 1), and never
+// waits on its own `full` one.
 void SplitK::finish_in_cluster(const Accumulator& acc, const i32& wg, const i32& sp,
                                const std::function<void(Columns)>& epilogue) const {
   const ir::Dim3 cluster = k_.cluster_shape();
-  const unsigned splits = cluster.z, share = acc.n / splits;
-  if (acc.n % splits != 0 || share % 8 != 0)
-    ir::internal_error("split-K in the cluster: " + std::to_string(acc.n) + " columns do not split into " + std::to_string(splits) +
-                       " shares of whole groups of 8");
+  const unsigned splits = cluster.z;
   if (uint64_t(acc.m) * acc.n != slot_elements_)
     ir::internal_error("split-K: accumulator '" + acc.name + "' is not the workspace slot's size");
+  std::vector<Share> plan;
+  for (unsigned r = 0; r < splits; ++r) plan.push_back(share_plan(acc.n, splits, r));
+  const bool by_rows = plan.front().by_rows;
   const boolean leader = thread_idx_x() % 128 == 0;
   const int32_t others = int32_t(splits) - 1, plane = int32_t(cluster.x * cluster.y);
   // The rank of this CTA's peer in plane q.
   auto peer = [&](unsigned q) { return cluster_ctarank() % plane + int32_t(q) * plane; };
+  // Whether this warpgroup takes part in plane q's share (by rows: only its owner's rows).
+  auto in_share = [&](unsigned q, const std::function<void()>& body) {
+    if (by_rows) {
+      if_(wg == int32_t(plan[q].group), body);
+    } else {
+      body();
+    }
+  };
+  // Slot of sender place s in a receiver: per warpgroup by columns; by rows the plane's
+  // one receiving warpgroup has them all.
+  auto slot = [&](int32_t s) { return by_rows ? i32(s) : wg * others + s; };
   // A split without k-blocks (K shorter than the splits) ran no MMA to clear acc.
   if_((sp + 1) * *kblocks_ / count() == sp * *kblocks_ / count(), [&] { fill(acc, f32(0.0f)); });
   // The peers have read what this warpgroup sent them for its previous tile.
   if_(*sent_ > 0, [&] { wait((*xfree_)[wg]); });
-  // Split r's share of the columns goes to split r: each split sends the others their
-  // share, into slot (wg, its place among the senders) of their buffer.
+  // Split r's share goes to split r: each split sends the others their share, into slot
+  // (its place among the senders) of their buffer.
   for (unsigned r = 0; r < splits; ++r)
     if_(sp == int32_t(r), [&] {
       for (unsigned q = 0; q < splits; ++q) {
         if (q == r) continue;
-        const i32 slot = wg * others + int32_t(r > q ? r - 1 : r);
-        send_accumulator_partial(map_shared_rank(*xbuf_, peer(q)), acc, Columns{q * share, share}, slot,
-                                 map_shared_rank(*xfull_, peer(q))[wg]);
+        in_share(q, [&] {
+          send_accumulator_partial(map_shared_rank(*xbuf_, peer(q)), acc, plan[q].cols, slot(int32_t(r > q ? r - 1 : r)),
+                                   map_shared_rank(*xfull_, peer(q))[wg]);
+        });
       }
     });
   *sent_ = *sent_ + 1;
-  if_(leader, [&] { arrive_expect_tx((*xfull_)[wg], u32(uint32_t(others) * acc.m * share * 4)); });
-  wait((*xfull_)[wg]);
+  // This warpgroup's S - 1 partials of plane r's share landed.
+  auto received = [&](unsigned r) {
+    if_(leader, [&] { arrive_expect_tx((*xfull_)[wg], u32(uint32_t(others) * acc.m * plan[r].cols.count * 4)); });
+    wait((*xfull_)[wg]);
+  };
+  if (!by_rows) received(0);  // every share the same width
   // Added in split order (slot order), whatever order they landed in.
   for (unsigned r = 0; r < splits; ++r)
     if_(sp == int32_t(r), [&] {
-      for (int32_t s = 0; s < others; ++s) add_accumulator_partial(*xbuf_, acc, Columns{r * share, share}, wg * others + s);
+      in_share(r, [&] {
+        if (by_rows) received(r);
+        for (int32_t s = 0; s < others; ++s) add_accumulator_partial(*xbuf_, acc, plan[r].cols, slot(s));
+      });
     });
   warpgroup_sync(wg);
   if_(leader, [&] {
     for (unsigned q = 0; q < splits; ++q) if_(sp != int32_t(q), [&] { arrive(map_shared_rank(*xfree_, peer(q))[wg]); });
   });
-  for (unsigned r = 0; r < splits; ++r) if_(sp == int32_t(r), [&] { epilogue(Columns{r * share, share}); });
+  for (unsigned r = 0; r < splits; ++r) if_(sp == int32_t(r), [&] { in_share(r, [&] { epilogue(plan[r].cols); }); });
 }
 
 void SplitK::owner_poll(const i32& wg, const i32& counter, const i32& others, uint64_t wait_ns, Var<bool>& early) const {

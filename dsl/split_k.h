@@ -67,8 +67,15 @@ class SplitK {
   // declare_count), at most max_splits (Cluster: the cluster's size along z, whatever is asked); mma_groups: the warpgroups of a CTA that each
   // own an accumulator (one workspace slot and counter each per tile); slot_elements:
   // the elements of one such accumulator (m x n), one workspace slot.
+  // Cluster: share_quantum is the narrowest column range the epilogue writes (a multiple
+  // of 8). Where acc.n / S is a multiple of it, every warpgroup of plane r writes columns
+  // [r * acc.n / S, ...); else the tile's (warpgroup, quantum) pieces are dealt out to
+  // the planes in warpgroup-major order, mma_groups * acc.n / quantum / S each, and a
+  // plane's pieces must lie in one warpgroup's rows: that warpgroup alone adds and writes
+  // them (see share_plan).
   SplitK(KernelBuilder& k, unsigned requested, unsigned max_splits, unsigned mma_groups, uint64_t slot_elements,
-         KPartition partition = KPartition::Splits, bool deterministic = false, uint64_t owner_wait_ns = 0);
+         KPartition partition = KPartition::Splits, bool deterministic = false, uint64_t owner_wait_ns = 0,
+         unsigned share_quantum = 8);
 
   // The shared buffer through which a warpgroup's leader broadcasts its counter value
   // (only with S != 1). Declared separately so that the kernel places it after its own
@@ -97,7 +104,7 @@ class SplitK {
   // split, the epilogue; with one, the fix-up, running `epilogue` in the warpgroup that
   // finishes the tile last after adding the other splits' partials into `acc`. The
   // epilogue gets the columns of acc it writes: all of them, or with Cluster this CTA's
-  // share (acc.n / S, whole groups of 8; the host keeps S to such counts).
+  // share (see share_plan; with pieces by rows, only the warpgroup that owns them runs it).
   void finish(const Accumulator& acc, const i32& wg, const i32& tm, const i32& tn, const i32& sp, const i32& tiles_n,
               const std::function<void(Columns)>& epilogue) const;
 
@@ -108,6 +115,14 @@ class SplitK {
                               const std::function<void(i32, i32, i32, i32, i32)>& body, SrcLoc loc) const;
   void finish_stream_k(const Accumulator& acc, const i32& wg, const i32& sp, const std::function<void(Columns)>& epilogue) const;
   void finish_in_cluster(const Accumulator& acc, const i32& wg, const i32& sp, const std::function<void(Columns)>& epilogue) const;
+  // Cluster: what plane r of S finishes. by_rows false: the columns `cols` in every
+  // warpgroup; true: the columns `cols` of warpgroup `group` only.
+  struct Share {
+    bool by_rows;
+    unsigned group;
+    Columns cols;
+  };
+  Share share_plan(unsigned acc_n, unsigned splits, unsigned r) const;
   // The fix-up of a tile shared by contributors [first, end), this one `own`: its partial
   // into slot(own), counted in on `counter`; `last` says whether it came last (after the
   // `others`, end - first - 1, written as the kernel computes it), and then
@@ -134,6 +149,7 @@ class SplitK {
   KPartition partition_;
   bool deterministic_;
   uint64_t owner_wait_ns_;
+  unsigned share_quantum_;
   // Stream-K, per launch (locals of the role, declare_count): clusters, stream-K tiles,
   // their k-blocks, the clusters that share them, cluster tiles and k-blocks per tile;
   // and, from the parameters and the grid, a bound on the walk's iterations over every

@@ -86,9 +86,10 @@ std::vector<ParamSpec> Gemm::params() const {
           {"split_reduce", 0, 0, 2,
            "split-K: where a tile's partial sums meet. cluster: the tile's splits run on the planes of one cluster along "
            "z (cluster [x, y, splits]) and add each other's partials through distributed shared memory, each plane "
-           "writing its share of the tile's columns (no workspace, nothing through global memory); workspace: f32 "
+           "writing its share of the tile: bn / splits columns, or where those are narrower than a 128-byte chunk of D, "
+           "whole chunks of one MMA warpgroup's rows (no workspace, nothing through global memory); workspace: f32 "
            "partials in global memory, added by the split that finishes last; auto: cluster where the cluster has splits "
-           "planes, the shares are whole 128-byte column chunks of D and 4 or more stages still fit, else workspace "
+           "planes, the shares are whole chunks either way and 4 or more stages still fit, else workspace "
            "(and, where the device is known and auto picks split-K, the splits go into a cluster [1, 1, splits] when A "
            "and B take at most 40 MiB)",
            kSplitReduces},
@@ -180,9 +181,14 @@ std::string gemm_split_in_cluster_refusal(const GemmShape& s, const GemmTiling& 
            " is over 8 CTAs";
   if (t.stream_k || t.dynamic) return std::string("schedule ") + (t.stream_k ? "stream_k" : "dynamic") + " runs whole tiles or shares of its own";
   if (t.pingpong) return "pingpong runs each tile on one warpgroup";
-  if (t.bn % (planes * chunk) != 0)
-    return "each of the " + std::to_string(planes) + " splits writes bn / " + std::to_string(planes) + " columns, whole chunks of " +
-           std::to_string(chunk) + " (128 bytes of D): bn = " + std::to_string(t.bn) + " does not split so";
+  if (t.bn % (planes * chunk) == 0) return {};
+  // Else the tile's (warpgroup, chunk) pieces dealt out to the planes, each plane's in
+  // one warpgroup's rows (dsl/split_k.h).
+  const unsigned chunks = t.bn / chunk, pieces = t.tile_groups() * chunks;
+  if (t.bn % chunk != 0 || pieces % planes != 0 || chunks % (pieces / planes) != 0)
+    return "each of the " + std::to_string(planes) + " splits writes whole chunks of " + std::to_string(chunk) +
+           " columns (128 bytes of D), bn / " + std::to_string(planes) + " of them or an equal part of one warpgroup's: bn = " +
+           std::to_string(t.bn) + " with " + std::to_string(t.tile_groups()) + " MMA warpgroups does not split so";
   return {};
 }
 

@@ -118,9 +118,10 @@ struct GemmTiling {
 
 // Why split-K in the cluster cannot run t's split with `planes` planes along the cluster's
 // z (empty: it can): it needs splits = planes (2 or more), a cluster of at most 8 CTAs, a
-// cooperative or one-warpgroup kernel without stream-K, and shares of bn / splits columns
-// that are whole epilogue chunks (128 bytes of D's rows). Shared memory is checked with
-// the rest of the config.
+// cooperative or one-warpgroup kernel without stream-K, and shares of whole epilogue
+// chunks (128 bytes of D's rows): bn / splits columns of every MMA warpgroup's rows, or
+// else an equal number of one warpgroup's chunks per plane (bn 128 with 2 warpgroups in
+// 4 splits: one chunk each). Shared memory is checked with the rest of the config.
 std::string gemm_split_in_cluster_refusal(const GemmShape& s, const GemmTiling& t, unsigned planes);
 
 // Registers per thread of the producer warpgroup, and of each MMA warpgroup:

@@ -286,12 +286,16 @@ TEST_CASE("split-K gemm: tuning tries splits 2, 4, 8 for few tiles and a long K,
   // 1024 x 1024 x 8192: 32 tiles of 128x256, 128 k-blocks.
   const std::vector<samples::Config> split = with_splits({{"m", 1024}, {"n", 1024}, {"k", 8192}});
   // Splits 2, 4, 8 x tiles 128x256, 128x128 x clusters 1x1, 1x2; and in the cluster (1x1xS)
-  // only 128x128 in 2 splits: at 128x256 the shares leave 2 stages, and 4 splits of 128
-  // bf16 columns are narrower than an epilogue chunk.
-  REQUIRE(split.size() == 13);
-  size_t in_cluster = 0;
-  for (const samples::Config& c : split) in_cluster += samples::gemm_tiling(c).split_in_cluster;
-  CHECK(in_cluster == 1);
+  // only 128x128 in 2 and 4 splits (4: one chunk of one warpgroup's rows per plane): at
+  // 128x256 the shares leave 2 stages.
+  REQUIRE(split.size() == 14);
+  std::set<int64_t> in_cluster;
+  for (const samples::Config& c : split)
+    if (samples::gemm_tiling(c).split_in_cluster) {
+      CHECK(c.params.at("bn") == 128);
+      in_cluster.insert(c.params.at("splits"));
+    }
+  CHECK(in_cluster == std::set<int64_t>{2, 4});
   std::set<int64_t> counts;
   for (const samples::Config& c : split) {
     CHECK(s->check_config(c).empty());
@@ -301,7 +305,7 @@ TEST_CASE("split-K gemm: tuning tries splits 2, 4, 8 for few tiles and a long K,
   // Enough tiles to fill a GPU, or too short a K for 2 splits of 4 k-blocks: none.
   CHECK(with_splits({{"m", 4096}, {"n", 4096}, {"k", 8192}}).empty());
   CHECK(with_splits({{"m", 1024}, {"n", 1024}, {"k", 448}}).empty());
-  CHECK(with_splits({{"m", 1024}, {"n", 1024}, {"k", 1024}}).size() == 9);  // 16 k-blocks: splits 2 and 4
+  CHECK(with_splits({{"m", 1024}, {"n", 1024}, {"k", 1024}}).size() == 10);  // 16 k-blocks: splits 2 and 4
   for (const samples::Config& c : split) {
     if (c.params.at("splits") != 8) continue;  // the split count is a constant in the code: one per tile and cluster
     compile_without_spills(codegen::lower(s->build(c), Target::sm90a()),
@@ -402,6 +406,11 @@ TEST_CASE("split-K in the cluster: shares sent by st.async into the other planes
       // 4 splits of 128 f32 columns: 32-column shares, 3 received per plane.
       {{{"m", 1024}, {"n", 768}, {"k", 4096}, {"bn", 128}, {"splits", 4}, {"out", 2}}, {1, 1, 4},
        {"tj::acc_partial_send<64, 128, 12, 16>(acc, ", "tj::acc_partial_add<64, 128, 4, 8, true>(acc, &split_xchg["}},
+      // 4 splits of 128 bf16 columns (2 chunks of 64): by rows, plane r finishes chunk r % 2 of
+      // warpgroup r / 2's rows; each warpgroup sends whole chunks, its plane adds 3.
+      {{{"m", 1024}, {"n", 1024}, {"k", 8192}, {"bn", 128}, {"splits", 4}}, {1, 1, 4},
+       {"tj::acc_partial_send<64, 128, 0, 8>(acc, ", "tj::acc_partial_send<64, 128, 8, 16>(acc, ",
+        "tj::acc_partial_add<64, 128, 0, 8, true>(acc, &split_xchg[", "tj::acc_partial_add<64, 128, 8, 16, true>(acc, &split_xchg["}},
   };
   for (const Case& c : cases) {
     samples::Config cfg = gemm_config(c.params, c.cluster);

@@ -119,6 +119,19 @@ TEST_CASE("gemm schedule auto: for_device resolves it and says why, an explicit 
       CHECK(d->line.find("; split_reduce auto -> workspace: A and B take 68 MiB, over 40 MiB, where the cluster's multicast "
                          "pays more") != std::string::npos);
   }
+  // 512 x 1024 x 8192 (24 MiB): 32 tiles of 128 columns in 4 splits; 32-column shares
+  // are narrower than a chunk, so each plane finishes one chunk of one warpgroup's rows:
+  // still in the cluster (1x1x4).
+  c = test::gemm_config({{"m", 512}, {"n", 1024}, {"k", 8192}}, {1, 2, 1});
+  d = s->for_device(c, 132);
+  REQUIRE(d.has_value());
+  INFO(d->line);
+  CHECK(d->config.param("bn") == 128);
+  CHECK(d->config.param("splits") == 4);
+  CHECK(d->config.cluster.str() == ir::Dim3{1, 1, 4}.str());
+  CHECK(samples::gemm_tiling(d->config).split_in_cluster);
+  CHECK(s->check_config(d->config).empty());
+  CHECK(d->line.find("; split_reduce auto -> cluster: cluster 1x2 -> 1x1x4") != std::string::npos);
   // split_reduce workspace keeps the splits in separate clusters.
   c = test::gemm_config({{"m", 1024}, {"n", 1024}, {"k", 8192}, {"split_reduce", int64_t(samples::GemmSplitReduce::Workspace)}}, {1, 2, 1});
   d = s->for_device(c, 132);
@@ -160,26 +173,36 @@ TEST_CASE("gemm split_reduce: where split-K's partials meet, what auto picks, an
   CHECK(test::config_problems("gemm", test::gemm_config(with({{"split_reduce", cluster}}), {1, 2, 1})) ==
         P{{"params.split_reduce", "split_reduce cluster: a tile's splits are the cluster's planes along z: splits 2 with 1 along z: "
                                   "use split_reduce auto or workspace, or a cluster [x, y, splits]"}});
-  CHECK(test::config_problems("gemm", test::gemm_config(with({{"split_reduce", cluster}, {"bn", 64}}), {1, 2, 2})) ==
-        P{{"params.split_reduce", "split_reduce cluster: each of the 2 splits writes bn / 2 columns, whole chunks of 64 (128 bytes of D): "
-                                  "bn = 64 does not split so: use split_reduce auto or workspace, or a cluster [x, y, splits]"}});
+  // bn 64 in 2 splits: one chunk of each warpgroup's rows per plane. In 4 splits (2 chunks
+  // of 2 warpgroups) or bn 192 in 4 (6 pieces): no equal deal.
+  CHECK(test::config_problems("gemm", test::gemm_config(with({{"split_reduce", cluster}, {"bn", 64}}), {1, 2, 2})).empty());
+  CHECK(test::config_problems("gemm", test::gemm_config(with({{"split_reduce", cluster}, {"bn", 128}, {"splits", 4}}), {1, 1, 4})).empty());
+  CHECK(test::config_problems("gemm", test::gemm_config(with({{"split_reduce", cluster}, {"bn", 64}, {"splits", 4}}), {1, 1, 4})) ==
+        P{{"params.split_reduce", "split_reduce cluster: each of the 4 splits writes whole chunks of 64 columns (128 bytes of D), "
+                                  "bn / 4 of them or an equal part of one warpgroup's: bn = 64 with 2 MMA warpgroups does not split "
+                                  "so: use split_reduce auto or workspace, or a cluster [x, y, splits]"}});
+  CHECK(test::config_problems("gemm", test::gemm_config(with({{"split_reduce", cluster}, {"bn", 192}, {"splits", 4}}), {1, 1, 4})).size() == 1);
   CHECK(test::config_problems("gemm", test::gemm_config(with({{"split_reduce", cluster}, {"splits", 4}}), {2, 2, 4}))
             .front() == std::pair<std::string, std::string>{"cluster", "the GEMM takes a cluster [x (along N), y (along M), z (splits "
                                                                       "in the cluster)] of at most 8 CTAs"});
-  // Every check of the kernel is decided.
+  // Every check of the kernel is decided: shares by columns, and by rows (bn 128 in 4 splits).
   const samples::Sample* s = samples::find_sample("gemm");
   REQUIRE(s != nullptr);
-  codegen::Lowered l = codegen::lower(s->build(test::gemm_config(split, {1, 2, 2})), codegen::Target::sm90a());
-  std::vector<std::string> lines;
-  for (const auto& r : l.races) lines.push_back(codegen::race::to_string(r));
-  for (const auto& t : l.transactions) lines.push_back(codegen::to_string(t));
-  bool split_full = false;
-  for (const std::string& x : lines) {
-    INFO(x);
-    CHECK(x.find("not") == std::string::npos);
-    split_full |= x.rfind("barrier 'split_full' in the loop at gemm_kernel.cpp:", 0) == 0 && x.find(": verified") != std::string::npos;
+  for (const samples::Config& c : {test::gemm_config(split, {1, 2, 2}),
+                                   test::gemm_config(with({{"split_reduce", cluster}, {"bn", 128}, {"splits", 4}}), {1, 1, 4})}) {
+    INFO("cluster " << c.cluster.str());
+    codegen::Lowered l = codegen::lower(s->build(c), codegen::Target::sm90a());
+    std::vector<std::string> lines;
+    for (const auto& r : l.races) lines.push_back(codegen::race::to_string(r));
+    for (const auto& t : l.transactions) lines.push_back(codegen::to_string(t));
+    bool split_full = false;
+    for (const std::string& x : lines) {
+      INFO(x);
+      CHECK(x.find("not") == std::string::npos);
+      split_full |= x.rfind("barrier 'split_full' in the loop at gemm_kernel.cpp:", 0) == 0 && x.find(": verified") != std::string::npos;
+    }
+    CHECK(split_full);
   }
-  CHECK(split_full);
 }
 
 TEST_CASE("gemm schedule dynamic: whole tiles claimed at run time, its limits, and every check verified", "[samples][gemm][schedule]") {
