@@ -16,13 +16,26 @@ SplitK::SplitK(KernelBuilder& k, unsigned requested, unsigned max_splits, unsign
     : k_(k), requested_(requested), max_splits_(max_splits), mma_groups_(mma_groups), slot_elements_(slot_elements),
       partition_(partition), deterministic_(deterministic), owner_wait_ns_(owner_wait_ns), share_quantum_(share_quantum), workspace_(k.workspace<float>("workspace", false)), counters_(k.workspace<uint32_t>("counters", true)) {}
 
-void SplitK::declare_shared() {
+void SplitK::declare_shared(unsigned acc_cols) {
   if (partition_ == KPartition::Cluster) {
     const unsigned splits = k_.cluster_shape().z;
     if (splits < 2) ir::internal_error("split-K in the cluster: a cluster of " + k_.cluster_shape().str() + ", no planes along z");
+    if (acc_cols == 0) ir::internal_error("split-K in the cluster: declare_shared without the accumulator's width");
+    acc_cols_ = acc_cols;
     xbuf_ = k_.dynamic_shared<float>("split_xchg", uint64_t(mma_groups_) * (splits - 1) * (slot_elements_ / splits));
     xfull_ = k_.mbarriers("split_full", mma_groups_, 1);
-    xfree_ = k_.mbarriers("split_free", mma_groups_, splits - 1);
+    // free[w]: what this CTA's warpgroup w sent has been read. By columns every other plane
+    // reads a share (S - 1 arrivals). By rows only the K = S / groups planes that own
+    // warpgroup w's rows read, each after reading: K arrivals where this plane does not
+    // own them (free), K - 1 where it does (free_own). A plane that reads nothing never
+    // arrives, so no arrival runs a phase ahead of the wait it answers.
+    if (share_plan(acc_cols, splits, 0).by_rows) {
+      const unsigned owners = splits / mma_groups_;
+      xfree_ = k_.mbarriers("split_free", mma_groups_, owners);
+      if (owners > 1) xfree_own_ = k_.mbarriers("split_free_own", mma_groups_, owners - 1);
+    } else {
+      xfree_ = k_.mbarriers("split_free", mma_groups_, splits - 1);
+    }
     return;
   }
   if (active()) old_ = k_.shared<uint32_t>("split_old", mma_groups_);
@@ -177,15 +190,14 @@ SplitK::Share SplitK::share_plan(unsigned acc_n, unsigned splits, unsigned r) co
 // warpgroup reads them, meets (warpgroup_sync: those loads are performed before the
 // leader's next operations), then its leader arrives on each sender's `free` barrier
 // (release, cluster scope); a sender waits for that phase (acquire) before its next
-// st.async into the same slots. With shares by rows, a warpgroup that receives nothing
-// still arrives on its peers' `free` barriers (their counts stay S - 1), and never
-// waits on its own `full` one.
+// st.async into the same slots. With shares by rows only the owners of a share's rows
+// receive, read and arrive (declare_shared), and only they wait on `full`.
 void SplitK::finish_in_cluster(const Accumulator& acc, const i32& wg, const i32& sp,
                                const std::function<void(Columns)>& epilogue) const {
   const ir::Dim3 cluster = k_.cluster_shape();
   const unsigned splits = cluster.z;
-  if (uint64_t(acc.m) * acc.n != slot_elements_)
-    ir::internal_error("split-K: accumulator '" + acc.name + "' is not the workspace slot's size");
+  if (uint64_t(acc.m) * acc.n != slot_elements_ || acc.n != acc_cols_)
+    ir::internal_error("split-K: accumulator '" + acc.name + "' is not the size declare_shared was given");
   std::vector<Share> plan;
   for (unsigned r = 0; r < splits; ++r) plan.push_back(share_plan(acc.n, splits, r));
   const bool by_rows = plan.front().by_rows;
@@ -207,7 +219,20 @@ void SplitK::finish_in_cluster(const Accumulator& acc, const i32& wg, const i32&
   // A split without k-blocks (K shorter than the splits) ran no MMA to clear acc.
   if_((sp + 1) * *kblocks_ / count() == sp * *kblocks_ / count(), [&] { fill(acc, f32(0.0f)); });
   // The peers have read what this warpgroup sent them for its previous tile.
-  if_(*sent_ > 0, [&] { wait((*xfree_)[wg]); });
+  // By rows: the warpgroup whose rows this plane's share is in (plan[r].group in closed
+  // form), and whether this one is it.
+  const unsigned per = plan[0].cols.count / share_quantum_;  // by rows: chunks per plane
+  const unsigned chunks = acc.n / share_quantum_;
+  const i32 own_group = by_rows ? sp * int32_t(per) / int32_t(chunks) : i32(0);
+  const boolean owner = by_rows ? wg == own_group : boolean(true);
+  if_(*sent_ > 0, [&] {
+    if (!by_rows) {
+      wait((*xfree_)[wg]);
+      return;
+    }
+    if_(!owner, [&] { wait((*xfree_)[wg]); });
+    if (xfree_own_) if_(owner, [&] { wait((*xfree_own_)[wg]); });
+  });
   // Split r's share goes to split r: each split sends the others their share, into slot
   // (its place among the senders) of their buffer.
   for (unsigned r = 0; r < splits; ++r)
@@ -236,9 +261,22 @@ void SplitK::finish_in_cluster(const Accumulator& acc, const i32& wg, const i32&
       });
     });
   warpgroup_sync(wg);
-  if_(leader, [&] {
-    for (unsigned q = 0; q < splits; ++q) if_(sp != int32_t(q), [&] { arrive(map_shared_rank(*xfree_, peer(q))[wg]); });
-  });
+  // What the peers sent is read: their free barriers (by rows: only an owner read, and it
+  // counts itself in on its own).
+  if (by_rows) {
+    // Plane r's owner: on each other plane q's free barrier for these rows (free_own where
+    // q owns them too).
+    for (unsigned q = 0; q < splits; ++q) {
+      const int32_t gq = int32_t(plan[q].group);
+      if (xfree_own_)
+        if_(leader && owner && sp != int32_t(q) && own_group == gq, [&] { arrive(map_shared_rank(*xfree_own_, peer(q))[wg]); });
+      if_(leader && owner && own_group != gq, [&] { arrive(map_shared_rank(*xfree_, peer(q))[wg]); });
+    }
+  } else {
+    if_(leader, [&] {
+      for (unsigned q = 0; q < splits; ++q) if_(sp != int32_t(q), [&] { arrive(map_shared_rank(*xfree_, peer(q))[wg]); });
+    });
+  }
   for (unsigned r = 0; r < splits; ++r) if_(sp == int32_t(r), [&] { in_share(r, [&] { epilogue(plan[r].cols); }); });
 }
 

@@ -79,8 +79,9 @@ class SplitK {
 
   // The shared buffer through which a warpgroup's leader broadcasts its counter value
   // (only with S != 1). Declared separately so that the kernel places it after its own
-  // shared buffers.
-  void declare_shared();
+  // shared buffers. Cluster: acc_cols is the accumulator's width (acc.n), which decides
+  // between shares by columns and by rows (share_plan) and so the barriers' counts.
+  void declare_shared(unsigned acc_cols = 0);
 
   // S for this launch, as a local of the role that calls it (each role computes the
   // same value): at most one split per k-block (a split with no k-block would have no
@@ -150,6 +151,7 @@ class SplitK {
   bool deterministic_;
   uint64_t owner_wait_ns_;
   unsigned share_quantum_;
+  unsigned acc_cols_ = 0;  // Cluster: acc.n (declare_shared)
   // Stream-K, per launch (locals of the role, declare_count): clusters, stream-K tiles,
   // their k-blocks, the clusters that share them, cluster tiles and k-blocks per tile;
   // and, from the parameters and the grid, a bound on the walk's iterations over every
@@ -169,6 +171,10 @@ class SplitK {
   // this warpgroup sent them), k-blocks per tile, and the role's count of sent units.
   std::optional<Ptr<float>> xbuf_;
   std::optional<Ptr<mbarrier_t>> xfull_, xfree_;
+  // By rows: a warpgroup that owns its plane's share waits on free_own (the other owners
+  // of its rows read what it sent), one that does not on free (all owners of its rows);
+  // free_own is absent where a share's rows have one owner (it sends nothing).
+  std::optional<Ptr<mbarrier_t>> xfree_own_;
   std::optional<i32> kblocks_;
   std::optional<Var<int32_t>> sent_;
 };

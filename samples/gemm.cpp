@@ -184,6 +184,10 @@ std::string gemm_split_in_cluster_refusal(const GemmShape& s, const GemmTiling& 
   if (t.bn % (planes * chunk) == 0) return {};
   // Else the tile's (warpgroup, chunk) pieces dealt out to the planes, each plane's in
   // one warpgroup's rows (dsl/split_k.h).
+  if (s.beta != 0 || s.epilogue.residual)
+    return std::string("bn / ") + std::to_string(planes) + " columns are narrower than a chunk of " + std::to_string(chunk) +
+           ", and shares by rows with C or the residual loaded into the chunk buffers are not race-checked yet: use a bn of " +
+           std::to_string(planes) + " or more whole chunks";
   const unsigned chunks = t.bn / chunk, pieces = t.tile_groups() * chunks;
   if (t.bn % chunk != 0 || pieces % planes != 0 || chunks % (pieces / planes) != 0)
     return "each of the " + std::to_string(planes) + " splits writes whole chunks of " + std::to_string(chunk) +
@@ -403,9 +407,18 @@ std::optional<Sample::DeviceChoice> Gemm::for_device(const Config& c, int sm_cou
     const uint64_t operands = (uint64_t(s.m) + uint64_t(s.n)) * uint64_t(s.k) * ir::scalar_bytes(s.in);
     Config in_cluster = d.config;
     in_cluster.cluster = {1, 1, splits};
+    const GemmTiling ct = gemm_tiling(in_cluster);
+    const unsigned chunk = 128 / unsigned(ir::scalar_bytes(s.out));
     if (operands > kGemmSplitInClusterOperandBytes) {
       say("split_reduce auto -> workspace: A and B take " + std::to_string(operands >> 20) + " MiB, over " +
           std::to_string(kGemmSplitInClusterOperandBytes >> 20) + " MiB, where the cluster's multicast pays more");
+    } else if (ct.split_in_cluster && ct.bn % (splits * chunk) != 0) {
+      // Shares by rows: half the consumers idle in each CTA's fix-up, and 4 or more CTAs per
+      // cluster, of which fewer fit at once than the SM count suggests (30 of 4 on an H200
+      // with 132 SMs): a second round of clusters can cost more than the workspace saves.
+      say("split_reduce auto -> workspace: " + std::to_string(splits) + " splits of " + std::to_string(ct.bn) +
+          " columns would share by rows in clusters of " + std::to_string(splits) +
+          " CTAs, which may not all fit at once (split_reduce cluster takes them)");
     } else if (gemm_tiling(in_cluster).split_in_cluster) {
       say("split_reduce auto -> cluster: cluster " + std::to_string(d.config.cluster.x) + "x" + std::to_string(d.config.cluster.y) +
           " -> 1x1x" + std::to_string(splits) + ", the " + std::to_string(splits) +

@@ -120,7 +120,7 @@ struct GemmKernel {
         stage_bytes(uint32_t((uint64_t(t.bm) + t.bn) * t.bk * ir::scalar_bytes(s.in))),
         tiles_m((m + bm - 1) / bm), tiles_n((n + bn - 1) / bn), kblocks((kk + bk - 1) / bk),
         schedule(t.dynamic ? dynamic(t.group) : static_persistent(t.group)), mma_groups(mma_groups_) {
-    split.declare_shared();
+    split.declare_shared(t.bn);
   }
 
   void declare_splits() { split.declare_count(tiles_m, tiles_n, kblocks); }

@@ -36,10 +36,13 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm(const __grid_constant_
   __shared__ __align__(16) tj::mbarrier split_full[2];
   // shared buffer at <loc>
   __shared__ __align__(16) tj::mbarrier split_free[2];
+  // shared buffer at <loc>
+  __shared__ __align__(16) tj::mbarrier split_free_own[2];
   unsigned tj_phase_full = 0u;  // bit i: phase parity of full[i]
   unsigned tj_phase_empty = 0u;  // bit i: phase parity of empty[i]
   unsigned tj_phase_split_full = 0u;  // bit i: phase parity of split_full[i]
   unsigned tj_phase_split_free = 0u;  // bit i: phase parity of split_free[i]
+  unsigned tj_phase_split_free_own = 0u;  // bit i: phase parity of split_free_own[i]
   // accumulator at <loc>: 64x128 f32 per warpgroup, in registers
   float acc[64] = {};
   // If at <loc>: if (((%tid.x == 0) && (%tid.y == 0)) && (%tid.z == 0)) {
@@ -68,10 +71,14 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm(const __grid_constant_
     tj::mbar_init(&split_full[0], 1u);
     // MbarrierInit at <loc>: mbarrier_init(split_full[1], 1)
     tj::mbar_init(&split_full[1], 1u);
-    // MbarrierInit at <loc>: mbarrier_init(split_free[0], 3)
-    tj::mbar_init(&split_free[0], 3u);
-    // MbarrierInit at <loc>: mbarrier_init(split_free[1], 3)
-    tj::mbar_init(&split_free[1], 3u);
+    // MbarrierInit at <loc>: mbarrier_init(split_free[0], 2)
+    tj::mbar_init(&split_free[0], 2u);
+    // MbarrierInit at <loc>: mbarrier_init(split_free[1], 2)
+    tj::mbar_init(&split_free[1], 2u);
+    // MbarrierInit at <loc>: mbarrier_init(split_free_own[0], 1)
+    tj::mbar_init(&split_free_own[0], 1u);
+    // MbarrierInit at <loc>: mbarrier_init(split_free_own[1], 1)
+    tj::mbar_init(&split_free_own[1], 1u);
     // Fence at <loc>: fence_mbarrier_init()
     tj::fence_mbarrier_init();
   }
@@ -228,9 +235,18 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm(const __grid_constant_
       }
       // If at <loc>: if (cluster_sent1 > 0) {
       if ((cluster_sent1 > 0)) {
-        // MbarrierWait at <loc>: wait(split_free[wg0])
-        tj::mbar_wait(&split_free[wg0], (tj_phase_split_free >> wg0) & 1u);
-        tj_phase_split_free ^= 1u << wg0;
+        // If at <loc>: if !(wg0 == ((split5 * 1) / 2)) {
+        if ((!(wg0 == ((split5 * 1) / 2)))) {
+          // MbarrierWait at <loc>: wait(split_free[wg0])
+          tj::mbar_wait(&split_free[wg0], (tj_phase_split_free >> wg0) & 1u);
+          tj_phase_split_free ^= 1u << wg0;
+        }
+        // If at <loc>: if (wg0 == ((split5 * 1) / 2)) {
+        if ((wg0 == ((split5 * 1) / 2))) {
+          // MbarrierWait at <loc>: wait(split_free_own[wg0])
+          tj::mbar_wait(&split_free_own[wg0], (tj_phase_split_free_own >> wg0) & 1u);
+          tj_phase_split_free_own ^= 1u << wg0;
+        }
       }
       // If at <loc>: if (split5 == 0) {
       if ((split5 == 0)) {
@@ -388,28 +404,45 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm(const __grid_constant_
       }
       // NamedBarrier at <loc>: named_barrier((wg0 + 9), 128 threads)
       tj::named_barrier_sync((wg0 + 9), 128u);
-      // If at <loc>: if ((%tid.x % 128) == 0) {
-      if ((((int)threadIdx.x % 128) == 0)) {
-        // If at <loc>: if (split5 != 0) {
-        if ((split5 != 0)) {
-          // MbarrierArrive at <loc>: arrive(map_shared_rank(split_free, ((%cluster_ctarank % 1) + 0))[wg0])
-          tj::mbar_arrive(tj::map_shared_rank(split_free, ((tj::cluster_ctarank() % 1) + 0)), wg0);
-        }
-        // If at <loc>: if (split5 != 1) {
-        if ((split5 != 1)) {
-          // MbarrierArrive at <loc>: arrive(map_shared_rank(split_free, ((%cluster_ctarank % 1) + 1))[wg0])
-          tj::mbar_arrive(tj::map_shared_rank(split_free, ((tj::cluster_ctarank() % 1) + 1)), wg0);
-        }
-        // If at <loc>: if (split5 != 2) {
-        if ((split5 != 2)) {
-          // MbarrierArrive at <loc>: arrive(map_shared_rank(split_free, ((%cluster_ctarank % 1) + 2))[wg0])
-          tj::mbar_arrive(tj::map_shared_rank(split_free, ((tj::cluster_ctarank() % 1) + 2)), wg0);
-        }
-        // If at <loc>: if (split5 != 3) {
-        if ((split5 != 3)) {
-          // MbarrierArrive at <loc>: arrive(map_shared_rank(split_free, ((%cluster_ctarank % 1) + 3))[wg0])
-          tj::mbar_arrive(tj::map_shared_rank(split_free, ((tj::cluster_ctarank() % 1) + 3)), wg0);
-        }
+      // If at <loc>: if (((((%tid.x % 128) == 0) && (wg0 == ((split5 * 1) / 2))) && (split5 != 0)) && (((split5 * 1) /...
+      if (((((((int)threadIdx.x % 128) == 0) && (wg0 == ((split5 * 1) / 2))) && (split5 != 0)) && (((split5 * 1) / 2) == 0))) {
+        // MbarrierArrive at <loc>: arrive(map_shared_rank(split_free_own, ((%cluster_ctarank % 1) + 0))[wg0])
+        tj::mbar_arrive(tj::map_shared_rank(split_free_own, ((tj::cluster_ctarank() % 1) + 0)), wg0);
+      }
+      // If at <loc>: if ((((%tid.x % 128) == 0) && (wg0 == ((split5 * 1) / 2))) && (((split5 * 1) / 2) != 0)) {
+      if ((((((int)threadIdx.x % 128) == 0) && (wg0 == ((split5 * 1) / 2))) && (((split5 * 1) / 2) != 0))) {
+        // MbarrierArrive at <loc>: arrive(map_shared_rank(split_free, ((%cluster_ctarank % 1) + 0))[wg0])
+        tj::mbar_arrive(tj::map_shared_rank(split_free, ((tj::cluster_ctarank() % 1) + 0)), wg0);
+      }
+      // If at <loc>: if (((((%tid.x % 128) == 0) && (wg0 == ((split5 * 1) / 2))) && (split5 != 1)) && (((split5 * 1) /...
+      if (((((((int)threadIdx.x % 128) == 0) && (wg0 == ((split5 * 1) / 2))) && (split5 != 1)) && (((split5 * 1) / 2) == 0))) {
+        // MbarrierArrive at <loc>: arrive(map_shared_rank(split_free_own, ((%cluster_ctarank % 1) + 1))[wg0])
+        tj::mbar_arrive(tj::map_shared_rank(split_free_own, ((tj::cluster_ctarank() % 1) + 1)), wg0);
+      }
+      // If at <loc>: if ((((%tid.x % 128) == 0) && (wg0 == ((split5 * 1) / 2))) && (((split5 * 1) / 2) != 0)) {
+      if ((((((int)threadIdx.x % 128) == 0) && (wg0 == ((split5 * 1) / 2))) && (((split5 * 1) / 2) != 0))) {
+        // MbarrierArrive at <loc>: arrive(map_shared_rank(split_free, ((%cluster_ctarank % 1) + 1))[wg0])
+        tj::mbar_arrive(tj::map_shared_rank(split_free, ((tj::cluster_ctarank() % 1) + 1)), wg0);
+      }
+      // If at <loc>: if (((((%tid.x % 128) == 0) && (wg0 == ((split5 * 1) / 2))) && (split5 != 2)) && (((split5 * 1) /...
+      if (((((((int)threadIdx.x % 128) == 0) && (wg0 == ((split5 * 1) / 2))) && (split5 != 2)) && (((split5 * 1) / 2) == 1))) {
+        // MbarrierArrive at <loc>: arrive(map_shared_rank(split_free_own, ((%cluster_ctarank % 1) + 2))[wg0])
+        tj::mbar_arrive(tj::map_shared_rank(split_free_own, ((tj::cluster_ctarank() % 1) + 2)), wg0);
+      }
+      // If at <loc>: if ((((%tid.x % 128) == 0) && (wg0 == ((split5 * 1) / 2))) && (((split5 * 1) / 2) != 1)) {
+      if ((((((int)threadIdx.x % 128) == 0) && (wg0 == ((split5 * 1) / 2))) && (((split5 * 1) / 2) != 1))) {
+        // MbarrierArrive at <loc>: arrive(map_shared_rank(split_free, ((%cluster_ctarank % 1) + 2))[wg0])
+        tj::mbar_arrive(tj::map_shared_rank(split_free, ((tj::cluster_ctarank() % 1) + 2)), wg0);
+      }
+      // If at <loc>: if (((((%tid.x % 128) == 0) && (wg0 == ((split5 * 1) / 2))) && (split5 != 3)) && (((split5 * 1) /...
+      if (((((((int)threadIdx.x % 128) == 0) && (wg0 == ((split5 * 1) / 2))) && (split5 != 3)) && (((split5 * 1) / 2) == 1))) {
+        // MbarrierArrive at <loc>: arrive(map_shared_rank(split_free_own, ((%cluster_ctarank % 1) + 3))[wg0])
+        tj::mbar_arrive(tj::map_shared_rank(split_free_own, ((tj::cluster_ctarank() % 1) + 3)), wg0);
+      }
+      // If at <loc>: if ((((%tid.x % 128) == 0) && (wg0 == ((split5 * 1) / 2))) && (((split5 * 1) / 2) != 1)) {
+      if ((((((int)threadIdx.x % 128) == 0) && (wg0 == ((split5 * 1) / 2))) && (((split5 * 1) / 2) != 1))) {
+        // MbarrierArrive at <loc>: arrive(map_shared_rank(split_free, ((%cluster_ctarank % 1) + 3))[wg0])
+        tj::mbar_arrive(tj::map_shared_rank(split_free, ((tj::cluster_ctarank() % 1) + 3)), wg0);
       }
       // If at <loc>: if (split5 == 0) {
       if ((split5 == 0)) {
