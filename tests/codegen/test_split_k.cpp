@@ -428,6 +428,45 @@ TEST_CASE("split-K in the cluster: shares sent by st.async into the other planes
   }
 }
 
+// Shares by rows: only the owners of a warpgroup's rows read what it sent, so only they
+// arrive on its free barrier. 4 splits of 2 chunks x 2 warpgroups: 2 owners per
+// warpgroup's rows (split_free 2, split_free_own 1 where this plane is one of them);
+// bn 64 in 2 splits: 1 owner each (split_free 1, no split_free_own: an owner sends
+// nothing). A plane that read nothing and arrived anyway could arrive a phase ahead
+// (a hang on the H200 with 2 splits). By columns every other plane reads: S - 1.
+TEST_CASE("split-K in the cluster: free barriers count the planes that read", "[codegen][splitk][cluster_split]") {
+  const samples::Sample* s = samples::find_sample("gemm");
+  REQUIRE(s);
+  struct Case {
+    std::map<std::string, int64_t> params;
+    ir::Dim3 cluster;
+    unsigned free_count, own_count;  // own 0: no split_free_own
+  };
+  const std::vector<Case> cases = {
+      {{{"m", 512}, {"n", 1024}, {"k", 8192}, {"bn", 128}, {"splits", 4}}, {1, 1, 4}, 2, 1},
+      {{{"m", 2048}, {"n", 2048}, {"k", 1024}, {"bn", 64}, {"splits", 2}}, {1, 2, 2}, 1, 0},
+      {{{"m", 1024}, {"n", 1024}, {"k", 8192}, {"bn", 128}, {"splits", 2}}, {1, 2, 2}, 1, 0},  // by columns
+      {{{"m", 1024}, {"n", 768}, {"k", 4096}, {"bn", 128}, {"splits", 4}, {"out", 2}}, {1, 1, 4}, 3, 0},  // by columns, f32
+  };
+  for (const Case& c : cases) {
+    samples::Config cfg = gemm_config(c.params, c.cluster);
+    cfg.params["split_reduce"] = 2;
+    INFO("bn " << c.params.at("bn") << " cluster " << cfg.cluster.str());
+    REQUIRE(s->check_config(cfg).empty());
+    const ir::Kernel kern = s->build(cfg);
+    const ir::SharedBuffer* free_bar = kern.find_shared("split_free");
+    REQUIRE(free_bar);
+    CHECK(free_bar->arrivals == c.free_count);
+    const ir::SharedBuffer* own = kern.find_shared("split_free_own");
+    CHECK((own ? own->arrivals : 0u) == c.own_count);
+    codegen::Lowered l = codegen::lower(kern, Target::sm90a());
+    for (const auto& r : l.races) {
+      INFO(codegen::race::to_string(r));
+      CHECK(r.outcome != codegen::race::RaceCheck::NotChecked);
+    }
+  }
+}
+
 TEST_CASE("split-K in the cluster: DSL and verifier errors name the user's line", "[codegen][tiles][verifier][splitk][cluster_split]") {
   SECTION("a walk in a cluster without planes along z") {
     KernelBuilder k("no_planes");
