@@ -151,8 +151,10 @@ fi
 # Split-K in the cluster (split_reduce): its GPU tests and split-K's, then the workspace at
 # 1x2 against the splits on the planes of a 1x1x2 cluster, interleaved per shape (the
 # default path takes the cluster at <= 40 MiB of operands: the ratios pin that rule).
+# The tests run under the hang guard: a protocol that deadlocks names its barrier and
+# ends in seconds instead of at the timeout.
 if section splitk-cluster; then
-timeout 300 $B/tilejit_gpu_tests "[cluster_split],[splitk]" > "$OUT/gpu_tests_cluster_split.log" 2>&1
+TILEJIT_DEBUG_HANGS=1 timeout 300 $B/tilejit_gpu_tests "[cluster_split],[splitk]" > "$OUT/gpu_tests_cluster_split.log" 2>&1
 note "gpu tests [cluster_split],[splitk] rc=$?: $(grep -E '^(All tests|test cases)' "$OUT/gpu_tests_cluster_split.log" | tr '\n' ' ')"
 timeout 400 $B/tilejit_bench_gemm --iters 50 --reps 5 --sustained 0 \
   --config cluster=1x2,bn=128,schedule=split_k,splits=2,split_reduce=workspace --versus cluster=1x1x2,split_reduce=auto \
