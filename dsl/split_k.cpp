@@ -218,13 +218,13 @@ void SplitK::finish_in_cluster(const Accumulator& acc, const i32& wg, const i32&
   auto slot = [&](int32_t s) { return by_rows ? i32(s) : wg * others + s; };
   // A split without k-blocks (K shorter than the splits) ran no MMA to clear acc.
   if_((sp + 1) * *kblocks_ / count() == sp * *kblocks_ / count(), [&] { fill(acc, f32(0.0f)); });
-  // The peers have read what this warpgroup sent them for its previous tile.
-  // By rows: the warpgroup whose rows this plane's share is in (plan[r].group in closed
-  // form), and whether this one is it.
+  // By rows: the warpgroup whose rows this plane's share is in (plan[sp].group in closed
+  // form, so that the checks can evaluate it), and whether this one is it.
   const unsigned per = plan[0].cols.count / share_quantum_;  // by rows: chunks per plane
   const unsigned chunks = acc.n / share_quantum_;
   const i32 own_group = by_rows ? sp * int32_t(per) / int32_t(chunks) : i32(0);
   const boolean owner = by_rows ? wg == own_group : boolean(true);
+  // The peers have read what this warpgroup sent them for its previous tile.
   if_(*sent_ > 0, [&] {
     if (!by_rows) {
       wait((*xfree_)[wg]);
@@ -261,11 +261,10 @@ void SplitK::finish_in_cluster(const Accumulator& acc, const i32& wg, const i32&
       });
     });
   warpgroup_sync(wg);
-  // What the peers sent is read: their free barriers (by rows: only an owner read, and it
-  // counts itself in on its own).
+  // What the peers sent is read: their free barriers. By rows only an owner read: it
+  // arrives on each other plane's barrier for these rows (free_own where that plane owns
+  // them too).
   if (by_rows) {
-    // Plane r's owner: on each other plane q's free barrier for these rows (free_own where
-    // q owns them too).
     for (unsigned q = 0; q < splits; ++q) {
       const int32_t gq = int32_t(plan[q].group);
       if (xfree_own_)
