@@ -171,6 +171,14 @@ GemmTiling gemm_tiling(const Config& c) {
   return t;
 }
 
+namespace {
+// Split-K in the cluster: whether `planes` shares of bn columns are narrower than a chunk of
+// D (128 bytes), so that the planes share the tile by rows (dsl/split_k.h, share_plan).
+bool shares_by_rows(const GemmShape& s, const GemmTiling& t, unsigned planes) {
+  return t.bn % (planes * (128 / unsigned(ir::scalar_bytes(s.out)))) != 0;
+}
+}  // namespace
+
 std::string gemm_split_in_cluster_refusal(const GemmShape& s, const GemmTiling& t, unsigned planes) {
   const unsigned chunk = 128 / unsigned(ir::scalar_bytes(s.out));
   if (t.splits < 2 || t.splits != planes)
@@ -181,7 +189,7 @@ std::string gemm_split_in_cluster_refusal(const GemmShape& s, const GemmTiling& 
            " is over 8 CTAs";
   if (t.stream_k || t.dynamic) return std::string("schedule ") + (t.stream_k ? "stream_k" : "dynamic") + " runs whole tiles or shares of its own";
   if (t.pingpong) return "pingpong runs each tile on one warpgroup";
-  if (t.bn % (planes * chunk) == 0) return {};
+  if (!shares_by_rows(s, t, planes)) return {};
   // Else the tile's (warpgroup, chunk) pieces dealt out to the planes, each plane's in
   // one warpgroup's rows (dsl/split_k.h).
   if (s.beta != 0 || s.epilogue.residual)
@@ -408,18 +416,17 @@ std::optional<Sample::DeviceChoice> Gemm::for_device(const Config& c, int sm_cou
     Config in_cluster = d.config;
     in_cluster.cluster = {1, 1, splits};
     const GemmTiling ct = gemm_tiling(in_cluster);
-    const unsigned chunk = 128 / unsigned(ir::scalar_bytes(s.out));
     if (operands > kGemmSplitInClusterOperandBytes) {
       say("split_reduce auto -> workspace: A and B take " + std::to_string(operands >> 20) + " MiB, over " +
           std::to_string(kGemmSplitInClusterOperandBytes >> 20) + " MiB, where the cluster's multicast pays more");
-    } else if (ct.split_in_cluster && ct.bn % (splits * chunk) != 0) {
+    } else if (ct.split_in_cluster && shares_by_rows(s, ct, splits)) {
       // Shares by rows: half the consumers idle in each CTA's fix-up, and 4 or more CTAs per
       // cluster, of which fewer fit at once than the SM count suggests (30 of 4 on an H200
       // with 132 SMs): a second round of clusters can cost more than the workspace saves.
       say("split_reduce auto -> workspace: " + std::to_string(splits) + " splits of " + std::to_string(ct.bn) +
           " columns would share by rows in clusters of " + std::to_string(splits) +
           " CTAs, which may not all fit at once (split_reduce cluster takes them)");
-    } else if (gemm_tiling(in_cluster).split_in_cluster) {
+    } else if (ct.split_in_cluster) {
       say("split_reduce auto -> cluster: cluster " + std::to_string(d.config.cluster.x) + "x" + std::to_string(d.config.cluster.y) +
           " -> 1x1x" + std::to_string(splits) + ", the " + std::to_string(splits) +
           " splits of a tile on the planes of one cluster, partials added through distributed shared memory");
