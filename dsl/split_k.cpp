@@ -110,7 +110,10 @@ void SplitK::for_each_unit(const ir::TileSchedule& schedule, const i32& tiles_m,
       loc);
 }
 
-i32 SplitK::kblock(const i32& first, const i32& j) const { return active() ? first + j : j; }
+i32 SplitK::kblock(const i32& origin, const i32& j) const {
+  if (partition_ == KPartition::StreamK) return origin - j;
+  return active() ? origin + j : j;
+}
 
 // Memory ordering (PTX memory consistency model):
 //  1. every thread: st.global of its partial (weak stores);

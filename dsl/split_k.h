@@ -16,8 +16,8 @@
 //   sk.declare_shared();                       // after the kernel's other shared buffers
 //   k.role("consumer", 2, 232, [&](i32 wg) {
 //     sk.declare_count(tiles_m, tiles_n, kblocks);
-//     sk.for_each_unit(schedule, tiles_m, tiles_n, kblocks, [&](i32 tm, i32 tn, i32 sp, i32 kb0, i32 count) {
-//       ...main loop over k-blocks kb0 + j, j < count...
+//     sk.for_each_unit(schedule, tiles_m, tiles_n, kblocks, [&](i32 tm, i32 tn, i32 sp, i32 origin, i32 count) {
+//       ...main loop over k-blocks sk.kblock(origin, j), j < count...
 //       sk.finish(acc, wg, tm, tn, sp, tiles_n, [&] { epilogue(); });
 //     });
 //   });
@@ -92,14 +92,21 @@ class SplitK {
   void declare_count(const i32& tiles_m, const i32& tiles_n, const i32& kblocks, SrcLoc loc = SrcLoc::current());
   const i32& count() const;
 
-  // body(tm, tn, split, first k-block, k-block count) for each unit this CTA gets:
-  // split s of S owns k-blocks [s * kblocks / S, (s + 1) * kblocks / S). Without a split
-  // the unit is the tile, all of K. Stream-K: `split` is the stream-K tile's index, or
-  // -1 for a whole tile. The loops carry the caller's line.
+  // body(tm, tn, split, origin, k-block count) for each unit this CTA gets; k-block j of
+  // the unit (j in [0, count)) is kblock(origin, j). Split s of S owns k-blocks
+  // [s * kblocks / S, (s + 1) * kblocks / S), walked upwards from the first. Without a
+  // split the unit is the tile, all of K. Stream-K: `split` is the stream-K tile's index,
+  // or -1 for a whole tile, and every unit walks its k-blocks downwards from its last.
+  // The shares' first units all start with the launch and their last ones end together
+  // (the shares are equal), so walked downwards the concurrent units of each group read
+  // the same k-block of K at the same time, and the tiles that share an A row panel or a
+  // B column panel find it in L2 (walked upwards, the first units would start at k-blocks
+  // as different as their shares' starts: on the H200, 8576 x 512 x 8192 read its A twice
+  // from DRAM). The loops carry the caller's line.
   void for_each_unit(const ir::TileSchedule& schedule, const i32& tiles_m, const i32& tiles_n, const i32& kblocks,
                      const std::function<void(i32, i32, i32, i32, i32)>& body, SrcLoc loc = SrcLoc::current()) const;
-  // K-block j of a unit whose first k-block is `first`.
-  i32 kblock(const i32& first, const i32& j) const;
+  // K-block j of the unit whose origin for_each_unit gave.
+  i32 kblock(const i32& origin, const i32& j) const;
 
   // Warpgroup wg (of the role) after its main loop over unit (tm, tn, sp): without a
   // split, the epilogue; with one, the fix-up, running `epilogue` in the warpgroup that

@@ -81,7 +81,8 @@ void SplitK::for_each_stream_k_unit(const ir::TileSchedule& schedule, const i32&
         const i32 group_rows = min(p.rows - first_row, i32(group)), in_group = ct % span;
         const i32 tm = (first_row + in_group % group_rows) * ccy + (clustered ? cluster_ctaid_y() : i32(0));
         const i32 tn = (in_group / group_rows) * ccx + (clustered ? cluster_ctaid_x() : i32(0));
-        body(tm, tn, select(streamed == 1, ct, i32(-1)), first, count);
+        // The unit's origin for kblock(): its last k-block (stream-K units walk K downwards).
+        body(tm, tn, select(streamed == 1, ct, i32(-1)), first + count - 1, count);
         it = it + streamed * count;
         whole = whole + (i32(1) - streamed) * p.workers;
       },

@@ -124,13 +124,13 @@ struct GemmKernel {
   }
 
   void declare_splits() { split.declare_count(tiles_m, tiles_n, kblocks); }
-  // body(tm, tn, split, first k-block, k-block count) for each unit this CTA gets.
+  // body(tm, tn, split, origin, k-block count) for each unit this CTA gets.
   // Loops over a unit's k-blocks run j from 0 (the race check evaluates j > 0);
-  // k-block j of the unit is kblock(first, j).
+  // k-block j of the unit is kblock(origin, j).
   void each_unit(const std::function<void(i32, i32, i32, i32, i32)>& body, SrcLoc loc = SrcLoc::current()) const {
     split.for_each_unit(schedule, tiles_m, tiles_n, kblocks, body, loc);
   }
-  i32 kblock(const i32& first, const i32& j) const { return split.kblock(first, j); }
+  i32 kblock(const i32& origin, const i32& j) const { return split.kblock(origin, j); }
   // Warpgroup wg after its main loop over unit (tm, tn, sp): the epilogue, after
   // split-K's fix-up where the tile's K is split.
   void finish_unit(const i32& wg, const i32& tm, const i32& tn, const i32& sp) {
@@ -399,11 +399,11 @@ void warp_specialized(GemmKernel& g) {
     g.declare_splits();
     if_(thread_idx_x() == 0, [&] {
       Var<int32_t> it = var(i32(0), "it");
-      g.each_unit([&](i32 tm, i32 tn, i32, i32 kb0, i32 count) {
+      g.each_unit([&](i32 tm, i32 tn, i32, i32 origin, i32 count) {
         for_(0, count, [&](i32 j) {
           i32 st = it % g.stages;
           if_(it >= g.stages, [&] { wait_local(g.empty[st]); });
-          g.load(st, tm, tn, g.kblock(kb0, j));
+          g.load(st, tm, tn, g.kblock(origin, j));
           it = it + 1;
         });
       });
@@ -422,12 +422,12 @@ void one_warpgroup(GemmKernel& g) {
     boolean leader = thread_idx_x() == 0;
     Var<int32_t> it = var(i32(0), "it");  // k-blocks done by this CTA: stage it % stages
     const int32_t ahead = g.stages - 1;
-    g.each_unit([&](i32 tm, i32 tn, i32 sp, i32 kb0, i32 count) {
+    g.each_unit([&](i32 tm, i32 tn, i32 sp, i32 origin, i32 count) {
       // The unit's k-blocks j in [0, count): the first `ahead` loads, then one more per k-block.
-      if_(leader, [&] { for_(0, min(i32(ahead), count), [&](i32 j) { g.load((it + j) % g.stages, tm, tn, g.kblock(kb0, j)); }); });
+      if_(leader, [&] { for_(0, min(i32(ahead), count), [&](i32 j) { g.load((it + j) % g.stages, tm, tn, g.kblock(origin, j)); }); });
       for_(0, count, [&](i32 j) {
         // The stage refilled here was read by the MMA of k-block j - 1, already waited for.
-        if_(leader && j + ahead < count, [&] { g.load((it + j + ahead) % g.stages, tm, tn, g.kblock(kb0, j + ahead)); });
+        if_(leader && j + ahead < count, [&] { g.load((it + j + ahead) % g.stages, tm, tn, g.kblock(origin, j + ahead)); });
         i32 st = (it + j) % g.stages;
         wait_local(g.full[st]);
         mma(g.acc, stage(g.a, st), stage(g.b, st), j > 0);

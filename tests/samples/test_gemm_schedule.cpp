@@ -7,6 +7,7 @@
 #include "generators/sample.h"
 #include "samples/builtin.h"
 #include "samples/gemm.h"
+#include "tests/codegen/codegen_test_support.h"
 #include "tests/codegen/gemm_test_support.h"
 #include "tests/samples/sample_test_support.h"
 
@@ -244,4 +245,26 @@ TEST_CASE("gemm schedule dynamic: whole tiles claimed at run time, its limits, a
   one_cluster_per_tile.params["persistent"] = 0;
   CHECK(test::config_problems("gemm", one_cluster_per_tile) ==
         P{{"params.persistent", "schedule dynamic claims tiles for the clusters of a persistent grid: set persistent 1"}});
+}
+
+TEST_CASE("gemm stream-K units load their k-blocks from the last down and split-K units from the first up", "[samples][gemm][schedule]") {
+  const samples::Sample* s = samples::find_sample("gemm");
+  REQUIRE(s != nullptr);
+  const int64_t stream_k = int64_t(GemmSchedule::StreamK), split_k = int64_t(GemmSchedule::SplitK);
+  const std::map<std::string, int64_t> p = {{"m", 4224}, {"n", 4224}, {"k", 4096}, {"bn", 256}, {"schedule", stream_k}};
+  // The K coordinate of both operands' loads: k-block ((first + count) - 1) - i of a unit, i
+  // counting up from 0 (concurrent units then read the same k-block at the same time).
+  const std::string down = "(((((sk_first + sk_count) - 1) - i) * 64) + 0)";
+  for (ir::Dim3 cluster : {ir::Dim3{1, 2, 1}, ir::Dim3{1, 1, 1}}) {
+    INFO("cluster " << cluster.str());
+    const std::string cuda = codegen::lower(s->build(test::gemm_config(p, cluster)), codegen::Target::sm90a()).cuda;
+    CHECK(test::count(cuda, "&A, " + down) == 1);
+    CHECK(test::count(cuda, "&B, " + down) == 1);
+    CHECK(test::count(cuda, "sk_first + i") == 0);
+  }
+  std::map<std::string, int64_t> split = p;
+  split["schedule"] = split_k, split["splits"] = 2;
+  const std::string cuda = codegen::lower(s->build(test::gemm_config(split, {1, 2, 1})), codegen::Target::sm90a()).cuda;
+  CHECK(test::count(cuda, "&A, (((((split * (((k + 64) - 1) / 64)) / splits) + i) * 64) + 0)") == 1);
+  CHECK(test::count(cuda, "- i) * 64)") == 0);
 }

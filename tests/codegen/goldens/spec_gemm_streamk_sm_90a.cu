@@ -116,10 +116,10 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm(const __grid_constant_
           }
           // MbarrierArrive at <loc>: arrive_expect_tx(full[(it % 4)], 49152u)
           tj::mbar_arrive_expect_tx(&full[(it % 4)], 49152u);
-          // TmaLoad at <loc>: tma_load(a[((((it % 4) * 8192) + 0) + ((0 + (((0 * 1) + 0) * 128)) * 64))], A{(((sk_first + i) * ...
-          tj::tma_load_2d(&a[((((it % 4) * 8192) + 0) + ((0 + (((0 * 1) + 0) * 128)) * 64))], &A, (((sk_first + i) * 64) + 0), ((((((((sk_tile / (8 * sk_cols)) * 8) + ((sk_tile % (8 * sk_cols)) % tj::min_((sk_rows - ((sk_tile / (8 * sk_cols)) * 8)), 8))) * 2) + tj::cluster_ctaid_y()) * 128) + 0) + (((0 * 1) + 0) * 128)), &full[(it % 4)]);
+          // TmaLoad at <loc>: tma_load(a[((((it % 4) * 8192) + 0) + ((0 + (((0 * 1) + 0) * 128)) * 64))], A{(((((sk_first + sk_...
+          tj::tma_load_2d(&a[((((it % 4) * 8192) + 0) + ((0 + (((0 * 1) + 0) * 128)) * 64))], &A, (((((sk_first + sk_count) - 1) - i) * 64) + 0), ((((((((sk_tile / (8 * sk_cols)) * 8) + ((sk_tile % (8 * sk_cols)) % tj::min_((sk_rows - ((sk_tile / (8 * sk_cols)) * 8)), 8))) * 2) + tj::cluster_ctaid_y()) * 128) + 0) + (((0 * 1) + 0) * 128)), &full[(it % 4)]);
           // TmaLoad at <loc>: tma_load(b[((((it % 4) * 16384) + 0) + ((0 + (((%cluster_ctaid.y * 1) + 0) * 128)) * 64))], B{(((...
-          tj::tma_load_2d_multicast(&b[((((it % 4) * 16384) + 0) + ((0 + (((tj::cluster_ctaid_y() * 1) + 0) * 128)) * 64))], &B, (((sk_first + i) * 64) + 0), (((((((sk_tile % (8 * sk_cols)) / tj::min_((sk_rows - ((sk_tile / (8 * sk_cols)) * 8)), 8)) * 1) + tj::cluster_ctaid_x()) * 256) + 0) + (((tj::cluster_ctaid_y() * 1) + 0) * 128)), &full[(it % 4)], (3u << (((unsigned)tj::cluster_ctaid_x()) + (((unsigned)tj::cluster_ctaid_z()) * 2u))));
+          tj::tma_load_2d_multicast(&b[((((it % 4) * 16384) + 0) + ((0 + (((tj::cluster_ctaid_y() * 1) + 0) * 128)) * 64))], &B, (((((sk_first + sk_count) - 1) - i) * 64) + 0), (((((((sk_tile % (8 * sk_cols)) / tj::min_((sk_rows - ((sk_tile / (8 * sk_cols)) * 8)), 8)) * 1) + tj::cluster_ctaid_x()) * 256) + 0) + (((tj::cluster_ctaid_y() * 1) + 0) * 128)), &full[(it % 4)], (3u << (((unsigned)tj::cluster_ctaid_x()) + (((unsigned)tj::cluster_ctaid_z()) * 2u))));
           // Assign at <loc>: it = (it + 1)
           it = (it + 1);
         }
