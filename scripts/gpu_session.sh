@@ -3,8 +3,8 @@
 # GPU tests, every sample spec through the CLI, benchmarks, tuning (gpu_tune.sh),
 # multicast traffic with ncu, and compute-sanitizer on every sample. Run from the repo root with
 # the binaries staged by scripts/stage.sh in .stage/; logs go to $OUT (or ./out).
-#   scripts/gpu_session.sh [SECTION...]   sections: tests runs faults plugins races bench gemm epilogue pdl splitk-cluster pingpong attention attention-schedules attention-table softmax schedules streamk gemm-configs timeline gemm-timelines tune multicast sanitizer
-# (all but attention-table, gemm-configs and gemm-timelines when none is named; named ones append to out/summary.txt, so a session can be split
+#   scripts/gpu_session.sh [SECTION...]   sections: tests runs faults plugins races bench gemm epilogue pdl splitk-cluster pingpong attention attention-schedules attention-table softmax schedules streamk gemm-configs readme-table timeline gemm-timelines tune multicast sanitizer
+# (all but attention-table, gemm-configs, readme-table and gemm-timelines when none is named; named ones append to out/summary.txt, so a session can be split
 # across several commands).
 set -uo pipefail
 OUT=${OUT:-out}; mkdir -p "$OUT"
@@ -249,6 +249,15 @@ for cfg in cluster=1x2 cluster=1x2,schedule=static cluster=1x2,schedule=stream_k
   timeout 240 $B/tilejit_bench_gemm --iters 50 --reps 5 --sustained 0 --config "$cfg" --shapes "$STREAMK_SHAPES" > "$OUT/bench_streamk.log" 2>&1
   note "bench gemm $cfg rc=$?"; grep -E '^(device|[0-9]+ reps|\||  tuned)' "$OUT/bench_streamk.log" >> "$summary"
 done
+fi
+
+# The README's figures table: the default path (no tuning DB, schedule auto, bn 0) against
+# cuBLAS on its 15 shapes, with 300-launch blocks (only when named).
+README_SHAPES=4096x4096x4096,6144x6144x6144,8192x8192x8192,4224x4224x4096,8192x8192x1024,1024x1024x8192,2048x2048x2048,512x8192x8192,256x4096x8192,5120x5120x5120,8576x512x8192,1024x1024x4096,1024x1024x2048,512x2048x4096,2048x512x8192
+if [[ "$SECTIONS" == *" readme-table "* ]]; then
+  timeout 500 $B/tilejit_bench_gemm --no-tuned --iters 50 --reps 5 --sustained 300 --config cluster=1x2 \
+    --shapes "$README_SHAPES" > "$OUT/bench_readme.log" 2>&1
+  note "bench gemm, the README's table rc=$?"; grep -E '^(device|[0-9]+ reps|\||  tuned|  auto)' "$OUT/bench_readme.log" >> "$summary"
 fi
 
 # The GEMM bench per config, each against cuBLAS interleaved per shape: GEMM_CONFIGS (configs
