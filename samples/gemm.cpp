@@ -377,12 +377,21 @@ std::optional<Sample::DeviceChoice> Gemm::for_device(const Config& c, int sm_cou
       // A tail that stream-K absorbs needs no narrower tile.
       bn = cost(192, 0.97) < cost(256, 1.0) ? 192 : 256;
     } else if (auto_schedule && gemm_auto_schedule(s, wide, sm_count).schedule == GemmSchedule::SplitK) {
-      // Few tiles: narrower ones fill the GPU with fewer splits, so fewer partials.
-      bn = cost(128, kGemmRate128) < cost(256, 1.0) ? 128 : 256;
+      // Few tiles: narrower ones fill the GPU with fewer splits, so fewer partials; with a
+      // short K, 64 columns fill it with none (kGemmNarrowMaxKblocks).
+      const uint64_t narrow = cluster_tiles(s, t, 64);
+      if (ceil_div(uint64_t(s.k), t.bk) <= kGemmNarrowMaxKblocks && narrow <= clusters && 2 * narrow > clusters)
+        bn = 64;
+      else
+        bn = cost(128, kGemmRate128) < cost(256, 1.0) ? 128 : 256;
     }
     d.config.params["bn"] = int64_t(bn);
     say("bn 0 -> " + std::to_string(bn) + " for " + std::to_string(sm_count) + " SMs (cluster tiles: " +
-        std::to_string(cluster_tiles(s, t, 256)) + " of 256 columns, " + std::to_string(cluster_tiles(s, t, 192)) + " of 192)");
+        std::to_string(cluster_tiles(s, t, 256)) + " of 256 columns, " + std::to_string(cluster_tiles(s, t, 192)) + " of 192" +
+        (bn == 64 ? ", " + std::to_string(cluster_tiles(s, t, 64)) + " of 64, one wave: K of " +
+                        std::to_string(ceil_div(uint64_t(s.k), t.bk)) + " k-blocks is short enough to run unsplit"
+                  : std::string()) +
+        ")");
   }
   if (c.param("splits") == 0) {
     const GemmShape s = gemm_shape(d.config);

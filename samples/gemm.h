@@ -82,6 +82,14 @@ inline constexpr double kGemmSplitKPartial = 8.0, kGemmRate128 = 0.95;
 // five shapes with 8-40 MiB of operands, 0.965x at 256x4096x8192 (68 MiB). Clusters of
 // 4 (1x2x2) fit only 30 at once there, so a plane of one CTA.
 inline constexpr uint64_t kGemmSplitInClusterOperandBytes = uint64_t(40) << 20;
+// Where split-K would take few tiles (fewer 256-column tiles than half the clusters),
+// 64-column tiles unsplit instead when they fill more than half the clusters in one wave
+// and K is at most this many k-blocks: each CTA then runs its tile's whole K with no
+// partial to exchange, which pays while K is short. From the H200 (same process, default
+// path with split-K 2 in the cluster at 128 columns against bn 64 static, cluster 1x2,
+// docs/performance-log.md): bn 64 1.10x at 1024^2 x 2048 (32 k-blocks), 1.17x at 1024^3
+// (16), 1.11x at 512x2048x2048 (32); 0.92x at 1024^2 x 4096 (64).
+inline constexpr uint64_t kGemmNarrowMaxKblocks = 32;
 
 // How the kernel tiles it. The cluster is (cluster_n CTAs along N) x (cluster_m along M).
 struct GemmTiling {

@@ -141,6 +141,29 @@ TEST_CASE("gemm schedule auto: for_device resolves it and says why, an explicit 
   CHECK(d->config.param("splits") == 2);
   CHECK(d->config.cluster.z == 1);
   CHECK_FALSE(samples::gemm_tiling(d->config).split_in_cluster);
+  // A short K where split-K would take few tiles: 64 columns unsplit, when they fill more
+  // than half the 66 clusters in one wave (1024 x 1024: 64 cluster tiles; 512 x 2048: 64;
+  // 768 x 1024: 48) and K is at most 32 k-blocks. 256 x 1024 (16 cluster tiles of 64
+  // columns) and K 4096 (64 k-blocks) keep split-K.
+  for (auto [m, n, k, bn] : {std::tuple{1024, 1024, 2048, 64}, {1024, 1024, 1024, 64}, {512, 2048, 2048, 64}, {768, 1024, 2048, 64},
+                             {1024, 1024, 4096, 128}, {256, 1024, 2048, 128}, {1024, 1024, 2112, 128}}) {
+    INFO(m << " x " << n << " x " << k);
+    c = test::gemm_config({{"m", m}, {"n", n}, {"k", k}}, {1, 2, 1});
+    d = s->for_device(c, 132);
+    REQUIRE(d.has_value());
+    INFO(d->line);
+    CHECK(d->config.param("bn") == bn);
+    CHECK(s->check_config(d->config).empty());
+    if (bn == 64) {
+      CHECK(d->config.param("schedule") == int64_t(GemmSchedule::Static));
+      CHECK(d->config.param("splits") == 1);
+      CHECK(d->config.cluster.str() == ir::Dim3{1, 2, 1}.str());
+      CHECK(d->line.find(" of 64, one wave: K of " + std::to_string(k / 64) + " k-blocks is short enough to run unsplit)") !=
+            std::string::npos);
+    } else {
+      CHECK(d->config.param("schedule") == int64_t(GemmSchedule::SplitK));
+    }
+  }
   // Without a device, auto builds the static kernel.
   c = test::gemm_config({{"m", 4224}, {"n", 4224}, {"k", 4096}}, {1, 2, 1});
   CHECK_FALSE(samples::gemm_tiling(c).stream_k);
