@@ -100,7 +100,7 @@ void time_variant(const samples::Sample& gemm, samples::Config config, const std
                   rt::Cache& cache, CUstream stream, const std::function<void(int)>& ours, Row& row) {
   for (const auto& [key, value] : overrides) config.params[key] = value;
   if (cluster) config.cluster = *cluster;
-  if (std::optional<samples::Sample::DeviceChoice> d = gemm.for_device(config, device.info().sm_count)) {
+  if (std::optional<samples::Sample::DeviceChoice> d = gemm.for_device(config, samples::device_facts(device))) {
     config = d->config;
     std::printf("  variant %s\n", d->line.c_str());
   }
@@ -136,7 +136,7 @@ void run_shape(const samples::Sample& gemm, const bench::MatmulSize& size, const
   row.tuned = choice.line;
   // ... and made concrete for this GPU as `tilejit run` does (splits 0: S decided here).
   const samples::Config before_device = spec.config;
-  if (std::optional<samples::Sample::DeviceChoice> d = gemm.for_device(spec.config, device.info().sm_count)) {
+  if (std::optional<samples::Sample::DeviceChoice> d = gemm.for_device(spec.config, samples::device_facts(device))) {
     spec.config = d->config;
     row.tuned += (row.tuned.empty() ? "" : "; ") + d->line;
   }

@@ -93,7 +93,7 @@ int cmd_run(const RunArgs& args) {
   std::cout << "kernel    " << spec.sample->name() << "\n"
             << "device    " << dev.ordinal << ": " << dev.name << " (" << target.arch << ", " << dev.sm_count << " SMs)\n";
   samples::Config config = tuned_config(spec, args, dev.name);
-  if (std::optional<samples::Sample::DeviceChoice> d = spec.sample->for_device(config, dev.sm_count)) {
+  if (std::optional<samples::Sample::DeviceChoice> d = spec.sample->for_device(config, samples::device_facts(device))) {
     std::cout << "auto      " << d->line << "\n";
     config = d->config;
   }

@@ -2,9 +2,12 @@
 
 #include <algorithm>
 #include <chrono>
+#include <map>
+#include <mutex>
 
 #include "api/jit.h"
 #include "runtime/error.h"
+#include "runtime/occupancy_probe.h"
 #include "codegen/passes/verify_launch.h"
 #include "dsl/diagnostic.h"
 
@@ -116,6 +119,26 @@ RunReport run_sample(const Sample& s, const Config& c, JitKernel& kernel, const 
   }
   if (opts.iters > 0) report.timing = kernel.time(plan.grid, args, opts.iters);
   return report;
+}
+
+Sample::DeviceFacts device_facts(const Device& device) {
+  struct Memo {
+    std::mutex mu;
+    std::map<unsigned, int> fit;
+  };
+  auto memo = std::make_shared<Memo>();
+  return Sample::DeviceFacts(device.info().sm_count, [device, memo](unsigned ctas) {
+    if (ctas == 0) return 0;
+    std::lock_guard<std::mutex> lock(memo->mu);
+    if (auto it = memo->fit.find(ctas); it != memo->fit.end()) return it->second;
+    int fit = 0;
+    try {
+      fit = rt::probe_active_clusters(device.context(), {ctas, 1, 1}, 128, unsigned(device.info().max_smem_per_block_optin));
+    } catch (const rt::RuntimeError&) {
+      fit = 0;  // a driver without the query, or a size it refuses: none known to fit
+    }
+    return memo->fit[ctas] = fit;
+  });
 }
 
 }  // namespace tj::samples

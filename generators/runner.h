@@ -86,4 +86,9 @@ RunReport run_sample(const Sample& s, const Config& c, JitKernel& kernel, const 
 RunReport run_sample(const Sample& s, const Config& c, const Compiled& compiled, const Device& device,
                      const RunOptions& opts);
 
+// What Sample::for_device needs of `device`: its SM count, and the clusters of n CTAs it
+// holds at once with a whole SM each (rt::probe_active_clusters at the device's opt-in
+// shared memory, asked once per n; 0 where the query fails).
+Sample::DeviceFacts device_facts(const Device& device);
+
 }  // namespace tj::samples

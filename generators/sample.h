@@ -5,10 +5,12 @@
 
 #include <cstdint>
 #include <map>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "api/check.h"
@@ -110,16 +112,30 @@ class Sample {
     return std::nullopt;
   }
 
-  // The config made concrete for the device it is about to run on (`sm_count` SMs):
-  // what the sample would otherwise leave to the kernel to decide at run time (the GEMM's
-  // `splits 0`), so the kernel is built for the decision. nullopt: nothing to decide
-  // (and so, without a device, the run-time choice stays in the kernel).
+  // What for_device knows of the device: its SM count, and how many clusters of n CTAs it
+  // holds at once when each CTA takes a whole SM (fewer than sm_count / n where the SMs of
+  // a GPC do not divide into clusters of n: 30 clusters of 4 on a 132-SM H200). Built from
+  // a count alone (tests, a device without the query), the second is unknown (nullopt).
+  struct DeviceFacts {
+    DeviceFacts(int sms) : sm_count(sms) {}  // NOLINT(google-explicit-constructor): a count is the common case
+    DeviceFacts(int sms, std::function<int(unsigned)> clusters) : sm_count(sms), clusters_of(std::move(clusters)) {}
+    int sm_count = 0;
+    std::function<int(unsigned ctas)> clusters_of;
+    std::optional<int> clusters_that_fit(unsigned ctas) const {
+      if (!clusters_of) return std::nullopt;
+      return clusters_of(ctas);
+    }
+  };
+  // The config made concrete for the device it is about to run on: what the sample would
+  // otherwise leave to the kernel to decide at run time (the GEMM's `splits 0`), so the
+  // kernel is built for the decision. nullopt: nothing to decide (and so, without a
+  // device, the run-time choice stays in the kernel).
   struct DeviceChoice {
     Config config;
     std::string line;  // what was decided and why, for the run's output
   };
-  virtual std::optional<DeviceChoice> for_device(const Config& c, int sm_count) const {
-    (void)c, (void)sm_count;
+  virtual std::optional<DeviceChoice> for_device(const Config& c, const DeviceFacts& device) const {
+    (void)c, (void)device;
     return std::nullopt;
   }
 

@@ -353,7 +353,8 @@ unsigned gemm_auto_bn(const GemmShape& s, const GemmTiling& t, int sm_count) {
   return cost(192, 0.97) < cost(256, 1.0) ? 192 : 256;
 }
 
-std::optional<Sample::DeviceChoice> Gemm::for_device(const Config& c, int sm_count) const {
+std::optional<Sample::DeviceChoice> Gemm::for_device(const Config& c, const DeviceFacts& device) const {
+  const int sm_count = device.sm_count;
   const GemmSchedule sched = GemmSchedule(c.param("schedule"));
   const bool auto_schedule = sched == GemmSchedule::Auto && c.param("splits") == 1;
   if (sm_count <= 0 || (c.param("splits") != 0 && c.param("bn") != 0 && !auto_schedule)) return std::nullopt;
@@ -436,10 +437,26 @@ std::optional<Sample::DeviceChoice> Gemm::for_device(const Config& c, int sm_cou
           " columns would share by rows in clusters of " + std::to_string(splits) +
           " CTAs, which may not all fit at once (split_reduce cluster takes them)");
     } else if (ct.split_in_cluster) {
-      say("split_reduce auto -> cluster: cluster " + std::to_string(d.config.cluster.x) + "x" + std::to_string(d.config.cluster.y) +
-          " -> 1x1x" + std::to_string(splits) + ", the " + std::to_string(splits) +
-          " splits of a tile on the planes of one cluster, partials added through distributed shared memory");
-      d.config = in_cluster;
+      // The requested cluster as each plane (its multicast shares operands within the
+      // plane) where its clusters of x * y * splits CTAs all fit at once; else a CTA per plane.
+      Config planes = d.config;
+      planes.cluster = {d.config.cluster.x, d.config.cluster.y, splits};
+      const unsigned ctas = planes.cluster.count();
+      const GemmTiling pt = gemm_tiling(planes);
+      const uint64_t units = cluster_tiles(s, pt, pt.bn);
+      const int fit = d.config.cluster.x * d.config.cluster.y > 1 && ctas <= 8 ? device.clusters_that_fit(ctas).value_or(0) : 0;
+      const bool whole_planes = fit > 0 && units <= uint64_t(fit) && pt.split_in_cluster && !shares_by_rows(s, pt, splits) &&
+                                check_config(planes).empty();
+      if (whole_planes) d.config = planes;
+      else d.config = in_cluster;
+      say("split_reduce auto -> cluster: cluster " + std::to_string(c.cluster.x) + "x" + std::to_string(c.cluster.y) + " -> " +
+          std::to_string(d.config.cluster.x) + "x" + std::to_string(d.config.cluster.y) + "x" + std::to_string(splits) + ", the " +
+          std::to_string(splits) + " splits of a tile on the planes of one cluster, partials added through distributed shared memory" +
+          (whole_planes ? " (" + std::to_string(units) + " clusters of " + std::to_string(ctas) + " CTAs; " + std::to_string(fit) +
+                              " fit at once)"
+                        : fit > 0 ? " (" + std::to_string(units) + " clusters of " + std::to_string(ctas) + " CTAs would not all fit: " +
+                                        std::to_string(fit) + " at once)"
+                                  : std::string()));
     }
   }
   return d;

@@ -205,7 +205,7 @@ class Gemm final : public Sample {
   std::optional<ir::Dim3> persistent_grid(const Config& c, int max_active_clusters) const override;
   // splits 0 resolved on the host for the device's SMs: the kernel is then built for that
   // S (1: the plain kernel, which a split-capable one running S = 1 trails by 5-8%).
-  std::optional<DeviceChoice> for_device(const Config& c, int sm_count) const override;
+  std::optional<DeviceChoice> for_device(const Config& c, const DeviceFacts& device) const override;
   // Tuning (samples/gemm_tuning.cpp): tiles, clusters and rasterization groups.
   std::vector<Config> tuning_candidates(const Config& c) const override;
   std::string problem_class(const Config& c) const override;

@@ -32,7 +32,7 @@ tj::samples::RunReport run_gemm(const GemmCase& g, uint64_t seed) {
   for (auto& [key, v] : g.params) c.params[key] = v;
   c.reals["alpha"] = g.alpha, c.reals["beta"] = g.beta;
   if (g.on_device) {
-    std::optional<samples::Sample::DeviceChoice> d = s->for_device(c, gpu_test::device().info().sm_count);
+    std::optional<samples::Sample::DeviceChoice> d = s->for_device(c, samples::device_facts(gpu_test::device()));
     REQUIRE(d.has_value());
     INFO(d->line);
     for (auto& [key, v] : g.decided) CHECK(d->config.param(key) == v);
@@ -271,8 +271,50 @@ TEST_CASE("gemm: split-K in the cluster against cuBLAS [gpu]", "[gpu][gemm][spli
       // The default path: auto picks 128 columns and 2 splits for this shape on the H200,
       // and puts them in a cluster of their own (1x1x2).
       {1024, 1024, 8192, {{"bn", 0}}, {1, 2, 1}, 1.0, 0.0, true, {{"bn", 128}, {"splits", 2}}},
+      // Short K: 64 columns unsplit (kGemmNarrowMaxKblocks), ragged too.
+      {1024, 1024, 2048, {{"bn", 0}}, {1, 2, 1}, 1.0, 0.0, true, {{"bn", 64}, {"splits", 1}}},
+      {1000, 1000, 1000, {{"bn", 0}}, {1, 2, 1}, 1.0, 0.0, true, {{"bn", 64}, {"splits", 1}}},
   };
   for (size_t i = 0; i < cases.size(); ++i) check(cases[i], 450 + i);
+}
+
+// split_reduce auto keeps the requested 1x2 as each plane (1x2x2) where the clusters of 4
+// all fit at once: the probe's count (an empty kernel with a whole SM's shared memory per
+// CTA) must be the compiled GEMM's own, and the kernel it picks must verify.
+TEST_CASE("gemm: the occupancy probe counts the GEMM's clusters, and auto's 1x2x2 verifies [gpu]", "[gpu][gemm][splitk][cluster_split]") {
+  using namespace tj;
+  const samples::Sample* s = samples::find_sample("gemm");
+  REQUIRE(s != nullptr);
+  const samples::Sample::DeviceFacts facts = samples::device_facts(gpu_test::device());
+  const int fit4 = facts.clusters_that_fit(4).value_or(0), fit2 = facts.clusters_that_fit(2).value_or(0);
+  INFO("clusters of 4 that fit: " << fit4 << ", of 2: " << fit2);
+  CHECK(fit4 > 0);
+  CHECK(fit4 <= gpu_test::device().info().sm_count / 4);
+  CHECK(fit2 >= 2 * fit4);
+  for (int64_t m : {768, 1024}) {
+    DYNAMIC_SECTION(m << " x 1024 x 8192") {
+      samples::Config c = samples::default_config(*s);
+      c.cluster = {1, 2, 1};
+      c.grid_clusters = {1, 1, 1};
+      c.params["m"] = m, c.params["n"] = 1024, c.params["k"] = 8192;
+      std::optional<samples::Sample::DeviceChoice> d = s->for_device(c, facts);
+      REQUIRE(d.has_value());
+      INFO(d->line);
+      // 128-column tiles in 2 splits: m / 128 x 8 tiles, in clusters of 1x2 planes.
+      const int64_t clusters = m / 128 / 2 * 8;
+      const bool planes = clusters <= fit4;
+      CHECK(d->config.cluster.str() == (planes ? ir::Dim3{1, 2, 2} : ir::Dim3{1, 1, 2}).str());
+      samples::Compiled compiled = samples::compile_sample(*s, d->config, gpu_test::target(), nullptr);
+      samples::RunOptions opts;
+      opts.iters = 0;
+      opts.seed = 77;
+      const samples::RunReport r = samples::run_sample(*s, d->config, compiled, gpu_test::device(), opts);
+      REQUIRE(r.verified);
+      INFO(r.check.detail);
+      CHECK(r.check.ok);
+      CHECK(r.max_active_clusters == (planes ? fit4 : fit2));
+    }
+  }
 }
 
 // Stream-K (dsl/split_k.h) on the H200's 132 SMs: the tail's tiles shared between

@@ -291,3 +291,50 @@ TEST_CASE("gemm stream-K units load their k-blocks from the last down and split-
   CHECK(test::count(cuda, "&A, (((((split * (((k + 64) - 1) / 64)) / splits) + i) * 64) + 0)") == 1);
   CHECK(test::count(cuda, "- i) * 64)") == 0);
 }
+
+TEST_CASE("gemm split_reduce auto keeps the requested cluster as each plane where those clusters all fit at once", "[samples][gemm][schedule][splitk]") {
+  const samples::Sample* s = samples::find_sample("gemm");
+  REQUIRE(s != nullptr);
+  // As the H200 answers: 66 clusters of 2 CTAs, 30 of 4 (its GPCs' SMs do not divide by 4).
+  std::vector<unsigned> asked;
+  const samples::Sample::DeviceFacts h200(132, [&](unsigned ctas) {
+    asked.push_back(ctas);
+    return ctas == 2 ? 66 : ctas == 4 ? 30 : 14;
+  });
+  // 768 x 1024 x 8192: 48 tiles of 128 columns in 2 splits, 24 clusters of 1x2x2: they fit.
+  // 1024 x 1024 x 8192: 32 such clusters do not (a second round): a CTA per plane.
+  for (auto [m, whole_planes] : {std::tuple{768, true}, {1024, false}}) {
+    INFO(m << " x 1024 x 8192");
+    asked.clear();
+    const samples::Config c = test::gemm_config({{"m", m}, {"n", 1024}, {"k", 8192}}, {1, 2, 1});
+    const std::optional<samples::Sample::DeviceChoice> d = s->for_device(c, h200);
+    REQUIRE(d.has_value());
+    INFO(d->line);
+    CHECK(d->config.param("bn") == 128);
+    CHECK(d->config.param("splits") == 2);
+    CHECK(asked == std::vector<unsigned>{4});
+    CHECK(samples::gemm_tiling(d->config).split_in_cluster);
+    CHECK(s->check_config(d->config).empty());
+    if (whole_planes) {
+      CHECK(d->config.cluster.str() == ir::Dim3{1, 2, 2}.str());
+      CHECK(d->line.find("split_reduce auto -> cluster: cluster 1x2 -> 1x2x2, the 2 splits of a tile on the planes of one cluster, "
+                         "partials added through distributed shared memory (24 clusters of 4 CTAs; 30 fit at once)") !=
+            std::string::npos);
+    } else {
+      CHECK(d->config.cluster.str() == ir::Dim3{1, 1, 2}.str());
+      CHECK(d->line.find("cluster 1x2 -> 1x1x2, the 2 splits of a tile on the planes of one cluster, partials added through "
+                         "distributed shared memory (32 clusters of 4 CTAs would not all fit: 30 at once)") != std::string::npos);
+    }
+    // A count alone (no query): a CTA per plane, as before the device was asked.
+    const std::optional<samples::Sample::DeviceChoice> blind = s->for_device(c, 132);
+    REQUIRE(blind.has_value());
+    CHECK(blind->config.cluster.str() == ir::Dim3{1, 1, 2}.str());
+  }
+  // A 1x1 request has no plane to keep: nothing is asked.
+  asked.clear();
+  const std::optional<samples::Sample::DeviceChoice> d =
+      s->for_device(test::gemm_config({{"m", 768}, {"n", 1024}, {"k", 8192}}, {1, 1, 1}), h200);
+  REQUIRE(d.has_value());
+  CHECK(d->config.cluster.str() == ir::Dim3{1, 1, 2}.str());
+  CHECK(asked.empty());
+}
