@@ -10,7 +10,8 @@
 
 // Raised whenever the plugin interface (<tilejit/plugin.h>, this file, generators/sample.h,
 // generators/registry.h) changes in a way that an already built plugin would not survive.
-#define TILEJIT_PLUGIN_API_VERSION 1u
+// 2: Sample::for_device takes a DeviceFacts (was the SM count).
+#define TILEJIT_PLUGIN_API_VERSION 2u
 
 extern "C" {
 
