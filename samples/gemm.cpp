@@ -447,16 +447,16 @@ std::optional<Sample::DeviceChoice> Gemm::for_device(const Config& c, const Devi
       const int fit = d.config.cluster.x * d.config.cluster.y > 1 && ctas <= 8 ? device.clusters_that_fit(ctas).value_or(0) : 0;
       const bool whole_planes = fit > 0 && units <= uint64_t(fit) && pt.split_in_cluster && !shares_by_rows(s, pt, splits) &&
                                 check_config(planes).empty();
-      if (whole_planes) d.config = planes;
-      else d.config = in_cluster;
+      d.config = whole_planes ? planes : in_cluster;
+      // How the plane was chosen, where the device said how many clusters fit.
+      std::string fit_note;
+      if (fit > 0)
+        fit_note = " (" + std::to_string(units) + " clusters of " + std::to_string(ctas) + " CTAs" +
+                   (whole_planes ? "; " + std::to_string(fit) + " fit at once)" : " would not all fit: " + std::to_string(fit) + " at once)");
       say("split_reduce auto -> cluster: cluster " + std::to_string(c.cluster.x) + "x" + std::to_string(c.cluster.y) + " -> " +
           std::to_string(d.config.cluster.x) + "x" + std::to_string(d.config.cluster.y) + "x" + std::to_string(splits) + ", the " +
           std::to_string(splits) + " splits of a tile on the planes of one cluster, partials added through distributed shared memory" +
-          (whole_planes ? " (" + std::to_string(units) + " clusters of " + std::to_string(ctas) + " CTAs; " + std::to_string(fit) +
-                              " fit at once)"
-                        : fit > 0 ? " (" + std::to_string(units) + " clusters of " + std::to_string(ctas) + " CTAs would not all fit: " +
-                                        std::to_string(fit) + " at once)"
-                                  : std::string()));
+          fit_note);
     }
   }
   return d;
