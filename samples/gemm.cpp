@@ -18,6 +18,7 @@ const std::vector<std::string> kOutTypes = {"bf16", "f16", "f32"};
 const std::vector<std::string> kLayouts = {"tn", "nn"};
 const std::vector<std::string> kActs = {"none", "relu", "gelu", "silu"};
 const std::vector<std::string> kSchedules = {"auto", "static", "stream_k", "split_k", "dynamic"};
+const std::vector<std::string> kMulticasts = {"off", "on", "auto"};
 const std::vector<std::string> kSplitReduces = {"auto", "workspace", "cluster"};
 constexpr unsigned kMaxAutoStages = 8;  // what `stages 0` may pick: the parameter's maximum
 
@@ -51,7 +52,11 @@ std::vector<ParamSpec> Gemm::params() const {
           {"warp_specialized", 1, 0, 1,
            "1: a producer warpgroup and `consumers` MMA warpgroups; 0: one warpgroup loads and computes (the ladder's first steps)"},
           {"persistent", 1, 0, 1, "1: as many clusters as fit walk the tiles; 0: one cluster per cluster tile (per tile and split with split-K)"},
-          {"multicast", 1, 0, 1, "1: a cluster row shares A and a column B through TMA multicast; 0: every CTA loads its own"},
+          {"multicast", 2, 0, 2,
+           "on: a cluster row shares A and a column B through TMA multicast; off: every CTA loads its own; auto: on, except "
+           "where bn 0 picks the tile width for a known device and a 1x2 cluster's tiles are one wave with a short K (the "
+           "cluster is then dropped; `tilejit run` prints the choice)",
+           kMulticasts},
           {"split_issue", 1, 0, 1,
            "1: each k-block's MMAs go out in two groups, the first K step, then the wait for the previous k-block, then "
            "the rest; 0: one group, then the wait (warp-specialized, up to 256 columns)"},
@@ -137,7 +142,7 @@ GemmTiling gemm_tiling(const Config& c) {
   t.group = unsigned(c.param("group"));
   t.cluster_n = c.cluster.x, t.cluster_m = c.cluster.y, t.cluster_k = c.cluster.z;
   t.warp_specialized = c.param("warp_specialized") == 1, t.persistent = c.param("persistent") == 1;
-  t.multicast = c.param("multicast") == 1;
+  t.multicast = GemmMulticast(c.param("multicast")) != GemmMulticast::Off;  // auto: on unless for_device decided
   t.split_issue = c.param("split_issue") == 1;
   t.pingpong = c.param("pingpong") == 1;
   t.pdl = c.param("pdl") == 1;
@@ -353,6 +358,43 @@ unsigned gemm_auto_bn(const GemmShape& s, const GemmTiling& t, int sm_count) {
   return cost(192, 0.97) < cost(256, 1.0) ? 192 : 256;
 }
 
+namespace {
+// multicast auto with the tile width chosen (kGemmUnclusteredMaxKblocks): a 2-CTA cluster
+// on one wave of whole tiles with a short K runs unclustered where the operands' rows are
+// 128-byte aligned; else multicast stays on, with 64-column tiles the pair along N.
+void choose_multicast(const Gemm& gemm, Sample::DeviceChoice& d, int sm_count, const std::function<void(const std::string&)>& say) {
+  Config& c = d.config;
+  const GemmShape s = gemm_shape(c);
+  const GemmTiling t = gemm_tiling(c);
+  const std::string was = std::to_string(c.cluster.x) + "x" + std::to_string(c.cluster.y);
+  if (c.cluster.count() != 2 || c.cluster.z != 1 || t.splits != 1 || t.stream_k || t.dynamic) {
+    c.params["multicast"] = int64_t(GemmMulticast::On);
+    return;
+  }
+  const uint64_t eb = ir::scalar_bytes(s.in), kblocks = ceil_div(uint64_t(s.k), t.bk);
+  const uint64_t tiles = cluster_tiles(s, t, t.bn), clusters = uint64_t(sm_count) / 2;
+  const bool aligned = uint64_t(s.k) * eb % kGemmAlignedPitch == 0 &&
+                       (s.layout == GemmLayout::TN || uint64_t(s.n) * eb % kGemmAlignedPitch == 0);
+  if (tiles <= clusters && kblocks <= kGemmUnclusteredMaxKblocks && aligned) {
+    c.params["multicast"] = int64_t(GemmMulticast::Off);
+    c.cluster = {1, 1, 1};
+    say("multicast auto -> off, cluster " + was + " -> 1x1: " + std::to_string(tiles) + " cluster tiles in one wave of " +
+        std::to_string(clusters) + " clusters, K of " + std::to_string(kblocks) + " k-blocks, operand rows a multiple of " +
+        std::to_string(kGemmAlignedPitch) + " bytes: sharing loads gains less than pairing the pipelines costs");
+    return;
+  }
+  c.params["multicast"] = int64_t(GemmMulticast::On);
+  Config along_n = c;
+  along_n.cluster = {2, 1, 1};
+  if (t.bn == 64 && c.cluster.y == 2 && cluster_tiles(s, gemm_tiling(along_n), 64) <= clusters &&
+      gemm.check_config(along_n).empty()) {
+    c.cluster = along_n.cluster;
+    say("multicast auto -> on, cluster " + was + " -> 2x1: 64-column tiles, the pair shares A's " + std::to_string(t.bm) +
+        " rows rather than B's 64" + (aligned ? "" : " (operand rows not a multiple of " + std::to_string(kGemmAlignedPitch) + " bytes)"));
+  }
+}
+}  // namespace
+
 std::optional<Sample::DeviceChoice> Gemm::for_device(const Config& c, const DeviceFacts& device) const {
   const int sm_count = device.sm_count;
   const GemmSchedule sched = GemmSchedule(c.param("schedule"));
@@ -415,6 +457,7 @@ std::optional<Sample::DeviceChoice> Gemm::for_device(const Config& c, const Devi
     say(std::string("schedule auto -> ") + name + (a.splits > 1 ? " (splits " + std::to_string(a.splits) + ")" : "") + " for " +
         std::to_string(sm_count) + " SMs: " + a.why);
   }
+  if (c.param("bn") == 0 && GemmMulticast(c.param("multicast")) == GemmMulticast::Auto) choose_multicast(*this, d, sm_count, say);
   // Split-K chosen here with split_reduce auto: the splits go into a cluster of their own,
   // (1, 1, splits), a CTA per plane, so that the partials meet in distributed shared
   // memory; unless the operands are large (see kGemmSplitInClusterOperandBytes).

@@ -3,7 +3,7 @@
 # GPU tests, every sample spec through the CLI, benchmarks, tuning (gpu_tune.sh),
 # multicast traffic with ncu, and compute-sanitizer on every sample. Run from the repo root with
 # the binaries staged by scripts/stage.sh in .stage/; logs go to $OUT (or ./out).
-#   scripts/gpu_session.sh [SECTION...]   sections: tests runs faults plugins races bench gemm epilogue pdl splitk-cluster pingpong attention attention-schedules attention-table softmax schedules streamk gemm-configs readme-table timeline gemm-timelines tune multicast sanitizer
+#   scripts/gpu_session.sh [SECTION...]   sections: tests runs faults plugins races bench gemm epilogue pdl splitk-cluster pingpong attention attention-schedules attention-table softmax schedules streamk gemm-configs readme-table gemm-versus ncu timeline gemm-timelines tune multicast sanitizer
 # (all but attention-table, gemm-configs, readme-table and gemm-timelines when none is named; named ones append to out/summary.txt, so a session can be split
 # across several commands).
 set -uo pipefail
@@ -268,6 +268,27 @@ for cfg in ${GEMM_CONFIGS:-cluster=1x2}; do
   timeout 240 $B/tilejit_bench_gemm --iters 50 --reps 5 --sustained 0 --config "$cfg" --shapes "${GEMM_SHAPES:-1024x1024x8192}" > "$OUT/bench_configs.log" 2>&1
   note "bench gemm $cfg rc=$?"; grep -E '^(device|[0-9]+ reps|\||  tuned)' "$OUT/bench_configs.log" >> "$summary"
 done
+fi
+
+# Ours against ours with other params, interleaved per shape (only when named): each of
+# VERSUS_CONFIGS (space-separated; key=value,... or cluster=RxC) against the default path
+# (cluster 1x2, no tuning DB) over VERSUS_SHAPES, for choosing what the default should take.
+if [[ "$SECTIONS" == *" gemm-versus "* ]]; then
+for cfg in ${VERSUS_CONFIGS:-multicast=0}; do
+  timeout 300 $B/tilejit_bench_gemm --no-tuned --iters 50 --reps 5 --sustained 0 --config cluster=1x2 --versus "$cfg" \
+    --shapes "${VERSUS_SHAPES:-1024x1024x2048}" > "$OUT/bench_versus.log" 2>&1
+  note "bench gemm versus $cfg rc=$?"; grep -E '^(\||  tuned|  variant [a-z]|  verify)' "$OUT/bench_versus.log" >> "$summary"
+done
+fi
+
+# ncu's speed-of-light, memory and warp-state sections for ours and cuBLAS at NCU_SHAPE, the
+# default path (only when named): one launch each after warm-up.
+if [[ "$SECTIONS" == *" ncu "* ]]; then
+timeout 300 ncu --target-processes all --kernel-name-base demangled --launch-skip 2 --launch-count 4 \
+  --section SpeedOfLight --section WarpStateStats --section MemoryWorkloadAnalysis --section LaunchStats \
+  $B/tilejit_bench_gemm --no-tuned --iters 1 --reps 2 --sustained 0 --config cluster=1x2 --shapes "${NCU_SHAPE:-1024x1024x2048}" \
+  > "$OUT/ncu_${NCU_SHAPE:-1024x1024x2048}.log" 2>&1
+note "ncu ${NCU_SHAPE:-1024x1024x2048} rc=$? (ncu_${NCU_SHAPE:-1024x1024x2048}.log)"
 fi
 
 # Timelines (tilejit run --timeline): the GPU tests of the timeline, then the README's charts

@@ -24,6 +24,7 @@
 #include "dsl/diagnostic.h"
 #include "generators/sample.h"
 #include "samples/builtin.h"
+#include "samples/gemm.h"
 
 namespace fs = std::filesystem;
 using tj::samples::Config;
@@ -71,13 +72,14 @@ std::string dims(const tj::ir::Dim3& d) {
   return std::to_string(d.x) + "x" + std::to_string(d.y) + (d.z > 1 ? "x" + std::to_string(d.z) : "");
 }
 
-// A file name for a GEMM config: the fields that change what is built.
+// A file name for a GEMM config: the fields that change what is built (multicast as built:
+// auto builds what on does).
 std::string gemm_key(const Config& c) {
   std::string key = "bm" + std::to_string(c.param("bm")) + "_bn" + std::to_string(c.param("bn")) + "_bk" +
                     std::to_string(c.param("bk")) + "_st" + std::to_string(c.param("stages")) + "_cw" +
                     std::to_string(c.param("consumers")) + "_c" + dims(c.cluster) + "_g" + std::to_string(c.param("group")) +
                     "_ws" + std::to_string(c.param("warp_specialized")) + "_p" + std::to_string(c.param("persistent")) +
-                    "_mc" + std::to_string(c.param("multicast")) + "_sp" + std::to_string(c.param("splits")) + "_si" +
+                    "_mc" + std::to_string(int(tj::samples::gemm_tiling(c).multicast)) + "_sp" + std::to_string(c.param("splits")) + "_si" +
                     std::to_string(c.param("split_issue"));
   if (c.param("pingpong") == 1) key += "_pp";  // cooperative configs keep their names
   return key;

@@ -271,9 +271,11 @@ TEST_CASE("gemm: split-K in the cluster against cuBLAS [gpu]", "[gpu][gemm][spli
       // The default path: auto picks 128 columns and 2 splits for this shape on the H200,
       // and puts them in a cluster of their own (1x1x2).
       {1024, 1024, 8192, {{"bn", 0}}, {1, 2, 1}, 1.0, 0.0, true, {{"bn", 128}, {"splits", 2}}},
-      // Short K: 64 columns unsplit (kGemmNarrowMaxKblocks), ragged too.
-      {1024, 1024, 2048, {{"bn", 0}}, {1, 2, 1}, 1.0, 0.0, true, {{"bn", 64}, {"splits", 1}}},
-      {1000, 1000, 1000, {{"bn", 0}}, {1, 2, 1}, 1.0, 0.0, true, {{"bn", 64}, {"splits", 1}}},
+      // Short K: 64 columns unsplit (kGemmNarrowMaxKblocks), unclustered where rows are
+      // 128-byte aligned (multicast auto); ragged (2000-byte rows), the pair along N with multicast.
+      {1024, 1024, 2048, {{"bn", 0}}, {1, 2, 1}, 1.0, 0.0, true, {{"bn", 64}, {"splits", 1}, {"multicast", 0}}},
+      {1000, 1000, 1000, {{"bn", 0}}, {1, 2, 1}, 1.0, 0.0, true, {{"bn", 64}, {"splits", 1}, {"multicast", 1}}},
+      {2048, 2048, 1024, {{"bn", 0}}, {1, 2, 1}, 1.0, 0.0, true, {{"bn", 256}, {"splits", 1}, {"multicast", 0}}},
   };
   for (size_t i = 0; i < cases.size(); ++i) check(cases[i], 450 + i);
 }

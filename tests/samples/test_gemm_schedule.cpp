@@ -157,7 +157,9 @@ TEST_CASE("gemm schedule auto: for_device resolves it and says why, an explicit 
     if (bn == 64) {
       CHECK(d->config.param("schedule") == int64_t(GemmSchedule::Static));
       CHECK(d->config.param("splits") == 1);
-      CHECK(d->config.cluster.str() == ir::Dim3{1, 2, 1}.str());
+      // One wave with K of at most 32 k-blocks and 128-byte rows: unclustered (multicast auto).
+      CHECK(d->config.cluster.str() == ir::Dim3{1, 1, 1}.str());
+      CHECK(d->config.param("multicast") == int64_t(samples::GemmMulticast::Off));
       CHECK(d->line.find(" of 64, one wave: K of " + std::to_string(k / 64) + " k-blocks is short enough to run unsplit)") !=
             std::string::npos);
     } else {
@@ -337,4 +339,69 @@ TEST_CASE("gemm split_reduce auto keeps the requested cluster as each plane wher
   REQUIRE(d.has_value());
   CHECK(d->config.cluster.str() == ir::Dim3{1, 1, 2}.str());
   CHECK(asked.empty());
+}
+
+TEST_CASE("gemm multicast auto: unclustered for one aligned short-K wave, 64-column pairs along N, else unchanged",
+          "[samples][gemm][schedule]") {
+  using samples::GemmMulticast;
+  const samples::Sample* s = samples::find_sample("gemm");
+  REQUIRE(s != nullptr);
+  struct Want {
+    int64_t m, n, k;
+    ir::Dim3 cluster;
+    GemmMulticast multicast;
+    const char* said;  // in the line for_device prints ("" : no multicast choice said)
+  };
+  const ir::Dim3 c1x1{1, 1, 1}, c1x2{1, 2, 1}, c2x1{2, 1, 1};
+  const GemmMulticast off = GemmMulticast::Off, on = GemmMulticast::On;
+  for (const Want& w : std::vector<Want>{
+           // One wave, K at most 32 k-blocks, rows of 128-byte multiples: no cluster.
+           {2048, 2048, 1024, c1x1, off, "multicast auto -> off, cluster 1x2 -> 1x1: 64 cluster tiles in one wave of 66 clusters, K of 16 k-blocks"},
+           {2048, 2048, 2048, c1x1, off, "multicast auto -> off, cluster 1x2 -> 1x1: 64 cluster tiles in one wave of 66 clusters, K of 32 k-blocks"},
+           {1536, 1536, 1024, c1x1, off, "-> 1x1: 36 cluster tiles in one wave"},
+           {1024, 1024, 1024, c1x1, off, "-> 1x1: 64 cluster tiles in one wave"},
+           // K 1000: 2000-byte rows. 64-column tiles pair along N, multicast on.
+           {1000, 1000, 1000, c2x1, on, "multicast auto -> on, cluster 1x2 -> 2x1: 64-column tiles, the pair shares A's 128 rows "
+                                        "rather than B's 64 (operand rows not a multiple of 128 bytes)"},
+           {1000, 1000, 2000, c2x1, on, "cluster 1x2 -> 2x1"},
+           // 128-column tiles keep the cluster; so do two waves (8192^2 x 1024) and a long K.
+           {2000, 1000, 1000, c1x2, on, ""},
+           {8192, 8192, 1024, c1x2, on, ""},
+           {2048, 2048, 4096, c1x2, on, ""},
+           {512, 8192, 8192, c1x2, on, ""},
+       }) {
+    INFO(w.m << " x " << w.n << " x " << w.k);
+    const std::optional<samples::Sample::DeviceChoice> d = s->for_device(test::gemm_config({{"m", w.m}, {"n", w.n}, {"k", w.k}}, c1x2), 132);
+    REQUIRE(d.has_value());
+    INFO(d->line);
+    CHECK(d->config.cluster.str() == w.cluster.str());
+    CHECK(d->config.param("multicast") == int64_t(w.multicast));
+    CHECK(samples::gemm_tiling(d->config).multicast == (w.multicast == on));
+    CHECK(s->check_config(d->config).empty());
+    if (*w.said) CHECK(d->line.find(w.said) != std::string::npos);
+    else CHECK(d->line.find("multicast auto") == std::string::npos);
+  }
+  // An explicit multicast, or an explicit tile width, keeps the requested cluster; so does
+  // an unknown device (auto builds multicast on).
+  samples::Config c = test::gemm_config({{"m", 2048}, {"n", 2048}, {"k", 1024}, {"multicast", int64_t(on)}}, c1x2);
+  std::optional<samples::Sample::DeviceChoice> d = s->for_device(c, 132);
+  REQUIRE(d.has_value());
+  CHECK(d->config.cluster.str() == c1x2.str());
+  c = test::gemm_config({{"m", 2048}, {"n", 2048}, {"k", 1024}, {"bn", 256}}, c1x2);
+  d = s->for_device(c, 132);
+  REQUIRE(d.has_value());
+  CHECK(d->config.cluster.str() == c1x2.str());
+  CHECK(d->config.param("multicast") == int64_t(GemmMulticast::Auto));
+  CHECK(samples::gemm_tiling(d->config).multicast);
+  // f16 with K 1000 is 2000-byte rows too; K 1024 in the nn layout needs N's rows aligned as well.
+  c = test::gemm_config({{"m", 1024}, {"n", 1000}, {"k", 1024}, {"layout", 1}}, c1x2);
+  d = s->for_device(c, 132);
+  REQUIRE(d.has_value());
+  INFO(d->line);
+  CHECK(d->config.param("multicast") == int64_t(on));
+  CHECK(d->line.find("(operand rows not a multiple of 128 bytes)") != std::string::npos);
+  c = test::gemm_config({{"m", 1024}, {"n", 1024}, {"k", 1024}, {"layout", 1}}, c1x2);
+  d = s->for_device(c, 132);
+  REQUIRE(d.has_value());
+  CHECK(d->config.param("multicast") == int64_t(off));
 }
