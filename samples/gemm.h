@@ -94,17 +94,17 @@ inline constexpr uint64_t kGemmSplitInClusterOperandBytes = uint64_t(40) << 20;
 // (16), 1.11x at 512x2048x2048 (32); 0.92x at 1024^2 x 4096 (64).
 inline constexpr uint64_t kGemmNarrowMaxKblocks = 32;
 
-// multicast auto, where bn 0 picks the tile width on a known device: a 1x2 cluster whose
-// tiles fill at most one wave of clusters with a K of at most this many k-blocks, and
-// operand rows a multiple of kGemmAlignedPitch bytes, runs unclustered (1x1, no
-// multicast): tying each pair's pipelines together costs more there than sharing loads
-// saves. Where rows are not so aligned (each 128-byte TMA box row then spans two lines)
-// multicast stays, and 64-column tiles take the pair along N (2x1), sharing A's 128 rows
-// instead of B's 64. From the H200 (same process, the default path against the variant,
-// docs/performance-log.md): unclustered 1.07-1.12x on five aligned one-wave shapes of
-// 16-32 k-blocks (1.05-1.08x with the cluster kept and multicast off); at K 1000 or 2000,
-// no multicast lost up to 17% and 2x1 gained 1.10-1.21x at 64 columns.
-inline constexpr uint64_t kGemmUnclusteredMaxKblocks = 32, kGemmAlignedPitch = 128;
+// multicast auto, where bn 0 picks the tile width on a known device: a 2-CTA cluster
+// whose tiles fill at most one wave of clusters, with operand rows a multiple of
+// kGemmAlignedPitch bytes, runs unclustered (1x1, no multicast): tying each pair's
+// pipelines together costs more there than sharing loads saves. Where rows are not so
+// aligned (each 128-byte TMA box row then spans two lines) multicast stays, and 64-column
+// tiles take the pair along N (2x1), sharing A's 128 rows instead of B's 64. From the
+// H200 (same process, the default path against the variant, docs/performance-log.md):
+// unclustered 1.04-1.20x on twelve one-wave shapes with K 512-2048 and 1.006-1.024x at
+// K 4096-8192; more than one wave, 0.989-1.016x (kept clustered); at K 1000 or 2000, no
+// multicast lost up to 33%, and 2x1 gained 1.07-1.17x at 64 columns.
+inline constexpr uint64_t kGemmAlignedPitch = 128;
 
 // How the kernel tiles it. The cluster is (cluster_n CTAs along N) x (cluster_m along M).
 struct GemmTiling {

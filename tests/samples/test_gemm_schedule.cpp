@@ -110,7 +110,8 @@ TEST_CASE("gemm schedule auto: for_device resolves it and says why, an explicit 
     // most 40 MiB: 1024 x 1024 x 8192 (32 MiB); 256 x 4096 x 8192 (68 MiB) keeps the workspace.
     const bool in_cluster = splits > 1 && m == 1024;
     CHECK(d->config.cluster.z == (in_cluster ? 2u : 1u));
-    CHECK(d->config.cluster.y == (in_cluster ? 1u : 2u));
+    // Unsplit, one wave of aligned rows: unclustered (multicast auto).
+    CHECK(d->config.cluster.y == (splits > 1 && !in_cluster ? 2u : 1u));
     CHECK(samples::gemm_tiling(d->config).split_in_cluster == in_cluster);
     CHECK(s->check_config(d->config).empty());
     if (in_cluster)
@@ -341,7 +342,7 @@ TEST_CASE("gemm split_reduce auto keeps the requested cluster as each plane wher
   CHECK(asked.empty());
 }
 
-TEST_CASE("gemm multicast auto: unclustered for one aligned short-K wave, 64-column pairs along N, else unchanged",
+TEST_CASE("gemm multicast auto: unclustered for one aligned wave, 64-column pairs along N, else unchanged",
           "[samples][gemm][schedule]") {
   using samples::GemmMulticast;
   const samples::Sample* s = samples::find_sample("gemm");
@@ -356,19 +357,21 @@ TEST_CASE("gemm multicast auto: unclustered for one aligned short-K wave, 64-col
   const GemmMulticast off = GemmMulticast::Off, on = GemmMulticast::On;
   for (const Want& w : std::vector<Want>{
            // One wave, K at most 32 k-blocks, rows of 128-byte multiples: no cluster.
-           {2048, 2048, 1024, c1x1, off, "multicast auto -> off, cluster 1x2 -> 1x1: 64 cluster tiles in one wave of 66 clusters, K of 16 k-blocks"},
-           {2048, 2048, 2048, c1x1, off, "multicast auto -> off, cluster 1x2 -> 1x1: 64 cluster tiles in one wave of 66 clusters, K of 32 k-blocks"},
-           {1536, 1536, 1024, c1x1, off, "-> 1x1: 36 cluster tiles in one wave"},
+           {2048, 2048, 1024, c1x1, off, "multicast auto -> off, cluster 1x2 -> 1x1: 64 cluster tiles in one wave of 66 clusters, "
+                                         "operand rows a multiple of 128 bytes: sharing loads gains less than pairing the pipelines costs"},
+           {2048, 2048, 2048, c1x1, off, "multicast auto -> off, cluster 1x2 -> 1x1: 64 cluster tiles in one wave of 66 clusters"},
+           {2048, 2048, 4096, c1x1, off, "-> 1x1: 64 cluster tiles in one wave"},
+           {512, 8192, 8192, c1x1, off, "-> 1x1: 64 cluster tiles in one wave"},
+           {1536, 1536, 1024, c1x1, off, "-> 1x1: 48 cluster tiles in one wave"},  // 192 columns
            {1024, 1024, 1024, c1x1, off, "-> 1x1: 64 cluster tiles in one wave"},
            // K 1000: 2000-byte rows. 64-column tiles pair along N, multicast on.
            {1000, 1000, 1000, c2x1, on, "multicast auto -> on, cluster 1x2 -> 2x1: 64-column tiles, the pair shares A's 128 rows "
                                         "rather than B's 64 (operand rows not a multiple of 128 bytes)"},
            {1000, 1000, 2000, c2x1, on, "cluster 1x2 -> 2x1"},
-           // 128-column tiles keep the cluster; so do two waves (8192^2 x 1024) and a long K.
+           // 128-column tiles keep the cluster at K 1000; so do more waves than one.
            {2000, 1000, 1000, c1x2, on, ""},
            {8192, 8192, 1024, c1x2, on, ""},
-           {2048, 2048, 4096, c1x2, on, ""},
-           {512, 8192, 8192, c1x2, on, ""},
+           {4096, 2048, 2048, c1x2, on, ""},
        }) {
     INFO(w.m << " x " << w.n << " x " << w.k);
     const std::optional<samples::Sample::DeviceChoice> d = s->for_device(test::gemm_config({{"m", w.m}, {"n", w.n}, {"k", w.k}}, c1x2), 132);
@@ -380,6 +383,15 @@ TEST_CASE("gemm multicast auto: unclustered for one aligned short-K wave, 64-col
     CHECK(s->check_config(d->config).empty());
     if (*w.said) CHECK(d->line.find(w.said) != std::string::npos);
     else CHECK(d->line.find("multicast auto") == std::string::npos);
+  }
+  // One wave of 256-column tiles with clusters idle takes 192 columns where those still fit
+  // one wave: 1536^2 (36 cluster tiles of 256 on 66 clusters, 48 of 192); 2048^2 keeps 256
+  // (88 of 192 would take two waves).
+  for (auto [m, bn] : {std::pair{1536, 192}, {2048, 256}}) {
+    const std::optional<samples::Sample::DeviceChoice> d = s->for_device(test::gemm_config({{"m", m}, {"n", m}, {"k", 1024}}, c1x2), 132);
+    REQUIRE(d.has_value());
+    INFO(d->line);
+    CHECK(d->config.param("bn") == bn);
   }
   // An explicit multicast, or an explicit tile width, keeps the requested cluster; so does
   // an unknown device (auto builds multicast on).

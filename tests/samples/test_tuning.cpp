@@ -323,7 +323,9 @@ TEST_CASE("gemm: splits 0 is decided on the host for the device's SMs", "[sample
   REQUIRE(d.has_value());
   CHECK(d->config.param("splits") == 1);
   CHECK(d->line == "bn 0 -> 256 for 33 SMs (cluster tiles: 16 of 256 columns, 24 of 192); "
-                   "splits 0 -> 1 for 33 SMs (32 output tiles, 128 k-blocks): the tiles fill the GPU, the kernel is built without split-K");
+                   "splits 0 -> 1 for 33 SMs (32 output tiles, 128 k-blocks): the tiles fill the GPU, the kernel is built without split-K; "
+                   "multicast auto -> off, cluster 2x1 -> 1x1: 16 cluster tiles in one wave of 16 clusters, operand rows a multiple "
+                   "of 128 bytes: sharing loads gains less than pairing the pipelines costs");
   // Short K caps the splits (at least 4 k-blocks each): k 1024 is 16 k-blocks, so 4.
   d = gemm().for_device(spec_config(R"("m": 512, "n": 512, "k": 1024, "splits": 0)"), 132);
   REQUIRE(d.has_value());
