@@ -361,14 +361,14 @@ unsigned gemm_auto_bn(const GemmShape& s, const GemmTiling& t, int sm_count) {
 
 namespace {
 // multicast auto with the tile width chosen (kGemmAlignedPitch): a 2-CTA cluster on one
-// wave of whole tiles runs unclustered where the operands' rows are 128-byte aligned; else
-// multicast stays on, with 64-column tiles the pair along N.
+// wave of whole tiles, or under stream-K, runs unclustered where the operands' rows are
+// 128-byte aligned; else multicast stays on, with 64-column tiles the pair along N.
 void choose_multicast(const Gemm& gemm, Sample::DeviceChoice& d, int sm_count, const std::function<void(const std::string&)>& say) {
   Config& c = d.config;
   const GemmShape s = gemm_shape(c);
   const GemmTiling t = gemm_tiling(c);
   const std::string was = std::to_string(c.cluster.x) + "x" + std::to_string(c.cluster.y);
-  if (c.cluster.count() != 2 || c.cluster.z != 1 || t.splits != 1 || t.stream_k || t.dynamic) {
+  if (c.cluster.count() != 2 || c.cluster.z != 1 || t.splits != 1 || t.dynamic) {
     c.params["multicast"] = int64_t(GemmMulticast::On);
     return;
   }
@@ -376,11 +376,13 @@ void choose_multicast(const Gemm& gemm, Sample::DeviceChoice& d, int sm_count, c
   const uint64_t tiles = cluster_tiles(s, t, t.bn), clusters = uint64_t(sm_count) / 2;
   const bool aligned = uint64_t(s.k) * eb % kGemmAlignedPitch == 0 &&
                        (s.layout == GemmLayout::TN || uint64_t(s.n) * eb % kGemmAlignedPitch == 0);
-  if (tiles <= clusters && aligned) {
+  if ((tiles <= clusters || t.stream_k) && aligned) {
     c.params["multicast"] = int64_t(GemmMulticast::Off);
     c.cluster = {1, 1, 1};
-    say("multicast auto -> off, cluster " + was + " -> 1x1: " + std::to_string(tiles) + " cluster tiles in one wave of " +
-        std::to_string(clusters) + " clusters, operand rows a multiple of " + std::to_string(kGemmAlignedPitch) +
+    say("multicast auto -> off, cluster " + was + " -> 1x1: " +
+        (t.stream_k ? std::string("stream-K, its shares of k-blocks spread over single CTAs")
+                    : std::to_string(tiles) + " cluster tiles in one wave of " + std::to_string(clusters) + " clusters") +
+        ", operand rows a multiple of " + std::to_string(kGemmAlignedPitch) +
         " bytes: sharing loads gains less than pairing the pipelines costs");
     return;
   }

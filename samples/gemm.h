@@ -95,15 +95,16 @@ inline constexpr uint64_t kGemmSplitInClusterOperandBytes = uint64_t(40) << 20;
 inline constexpr uint64_t kGemmNarrowMaxKblocks = 32;
 
 // multicast auto, where bn 0 picks the tile width on a known device: a 2-CTA cluster
-// whose tiles fill at most one wave of clusters, with operand rows a multiple of
-// kGemmAlignedPitch bytes, runs unclustered (1x1, no multicast): tying each pair's
-// pipelines together costs more there than sharing loads saves. Where rows are not so
+// whose tiles fill at most one wave of clusters, or that runs stream-K, with operand rows
+// a multiple of kGemmAlignedPitch bytes, runs unclustered (1x1, no multicast): tying each
+// pair's pipelines together costs more there than sharing loads saves. Where rows are not so
 // aligned (each 128-byte TMA box row then spans two lines) multicast stays, and 64-column
 // tiles take the pair along N (2x1), sharing A's 128 rows instead of B's 64. From the
 // H200 (same process, the default path against the variant, docs/performance-log.md):
 // unclustered 1.04-1.20x on twelve one-wave shapes with K 512-2048 and 1.006-1.024x at
-// K 4096-8192; more than one wave, 0.989-1.016x (kept clustered); at K 1000 or 2000, no
-// multicast lost up to 33%, and 2x1 gained 1.07-1.17x at 64 columns.
+// K 4096-8192; stream-K 1.022x (8576x512x8192) and 1.038x (5120^3); more than one wave
+// otherwise, 0.989-1.016x (kept clustered); at K 1000 or 2000, no multicast lost up to
+// 33%, and 2x1 gained 1.07-1.17x at 64 columns.
 inline constexpr uint64_t kGemmAlignedPitch = 128;
 
 // How the kernel tiles it. The cluster is (cluster_n CTAs along N) x (cluster_m along M).

@@ -276,6 +276,8 @@ TEST_CASE("gemm: split-K in the cluster against cuBLAS [gpu]", "[gpu][gemm][spli
       {1024, 1024, 2048, {{"bn", 0}}, {1, 2, 1}, 1.0, 0.0, true, {{"bn", 64}, {"splits", 1}, {"multicast", 0}}},
       {1000, 1000, 1000, {{"bn", 0}}, {1, 2, 1}, 1.0, 0.0, true, {{"bn", 64}, {"splits", 1}, {"multicast", 1}}},
       {2048, 2048, 1024, {{"bn", 0}}, {1, 2, 1}, 1.0, 0.0, true, {{"bn", 256}, {"splits", 1}, {"multicast", 0}}},
+      // Stream-K on the default path: unclustered too.
+      {8576, 512, 8192, {{"bn", 0}}, {1, 2, 1}, 1.0, 0.0, true, {{"bn", 256}, {"schedule", 2}, {"multicast", 0}}},
   };
   for (size_t i = 0; i < cases.size(); ++i) check(cases[i], 450 + i);
 }

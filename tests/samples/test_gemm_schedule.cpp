@@ -342,7 +342,7 @@ TEST_CASE("gemm split_reduce auto keeps the requested cluster as each plane wher
   CHECK(asked.empty());
 }
 
-TEST_CASE("gemm multicast auto: unclustered for one aligned wave, 64-column pairs along N, else unchanged",
+TEST_CASE("gemm multicast auto: unclustered for one aligned wave or stream-K, 64-column pairs along N, else unchanged",
           "[samples][gemm][schedule]") {
   using samples::GemmMulticast;
   const samples::Sample* s = samples::find_sample("gemm");
@@ -368,6 +368,10 @@ TEST_CASE("gemm multicast auto: unclustered for one aligned wave, 64-column pair
            {1000, 1000, 1000, c2x1, on, "multicast auto -> on, cluster 1x2 -> 2x1: 64-column tiles, the pair shares A's 128 rows "
                                         "rather than B's 64 (operand rows not a multiple of 128 bytes)"},
            {1000, 1000, 2000, c2x1, on, "cluster 1x2 -> 2x1"},
+           // Stream-K (a tail of 2 or 70 tiles past whole waves) runs unclustered too.
+           {8576, 512, 8192, c1x1, off, "multicast auto -> off, cluster 1x2 -> 1x1: stream-K, its shares of k-blocks spread over "
+                                        "single CTAs, operand rows a multiple of 128 bytes"},
+           {5120, 5120, 5120, c1x1, off, "-> 1x1: stream-K"},
            // 128-column tiles keep the cluster at K 1000; so do more waves than one.
            {2000, 1000, 1000, c1x2, on, ""},
            {8192, 8192, 1024, c1x2, on, ""},
@@ -381,6 +385,7 @@ TEST_CASE("gemm multicast auto: unclustered for one aligned wave, 64-column pair
     CHECK(d->config.param("multicast") == int64_t(w.multicast));
     CHECK(samples::gemm_tiling(d->config).multicast == (w.multicast == on));
     CHECK(s->check_config(d->config).empty());
+    CHECK(samples::gemm_tiling(d->config).stream_k == (w.n == 512 || w.n == 5120));
     if (*w.said) CHECK(d->line.find(w.said) != std::string::npos);
     else CHECK(d->line.find("multicast auto") == std::string::npos);
   }
