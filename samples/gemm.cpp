@@ -54,9 +54,9 @@ std::vector<ParamSpec> Gemm::params() const {
           {"persistent", 1, 0, 1, "1: as many clusters as fit walk the tiles; 0: one cluster per cluster tile (per tile and split with split-K)"},
           {"multicast", 2, 0, 2,
            "on: a cluster row shares A and a column B through TMA multicast; off: every CTA loads its own; auto: on, except "
-           "where bn 0 picks the tile width for a known device and a 2-CTA cluster's tiles are one wave with operand rows "
-           "a multiple of 128 bytes (the "
-           "cluster is then dropped; `tilejit run` prints the choice)",
+           "where bn 0 picks the tile width for a known device: there a 2-CTA cluster whose tiles are one wave, or that runs "
+           "stream-K, with operand rows a multiple of 128 bytes runs unclustered, and 64-column tiles take the pair along N "
+           "(`tilejit run` prints the choice)",
            kMulticasts},
           {"split_issue", 1, 0, 1,
            "1: each k-block's MMAs go out in two groups, the first K step, then the wait for the previous k-block, then "
