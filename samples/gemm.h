@@ -101,7 +101,7 @@ inline constexpr uint64_t kGemmNarrowMaxKblocks = 32;
 // aligned (each 128-byte TMA box row then spans two lines) multicast stays, and 64-column
 // tiles take the pair along N (2x1), sharing A's 128 rows instead of B's 64. From the
 // H200 (same process, the default path against the variant, docs/performance-log.md):
-// unclustered 1.04-1.20x on twelve one-wave shapes with K 512-2048 and 1.006-1.024x at
+// unclustered 1.04-1.20x on twelve one-wave shapes with K 512-2048 and 1.006-1.026x at
 // K 4096-8192; stream-K 1.022x (8576x512x8192) and 1.038x (5120^3); more than one wave
 // otherwise, 0.989-1.016x (kept clustered); at K 1000 or 2000 the clustered default ran
 // up to 1.33x faster than without multicast, and 2x1 gained 1.07-1.17x at 64 columns.
