@@ -341,6 +341,8 @@ std::unique_ptr<Instance> Gemm::instantiate(const Config& c, uint64_t seed) cons
 }
 
 namespace {
+// "XxY" of a cluster (its planes along z left out), as the choices' lines name it.
+std::string xy(const ir::Dim3& c) { return std::to_string(c.x) + "x" + std::to_string(c.y); }
 // Cluster tiles of t's bm and cluster with `bn` columns per CTA.
 uint64_t cluster_tiles(const GemmShape& s, const GemmTiling& t, unsigned bn) {
   return ceil_div(ceil_div(uint64_t(s.m), t.bm), t.cluster_m) * ceil_div(ceil_div(uint64_t(s.n), bn), t.cluster_n);
@@ -367,7 +369,7 @@ void choose_multicast(const Gemm& gemm, Sample::DeviceChoice& d, int sm_count, c
   Config& c = d.config;
   const GemmShape s = gemm_shape(c);
   const GemmTiling t = gemm_tiling(c);
-  const std::string was = std::to_string(c.cluster.x) + "x" + std::to_string(c.cluster.y);
+  const std::string was = xy(c.cluster);
   if (c.cluster.count() != 2 || c.cluster.z != 1 || t.splits != 1 || t.dynamic) {
     c.params["multicast"] = int64_t(GemmMulticast::On);
     return;
@@ -503,8 +505,7 @@ std::optional<Sample::DeviceChoice> Gemm::for_device(const Config& c, const Devi
       if (fit > 0)
         fit_note = " (" + std::to_string(units) + " clusters of " + std::to_string(ctas) + " CTAs" +
                    (whole_planes ? "; " + std::to_string(fit) + " fit at once)" : " would not all fit: " + std::to_string(fit) + " at once)");
-      say("split_reduce auto -> cluster: cluster " + std::to_string(c.cluster.x) + "x" + std::to_string(c.cluster.y) + " -> " +
-          std::to_string(d.config.cluster.x) + "x" + std::to_string(d.config.cluster.y) + "x" + std::to_string(splits) + ", the " +
+      say("split_reduce auto -> cluster: cluster " + xy(c.cluster) + " -> " + xy(d.config.cluster) + "x" + std::to_string(splits) + ", the " +
           std::to_string(splits) + " splits of a tile on the planes of one cluster, partials added through distributed shared memory" +
           fit_note);
     }
