@@ -243,12 +243,13 @@ void print_table(const std::vector<Row>& rows, const Options& o) {
 }
 
 // --versus: each key=value names a parameter of the GEMM sample, or the cluster; the values
-// are read as a spec's would be (names such as act=gelu included, a cluster as NxM or NxMxL).
+// are read as a spec's would be (names such as act=gelu included, a cluster as NxM or NxMxL),
+// and checked together with --config's (the variant is --config with these changed).
 struct Versus {
   std::map<std::string, int64_t> params;
   std::optional<ir::Dim3> cluster;
 };
-Versus parse_versus(const std::string& text) {
+Versus parse_versus(const std::string& text, const std::string& config) {
   const samples::Sample* gemm = samples::find_sample("gemm");
   if (!gemm) throw bench::OptionError("--versus: this build has no 'gemm' sample");
   std::vector<std::string> keys;
@@ -275,6 +276,13 @@ Versus parse_versus(const std::string& text) {
     keys.push_back(key);
   }
   if (keys.empty()) return out;
+  // --config's items the variant keeps: those --versus does not change.
+  for (size_t start = 0; !config.empty() && start <= config.size();) {
+    const size_t end = std::min(config.find(',', start), config.size());
+    const std::string item = config.substr(start, end - start), key = item.substr(0, item.find('='));
+    start = end + 1;
+    if (std::find(keys.begin(), keys.end(), key) == keys.end() && !(key == "cluster" && out.cluster)) params += "," + item;
+  }
   const cli::Spec spec = cli::parse_spec(bench::gemm_spec(*gemm, {64, 64, 64}, "tn", params), "--versus");
   for (const std::string& key : keys) out.params[key] = spec.config.param(key);
   return out;
@@ -390,7 +398,7 @@ int main(int argc, char** argv) {
     o.seed = bench::parse_seed(seed);
     o.tuned = !no_tuned;
     if (!versus.empty()) {
-      Versus v = parse_versus(versus);
+      Versus v = parse_versus(versus, o.config);
       o.versus = std::move(v.params), o.versus_cluster = v.cluster;
     }
     if (o.versus_plain && (!o.versus.empty() || o.versus_cluster)) throw bench::OptionError("--versus-plain and --versus each fill the second table: give one");

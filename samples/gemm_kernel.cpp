@@ -191,7 +191,7 @@ struct GemmKernel {
     return out;
   }
   // Warpgroup wg stores them for its epilogue (the whole warpgroup, after its main loop:
-  // its previous epilogue's reads ended at that epilogue's last warpgroup_sync).
+  // its previous epilogue's reads ended at that epilogue's last warpgroup_sync); halved for GELU.
   void stage_vectors(const i32& wg, const std::vector<f32>& values) {
     if (!vectors) return;
     const i32 t = thread_idx_x() % 128;
@@ -199,33 +199,33 @@ struct GemmKernel {
     for (unsigned v = 0; v < vectors; ++v)
       for (int32_t c = 0; c < bn; c += 128, ++i) {
         const i32 at = (wg * int32_t(vectors) + int32_t(v)) * bn + c + t;
-        if (c + 128 <= bn) (*vec_s)[at] = values[i];
-        else if_(c + t < bn, [&] { (*vec_s)[at] = values[i]; });
+        const f32 value = gelu() ? values[i] * f32(0.5f) : values[i];
+        if (c + 128 <= bn) (*vec_s)[at] = value;
+        else if_(c + t < bn, [&] { (*vec_s)[at] = value; });
       }
     warpgroup_sync(wg);
   }
+  bool gelu() const { return s.epilogue.act == GemmAct::Gelu; }
 
   // The fused epilogue (GemmEpilogue) at one element of warpgroup wg: its column of D
   // clamped into [0, n) (a ragged tile's columns past n are computed, and the TMA store
-  // drops them); the vectors from shared memory where they are staged.
+  // drops them); the vectors from shared memory where they are staged. GELU, 0.5 x (1 +
+  // tanh(k (x + 0.044715 x^3))) with k = sqrt(2 / pi), is h + h tanh(h (2k + 8 (0.044715 k)
+  // h^2)) in h = x / 2, the halving in the first multiply or the staged vectors: with a bias,
+  // an FMA, a multiply, an FMA, a multiply, the tanh and an FMA per element.
   f32 fused(const Elem& e, const f32& scale, const i32& wg, const i32& tn) const {
-    f32 x = s.alpha == 1.0 ? e.value : e.value * scale;
+    const float half = gelu() && !(vectors && col_scale) ? 0.5f : 1.0f;  // else the staged scale halves
+    f32 x = s.alpha == 1.0 ? (half == 1.0f ? e.value : e.value * f32(half)) : e.value * (scale * f32(half));
     const i32 col = min(tn * bn + e.col, n - 1);
     auto vector = [&](const Ptr<float>& global, unsigned v) {
       return vectors ? (*vec_s)[(wg * int32_t(vectors) + int32_t(v)) * bn + e.col] : global[col];
     };
     if (col_scale) x = x * vector(*col_scale, 0);
-    if (bias) x = x + vector(*bias, col_scale ? 1 : 0);
+    if (bias) x = x + (gelu() && !vectors ? vector(*bias, 0) * f32(0.5f) : vector(*bias, col_scale ? 1 : 0));
     switch (s.epilogue.act) {
       case GemmAct::None: break;
       case GemmAct::Relu: x = max(x, f32(0.0f)); break;
-      case GemmAct::Gelu: {
-        // 0.5 x (1 + tanh(k (x + 0.044715 x^3))) as h + h tanh(x (k + 0.044715 k x^2)), h = x / 2,
-        // k = sqrt(2 / pi): five f32 operations and the tanh instead of seven.
-        const f32 h = x * f32(0.5f);
-        x = fma(h, approx::tanh(x * fma(x * x, f32(0.0356774081f), f32(0.7978845608f))), h);
-        break;
-      }
+      case GemmAct::Gelu: x = fma(x, approx::tanh(x * fma(x * x, f32(0.2854192651f), f32(1.5957691216f))), x); break;
       case GemmAct::Silu: x = x * approx::rcp(f32(1.0f) + approx::exp2(x * f32(-1.4426950409f))); break;
     }
     return x;

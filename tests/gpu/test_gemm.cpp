@@ -187,6 +187,9 @@ TEST_CASE("gemm: fused epilogues (scale, bias, relu, gelu, silu) against cuBLAS 
       {4096, 4096, 512, {{"bias", 1}, {"act", 2}, {"bn", 192}}},                            // odd chunk count
       {1024, 1024, 4096, {{"bias", 1}, {"act", 2}, {"splits", 4}}},                         // split-K's fix-up
       {500, 712, 320, {{"col_scale", 1}, {"warp_specialized", 0}, {"bn", 128}}},            // one warpgroup
+      // GELU works on x / 2: halves staged in both vectors (alpha 0.5), or read from global memory.
+      {2048, 3000, 256, {{"col_scale", 1}, {"bias", 1}, {"act", 2}}, {2, 1, 1}, 0.5},
+      {500, 712, 320, {{"col_scale", 1}, {"bias", 1}, {"act", 2}, {"warp_specialized", 0}, {"bn", 128}}},
   };
   for (size_t i = 0; i < cases.size(); ++i) check(cases[i], 700 + i);
 }

@@ -199,10 +199,10 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm(const __grid_constant_
           tj::mbar_arrive_relaxed(tj::map_shared_rank(empty, i7), ((it1 - 1) % 4));
         }
       }
-      // Store at <loc>: vec_s[(((((wg0 * 1) + 0) * 256) + 0) + (%tid.x % 128))] = vec
-      vec_s[(((((wg0 * 1) + 0) * 256) + 0) + ((int)threadIdx.x % 128))] = vec;
-      // Store at <loc>: vec_s[(((((wg0 * 1) + 0) * 256) + 128) + (%tid.x % 128))] = vec4
-      vec_s[(((((wg0 * 1) + 0) * 256) + 128) + ((int)threadIdx.x % 128))] = vec4;
+      // Store at <loc>: vec_s[(((((wg0 * 1) + 0) * 256) + 0) + (%tid.x % 128))] = (vec * 0.5f)
+      vec_s[(((((wg0 * 1) + 0) * 256) + 0) + ((int)threadIdx.x % 128))] = (vec * 0.5f);
+      // Store at <loc>: vec_s[(((((wg0 * 1) + 0) * 256) + 128) + (%tid.x % 128))] = (vec4 * 0.5f)
+      vec_s[(((((wg0 * 1) + 0) * 256) + 128) + ((int)threadIdx.x % 128))] = (vec4 * 0.5f);
       // NamedBarrier at <loc>: named_barrier((wg0 + 9), 128 threads)
       tj::named_barrier_sync((wg0 + 9), 128u);
       // If at <loc>: if ((%tid.x % 128) == 0) {
@@ -220,7 +220,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm(const __grid_constant_
       // MbarrierWait at <loc>: wait_local(c_full[wg0])
       tj::mbar_wait_cta(&c_full[wg0], (tj_phase_c_full >> wg0) & 1u);
       tj_phase_c_full ^= 1u << wg0;
-      // AccStore at <loc>: store_accumulator(d.stage(0).rows((0 + (wg0 * 64))) = (fma(((elem[acc] + vec_s[((((wg0 * 1) + 0) ...
+      // AccStore at <loc>: store_accumulator(d.stage(0).rows((0 + (wg0 * 64))) = (fma(((elem[acc] * 0.5f) + vec_s[((((wg0 * ...
       {
         [[maybe_unused]] const int tj_lane = (int)threadIdx.x % 32, tj_wrow = (((int)threadIdx.x % 128) / 32) * 16 + tj_lane / 4, tj_qcol = 2 * (tj_lane % 4);
       #pragma unroll
@@ -242,7 +242,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm(const __grid_constant_
                   const int tj_e_col = 8 * (tj_j + tj_g) + tj_qcol + tj_x;
                   const float tj_e_acc = acc[tj_i];
                   const float tj_e_tile = tj_tile[tj_x];
-                  tj_v[4 * tj_g + 2 * tj_h + tj_x] = (tj::fma(((tj_e_acc + vec_s[((((wg0 * 1) + 0) * 256) + tj_e_col)]) * 0.5f), tj::tanh_approx(((tj_e_acc + vec_s[((((wg0 * 1) + 0) * 256) + tj_e_col)]) * tj::fma(((tj_e_acc + vec_s[((((wg0 * 1) + 0) * 256) + tj_e_col)]) * (tj_e_acc + vec_s[((((wg0 * 1) + 0) * 256) + tj_e_col)])), 0.035677407f, 0.7978846f))), ((tj_e_acc + vec_s[((((wg0 * 1) + 0) * 256) + tj_e_col)]) * 0.5f)) + tj_e_tile);
+                  tj_v[4 * tj_g + 2 * tj_h + tj_x] = (tj::fma(((tj_e_acc * 0.5f) + vec_s[((((wg0 * 1) + 0) * 256) + tj_e_col)]), tj::tanh_approx((((tj_e_acc * 0.5f) + vec_s[((((wg0 * 1) + 0) * 256) + tj_e_col)]) * tj::fma((((tj_e_acc * 0.5f) + vec_s[((((wg0 * 1) + 0) * 256) + tj_e_col)]) * ((tj_e_acc * 0.5f) + vec_s[((((wg0 * 1) + 0) * 256) + tj_e_col)])), 0.28541926f, 1.5957692f))), ((tj_e_acc * 0.5f) + vec_s[((((wg0 * 1) + 0) * 256) + tj_e_col)])) + tj_e_tile);
                 }
               }
             }
@@ -276,7 +276,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm(const __grid_constant_
       // MbarrierWait at <loc>: wait_local(c_full[wg0])
       tj::mbar_wait_cta(&c_full[wg0], (tj_phase_c_full >> wg0) & 1u);
       tj_phase_c_full ^= 1u << wg0;
-      // AccStore at <loc>: store_accumulator(d.stage(1).rows((0 + (wg0 * 64))) = (fma(((elem[acc] + vec_s[((((wg0 * 1) + 0) ...
+      // AccStore at <loc>: store_accumulator(d.stage(1).rows((0 + (wg0 * 64))) = (fma(((elem[acc] * 0.5f) + vec_s[((((wg0 * ...
       {
         [[maybe_unused]] const int tj_lane = (int)threadIdx.x % 32, tj_wrow = (((int)threadIdx.x % 128) / 32) * 16 + tj_lane / 4, tj_qcol = 2 * (tj_lane % 4);
       #pragma unroll
@@ -298,7 +298,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm(const __grid_constant_
                   const int tj_e_col = 8 * (tj_j + tj_g) + tj_qcol + tj_x;
                   const float tj_e_acc = acc[tj_i];
                   const float tj_e_tile = tj_tile[tj_x];
-                  tj_v[4 * tj_g + 2 * tj_h + tj_x] = (tj::fma(((tj_e_acc + vec_s[((((wg0 * 1) + 0) * 256) + tj_e_col)]) * 0.5f), tj::tanh_approx(((tj_e_acc + vec_s[((((wg0 * 1) + 0) * 256) + tj_e_col)]) * tj::fma(((tj_e_acc + vec_s[((((wg0 * 1) + 0) * 256) + tj_e_col)]) * (tj_e_acc + vec_s[((((wg0 * 1) + 0) * 256) + tj_e_col)])), 0.035677407f, 0.7978846f))), ((tj_e_acc + vec_s[((((wg0 * 1) + 0) * 256) + tj_e_col)]) * 0.5f)) + tj_e_tile);
+                  tj_v[4 * tj_g + 2 * tj_h + tj_x] = (tj::fma(((tj_e_acc * 0.5f) + vec_s[((((wg0 * 1) + 0) * 256) + tj_e_col)]), tj::tanh_approx((((tj_e_acc * 0.5f) + vec_s[((((wg0 * 1) + 0) * 256) + tj_e_col)]) * tj::fma((((tj_e_acc * 0.5f) + vec_s[((((wg0 * 1) + 0) * 256) + tj_e_col)]) * ((tj_e_acc * 0.5f) + vec_s[((((wg0 * 1) + 0) * 256) + tj_e_col)])), 0.28541926f, 1.5957692f))), ((tj_e_acc * 0.5f) + vec_s[((((wg0 * 1) + 0) * 256) + tj_e_col)])) + tj_e_tile);
                 }
               }
             }
@@ -332,7 +332,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm(const __grid_constant_
       // MbarrierWait at <loc>: wait_local(c_full[wg0])
       tj::mbar_wait_cta(&c_full[wg0], (tj_phase_c_full >> wg0) & 1u);
       tj_phase_c_full ^= 1u << wg0;
-      // AccStore at <loc>: store_accumulator(d.stage(0).rows((0 + (wg0 * 64))) = (fma(((elem[acc] + vec_s[((((wg0 * 1) + 0) ...
+      // AccStore at <loc>: store_accumulator(d.stage(0).rows((0 + (wg0 * 64))) = (fma(((elem[acc] * 0.5f) + vec_s[((((wg0 * ...
       {
         [[maybe_unused]] const int tj_lane = (int)threadIdx.x % 32, tj_wrow = (((int)threadIdx.x % 128) / 32) * 16 + tj_lane / 4, tj_qcol = 2 * (tj_lane % 4);
       #pragma unroll
@@ -354,7 +354,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm(const __grid_constant_
                   const int tj_e_col = 8 * (tj_j + tj_g) + tj_qcol + tj_x;
                   const float tj_e_acc = acc[tj_i];
                   const float tj_e_tile = tj_tile[tj_x];
-                  tj_v[4 * tj_g + 2 * tj_h + tj_x] = (tj::fma(((tj_e_acc + vec_s[((((wg0 * 1) + 0) * 256) + tj_e_col)]) * 0.5f), tj::tanh_approx(((tj_e_acc + vec_s[((((wg0 * 1) + 0) * 256) + tj_e_col)]) * tj::fma(((tj_e_acc + vec_s[((((wg0 * 1) + 0) * 256) + tj_e_col)]) * (tj_e_acc + vec_s[((((wg0 * 1) + 0) * 256) + tj_e_col)])), 0.035677407f, 0.7978846f))), ((tj_e_acc + vec_s[((((wg0 * 1) + 0) * 256) + tj_e_col)]) * 0.5f)) + tj_e_tile);
+                  tj_v[4 * tj_g + 2 * tj_h + tj_x] = (tj::fma(((tj_e_acc * 0.5f) + vec_s[((((wg0 * 1) + 0) * 256) + tj_e_col)]), tj::tanh_approx((((tj_e_acc * 0.5f) + vec_s[((((wg0 * 1) + 0) * 256) + tj_e_col)]) * tj::fma((((tj_e_acc * 0.5f) + vec_s[((((wg0 * 1) + 0) * 256) + tj_e_col)]) * ((tj_e_acc * 0.5f) + vec_s[((((wg0 * 1) + 0) * 256) + tj_e_col)])), 0.28541926f, 1.5957692f))), ((tj_e_acc * 0.5f) + vec_s[((((wg0 * 1) + 0) * 256) + tj_e_col)])) + tj_e_tile);
                 }
               }
             }
@@ -388,7 +388,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm(const __grid_constant_
       // MbarrierWait at <loc>: wait_local(c_full[wg0])
       tj::mbar_wait_cta(&c_full[wg0], (tj_phase_c_full >> wg0) & 1u);
       tj_phase_c_full ^= 1u << wg0;
-      // AccStore at <loc>: store_accumulator(d.stage(1).rows((0 + (wg0 * 64))) = (fma(((elem[acc] + vec_s[((((wg0 * 1) + 0) ...
+      // AccStore at <loc>: store_accumulator(d.stage(1).rows((0 + (wg0 * 64))) = (fma(((elem[acc] * 0.5f) + vec_s[((((wg0 * ...
       {
         [[maybe_unused]] const int tj_lane = (int)threadIdx.x % 32, tj_wrow = (((int)threadIdx.x % 128) / 32) * 16 + tj_lane / 4, tj_qcol = 2 * (tj_lane % 4);
       #pragma unroll
@@ -410,7 +410,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm(const __grid_constant_
                   const int tj_e_col = 8 * (tj_j + tj_g) + tj_qcol + tj_x;
                   const float tj_e_acc = acc[tj_i];
                   const float tj_e_tile = tj_tile[tj_x];
-                  tj_v[4 * tj_g + 2 * tj_h + tj_x] = (tj::fma(((tj_e_acc + vec_s[((((wg0 * 1) + 0) * 256) + tj_e_col)]) * 0.5f), tj::tanh_approx(((tj_e_acc + vec_s[((((wg0 * 1) + 0) * 256) + tj_e_col)]) * tj::fma(((tj_e_acc + vec_s[((((wg0 * 1) + 0) * 256) + tj_e_col)]) * (tj_e_acc + vec_s[((((wg0 * 1) + 0) * 256) + tj_e_col)])), 0.035677407f, 0.7978846f))), ((tj_e_acc + vec_s[((((wg0 * 1) + 0) * 256) + tj_e_col)]) * 0.5f)) + tj_e_tile);
+                  tj_v[4 * tj_g + 2 * tj_h + tj_x] = (tj::fma(((tj_e_acc * 0.5f) + vec_s[((((wg0 * 1) + 0) * 256) + tj_e_col)]), tj::tanh_approx((((tj_e_acc * 0.5f) + vec_s[((((wg0 * 1) + 0) * 256) + tj_e_col)]) * tj::fma((((tj_e_acc * 0.5f) + vec_s[((((wg0 * 1) + 0) * 256) + tj_e_col)]) * ((tj_e_acc * 0.5f) + vec_s[((((wg0 * 1) + 0) * 256) + tj_e_col)])), 0.28541926f, 1.5957692f))), ((tj_e_acc * 0.5f) + vec_s[((((wg0 * 1) + 0) * 256) + tj_e_col)])) + tj_e_tile);
                 }
               }
             }
