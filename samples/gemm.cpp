@@ -61,6 +61,10 @@ std::vector<ParamSpec> Gemm::params() const {
           {"split_issue", 1, 0, 1,
            "1: each k-block's MMAs go out in two groups, the first K step, then the wait for the previous k-block, then "
            "the rest; 0: one group, then the wait (warp-specialized, up to 256 columns)"},
+          {"mma_depth", 0, 0, 4,
+           "k-blocks of MMAs each consumer keeps in flight: it waits for the one `mma_depth` k-blocks back before "
+           "giving its stage back (1: the previous one; more keeps narrow tiles' short MMAs queued; needs more stages "
+           "than this; split_issue applies at 1). 0: 2 for tiles of 64 columns (not split in the cluster), else 1"},
           {"pdl", 1, 0, 1,
            "1: programmatic dependent launch: a launch's CTAs start (barrier init, cluster sync) while the kernel before "
            "it in the stream finishes, and wait for it to complete before touching memory; 0: plain stream order"},
@@ -174,6 +178,9 @@ GemmTiling gemm_tiling(const Config& c) {
     t.split_in_cluster = in_cluster.stages >= 4 && smem_bytes(s, in_cluster) <= 232448;
   }
   t.stages = stages_of(t);
+  // Automatic: 64-column tiles keep 2 k-blocks in flight (1.01-1.02x over 1 on one-wave
+  // short-K shapes); not under split-K in the cluster, whose units may have fewer k-blocks.
+  t.mma_depth = c.param("mma_depth") != 0 ? unsigned(c.param("mma_depth")) : t.bn == 64 && !t.split_in_cluster ? 2 : 1;
   return t;
 }
 
@@ -300,6 +307,9 @@ std::vector<ConfigProblem> Gemm::check_config(const Config& c) const {
   const uint64_t smem = smem_bytes(s, t);
   need(c.param("stages") != 1 || !t.warp_specialized, "params.stages",
        "a warp-specialized pipeline needs at least 2 stages (0 picks as many as fit; 1 works with warp_specialized 0)");
+  need(!t.warp_specialized || t.mma_depth < t.stages, "params.mma_depth",
+       "mma_depth " + std::to_string(t.mma_depth) + " keeps that many stages' MMAs in flight besides the one being read: " +
+           "it needs more than " + std::to_string(t.mma_depth) + " stages, and has " + std::to_string(t.stages));
   need(smem <= 232448, "params.stages", std::to_string(t.stages) + " stages of " + std::to_string(t.bm) + "x" + std::to_string(t.bk) + " + " + std::to_string(t.bn) + "x" + std::to_string(t.bk) + " plus the " + std::to_string(t.bm) + "x" + std::to_string(t.bn) + " output tile need " + std::to_string(smem) + " bytes of shared memory; a CTA has 232448: use fewer stages or a smaller tile");
   return out;
 }

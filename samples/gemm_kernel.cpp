@@ -63,7 +63,7 @@ struct GemmKernel {
   int32_t bm, bn, bk, stages, rows_per_mma;
   bool wide;  // bn over one wgmma's 256 columns: the MMA reads A from registers
   // Each k-block's MMAs in two groups around the wait for the previous k-block (not wide tiles).
-  bool split_issue() const { return t.split_issue && !wide; }
+  bool split_issue() const { return t.split_issue && !wide && t.mma_depth == 1; }
   SharedTile a, b;
   unsigned chunk_cols;  // output columns per epilogue chunk: one 128-byte panel
   SharedTile d;
@@ -334,9 +334,10 @@ void main_loop(GemmKernel& g, const i32& wg, const i32& count, Var<int32_t>& it)
       g.release(st);
     } else {
       mma(g.acc, a, b, j > 0);
-      // Keep one MMA group in flight; the one before it has finished reading its stage.
-      mma_wait(1);
-      if_(j > 0, [&] { g.release((it - 1) % g.stages); });
+      // Keep mma_depth MMA groups in flight; the one before them has finished reading its stage.
+      const int32_t depth = int32_t(g.t.mma_depth);
+      mma_wait(unsigned(depth));
+      if_(j > depth - 1, [&] { g.release((it - depth) % g.stages); });
     }
     it = it + 1;
   });
@@ -348,10 +349,9 @@ void main_loop(GemmKernel& g, const i32& wg, const i32& count, Var<int32_t>& it)
 void drain(GemmKernel& g, Var<int32_t>& it, const i32& count) {
   if (g.wide) return;
   mma_wait(0);
-  if (g.t.split_in_cluster) {
-    if_(count > 0, [&] { g.release((it - 1) % g.stages); });
-  } else {
-    g.release((it - 1) % g.stages);
+  for (int32_t back = 1; back <= int32_t(g.t.mma_depth); ++back) {
+    if (back == 1 && !g.t.split_in_cluster) g.release((it - 1) % g.stages);
+    else if_(count > back - 1, [&] { g.release((it - back) % g.stages); });
   }
 }
 

@@ -52,6 +52,21 @@ bool implies_pair_leader(const Expr& e) {
   return mod && mod->op == BinOp::Mod && rank && rank->reg == SpecialRegKind::ClusterCtaRank && const_int(mod->b) == 2 &&
          const_int(b->b) == 0;
 }
+
+// A store to a local: `x = x + c` or `x = x - c` (c a constant) shifts its value; any
+// other store gives it a new one (Version).
+void assigned(const Assign& a, Versions& versions) {
+  const std::string name = a.var->as<VarRef>()->name;
+  Version& v = versions[name];
+  const Binary* b = a.value ? a.value->as<Binary>() : nullptr;
+  const VarRef* self = b ? b->a->as<VarRef>() : nullptr;
+  const std::optional<int64_t> c = b ? const_int(b->b) : std::nullopt;
+  if (self && self->name == name && c && (b->op == BinOp::Add || b->op == BinOp::Sub)) {
+    v.shift += b->op == BinOp::Add ? *c : -*c;
+    return;
+  }
+  v = Version{v.base + 1, 0};
+}
 }  // namespace
 
 bool AsyncWalk::in_pair_leader() const { return pair_leader_ > 0; }
@@ -148,8 +163,8 @@ void AsyncWalk::walk(const Stmt& s, State& st) {
   if (const Mma* m = s->as<Mma>())
     for (Issued& i : st.mmas.back()) i.acc = m->acc, i.a_frag = m->a_fragment;
   if (const Mma* m = s->as<Mma>()) st.unready.erase(m->acc);  // in flight again: read only after a wait
-  if (const Declare* d = s->as<Declare>()) ++st.versions[d->name];
-  else if (const Assign* a = s->as<Assign>()) ++st.versions[a->var->as<VarRef>()->name];
+  if (const Declare* d = s->as<Declare>()) st.versions[d->name] = Version{st.versions[d->name].base + 1, 0};
+  else if (const Assign* a = s->as<Assign>()) assigned(*a, st.versions);
   if (const If* i = s->as<If>()) {
     const bool leader = implies_pair_leader(i->cond);
     pair_leader_ += leader;

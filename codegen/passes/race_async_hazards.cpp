@@ -16,10 +16,15 @@ namespace {
 std::string buffer_text(const MemAccess& m) { return "shared buffer '" + m.buf.name + "'"; }
 const char* verb(const MemAccess& m) { return m.write ? "overwrites" : "reads"; }
 
-int version(const Versions& v, const std::string& name) {
+Version version(const Versions& v, const std::string& name) {
   auto it = v.find(name);
-  return it == v.end() ? 0 : it->second;
+  return it == v.end() ? Version{} : it->second;
 }
+
+// Where a local of one base is bound to evaluate two indices: its shifts from a value
+// that keeps both positive and every residue modulo 1..16 (a stage count) as the shifts
+// give it, so that (it - 3) % stages meets it % stages exactly where they can be equal.
+constexpr int64_t kShiftOrigin = int64_t(720720) * 1024;
 
 // Groups issued after the one holding an access at `loc`: what a wait may leave in flight.
 size_t newer_than(const std::vector<std::vector<Issued>>& groups, const Issued& i) {
@@ -45,8 +50,10 @@ bool AsyncWalk::meets(const MemAccess& m, const State& st, const Issued& i) cons
   std::vector<std::string> names;
   var_names(m.index, names);
   var_names(i.m.index, names);
-  for (const std::string& n : names)
-    if (!now.count(n) && !then.count(n) && version(st.versions, n) == version(i.versions, n)) now[n] = then[n] = 0;
+  for (const std::string& n : names) {
+    const Version a = version(st.versions, n), b = version(i.versions, n);
+    if (!now.count(n) && !then.count(n) && a.base == b.base) now[n] = kShiftOrigin + a.shift, then[n] = kShiftOrigin + b.shift;
+  }
   std::vector<Dim3> threads;
   for (unsigned w = 0; w < k_.block.x; w += 32)
     for (unsigned x : {w, std::min(w + 31, k_.block.x - 1)}) {

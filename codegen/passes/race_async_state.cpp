@@ -41,13 +41,14 @@ State merge(State a, const State& b) {
   a.mmas = unite_groups(a.mmas, b.mmas);
   unite(a.committed, b.committed);
   a.unready.insert(b.unready.begin(), b.unready.end());
-  // A local assigned on one path only has a value after the merge that neither had before.
+  // A local assigned differently on the two paths has a value after the merge that
+  // neither had before.
   for (const auto& [name, n] : b.versions) {
-    int& mine = a.versions[name];
-    mine = mine == n ? n : std::max(mine, n) + 1;
+    Version& mine = a.versions[name];
+    if (!(mine == n)) mine = Version{std::max(mine.base, n.base) + 1, 0};
   }
   for (auto& [name, n] : a.versions)
-    if (!b.versions.count(name) && n != 0) ++n;
+    if (!b.versions.count(name) && !(n == Version{})) n = Version{n.base + 1, 0};
   return a;
 }
 

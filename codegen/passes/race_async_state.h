@@ -12,9 +12,17 @@
 
 namespace tj::codegen::race {
 
-// How many times each local has been assigned on this path: an index that names a
-// local means the same value at two points only if the count did not change between.
-using Versions = std::map<std::string, int>;
+// Each local's value along this path: `base` counts the assignments that gave it a value
+// unrelated to the one before (a declaration, any store but the local plus or minus a
+// constant), `shift` what the constant steps since then added. At two points of a path with
+// the same base the local's values are `shift` apart (a loop's `it = it + 1` relates
+// iteration i + 1 to iteration i); with different bases nothing is known.
+struct Version {
+  int base = 0;
+  int64_t shift = 0;
+  bool operator==(const Version&) const = default;
+};
+using Versions = std::map<std::string, Version>;
 
 struct Issued {
   MemAccess m;

@@ -181,6 +181,44 @@ ir::Kernel mma_wait_one_releases_current(bool racy, Marks& marks) {
   return k.build();
 }
 
+// Two MMA groups in flight (mma_wait(2), the GEMM's mma_depth 2): the stage goes back two
+// k-blocks late, through a counter stepped once per iteration (the walk relates its values
+// across iterations); racy: the stage of the previous k-block, whose MMA may still run.
+ir::Kernel mma_wait_two_releases_previous(bool racy, Marks& marks) {
+  KernelBuilder k("mma_wait_two");
+  k.threads(256);
+  MmaTiles t(k, 4);
+  auto full = k.mbarriers("full", 4, 1);
+  auto empty = k.mbarriers("empty", 4, 4);
+  auto n = k.param<int32_t>("n");
+  k.role("producer", 1, 0, [&](i32) {
+    if_(thread_idx_x() == 0, [&] {
+      for_(0, n, [&](i32 it) {
+        i32 st = it % 4;
+        if_(it >= 4, [&] { wait_local(empty[st]); });
+        arrive_expect_tx(full[st], u32(t.bytes()));
+        MARK("load"); tma_load_tile(stage(t.a, st), t.amap, i32(0), it * 64, full[st]);
+        tma_load_tile(stage(t.b, st), t.bmap, i32(0), it * 64, full[st]);
+      });
+    });
+  });
+  k.role("consumer", 1, 0, [&](i32) {
+    Var<int32_t> it = var(i32(0), "it");
+    const int32_t back = racy ? 1 : 2;
+    for_(0, n, [&](i32 j) {
+      i32 st = it % 4;
+      wait_local(full[st]);
+      MARK("mma"); mma(t.acc, stage(t.a, st), stage(t.b, st), j > 0);
+      mma_wait(2);
+      MARK("release"); if_(j >= back, [&] { if_(lane_id() == 0, [&] { arrive_relaxed(empty[(it - back) % 4]); }); });
+      it = it + 1;
+    });
+    mma_wait(0);
+    for (int32_t b = 1; b <= 2; ++b) if_(n >= b, [&] { if_(lane_id() == 0, [&] { arrive_relaxed(empty[(it - b) % 4]); }); });
+  });
+  return k.build();
+}
+
 // A 2-CTA cluster: each CTA's stage goes back to the producers of both CTAs (a
 // loop over the ranks, as the GEMM's multicast release) before the MMA completed.
 ir::Kernel cluster_release_before_wait(bool racy, Marks& marks) {
@@ -680,6 +718,8 @@ RACY("the MMA's stage goes back before mma_wait (roles)", mma_release_before_wai
      "@{release}: error: the arrive at @{release} gives shared buffer 'a' back to its producer while the mma at @{mma} may still be reading it: the TMA load at @{load} may refill it mid-read\n  fix: call mma_wait(0) between line {mma} and line {release}: a stage goes back to its producer after its last read has completed")
 RACY("mma_wait(1) leaves the MMA of the stage given back in flight", mma_wait_one_releases_current,
      "@{release}: error: the arrive at @{release} gives shared buffer 'a' back to its producer while the mma at @{mma} may still be reading it: the TMA load at @{load} may refill it mid-read\n  fix: call mma_wait(0) between line {mma} and line {release}: a stage goes back to its producer after its last read has completed")
+RACY("mma_wait(2) gives back the stage of the previous k-block, whose MMA may still run", mma_wait_two_releases_previous,
+     "@{release}: error: the arrive at @{release} gives shared buffer 'a' back to its producer while the mma at @{mma} may still be reading it: the TMA load at @{load} may refill it mid-read\n  fix: call mma_wait(1) between line {mma} and line {release}: a stage goes back to its producer after its last read has completed")
 RACY("a 2-CTA cluster's stage goes back to both producers before mma_wait", cluster_release_before_wait,
      "@{release}: error: the arrive at @{release} gives shared buffer 'a' back to its producer while the mma at @{mma} may still be reading it: the TMA load at @{load} may refill it mid-read\n  fix: call mma_wait(0) between line {mma} and line {release}: a stage goes back to its producer after its last read has completed")
 RACY("a stage stored with TMA goes back before bulk_wait_read", store_release_before_read_wait,

@@ -83,6 +83,25 @@ TEST_CASE("gemm: tile shapes and ragged edges against cuBLAS [gpu]", "[gpu][gemm
   for (size_t i = 0; i < cases.size(); ++i) check(cases[i], 100 + i);
 }
 
+// mma_depth: each consumer keeps that many k-blocks of MMAs in flight and gives a stage
+// back that many k-blocks late (its last ones after the loop). Units with fewer k-blocks
+// than the depth, ragged K, several units per CTA, split-K (by workspace and in the
+// cluster), stream-K, ping-pong and multicast clusters.
+TEST_CASE("gemm: MMA groups in flight (mma_depth) against cuBLAS [gpu]", "[gpu][gemm][mma_depth]") {
+  const std::vector<GemmCase> cases = {
+      {1024, 1024, 2048, {{"bn", 64}, {"mma_depth", 2}, {"schedule", 1}}, {1, 2, 1}},
+      {1000, 1032, 1000, {{"bn", 64}, {"mma_depth", 3}, {"schedule", 1}}, {2, 1, 1}},
+      {777, 520, 136, {{"mma_depth", 4}, {"bn", 128}}},                 // 3 k-blocks per tile: fewer than the depth
+      {2048, 2048, 520, {{"mma_depth", 2}, {"group", 1}}},              // several tiles per CTA
+      {1024, 1024, 4096, {{"mma_depth", 2}, {"bn", 128}, {"splits", 2}, {"schedule", 3}, {"split_reduce", 1}}},
+      {1024, 1024, 4096, {{"mma_depth", 3}, {"bn", 128}, {"splits", 2}, {"schedule", 3}, {"split_reduce", 2}}, {1, 1, 2}},
+      {1024, 1024, 200, {{"mma_depth", 2}, {"bn", 128}, {"splits", 4}, {"schedule", 3}, {"split_reduce", 2}}, {1, 1, 4}},
+      {5120, 5120, 1024, {{"mma_depth", 2}, {"schedule", 2}}, {1, 2, 1}},  // stream-K
+      {3000, 2600, 512, {{"mma_depth", 2}, {"pingpong", 1}, {"bm", 64}}},
+  };
+  for (size_t i = 0; i < cases.size(); ++i) check(cases[i], 260 + i);
+}
+
 TEST_CASE("gemm: cluster shapes with TMA multicast against cuBLAS [gpu]", "[gpu][gemm][multicast]") {
   const std::vector<GemmCase> cases = {
       {1024, 1024, 1024, {}, {2, 1, 1}},
