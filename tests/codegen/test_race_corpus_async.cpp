@@ -141,15 +141,9 @@ ir::Kernel mma_release_before_wait(bool racy, Marks& marks) {
   return k.build();
 }
 
-// The GEMM's consumer keeps one MMA in flight (mma_wait(1)) and gives back the stage of
-// the MMA before it; racy: the stage of the MMA still in flight.
-ir::Kernel mma_wait_one_releases_current(bool racy, Marks& marks) {
-  KernelBuilder k("mma_wait_one");
-  k.threads(256);
-  MmaTiles t(k, 4);
-  auto full = k.mbarriers("full", 4, 1);
-  auto empty = k.mbarriers("empty", 4, 4);
-  auto n = k.param<int32_t>("n");
+// A producer filling a ring of 4 stages of A and B, one per iteration: stage it % 4 once
+// its consumers gave it back (empty), completing on full.
+void ring_producer(KernelBuilder& k, const MmaTiles& t, const auto& full, const auto& empty, const i32& n, Marks& marks) {
   k.role("producer", 1, 0, [&](i32) {
     if_(thread_idx_x() == 0, [&] {
       for_(0, n, [&](i32 it) {
@@ -161,6 +155,18 @@ ir::Kernel mma_wait_one_releases_current(bool racy, Marks& marks) {
       });
     });
   });
+}
+
+// The GEMM's consumer keeps one MMA in flight (mma_wait(1)) and gives back the stage of
+// the MMA before it; racy: the stage of the MMA still in flight.
+ir::Kernel mma_wait_one_releases_current(bool racy, Marks& marks) {
+  KernelBuilder k("mma_wait_one");
+  k.threads(256);
+  MmaTiles t(k, 4);
+  auto full = k.mbarriers("full", 4, 1);
+  auto empty = k.mbarriers("empty", 4, 4);
+  auto n = k.param<int32_t>("n");
+  ring_producer(k, t, full, empty, n, marks);
   k.role("consumer", 1, 0, [&](i32) {
     Var<int32_t> it = var(i32(0), "it");
     for_(0, n, [&](i32 j) {
@@ -191,17 +197,7 @@ ir::Kernel mma_wait_two_releases_previous(bool racy, Marks& marks) {
   auto full = k.mbarriers("full", 4, 1);
   auto empty = k.mbarriers("empty", 4, 4);
   auto n = k.param<int32_t>("n");
-  k.role("producer", 1, 0, [&](i32) {
-    if_(thread_idx_x() == 0, [&] {
-      for_(0, n, [&](i32 it) {
-        i32 st = it % 4;
-        if_(it >= 4, [&] { wait_local(empty[st]); });
-        arrive_expect_tx(full[st], u32(t.bytes()));
-        MARK("load"); tma_load_tile(stage(t.a, st), t.amap, i32(0), it * 64, full[st]);
-        tma_load_tile(stage(t.b, st), t.bmap, i32(0), it * 64, full[st]);
-      });
-    });
-  });
+  ring_producer(k, t, full, empty, n, marks);
   k.role("consumer", 1, 0, [&](i32) {
     Var<int32_t> it = var(i32(0), "it");
     const int32_t back = racy ? 1 : 2;
