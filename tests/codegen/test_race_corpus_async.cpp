@@ -157,10 +157,12 @@ void ring_producer(KernelBuilder& k, const MmaTiles& t, const auto& full, const 
   });
 }
 
-// The GEMM's consumer keeps one MMA in flight (mma_wait(1)) and gives back the stage of
-// the MMA before it; racy: the stage of the MMA still in flight.
-ir::Kernel mma_wait_one_releases_current(bool racy, Marks& marks) {
-  KernelBuilder k("mma_wait_one");
+// The GEMM's consumer keeps `depth` MMA groups in flight (mma_wait(depth)) and gives back
+// the stage `depth` k-blocks back, through a counter stepped once per iteration (the walk
+// relates its values across iterations), the last ones after the loop; racy: one k-block
+// later, whose MMA may still be reading the stage.
+ir::Kernel mma_ring(const char* name, int32_t depth, bool racy, Marks& marks) {
+  KernelBuilder k(name);
   k.threads(256);
   MmaTiles t(k, 4);
   auto full = k.mbarriers("full", 4, 1);
@@ -169,51 +171,22 @@ ir::Kernel mma_wait_one_releases_current(bool racy, Marks& marks) {
   ring_producer(k, t, full, empty, n, marks);
   k.role("consumer", 1, 0, [&](i32) {
     Var<int32_t> it = var(i32(0), "it");
+    const int32_t back = racy ? depth - 1 : depth;
     for_(0, n, [&](i32 j) {
       i32 st = it % 4;
       wait_local(full[st]);
       MARK("mma"); mma(t.acc, stage(t.a, st), stage(t.b, st), j > 0);
-      mma_wait(1);
-      if (racy) {
-        MARK("release"); if_(lane_id() == 0, [&] { arrive_relaxed(empty[st]); });
-      } else {
-        if_(j > 0, [&] { if_(lane_id() == 0, [&] { arrive_relaxed(empty[(it - 1) % 4]); }); });
-      }
-      it = it + 1;
-    });
-    mma_wait(0);
-    if (!racy) if_(lane_id() == 0, [&] { arrive_relaxed(empty[(it - 1) % 4]); });
-  });
-  return k.build();
-}
-
-// Two MMA groups in flight (mma_wait(2), the GEMM's mma_depth 2): the stage goes back two
-// k-blocks late, through a counter stepped once per iteration (the walk relates its values
-// across iterations); racy: the stage of the previous k-block, whose MMA may still run.
-ir::Kernel mma_wait_two_releases_previous(bool racy, Marks& marks) {
-  KernelBuilder k("mma_wait_two");
-  k.threads(256);
-  MmaTiles t(k, 4);
-  auto full = k.mbarriers("full", 4, 1);
-  auto empty = k.mbarriers("empty", 4, 4);
-  auto n = k.param<int32_t>("n");
-  ring_producer(k, t, full, empty, n, marks);
-  k.role("consumer", 1, 0, [&](i32) {
-    Var<int32_t> it = var(i32(0), "it");
-    const int32_t back = racy ? 1 : 2;
-    for_(0, n, [&](i32 j) {
-      i32 st = it % 4;
-      wait_local(full[st]);
-      MARK("mma"); mma(t.acc, stage(t.a, st), stage(t.b, st), j > 0);
-      mma_wait(2);
+      mma_wait(unsigned(depth));
       MARK("release"); if_(j >= back, [&] { if_(lane_id() == 0, [&] { arrive_relaxed(empty[(it - back) % 4]); }); });
       it = it + 1;
     });
     mma_wait(0);
-    for (int32_t b = 1; b <= 2; ++b) if_(n >= b, [&] { if_(lane_id() == 0, [&] { arrive_relaxed(empty[(it - b) % 4]); }); });
+    for (int32_t b = 1; b <= back; ++b) if_(n >= b, [&] { if_(lane_id() == 0, [&] { arrive_relaxed(empty[(it - b) % 4]); }); });
   });
   return k.build();
 }
+ir::Kernel mma_wait_one_releases_current(bool racy, Marks& marks) { return mma_ring("mma_wait_one", 1, racy, marks); }
+ir::Kernel mma_wait_two_releases_previous(bool racy, Marks& marks) { return mma_ring("mma_wait_two", 2, racy, marks); }
 
 // A 2-CTA cluster: each CTA's stage goes back to the producers of both CTAs (a
 // loop over the ranks, as the GEMM's multicast release) before the MMA completed.
