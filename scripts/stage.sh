@@ -14,4 +14,9 @@ cp bench/multicast_traffic.sh .stage/bin/
 # The example plugin and its spec (`--plugin`; the gpu_session.sh section "plugins").
 mkdir -p .stage/plugins && cp "${BUILD_DIR:-build}"/plugins/libtilejit_example_plugin.so samples/plugins/example/*.json .stage/plugins/
 strip .stage/bin/tilejit* .stage/lib/libtilejit.so* 2>/dev/null || true  # keeps the dynamic symbol table plugins link against
+# STAGE_SLIM=1: without the CPU unit tests and the benches other than the GEMM's, so that
+# .stage stays well under the device tool's 64 MiB carry (gpu_session.sh says what it skips).
+if [ "${STAGE_SLIM:-0}" = 1 ]; then
+  rm -f .stage/bin/tilejit_unit_tests .stage/bin/tilejit_bench_{dsmem,jit,schedules,softmax,tma_copy}
+fi
 du -sh .stage
