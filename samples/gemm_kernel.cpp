@@ -343,9 +343,9 @@ void main_loop(GemmKernel& g, const i32& wg, const i32& count, Var<int32_t>& it)
   });
 }
 
-// The last MMAs of a main loop over `count` k-blocks: waited for, their stage released
-// (wide tiles did both). A split with no k-block (split-K in the cluster, K shorter than
-// the cluster) has no stage to give back.
+// The last MMAs of a main loop over `count` k-blocks: waited for, the last mma_depth stages
+// released (wide tiles did both); a unit with fewer k-blocks (split-K in the cluster: K
+// shorter than the cluster gives a split none) gives back only those it read.
 void drain(GemmKernel& g, Var<int32_t>& it, const i32& count) {
   if (g.wide) return;
   mma_wait(0);
