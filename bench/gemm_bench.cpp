@@ -255,10 +255,8 @@ Versus parse_versus(const std::string& text, const std::string& config) {
   std::vector<std::string> keys;
   std::string params;  // the items other than the cluster, read as a spec's
   Versus out;
-  for (size_t start = 0; start <= text.size();) {
-    const size_t end = std::min(text.find(',', start), text.size());
-    const std::string item = text.substr(start, end - start), key = item.substr(0, item.find('='));
-    start = end + 1;
+  for (const std::string& item : bench::split(text, ',')) {
+    const std::string key = item.substr(0, item.find('='));
     if (key == "cluster" && item.find('=') != std::string::npos) {
       out.cluster = bench::parse_cluster(item.substr(item.find('=') + 1), "--versus");
       continue;
@@ -277,10 +275,8 @@ Versus parse_versus(const std::string& text, const std::string& config) {
   }
   if (keys.empty()) return out;
   // --config's items the variant keeps: those --versus does not change.
-  for (size_t start = 0; !config.empty() && start <= config.size();) {
-    const size_t end = std::min(config.find(',', start), config.size());
-    const std::string item = config.substr(start, end - start), key = item.substr(0, item.find('='));
-    start = end + 1;
+  for (const std::string& item : config.empty() ? std::vector<std::string>{} : bench::split(config, ',')) {
+    const std::string key = item.substr(0, item.find('='));
     if (std::find(keys.begin(), keys.end(), key) == keys.end() && !(key == "cluster" && out.cluster)) params += "," + item;
   }
   const cli::Spec spec = cli::parse_spec(bench::gemm_spec(*gemm, {64, 64, 64}, "tn", params), "--versus");

@@ -8,8 +8,6 @@
 
 namespace tj::bench {
 
-namespace {
-
 std::vector<std::string> split(const std::string& text, char sep) {
   std::vector<std::string> out(1);
   for (char c : text) {
@@ -18,6 +16,8 @@ std::vector<std::string> split(const std::string& text, char sep) {
   }
   return out;
 }
+
+namespace {
 
 // A whole number from 1 to 2^31 - 1, or nullopt.
 std::optional<int64_t> dimension(const std::string& s) {

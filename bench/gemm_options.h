@@ -44,4 +44,7 @@ std::string gemm_spec(const samples::Sample& gemm, const MatmulSize& size, const
 // the flag in the error.
 ir::Dim3 parse_cluster(const std::string& value, const std::string& option);
 
+// `text` cut at each `sep` (an empty text: one empty item).
+std::vector<std::string> split(const std::string& text, char sep);
+
 }  // namespace tj::bench

@@ -214,14 +214,14 @@ struct GemmKernel {
   // h^2)) in h = x / 2, the halving in the first multiply or the staged vectors: with a bias,
   // an FMA, a multiply, an FMA, a multiply, the tanh and an FMA per element.
   f32 fused(const Elem& e, const f32& scale, const i32& wg, const i32& tn) const {
-    const float half = gelu() && !(vectors && col_scale) ? 0.5f : 1.0f;  // else the staged scale halves
-    f32 x = s.alpha == 1.0 ? (half == 1.0f ? e.value : e.value * f32(half)) : e.value * (scale * f32(half));
+    const bool halve = gelu() && !(vectors && col_scale);  // the accumulator's factor halves, else the staged scale
+    f32 x = s.alpha != 1.0 ? e.value * (halve ? scale * f32(0.5f) : scale) : halve ? e.value * f32(0.5f) : e.value;
     const i32 col = min(tn * bn + e.col, n - 1);
     auto vector = [&](const Ptr<float>& global, unsigned v) {
       return vectors ? (*vec_s)[(wg * int32_t(vectors) + int32_t(v)) * bn + e.col] : global[col];
     };
     if (col_scale) x = x * vector(*col_scale, 0);
-    if (bias) x = x + (gelu() && !vectors ? vector(*bias, 0) * f32(0.5f) : vector(*bias, col_scale ? 1 : 0));
+    if (bias) x = x + (halve && !vectors ? vector(*bias, 0) * f32(0.5f) : vector(*bias, col_scale ? 1 : 0));
     switch (s.epilogue.act) {
       case GemmAct::None: break;
       case GemmAct::Relu: x = max(x, f32(0.0f)); break;
