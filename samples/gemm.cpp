@@ -178,9 +178,12 @@ GemmTiling gemm_tiling(const Config& c) {
     t.split_in_cluster = in_cluster.stages >= 4 && smem_bytes(s, in_cluster) <= 232448;
   }
   t.stages = stages_of(t);
-  // Automatic: 64-column tiles keep 2 k-blocks in flight (1.01-1.02x over 1 on one-wave
-  // short-K shapes); not under split-K in the cluster, whose units may have fewer k-blocks.
-  t.mma_depth = c.param("mma_depth") != 0 ? unsigned(c.param("mma_depth")) : t.bn == 64 && !t.split_in_cluster ? 2 : 1;
+  // Automatic: tiles of at most 128 x 64 elements (a k-block's MMAs of the whole CTA take
+  // at most 256 tensor-core cycles) keep 2 k-blocks in flight (1.01-1.02x over 1 on one-wave
+  // short-K shapes at 128 x 64); not under split-K in the cluster, whose units may have fewer
+  // k-blocks. Wider tiles keep 1 (2 was 2.5-6.8% slower at 128 and 256 columns).
+  const bool short_mmas = uint64_t(t.bm) * t.bn <= 128 * 64;
+  t.mma_depth = c.param("mma_depth") != 0 ? unsigned(c.param("mma_depth")) : short_mmas && !t.split_in_cluster ? 2 : 1;
   return t;
 }
 
@@ -372,6 +375,30 @@ unsigned gemm_auto_bn(const GemmShape& s, const GemmTiling& t, int sm_count) {
 }
 
 namespace {
+// Whether A's and B's rows (the K-contiguous ones, and B's N-contiguous rows with nn) start
+// kGemmAlignedPitch bytes apart: each 128-byte TMA box row is then one line.
+bool rows_aligned(const GemmShape& s) {
+  const uint64_t eb = ir::scalar_bytes(s.in);
+  return uint64_t(s.k) * eb % kGemmAlignedPitch == 0 && (s.layout == GemmLayout::TN || uint64_t(s.n) * eb % kGemmAlignedPitch == 0);
+}
+
+// Whether bn 0 takes the narrow tile (kGemmNarrowRows x kGemmNarrowCols, one MMA warpgroup,
+// 1x2 without multicast) for c, whose 256-column tiles would run split-K: the spec leaves the
+// tile's rows, warpgroups and split_reduce to the defaults and asks for a cluster of at most 2,
+// the rows are aligned, the operands small enough, and the pairs fill more than half of one wave.
+bool narrow_tile_fits(const Config& c, const GemmShape& s, int sm_count) {
+  for (const char* p : {"params.bm", "params.consumers", "params.pingpong", "params.warp_specialized"})
+    if (c.named.count(p)) return false;
+  const GemmTiling t = gemm_tiling(c);
+  if (t.bm != 128 || t.consumers != 2 || t.pingpong || !t.warp_specialized || c.cluster.count() > 2 || !rows_aligned(s) ||
+      GemmSplitReduce(c.param("split_reduce")) != GemmSplitReduce::Auto)
+    return false;
+  const uint64_t operands = (uint64_t(s.m) + uint64_t(s.n)) * uint64_t(s.k) * ir::scalar_bytes(s.in);
+  const uint64_t pairs = ceil_div(ceil_div(uint64_t(s.m), kGemmNarrowRows), 2) * ceil_div(uint64_t(s.n), kGemmNarrowCols);
+  const uint64_t clusters = uint64_t(sm_count) / 2;
+  return operands <= kGemmSplitInClusterOperandBytes && pairs <= clusters && 2 * pairs > clusters;
+}
+
 // multicast auto with the tile width chosen (kGemmAlignedPitch): a 2-CTA cluster on one
 // wave of whole tiles, or under stream-K, runs unclustered where the operands' rows are
 // 128-byte aligned; else multicast stays on, with 64-column tiles the pair along N.
@@ -384,10 +411,8 @@ void choose_multicast(const Gemm& gemm, Sample::DeviceChoice& d, int sm_count, c
     c.params["multicast"] = int64_t(GemmMulticast::On);
     return;
   }
-  const uint64_t eb = ir::scalar_bytes(s.in);
   const uint64_t tiles = cluster_tiles(s, t, t.bn), clusters = uint64_t(sm_count) / 2;
-  const bool aligned = uint64_t(s.k) * eb % kGemmAlignedPitch == 0 &&
-                       (s.layout == GemmLayout::TN || uint64_t(s.n) * eb % kGemmAlignedPitch == 0);
+  const bool aligned = rows_aligned(s);
   if ((tiles <= clusters || t.stream_k) && aligned) {
     c.params["multicast"] = int64_t(GemmMulticast::Off);
     c.cluster = {1, 1, 1};
@@ -431,14 +456,18 @@ std::optional<Sample::DeviceChoice> Gemm::for_device(const Config& c, const Devi
     };
     GemmTiling wide = t;
     wide.bn = 256;
+    bool narrow_tile = false;
     if (auto_schedule && cluster_tiles(s, t, 256) > clusters) {
       // A tail that stream-K absorbs needs no narrower tile.
       bn = cost(192, 0.97) < cost(256, 1.0) ? 192 : 256;
     } else if (auto_schedule && gemm_auto_schedule(s, wide, sm_count).schedule == GemmSchedule::SplitK) {
       // Few tiles: narrower ones fill the GPU with fewer splits, so fewer partials; with a
       // short K, 64 columns fill it with none (kGemmNarrowMaxKblocks).
+      // Narrower still, the one-warpgroup tile fills it unsplit at any K (kGemmNarrowRows).
       const uint64_t narrow = cluster_tiles(s, t, 64);
-      if (ceil_div(uint64_t(s.k), t.bk) <= kGemmNarrowMaxKblocks && narrow <= clusters && 2 * narrow > clusters)
+      if (narrow_tile_fits(c, s, sm_count))
+        narrow_tile = true, bn = kGemmNarrowCols;
+      else if (ceil_div(uint64_t(s.k), t.bk) <= kGemmNarrowMaxKblocks && narrow <= clusters && 2 * narrow > clusters)
         bn = 64;
       else
         bn = cost(128, kGemmRate128) < cost(256, 1.0) ? 128 : 256;
@@ -448,12 +477,25 @@ std::optional<Sample::DeviceChoice> Gemm::for_device(const Config& c, const Devi
       bn = 192;
     }
     d.config.params["bn"] = int64_t(bn);
-    say("bn 0 -> " + std::to_string(bn) + " for " + std::to_string(sm_count) + " SMs (cluster tiles: " +
-        std::to_string(cluster_tiles(s, t, 256)) + " of 256 columns, " + std::to_string(cluster_tiles(s, t, 192)) + " of 192" +
-        (bn == 64 ? ", " + std::to_string(cluster_tiles(s, t, 64)) + " of 64, one wave: K of " +
-                        std::to_string(ceil_div(uint64_t(s.k), t.bk)) + " k-blocks is short enough to run unsplit"
-                  : std::string()) +
-        ")");
+    if (narrow_tile) {
+      const std::string was = xy(c.cluster);
+      d.config.params["bm"] = kGemmNarrowRows, d.config.params["consumers"] = 1;
+      d.config.params["multicast"] = int64_t(GemmMulticast::Off);
+      d.config.cluster = {1, 2, 1};
+      say("bn 0 -> " + std::to_string(bn) + ", bm " + std::to_string(t.bm) + " -> " + std::to_string(kGemmNarrowRows) +
+          ", consumers 2 -> 1, cluster " + was + " -> 1x2 without multicast, for " + std::to_string(sm_count) + " SMs: " +
+          std::to_string(cluster_tiles(s, t, 256)) + " cluster tiles of 256 columns would need split-K; " +
+          std::to_string(cluster_tiles(s, gemm_tiling(d.config), bn)) + " pairs of " + std::to_string(kGemmNarrowRows) + "x" +
+          std::to_string(bn) + " tiles fill one wave of " + std::to_string(sm_count / 2) +
+          " clusters with all of K each, one MMA warpgroup reading each operand byte once");
+    } else {
+      say("bn 0 -> " + std::to_string(bn) + " for " + std::to_string(sm_count) + " SMs (cluster tiles: " +
+          std::to_string(cluster_tiles(s, t, 256)) + " of 256 columns, " + std::to_string(cluster_tiles(s, t, 192)) + " of 192" +
+          (bn == 64 ? ", " + std::to_string(cluster_tiles(s, t, 64)) + " of 64, one wave: K of " +
+                          std::to_string(ceil_div(uint64_t(s.k), t.bk)) + " k-blocks is short enough to run unsplit"
+                    : std::string()) +
+          ")");
+    }
   }
   if (c.param("splits") == 0) {
     const GemmShape s = gemm_shape(d.config);
@@ -476,7 +518,7 @@ std::optional<Sample::DeviceChoice> Gemm::for_device(const Config& c, const Devi
     say(std::string("schedule auto -> ") + name + (a.splits > 1 ? " (splits " + std::to_string(a.splits) + ")" : "") + " for " +
         std::to_string(sm_count) + " SMs: " + a.why);
   }
-  if (c.param("bn") == 0 && GemmMulticast(c.param("multicast")) == GemmMulticast::Auto) choose_multicast(*this, d, sm_count, say);
+  if (c.param("bn") == 0 && GemmMulticast(d.config.param("multicast")) == GemmMulticast::Auto) choose_multicast(*this, d, sm_count, say);
   // Split-K chosen here with split_reduce auto: the splits go into a cluster of their own,
   // (1, 1, splits), a CTA per plane, so that the partials meet in distributed shared
   // memory; unless the operands are large (see kGemmSplitInClusterOperandBytes).

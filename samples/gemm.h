@@ -93,6 +93,18 @@ inline constexpr uint64_t kGemmSplitInClusterOperandBytes = uint64_t(40) << 20;
 // docs/performance-log.md): bn 64 1.10x at 1024^2 x 2048 (32 k-blocks), 1.17x at 1024^3
 // (16), 1.11x at 512x2048x2048 (32); 0.92x at 1024^2 x 4096 (64).
 inline constexpr uint64_t kGemmNarrowMaxKblocks = 32;
+// Where split-K would take few tiles, and 64 x 128 tiles in pairs along M fill more than
+// half the clusters of 2 in one wave, with 128-byte-aligned operand rows and A and B within
+// kGemmSplitInClusterOperandBytes: bm 64, bn 128, one MMA warpgroup (its m64n128 wgmmas read
+// each operand byte of a k-block once; two warpgroups of 64 x 64 read B twice), in 1x2
+// clusters without multicast (the pair reads the same B columns at the same time on one GPC
+// and L2 serves them together; multicast's coupled pipelines cost ~20% here), all of K per
+// tile. From the H200 (same process against the default path then, split-K 2 in the cluster
+// at 128 columns, or 64-column tiles of two warpgroups): 1.035x at 1024^2 x 8192, 1.09x at
+// 1024^2 x 4096, 1.05x at 2048x512x8192, 1.21x at 512x2048x4096, 1.04x at 1024^2 x 2048, 1.07x
+// at 512x2048x2048; 0.965x at 256x4096x8192 (68 MiB of operands, left to split-K), 0.86x at
+// 1000^3 (unaligned rows: the 64-column rule above with multicast along N).
+inline constexpr unsigned kGemmNarrowRows = 64, kGemmNarrowCols = 128;
 
 // multicast auto, where bn 0 picks the tile width on a known device: a 2-CTA cluster
 // whose tiles fill at most one wave of clusters, or that runs stream-K, with operand rows

@@ -290,12 +290,21 @@ TEST_CASE("gemm: split-K in the cluster against cuBLAS [gpu]", "[gpu][gemm][spli
       {1024, 1024, 4096, {{"splits", 4}, {"bn", 128}, {"bias", 1}, {"act", 2}, {"split_reduce", cluster}}, {1, 1, 4}},
       {2048, 2048, 1024, {{"splits", 2}, {"bn", 64}, {"split_reduce", cluster}}, {1, 2, 2}},
       {4096, 2048, 1024, {{"splits", 4}, {"bn", 128}, {"split_reduce", cluster}}, {2, 1, 4}},
-      // The default path: auto picks 128 columns and 2 splits for this shape on the H200,
-      // and puts them in a cluster of their own (1x1x2).
-      {1024, 1024, 8192, {{"bn", 0}}, {1, 2, 1}, 1.0, 0.0, true, {{"bn", 128}, {"splits", 2}}},
-      // Short K: 64 columns unsplit (kGemmNarrowMaxKblocks), unclustered where rows are
-      // 128-byte aligned (multicast auto); ragged (2000-byte rows), the pair along N with multicast.
-      {1024, 1024, 2048, {{"bn", 0}}, {1, 2, 1}, 1.0, 0.0, true, {{"bn", 64}, {"splits", 1}, {"multicast", 0}}},
+      // The default path: with the tile's rows named (else the narrow tile takes it), auto
+      // picks 128 columns and 2 splits for this shape on the H200, and puts them in a cluster
+      // of their own (1x1x2).
+      {1024, 1024, 8192, {{"bn", 0}, {"bm", 128}}, {1, 2, 1}, 1.0, 0.0, true, {{"bn", 128}, {"splits", 2}}},
+      // The narrow tile (kGemmNarrowRows): 64 x 128 of one MMA warpgroup, pairs in 1x2 without
+      // multicast, all of K: long and short K, ragged M (an odd count of 64-row tiles: the
+      // pair's second CTA has no rows in the last cluster tile) and N.
+      {1024, 1024, 8192, {{"bn", 0}}, {1, 2, 1}, 1.0, 0.0, true, {{"bn", 128}, {"bm", 64}, {"consumers", 1}, {"splits", 1}, {"multicast", 0}}},
+      {1024, 1024, 2048, {{"bn", 0}}, {1, 2, 1}, 1.0, 0.0, true, {{"bn", 128}, {"bm", 64}, {"consumers", 1}, {"splits", 1}, {"multicast", 0}}},
+      {960, 1000, 4096, {{"bn", 0}}, {1, 2, 1}, 1.0, 0.0, true, {{"bn", 128}, {"bm", 64}, {"consumers", 1}, {"splits", 1}}},
+      {2048, 512, 1024, {{"bn", 0}, {"out", 2}}, {1, 1, 1}, 1.5, 0.0, true, {{"bm", 64}, {"consumers", 1}}},  // f32 out, alpha
+      {512, 2048, 4096, {{"bn", 0}, {"bias", 1}, {"act", 2}}, {1, 2, 1}, 1.0, 0.0, true, {{"bm", 64}, {"consumers", 1}}},  // bias + GELU
+      {1024, 1024, 4096, {{"bn", 0}}, {1, 2, 1}, 1.0, -0.5, true, {{"bm", 64}, {"consumers", 1}}},  // beta reads C
+      // Short K with unaligned rows (K 1000: 2000-byte rows): 64 columns unsplit
+      // (kGemmNarrowMaxKblocks), the pair along N with multicast.
       {1000, 1000, 1000, {{"bn", 0}}, {1, 2, 1}, 1.0, 0.0, true, {{"bn", 64}, {"splits", 1}, {"multicast", 1}}},
       {2048, 2048, 1024, {{"bn", 0}}, {1, 2, 1}, 1.0, 0.0, true, {{"bn", 256}, {"splits", 1}, {"multicast", 0}}},
       // Stream-K on the default path: unclustered too.
@@ -323,6 +332,7 @@ TEST_CASE("gemm: the occupancy probe counts the GEMM's clusters, and auto's 1x2x
       c.cluster = {1, 2, 1};
       c.grid_clusters = {1, 1, 1};
       c.params["m"] = m, c.params["n"] = 1024, c.params["k"] = 8192;
+      c.named.insert("params.bm");  // else the narrow tile (64 x 128, unsplit) takes these shapes
       std::optional<samples::Sample::DeviceChoice> d = s->for_device(c, facts);
       REQUIRE(d.has_value());
       INFO(d->line);

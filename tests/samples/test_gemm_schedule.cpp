@@ -91,11 +91,12 @@ TEST_CASE("gemm schedule auto: for_device resolves it and says why, an explicit 
   REQUIRE(d.has_value());
   CHECK(d->config.param("bn") == 256);
   CHECK(d->config.param("schedule") == int64_t(GemmSchedule::StreamK));
-  // Few tiles (1024 x 1024 x 8192, cluster 1x2): 16 cluster tiles of 256 columns in 4 splits
-  // (3 partials per tile) against 32 of 128 in 2 (1 partial), the same k-blocks per CTA:
-  // 128 columns and 2 splits. 1024 x 2048 takes 128 columns unsplit (64 cluster tiles fill
-  // the GPU) over 256 in 2 splits: measured 7.5% faster on the H200.
-  for (auto [m, n, bn, splits] : {std::tuple{1024, 1024, 128, 2}, {256, 4096, 128, 2}, {1024, 2048, 128, 1}}) {
+  // Few tiles, where the narrow tile does not apply (kGemmNarrowRows: 1024 x 1024 takes it):
+  // 256 x 4096 x 8192 (68 MiB of operands) has 8 cluster tiles of 256 columns in 4 splits (3
+  // partials per tile) against 16 of 128 in 2 (1 partial), the same k-blocks per CTA: 128
+  // columns and 2 splits. 1024 x 2048 takes 128 columns unsplit (64 cluster tiles fill the
+  // GPU) over 256 in 2 splits: measured 7.5% faster on the H200.
+  for (auto [m, n, bn, splits] : {std::tuple{256, 4096, 128, 2}, {1024, 2048, 128, 1}}) {
     INFO(m << " x " << n << " x 8192");
     c = test::gemm_config({{"m", m}, {"n", n}, {"k", 8192}}, {1, 2, 1});
     d = s->for_device(c, 132);
@@ -106,21 +107,30 @@ TEST_CASE("gemm schedule auto: for_device resolves it and says why, an explicit 
     CHECK(s->check_config(d->config).empty());
     if (splits > 1) CHECK(d->line.find("split-K, each tile's 128 k-blocks in 2 ranges") != std::string::npos);
     else CHECK(d->line.find("schedule auto -> static for 132 SMs: 64 cluster tiles on 66 clusters") != std::string::npos);
-    // The splits go into a cluster of their own, a plane each (1x1x2), where A and B take at
-    // most 40 MiB: 1024 x 1024 x 8192 (32 MiB); 256 x 4096 x 8192 (68 MiB) keeps the workspace.
-    const bool in_cluster = splits > 1 && m == 1024;
-    CHECK(d->config.cluster.z == (in_cluster ? 2u : 1u));
+    // 256 x 4096 x 8192 (68 MiB, over 40) keeps the workspace and the 1x2 cluster's multicast.
+    CHECK(d->config.cluster.z == 1u);
     // Unsplit, one wave of aligned rows: unclustered (multicast auto).
-    CHECK(d->config.cluster.y == (splits > 1 && !in_cluster ? 2u : 1u));
-    CHECK(samples::gemm_tiling(d->config).split_in_cluster == in_cluster);
+    CHECK(d->config.cluster.y == (splits > 1 ? 2u : 1u));
+    CHECK_FALSE(samples::gemm_tiling(d->config).split_in_cluster);
     CHECK(s->check_config(d->config).empty());
-    if (in_cluster)
-      CHECK(d->line.find("; split_reduce auto -> cluster: cluster 1x2 -> 1x1x2, the 2 splits of a tile on the planes of one "
-                         "cluster, partials added through distributed shared memory") != std::string::npos);
-    else if (splits > 1)
+    if (splits > 1)
       CHECK(d->line.find("; split_reduce auto -> workspace: A and B take 68 MiB, over 40 MiB, where the cluster's multicast "
                          "pays more") != std::string::npos);
   }
+  // The splits go into a cluster of their own, a plane each (1x1x2), where A and B take at
+  // most 40 MiB and the narrow tile does not apply: 1024 x 1024 x 8192 with bm named.
+  c = test::gemm_config({{"m", 1024}, {"n", 1024}, {"k", 8192}, {"bm", 128}}, {1, 2, 1});
+  c.named.insert("params.bm");
+  d = s->for_device(c, 132);
+  REQUIRE(d.has_value());
+  INFO(d->line);
+  CHECK(d->config.param("bn") == 128);
+  CHECK(d->config.param("splits") == 2);
+  CHECK(d->config.cluster.str() == ir::Dim3{1, 1, 2}.str());
+  CHECK(samples::gemm_tiling(d->config).split_in_cluster);
+  CHECK(s->check_config(d->config).empty());
+  CHECK(d->line.find("; split_reduce auto -> cluster: cluster 1x2 -> 1x1x2, the 2 splits of a tile on the planes of one "
+                     "cluster, partials added through distributed shared memory") != std::string::npos);
   // 512 x 1024 x 8192 (24 MiB): 32 tiles of 128 columns in 4 splits; 32-column shares
   // are narrower than a chunk, so the cluster would share by rows, 4 CTAs per cluster: the
   // workspace stays (on the H200 only 30 such clusters fit at once).
@@ -142,14 +152,67 @@ TEST_CASE("gemm schedule auto: for_device resolves it and says why, an explicit 
   CHECK(d->config.param("splits") == 2);
   CHECK(d->config.cluster.z == 1);
   CHECK_FALSE(samples::gemm_tiling(d->config).split_in_cluster);
-  // A short K where split-K would take few tiles: 64 columns unsplit, when they fill more
-  // than half the 66 clusters in one wave (1024 x 1024: 64 cluster tiles; 512 x 2048: 64;
-  // 768 x 1024: 48) and K is at most 32 k-blocks. 256 x 1024 (16 cluster tiles of 64
-  // columns) and K 4096 (64 k-blocks) keep split-K.
+  // Where split-K would take few tiles and the rows are aligned: the narrow tile, 64 x 128 of
+  // one MMA warpgroup in 1x2 clusters without multicast, when its pairs fill more than half
+  // the 66 clusters in one wave (1024 x 1024: 64 pairs; 512 x 2048: 64; 2048 x 512: 64;
+  // 768 x 1024: 48; 960 x 1000: 8 x 8 = 64, ragged) at any K. 256 x 1024 (16 pairs) keeps
+  // split-K; 512 x 1024 x 8192 (32 pairs) too.
+  for (auto [m, n, k] : {std::tuple{1024, 1024, 8192}, {1024, 1024, 4096}, {1024, 1024, 2048}, {1024, 1024, 1024},
+                         {512, 2048, 2048}, {512, 2048, 4096}, {2048, 512, 8192}, {768, 1024, 2048}, {960, 1000, 4096}}) {
+    INFO(m << " x " << n << " x " << k);
+    c = test::gemm_config({{"m", m}, {"n", n}, {"k", k}}, {1, 2, 1});
+    d = s->for_device(c, 132);
+    REQUIRE(d.has_value());
+    INFO(d->line);
+    CHECK(d->config.param("bn") == 128);
+    CHECK(d->config.param("bm") == 64);
+    CHECK(d->config.param("consumers") == 1);
+    CHECK(d->config.param("multicast") == int64_t(samples::GemmMulticast::Off));
+    CHECK(d->config.cluster.str() == ir::Dim3{1, 2, 1}.str());
+    CHECK(d->config.param("schedule") == int64_t(GemmSchedule::Static));
+    CHECK(d->config.param("splits") == 1);
+    CHECK(samples::gemm_tiling(d->config).mma_depth == 2);
+    CHECK(samples::gemm_tiling(d->config).stages == 8);
+    CHECK(s->check_config(d->config).empty());
+    const uint64_t pairs = (uint64_t(m) / 64 + 1) / 2 * ((uint64_t(n) + 127) / 128);
+    CHECK(d->line.rfind("bn 0 -> 128, bm 128 -> 64, consumers 2 -> 1, cluster 1x2 -> 1x2 without multicast, for 132 SMs: ", 0) == 0);
+    CHECK(d->line.find(" cluster tiles of 256 columns would need split-K; " + std::to_string(pairs) +
+                       " pairs of 64x128 tiles fill one wave of 66 clusters with all of K each, one MMA warpgroup reading "
+                       "each operand byte once; schedule auto -> static") != std::string::npos);
+  }
+  // Named rows or warpgroups, an explicit split_reduce, a larger cluster, unaligned rows (K
+  // 1000: the 64-column rule below takes it) or large operands keep the narrow tile out.
+  {
+    c = test::gemm_config({{"m", 1024}, {"n", 1024}, {"k", 4096}, {"split_reduce", int64_t(samples::GemmSplitReduce::Cluster)}}, {1, 2, 1});
+    d = s->for_device(c, 132);
+    REQUIRE(d.has_value());
+    CHECK(d->config.param("bm") == 128);
+  }
+  for (const char* named : {"params.bm", "params.consumers", "params.pingpong", "params.warp_specialized"}) {
+    INFO(named);
+    c = test::gemm_config({{"m", 1024}, {"n", 1024}, {"k", 4096}}, {1, 2, 1});
+    c.named.insert(named);
+    d = s->for_device(c, 132);
+    REQUIRE(d.has_value());
+    CHECK(d->config.param("bm") == 128);
+  }
+  for (auto [m, n, k, cluster] : {std::tuple{1024, 1024, 4096, ir::Dim3{2, 2, 1}}, {1000, 1000, 1000, ir::Dim3{1, 2, 1}},
+                                  {1024, 1024, 24576, ir::Dim3{1, 2, 1}}}) {
+    INFO(m << " x " << n << " x " << k << " cluster " << cluster.str());
+    d = s->for_device(test::gemm_config({{"m", m}, {"n", n}, {"k", k}}, cluster), 132);
+    REQUIRE(d.has_value());
+    CHECK(d->config.param("bm") == 128);
+    CHECK(d->config.param("consumers") == 2);
+  }
+  // A short K where split-K would take few tiles and the narrow tile does not apply (bm
+  // named): 64 columns unsplit, when they fill more than half the 66 clusters in one wave
+  // (1024 x 1024: 64 cluster tiles; 512 x 2048: 64; 768 x 1024: 48) and K is at most 32
+  // k-blocks. 256 x 1024 (16 cluster tiles of 64 columns) and K 4096 (64 k-blocks) keep split-K.
   for (auto [m, n, k, bn] : {std::tuple{1024, 1024, 2048, 64}, {1024, 1024, 1024, 64}, {512, 2048, 2048, 64}, {768, 1024, 2048, 64},
                              {1024, 1024, 4096, 128}, {256, 1024, 2048, 128}, {1024, 1024, 2112, 128}}) {
     INFO(m << " x " << n << " x " << k);
     c = test::gemm_config({{"m", m}, {"n", n}, {"k", k}}, {1, 2, 1});
+    c.named.insert("params.bm");
     d = s->for_device(c, 132);
     REQUIRE(d.has_value());
     INFO(d->line);
@@ -309,7 +372,8 @@ TEST_CASE("gemm split_reduce auto keeps the requested cluster as each plane wher
   for (auto [m, whole_planes] : {std::tuple{768, true}, {1024, false}}) {
     INFO(m << " x 1024 x 8192");
     asked.clear();
-    const samples::Config c = test::gemm_config({{"m", m}, {"n", 1024}, {"k", 8192}}, {1, 2, 1});
+    samples::Config c = test::gemm_config({{"m", m}, {"n", 1024}, {"k", 8192}}, {1, 2, 1});
+    c.named.insert("params.bm");  // else the narrow tile takes these shapes unsplit
     const std::optional<samples::Sample::DeviceChoice> d = s->for_device(c, h200);
     REQUIRE(d.has_value());
     INFO(d->line);
@@ -335,8 +399,9 @@ TEST_CASE("gemm split_reduce auto keeps the requested cluster as each plane wher
   }
   // A 1x1 request has no plane to keep: nothing is asked.
   asked.clear();
-  const std::optional<samples::Sample::DeviceChoice> d =
-      s->for_device(test::gemm_config({{"m", 768}, {"n", 1024}, {"k", 8192}}, {1, 1, 1}), h200);
+  samples::Config c11 = test::gemm_config({{"m", 768}, {"n", 1024}, {"k", 8192}}, {1, 1, 1});
+  c11.named.insert("params.bm");
+  const std::optional<samples::Sample::DeviceChoice> d = s->for_device(c11, h200);
   REQUIRE(d.has_value());
   CHECK(d->config.cluster.str() == ir::Dim3{1, 1, 2}.str());
   CHECK(asked.empty());
@@ -363,7 +428,8 @@ TEST_CASE("gemm multicast auto: unclustered for one aligned wave or stream-K, 64
            {2048, 2048, 4096, c1x1, off, "-> 1x1: 64 cluster tiles in one wave"},
            {512, 8192, 8192, c1x1, off, "-> 1x1: 64 cluster tiles in one wave"},
            {1536, 1536, 1024, c1x1, off, "-> 1x1: 48 cluster tiles in one wave"},  // 192 columns
-           {1024, 1024, 1024, c1x1, off, "-> 1x1: 64 cluster tiles in one wave"},
+           // The narrow tile (64 x 128, one MMA warpgroup): its pairs in 1x2 without multicast, said with the tile.
+           {1024, 1024, 1024, c1x2, off, ""},
            // K 1000: 2000-byte rows. 64-column tiles pair along N, multicast on.
            {1000, 1000, 1000, c2x1, on, "multicast auto -> on, cluster 1x2 -> 2x1: 64-column tiles, the pair shares A's 128 rows "
                                         "rather than B's 64 (operand rows not a multiple of 128 bytes)"},
