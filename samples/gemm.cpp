@@ -40,8 +40,10 @@ std::vector<ParamSpec> Gemm::params() const {
           {"layout", 0, 0, 1, "tn: B is N x K row-major (K contiguous); nn: B is K x N row-major", kLayouts},
           {"bm", 128, 64, 256, "tile rows (M) per CTA: a multiple of 64 x consumers"},
           {"bn", 0, 0, 512,
-           "tile columns (N) per CTA: a multiple of 64; 0: 256 or 192, whichever leaves less of the last wave of tiles idle on "
-           "the device that runs it (256 where no device is known)"},
+           "tile columns (N) per CTA: a multiple of 64; 0: chosen for the device that runs it (256 where no device is "
+           "known): 256 or 192, whichever leaves less of the last wave of tiles idle; where 256-column tiles would need "
+           "split-K, 128 or 64, or with bm, consumers and split_reduce left to the defaults the narrow tile, 64x128 of one "
+           "MMA warpgroup in 1x2 clusters without multicast (`tilejit run` prints the choice)"},
           {"bk", 64, 32, 256, "K per pipeline stage: 32 (64-byte-swizzled rows) or a multiple of 64"},
           {"stages", 0, 0, 8, "pipeline stages in shared memory (2..8; 0: as many as fit, at most 8)"},
           {"consumers", 2, 1, 2, "consumer warpgroups (each owns bm / consumers rows of the tile, or all of them with pingpong)"},
@@ -64,7 +66,7 @@ std::vector<ParamSpec> Gemm::params() const {
           {"mma_depth", 0, 0, 4,
            "k-blocks of MMAs each consumer keeps in flight: it waits for the one `mma_depth` k-blocks back before "
            "giving its stage back (1: the previous one; more keeps narrow tiles' short MMAs queued; needs more stages "
-           "than this; split_issue applies at 1). 0: 2 for tiles of 64 columns (not split in the cluster), else 1"},
+           "than this; split_issue applies at 1). 0: 2 for tiles of at most 128x64 elements (not split in the cluster), else 1"},
           {"pdl", 1, 0, 1,
            "1: programmatic dependent launch: a launch's CTAs start (barrier init, cluster sync) while the kernel before "
            "it in the stream finishes, and wait for it to complete before touching memory; 0: plain stream order"},

@@ -29,7 +29,8 @@ tj::samples::RunReport run_gemm(const GemmCase& g, uint64_t seed) {
   c.cluster = g.cluster;
   c.grid_clusters = {1, 1, 1};  // the sample sizes its persistent grid itself
   c.params["m"] = g.m, c.params["n"] = g.n, c.params["k"] = g.k;
-  for (auto& [key, v] : g.params) c.params[key] = v;
+  // Named, as a spec's params are (for_device leaves what a spec names alone).
+  for (auto& [key, v] : g.params) c.params[key] = v, c.named.insert("params." + key);
   c.reals["alpha"] = g.alpha, c.reals["beta"] = g.beta;
   if (g.on_device) {
     std::optional<samples::Sample::DeviceChoice> d = s->for_device(c, samples::device_facts(gpu_test::device()));
