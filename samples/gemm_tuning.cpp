@@ -44,12 +44,12 @@ int64_t pow2_bucket(int64_t n) {
 std::vector<Config> Gemm::tuning_candidates(const Config& c) const {
   std::vector<Config> out;
   auto candidate = [&](const Tile& tile, const ir::Dim3& cluster, int64_t group, int64_t bk, int64_t stages, int64_t splits = 1,
-                       int64_t pingpong = 0) {
+                       int64_t pingpong = 0, int64_t consumers = 2, int64_t multicast = 1) {
     Config k = c;
     // Every tuned field is set, so a candidate does not inherit a spec's hand-picked one.
     k.params["bm"] = tile.bm, k.params["bn"] = tile.bn, k.params["bk"] = bk;
-    k.params["stages"] = stages, k.params["consumers"] = 2, k.params["group"] = group;
-    k.params["warp_specialized"] = 1, k.params["persistent"] = 1, k.params["multicast"] = 1;
+    k.params["stages"] = stages, k.params["consumers"] = consumers, k.params["group"] = group;
+    k.params["warp_specialized"] = 1, k.params["persistent"] = 1, k.params["multicast"] = multicast;
     k.params["splits"] = splits, k.params["split_issue"] = 1, k.params["pingpong"] = pingpong;
     k.cluster = cluster;
     k.params["stages"] = int64_t(gemm_tiling(k).stages);  // 0: as many as fit, named so the table and DB show it
@@ -94,6 +94,11 @@ std::vector<Config> Gemm::tuning_candidates(const Config& c) const {
       if (kblocks >= uint64_t(4 * splits))
         for (const Tile& tile : {kTiles[0], kTiles[2]})
           candidate(tile, ir::Dim3{1, 1, unsigned(splits)}, kGroups[0], 64, 0, splits);
+  // ...and the narrow tile unsplit (kGemmNarrowRows: 64 x 128 of one MMA warpgroup), in
+  // pairs without multicast and alone.
+  if (((m + 127) / 128) * ((n + 255) / 256) <= kSplitMaxTiles)
+    for (const ir::Dim3& cluster : {kClusters[0], kClusters[2]})
+      candidate(Tile{kGemmNarrowRows, kGemmNarrowCols}, cluster, kGroups[0], 64, 0, 1, 0, 1, 0);
   return out;
 }
 

@@ -106,6 +106,28 @@ TEST_CASE("gemm: 38 tuning candidates, each valid and distinct, likeliest first"
   CHECK(label(cands[37]) == "bm=128 bn=320 cluster 2x1 group=8");
 }
 
+TEST_CASE("gemm: few tiles add split-K, split-K in the cluster and the narrow tile to the candidates", "[samples][tuning][gemm]") {
+  const std::vector<Config> cands = gemm().tuning_candidates(spec_config(R"("m": 1024, "n": 1024, "k": 8192)"));
+  // The 38 of the large problem, split-K 2, 4, 8 x 2 tiles x 2 clusters, in the cluster 2
+  // and 4 x 2 tiles (check_config drops what does not fit), then the narrow tile at 1x2 and 1x1.
+  REQUIRE(cands.size() > 38 + 2);
+  for (const Config& c : cands) CHECK(gemm().check_config(c).empty());
+  const Config& pair = cands[cands.size() - 2];
+  const Config& alone = cands.back();
+  for (const Config* c : {&pair, &alone}) {
+    CHECK(c->param("bm") == 64);
+    CHECK(c->param("bn") == 128);
+    CHECK(c->param("consumers") == 1);
+    CHECK(c->param("multicast") == 0);
+    CHECK(c->param("splits") == 1);
+    CHECK(c->param("stages") == 8);
+  }
+  CHECK(pair.cluster.str() == tj::ir::Dim3{1, 2, 1}.str());
+  CHECK(alone.cluster.str() == tj::ir::Dim3{1, 1, 1}.str());
+  // A large problem has none of them.
+  for (const Config& c : gemm().tuning_candidates(spec_config(R"("m": 8192, "n": 8192, "k": 8192)"))) CHECK(c.param("consumers") == 2);
+}
+
 TEST_CASE("gemm: candidates check_config refuses are dropped", "[samples][tuning][gemm]") {
   // f32 output: the 128x256 and 256x128 output tiles take 128 KiB of shared memory, which
   // still leaves two stages; every candidate must pass, whatever the count.
