@@ -384,21 +384,24 @@ bool rows_aligned(const GemmShape& s) {
   return uint64_t(s.k) * eb % kGemmAlignedPitch == 0 && (s.layout == GemmLayout::TN || uint64_t(s.n) * eb % kGemmAlignedPitch == 0);
 }
 
-// Whether bn 0 takes the narrow tile (kGemmNarrowRows x kGemmNarrowCols, one MMA warpgroup,
+// Where bn 0 takes the narrow tile (kGemmNarrowRows x kGemmNarrowCols, one MMA warpgroup,
 // 1x2 without multicast) for c, whose 256-column tiles would run split-K: the spec leaves the
 // tile's rows, warpgroups and split_reduce to the defaults and asks for a cluster of at most 2,
-// the rows are aligned, the operands small enough, and the pairs fill more than half of one wave.
-bool narrow_tile_fits(const Config& c, const GemmShape& s, int sm_count) {
+// the rows are aligned, the operands small enough, and the pairs fill more than half of one wave
+// of the 2-CTA clusters the device runs at once (as it says, else half its SMs): that count
+// of clusters, 0 where the tile does not apply.
+uint64_t narrow_tile_clusters(const Config& c, const GemmShape& s, const Sample::DeviceFacts& device) {
   for (const char* p : {"params.bm", "params.consumers", "params.pingpong", "params.warp_specialized"})
-    if (c.named.count(p)) return false;
+    if (c.named.count(p)) return 0;
   const GemmTiling t = gemm_tiling(c);
   if (t.bm != 128 || t.consumers != 2 || t.pingpong || !t.warp_specialized || c.cluster.count() > 2 || !rows_aligned(s) ||
       GemmSplitReduce(c.param("split_reduce")) != GemmSplitReduce::Auto)
-    return false;
+    return 0;
   const uint64_t operands = (uint64_t(s.m) + uint64_t(s.n)) * uint64_t(s.k) * ir::scalar_bytes(s.in);
   const uint64_t pairs = ceil_div(ceil_div(uint64_t(s.m), kGemmNarrowRows), 2) * ceil_div(uint64_t(s.n), kGemmNarrowCols);
-  const uint64_t clusters = uint64_t(sm_count) / 2;
-  return operands <= kGemmSplitInClusterOperandBytes && pairs <= clusters && 2 * pairs > clusters;
+  if (operands > kGemmSplitInClusterOperandBytes) return 0;
+  const uint64_t clusters = uint64_t(std::max(0, device.clusters_that_fit(2).value_or(device.sm_count / 2)));
+  return pairs <= clusters && 2 * pairs > clusters ? clusters : 0;
 }
 
 // multicast auto with the tile width chosen (kGemmAlignedPitch): a 2-CTA cluster on one
@@ -458,7 +461,7 @@ std::optional<Sample::DeviceChoice> Gemm::for_device(const Config& c, const Devi
     };
     GemmTiling wide = t;
     wide.bn = 256;
-    bool narrow_tile = false;
+    uint64_t narrow_clusters = 0;  // the narrow tile's: where it is taken, the 2-CTA clusters its pairs fill
     if (auto_schedule && cluster_tiles(s, t, 256) > clusters) {
       // A tail that stream-K absorbs needs no narrower tile.
       bn = cost(192, 0.97) < cost(256, 1.0) ? 192 : 256;
@@ -467,8 +470,8 @@ std::optional<Sample::DeviceChoice> Gemm::for_device(const Config& c, const Devi
       // short K, 64 columns fill it with none (kGemmNarrowMaxKblocks).
       // Narrower still, the one-warpgroup tile fills it unsplit at any K (kGemmNarrowRows).
       const uint64_t narrow = cluster_tiles(s, t, 64);
-      if (narrow_tile_fits(c, s, sm_count))
-        narrow_tile = true, bn = kGemmNarrowCols;
+      if ((narrow_clusters = narrow_tile_clusters(c, s, device)) > 0)
+        bn = kGemmNarrowCols;
       else if (ceil_div(uint64_t(s.k), t.bk) <= kGemmNarrowMaxKblocks && narrow <= clusters && 2 * narrow > clusters)
         bn = 64;
       else
@@ -479,7 +482,7 @@ std::optional<Sample::DeviceChoice> Gemm::for_device(const Config& c, const Devi
       bn = 192;
     }
     d.config.params["bn"] = int64_t(bn);
-    if (narrow_tile) {
+    if (narrow_clusters > 0) {
       const std::string was = xy(c.cluster);
       d.config.params["bm"] = kGemmNarrowRows, d.config.params["consumers"] = 1;
       d.config.params["multicast"] = int64_t(GemmMulticast::Off);
@@ -488,7 +491,7 @@ std::optional<Sample::DeviceChoice> Gemm::for_device(const Config& c, const Devi
           ", consumers 2 -> 1, cluster " + was + " -> 1x2 without multicast, for " + std::to_string(sm_count) + " SMs: " +
           std::to_string(cluster_tiles(s, t, 256)) + " cluster tiles of 256 columns would need split-K; " +
           std::to_string(cluster_tiles(s, gemm_tiling(d.config), bn)) + " pairs of " + std::to_string(kGemmNarrowRows) + "x" +
-          std::to_string(bn) + " tiles fill one wave of " + std::to_string(sm_count / 2) +
+          std::to_string(bn) + " tiles fill one wave of " + std::to_string(narrow_clusters) +
           " clusters with all of K each, one MMA warpgroup reading each operand byte once");
     } else {
       say("bn 0 -> " + std::to_string(bn) + " for " + std::to_string(sm_count) + " SMs (cluster tiles: " +

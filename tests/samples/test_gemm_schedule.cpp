@@ -180,6 +180,18 @@ TEST_CASE("gemm schedule auto: for_device resolves it and says why, an explicit 
                        " pairs of 64x128 tiles fill one wave of 66 clusters with all of K each, one MMA warpgroup reading "
                        "each operand byte once; schedule auto -> static") != std::string::npos);
   }
+  // The pairs count against the 2-CTA clusters the device says it runs at once: 64 pairs
+  // fit 64 (one wave of 64), not 60 (split-K in the cluster instead).
+  for (auto [fit, narrow] : {std::pair{64, true}, {60, false}}) {
+    INFO(fit << " clusters of 2 fit");
+    const samples::Sample::DeviceFacts facts(132, [fit = fit](unsigned ctas) { return ctas == 2 ? fit : 0; });
+    d = s->for_device(test::gemm_config({{"m", 1024}, {"n", 1024}, {"k", 4096}}, {1, 2, 1}), facts);
+    REQUIRE(d.has_value());
+    INFO(d->line);
+    CHECK(d->config.param("bm") == (narrow ? 64 : 128));
+    if (narrow) CHECK(d->line.find("64 pairs of 64x128 tiles fill one wave of 64 clusters") != std::string::npos);
+    else CHECK(d->config.param("splits") == 2);
+  }
   // Named rows or warpgroups, an explicit split_reduce, a larger cluster, unaligned rows (K
   // 1000: the 64-column rule below takes it) or large operands keep the narrow tile out.
   {
