@@ -25,6 +25,8 @@
 
 namespace tj::samples {
 
+constexpr uint64_t ceil_div(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
+
 enum class GemmLayout : uint8_t { TN, NN };
 
 // What the epilogue does after alpha * A * B, fused into the kernel (beta 0 only):
@@ -160,6 +162,9 @@ struct GemmTiling {
 // else an equal number of one warpgroup's chunks per plane (bn 128 with 2 warpgroups in
 // 4 splits: one chunk each). Shared memory is checked with the rest of the config.
 std::string gemm_split_in_cluster_refusal(const GemmShape& s, const GemmTiling& t, unsigned planes);
+// Split-K in the cluster: whether `planes` shares of bn columns are narrower than a chunk of
+// D (128 bytes), so that the planes share the tile by rows (dsl/split_k.h, share_plan).
+bool gemm_shares_by_rows(const GemmShape& s, const GemmTiling& t, unsigned planes);
 
 // Registers per thread of the producer warpgroup, and of each MMA warpgroup:
 // what the producer gives back, at most 240.
