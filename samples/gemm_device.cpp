@@ -9,6 +9,8 @@
 namespace tj::samples {
 
 namespace {
+// Adds a line to what for_device says it decided.
+using Say = std::function<void(const std::string&)>;
 // "XxY" of a cluster (its planes along z left out), as the choices' lines name it.
 std::string xy(const ir::Dim3& c) { return std::to_string(c.x) + "x" + std::to_string(c.y); }
 // Cluster tiles of t's bm and cluster with `bn` columns per CTA.
@@ -60,7 +62,7 @@ uint64_t narrow_tile_clusters(const Config& c, const GemmShape& s, const Sample:
 // multicast auto with the tile width chosen (kGemmAlignedPitch): a 2-CTA cluster on one
 // wave of whole tiles, or under stream-K, runs unclustered where the operands' rows are
 // 128-byte aligned; else multicast stays on, with 64-column tiles the pair along N.
-void choose_multicast(const Gemm& gemm, Sample::DeviceChoice& d, int sm_count, const std::function<void(const std::string&)>& say) {
+void choose_multicast(const Gemm& gemm, Sample::DeviceChoice& d, int sm_count, const Say& say) {
   Config& c = d.config;
   const GemmShape s = gemm_shape(c);
   const GemmTiling t = gemm_tiling(c);
@@ -93,133 +95,150 @@ void choose_multicast(const Gemm& gemm, Sample::DeviceChoice& d, int sm_count, c
 }
 }  // namespace
 
+namespace {
+// bn 0: the tile's width, weighed with the schedule it would get; where split-K would take
+// few tiles, the narrow tile (its rows, warpgroups and cluster too) or 64 columns for a short K.
+void choose_width(const Config& c, const Sample::DeviceFacts& device, bool auto_schedule, Sample::DeviceChoice& d, const Say& say) {
+  const int sm_count = device.sm_count;
+  const GemmShape s = gemm_shape(c);
+  const GemmTiling t = gemm_tiling(c);
+  unsigned bn = gemm_auto_bn(s, t, sm_count);
+  const uint64_t clusters = std::max<uint64_t>(1, uint64_t(sm_count) / (uint64_t(t.cluster_m) * t.cluster_n));
+  // Width and schedule together: the model's time per width, times the width over its
+  // rate (as gemm_auto_bn).
+  auto cost = [&](unsigned width, double rate) {
+    GemmTiling w = t;
+    w.bn = width;
+    return gemm_auto_schedule(s, w, sm_count).time * width / rate;
+  };
+  GemmTiling wide = t;
+  wide.bn = 256;
+  uint64_t narrow_clusters = 0;  // the narrow tile's: where it is taken, the 2-CTA clusters its pairs fill
+  if (auto_schedule && cluster_tiles(s, t, 256) > clusters) {
+    // A tail that stream-K absorbs needs no narrower tile.
+    bn = cost(192, 0.97) < cost(256, 1.0) ? 192 : 256;
+  } else if (auto_schedule && gemm_auto_schedule(s, wide, sm_count).schedule == GemmSchedule::SplitK) {
+    // Few tiles: the one-warpgroup narrow tile fills the GPU unsplit at any K
+    // (kGemmNarrowRows); else narrower tiles fill it with fewer splits, so fewer partials,
+    // and with a short K 64 columns fill it with none (kGemmNarrowMaxKblocks).
+    const uint64_t narrow = cluster_tiles(s, t, 64);
+    if ((narrow_clusters = narrow_tile_clusters(c, s, device)) > 0)
+      bn = kGemmNarrowCols;
+    else if (ceil_div(uint64_t(s.k), t.bk) <= kGemmNarrowMaxKblocks && narrow <= clusters && 2 * narrow > clusters)
+      bn = 64;
+    else
+      bn = cost(128, kGemmRate128) < cost(256, 1.0) ? 128 : 256;
+  } else if (auto_schedule && cluster_tiles(s, t, 192) <= clusters) {
+    // One wave of 256-column tiles with clusters idle: 192 columns still in one wave
+    // take 3/4 of the time at their slightly lower rate.
+    bn = 192;
+  }
+  d.config.params["bn"] = int64_t(bn);
+  if (narrow_clusters > 0) {
+    d.config.params["bm"] = kGemmNarrowRows, d.config.params["consumers"] = 1;
+    d.config.params["multicast"] = int64_t(GemmMulticast::Off);
+    d.config.cluster = {1, 2, 1};
+    say("bn 0 -> " + std::to_string(bn) + ", bm " + std::to_string(t.bm) + " -> " + std::to_string(kGemmNarrowRows) +
+        ", consumers 2 -> 1, cluster " + xy(c.cluster) + " -> 1x2 without multicast, for " + std::to_string(sm_count) + " SMs: " +
+        std::to_string(cluster_tiles(s, t, 256)) + " cluster tiles of 256 columns would need split-K; " +
+        std::to_string(cluster_tiles(s, gemm_tiling(d.config), bn)) + " pairs of " + std::to_string(kGemmNarrowRows) + "x" +
+        std::to_string(bn) + " tiles fill one wave of " + std::to_string(narrow_clusters) +
+        " clusters with all of K each, one MMA warpgroup reading each operand byte once");
+    return;
+  }
+  say("bn 0 -> " + std::to_string(bn) + " for " + std::to_string(sm_count) + " SMs (cluster tiles: " +
+      std::to_string(cluster_tiles(s, t, 256)) + " of 256 columns, " + std::to_string(cluster_tiles(s, t, 192)) + " of 192" +
+      (bn == 64 ? ", " + std::to_string(cluster_tiles(s, t, 64)) + " of 64, one wave: K of " +
+                      std::to_string(ceil_div(uint64_t(s.k), t.bk)) + " k-blocks is short enough to run unsplit"
+                : std::string()) +
+      ")");
+}
+
+// splits 0: the count the kernel would take at run time, at one CTA per SM (gemm_workspace).
+void choose_splits(GemmSchedule sched, int sm_count, Sample::DeviceChoice& d, const Say& say) {
+  const GemmShape s = gemm_shape(d.config);
+  const GemmTiling t = gemm_tiling(d.config);
+  const unsigned splits = std::max(1u, gemm_workspace(s, t, sm_count).splits);
+  d.config.params["splits"] = int64_t(splits);
+  if (sched == GemmSchedule::Auto || sched == GemmSchedule::SplitK)
+    d.config.params["schedule"] = int64_t(splits > 1 ? GemmSchedule::SplitK : GemmSchedule::Static);
+  const uint64_t tiles = ceil_div(uint64_t(s.m), t.bm) * ceil_div(uint64_t(s.n), t.bn);
+  say("splits 0 -> " + std::to_string(splits) + " for " + std::to_string(sm_count) + " SMs (" + std::to_string(tiles) +
+      " output tiles, " + std::to_string(ceil_div(uint64_t(s.k), t.bk)) + " k-blocks)" +
+      (splits == 1 ? ": the tiles fill the GPU, the kernel is built without split-K" : ""));
+}
+
+// schedule auto: the wave model's choice (gemm_auto_schedule) for the config as it stands.
+void choose_schedule(int sm_count, Sample::DeviceChoice& d, const Say& say) {
+  const GemmScheduleChoice a = gemm_auto_schedule(gemm_shape(d.config), gemm_tiling(d.config), sm_count);
+  d.config.params["schedule"] = int64_t(a.schedule);
+  d.config.params["splits"] = int64_t(a.splits);
+  const char* name = a.schedule == GemmSchedule::StreamK ? "stream_k" : a.schedule == GemmSchedule::SplitK ? "split_k" : "static";
+  say(std::string("schedule auto -> ") + name + (a.splits > 1 ? " (splits " + std::to_string(a.splits) + ")" : "") + " for " +
+      std::to_string(sm_count) + " SMs: " + a.why);
+}
+
+// Split-K chosen here with split_reduce auto: the splits go into a cluster of their own,
+// (1, 1, splits), a CTA per plane, so that the partials meet in distributed shared memory;
+// unless the operands are large (see kGemmSplitInClusterOperandBytes). `requested` is the
+// spec's cluster, for the line.
+void choose_split_plane(const Gemm& gemm, const ir::Dim3& requested, const Sample::DeviceFacts& device, Sample::DeviceChoice& d,
+                        const Say& say) {
+  const unsigned splits = unsigned(d.config.param("splits"));
+  if (splits <= 1 || d.config.cluster.z != 1 || GemmSplitReduce(d.config.param("split_reduce")) != GemmSplitReduce::Auto ||
+      GemmSchedule(d.config.param("schedule")) != GemmSchedule::SplitK)
+    return;
+  const GemmShape s = gemm_shape(d.config);
+  const uint64_t operands = (uint64_t(s.m) + uint64_t(s.n)) * uint64_t(s.k) * ir::scalar_bytes(s.in);
+  Config in_cluster = d.config;
+  in_cluster.cluster = {1, 1, splits};
+  const GemmTiling ct = gemm_tiling(in_cluster);
+  if (operands > kGemmSplitInClusterOperandBytes) {
+    say("split_reduce auto -> workspace: A and B take " + std::to_string(operands >> 20) + " MiB, over " +
+        std::to_string(kGemmSplitInClusterOperandBytes >> 20) + " MiB, where the cluster's multicast pays more");
+  } else if (ct.split_in_cluster && gemm_shares_by_rows(s, ct, splits)) {
+    // Shares by rows: half the consumers idle in each CTA's fix-up, and 4 or more CTAs per
+    // cluster, of which fewer fit at once than the SM count suggests (30 of 4 on an H200
+    // with 132 SMs): a second round of clusters can cost more than the workspace saves.
+    say("split_reduce auto -> workspace: " + std::to_string(splits) + " splits of " + std::to_string(ct.bn) +
+        " columns would share by rows in clusters of " + std::to_string(splits) +
+        " CTAs, which may not all fit at once (split_reduce cluster takes them)");
+  } else if (ct.split_in_cluster) {
+    // The requested cluster as each plane (its multicast shares operands within the
+    // plane) where its clusters of x * y * splits CTAs all fit at once; else a CTA per plane.
+    Config planes = d.config;
+    planes.cluster = {d.config.cluster.x, d.config.cluster.y, splits};
+    const unsigned ctas = planes.cluster.count();
+    const GemmTiling pt = gemm_tiling(planes);
+    const uint64_t units = cluster_tiles(s, pt, pt.bn);
+    const int fit = d.config.cluster.x * d.config.cluster.y > 1 && ctas <= 8 ? device.clusters_that_fit(ctas).value_or(0) : 0;
+    const bool whole_planes = fit > 0 && units <= uint64_t(fit) && pt.split_in_cluster && !gemm_shares_by_rows(s, pt, splits) &&
+                              gemm.check_config(planes).empty();
+    d.config = whole_planes ? planes : in_cluster;
+    // How the plane was chosen, where the device said how many clusters fit.
+    std::string fit_note;
+    if (fit > 0)
+      fit_note = " (" + std::to_string(units) + " clusters of " + std::to_string(ctas) + " CTAs" +
+                 (whole_planes ? "; " + std::to_string(fit) + " fit at once)" : " would not all fit: " + std::to_string(fit) + " at once)");
+    say("split_reduce auto -> cluster: cluster " + xy(requested) + " -> " + xy(d.config.cluster) + "x" + std::to_string(splits) + ", the " +
+        std::to_string(splits) + " splits of a tile on the planes of one cluster, partials added through distributed shared memory" +
+        fit_note);
+  }
+}
+}  // namespace
+
 std::optional<Sample::DeviceChoice> Gemm::for_device(const Config& c, const DeviceFacts& device) const {
   const int sm_count = device.sm_count;
   const GemmSchedule sched = GemmSchedule(c.param("schedule"));
   const bool auto_schedule = sched == GemmSchedule::Auto && c.param("splits") == 1;
   if (sm_count <= 0 || (c.param("splits") != 0 && c.param("bn") != 0 && !auto_schedule)) return std::nullopt;
   DeviceChoice d{c, ""};
-  auto say = [&](const std::string& line) { d.line += (d.line.empty() ? "" : "; ") + line; };
-  if (c.param("bn") == 0) {
-    const GemmShape s = gemm_shape(c);
-    const GemmTiling t = gemm_tiling(c);
-    unsigned bn = gemm_auto_bn(s, t, sm_count);
-    const uint64_t clusters = std::max<uint64_t>(1, uint64_t(sm_count) / (uint64_t(t.cluster_m) * t.cluster_n));
-    // Width and schedule together: the model's time per width, times the width over its
-    // rate (as gemm_auto_bn).
-    auto cost = [&](unsigned width, double rate) {
-      GemmTiling w = t;
-      w.bn = width;
-      return gemm_auto_schedule(s, w, sm_count).time * width / rate;
-    };
-    GemmTiling wide = t;
-    wide.bn = 256;
-    uint64_t narrow_clusters = 0;  // the narrow tile's: where it is taken, the 2-CTA clusters its pairs fill
-    if (auto_schedule && cluster_tiles(s, t, 256) > clusters) {
-      // A tail that stream-K absorbs needs no narrower tile.
-      bn = cost(192, 0.97) < cost(256, 1.0) ? 192 : 256;
-    } else if (auto_schedule && gemm_auto_schedule(s, wide, sm_count).schedule == GemmSchedule::SplitK) {
-      // Few tiles: narrower ones fill the GPU with fewer splits, so fewer partials; with a
-      // short K, 64 columns fill it with none (kGemmNarrowMaxKblocks).
-      // Narrower still, the one-warpgroup tile fills it unsplit at any K (kGemmNarrowRows).
-      const uint64_t narrow = cluster_tiles(s, t, 64);
-      if ((narrow_clusters = narrow_tile_clusters(c, s, device)) > 0)
-        bn = kGemmNarrowCols;
-      else if (ceil_div(uint64_t(s.k), t.bk) <= kGemmNarrowMaxKblocks && narrow <= clusters && 2 * narrow > clusters)
-        bn = 64;
-      else
-        bn = cost(128, kGemmRate128) < cost(256, 1.0) ? 128 : 256;
-    } else if (auto_schedule && cluster_tiles(s, t, 192) <= clusters) {
-      // One wave of 256-column tiles with clusters idle: 192 columns still in one wave
-      // take 3/4 of the time at their slightly lower rate.
-      bn = 192;
-    }
-    d.config.params["bn"] = int64_t(bn);
-    if (narrow_clusters > 0) {
-      const std::string was = xy(c.cluster);
-      d.config.params["bm"] = kGemmNarrowRows, d.config.params["consumers"] = 1;
-      d.config.params["multicast"] = int64_t(GemmMulticast::Off);
-      d.config.cluster = {1, 2, 1};
-      say("bn 0 -> " + std::to_string(bn) + ", bm " + std::to_string(t.bm) + " -> " + std::to_string(kGemmNarrowRows) +
-          ", consumers 2 -> 1, cluster " + was + " -> 1x2 without multicast, for " + std::to_string(sm_count) + " SMs: " +
-          std::to_string(cluster_tiles(s, t, 256)) + " cluster tiles of 256 columns would need split-K; " +
-          std::to_string(cluster_tiles(s, gemm_tiling(d.config), bn)) + " pairs of " + std::to_string(kGemmNarrowRows) + "x" +
-          std::to_string(bn) + " tiles fill one wave of " + std::to_string(narrow_clusters) +
-          " clusters with all of K each, one MMA warpgroup reading each operand byte once");
-    } else {
-      say("bn 0 -> " + std::to_string(bn) + " for " + std::to_string(sm_count) + " SMs (cluster tiles: " +
-          std::to_string(cluster_tiles(s, t, 256)) + " of 256 columns, " + std::to_string(cluster_tiles(s, t, 192)) + " of 192" +
-          (bn == 64 ? ", " + std::to_string(cluster_tiles(s, t, 64)) + " of 64, one wave: K of " +
-                          std::to_string(ceil_div(uint64_t(s.k), t.bk)) + " k-blocks is short enough to run unsplit"
-                    : std::string()) +
-          ")");
-    }
-  }
-  if (c.param("splits") == 0) {
-    const GemmShape s = gemm_shape(d.config);
-    const GemmTiling t = gemm_tiling(d.config);
-    // The count the kernel would take at run time, at one CTA per SM (gemm_workspace).
-    const unsigned splits = std::max(1u, gemm_workspace(s, t, sm_count).splits);
-    d.config.params["splits"] = int64_t(splits);
-    if (sched == GemmSchedule::Auto || sched == GemmSchedule::SplitK)
-      d.config.params["schedule"] = int64_t(splits > 1 ? GemmSchedule::SplitK : GemmSchedule::Static);
-    const uint64_t tiles = ceil_div(uint64_t(s.m), t.bm) * ceil_div(uint64_t(s.n), t.bn);
-    say("splits 0 -> " + std::to_string(splits) + " for " + std::to_string(sm_count) + " SMs (" + std::to_string(tiles) +
-        " output tiles, " + std::to_string(ceil_div(uint64_t(s.k), t.bk)) + " k-blocks)" +
-        (splits == 1 ? ": the tiles fill the GPU, the kernel is built without split-K" : ""));
-  }
-  if (auto_schedule) {
-    const GemmScheduleChoice a = gemm_auto_schedule(gemm_shape(d.config), gemm_tiling(d.config), sm_count);
-    d.config.params["schedule"] = int64_t(a.schedule);
-    d.config.params["splits"] = int64_t(a.splits);
-    const char* name = a.schedule == GemmSchedule::StreamK ? "stream_k" : a.schedule == GemmSchedule::SplitK ? "split_k" : "static";
-    say(std::string("schedule auto -> ") + name + (a.splits > 1 ? " (splits " + std::to_string(a.splits) + ")" : "") + " for " +
-        std::to_string(sm_count) + " SMs: " + a.why);
-  }
+  const Say say = [&](const std::string& line) { d.line += (d.line.empty() ? "" : "; ") + line; };
+  if (c.param("bn") == 0) choose_width(c, device, auto_schedule, d, say);
+  if (c.param("splits") == 0) choose_splits(sched, sm_count, d, say);
+  if (auto_schedule) choose_schedule(sm_count, d, say);
   if (c.param("bn") == 0 && GemmMulticast(d.config.param("multicast")) == GemmMulticast::Auto) choose_multicast(*this, d, sm_count, say);
-  // Split-K chosen here with split_reduce auto: the splits go into a cluster of their own,
-  // (1, 1, splits), a CTA per plane, so that the partials meet in distributed shared
-  // memory; unless the operands are large (see kGemmSplitInClusterOperandBytes).
-  const unsigned splits = unsigned(d.config.param("splits"));
-  if (splits > 1 && d.config.cluster.z == 1 && GemmSplitReduce(d.config.param("split_reduce")) == GemmSplitReduce::Auto &&
-      GemmSchedule(d.config.param("schedule")) == GemmSchedule::SplitK) {
-    const GemmShape s = gemm_shape(d.config);
-    const uint64_t operands = (uint64_t(s.m) + uint64_t(s.n)) * uint64_t(s.k) * ir::scalar_bytes(s.in);
-    Config in_cluster = d.config;
-    in_cluster.cluster = {1, 1, splits};
-    const GemmTiling ct = gemm_tiling(in_cluster);
-    if (operands > kGemmSplitInClusterOperandBytes) {
-      say("split_reduce auto -> workspace: A and B take " + std::to_string(operands >> 20) + " MiB, over " +
-          std::to_string(kGemmSplitInClusterOperandBytes >> 20) + " MiB, where the cluster's multicast pays more");
-    } else if (ct.split_in_cluster && gemm_shares_by_rows(s, ct, splits)) {
-      // Shares by rows: half the consumers idle in each CTA's fix-up, and 4 or more CTAs per
-      // cluster, of which fewer fit at once than the SM count suggests (30 of 4 on an H200
-      // with 132 SMs): a second round of clusters can cost more than the workspace saves.
-      say("split_reduce auto -> workspace: " + std::to_string(splits) + " splits of " + std::to_string(ct.bn) +
-          " columns would share by rows in clusters of " + std::to_string(splits) +
-          " CTAs, which may not all fit at once (split_reduce cluster takes them)");
-    } else if (ct.split_in_cluster) {
-      // The requested cluster as each plane (its multicast shares operands within the
-      // plane) where its clusters of x * y * splits CTAs all fit at once; else a CTA per plane.
-      Config planes = d.config;
-      planes.cluster = {d.config.cluster.x, d.config.cluster.y, splits};
-      const unsigned ctas = planes.cluster.count();
-      const GemmTiling pt = gemm_tiling(planes);
-      const uint64_t units = cluster_tiles(s, pt, pt.bn);
-      const int fit = d.config.cluster.x * d.config.cluster.y > 1 && ctas <= 8 ? device.clusters_that_fit(ctas).value_or(0) : 0;
-      const bool whole_planes = fit > 0 && units <= uint64_t(fit) && pt.split_in_cluster && !gemm_shares_by_rows(s, pt, splits) &&
-                                check_config(planes).empty();
-      d.config = whole_planes ? planes : in_cluster;
-      // How the plane was chosen, where the device said how many clusters fit.
-      std::string fit_note;
-      if (fit > 0)
-        fit_note = " (" + std::to_string(units) + " clusters of " + std::to_string(ctas) + " CTAs" +
-                   (whole_planes ? "; " + std::to_string(fit) + " fit at once)" : " would not all fit: " + std::to_string(fit) + " at once)");
-      say("split_reduce auto -> cluster: cluster " + xy(c.cluster) + " -> " + xy(d.config.cluster) + "x" + std::to_string(splits) + ", the " +
-          std::to_string(splits) + " splits of a tile on the planes of one cluster, partials added through distributed shared memory" +
-          fit_note);
-    }
-  }
+  choose_split_plane(*this, c.cluster, device, d, say);
   return d;
 }
 
