@@ -18,6 +18,7 @@ struct CompileArgs {
   std::string arch;                  // empty: TILEJIT_ARCH, the device's, or sm_90a
   std::vector<std::string> emit;     // some of emit_kinds()
   std::string out_dir = "tilejit-out";
+  int sms = 0;  // > 0: decide what the spec leaves to the device for a GPU of this many SMs
 };
 
 struct RunArgs {

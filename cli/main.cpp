@@ -70,6 +70,14 @@ int main(int argc, char** argv) {
                       "Comma-separated: ir, cuda, ptx, cubin, sass (sass: through cuobjdump or nvdisasm, found in PATH "
                       "or $CUDA_ROOT/bin; exit 3 when neither is)");
   compile->add_option("-o,--out", ca.out_dir, "Output folder (created if missing)");
+  compile
+      ->add_option("--sms", ca.sms,
+                   "Decide what the spec leaves to the device (the GEMM's bn 0, splits 0, schedule and multicast auto) "
+                   "for a GPU of N SMs, as `run` does on one, print it on the 'auto' line and compile that kernel. Not "
+                   "known here: the tuning DB, and how many clusters the GPU runs at once (clusters of 2 count as half "
+                   "the SMs; split-K in the cluster keeps a CTA per plane), so `run` may still choose otherwise")
+      ->type_name("N")
+      ->check(CLI::Range(1, 1024));
   bool debug_hangs = false;
   // Exactly what is guarded: barrier.cluster.wait has no bounded form in PTX, and bulk_wait
   // waits only for this thread's own TMA stores, which complete or fault on their own.
