@@ -102,10 +102,11 @@ inline constexpr uint64_t kGemmNarrowMaxKblocks = 32;
 // clusters without multicast (the pair reads the same B columns at the same time on one GPC
 // and L2 serves them together; multicast's coupled pipelines cost ~20% here), all of K per
 // tile. From the H200 (same process against the default path then, split-K 2 in the cluster
-// at 128 columns, or 64-column tiles of two warpgroups): 1.035x at 1024^2 x 8192, 1.09x at
-// 1024^2 x 4096, 1.05x at 2048x512x8192, 1.21x at 512x2048x4096, 1.04x at 1024^2 x 2048, 1.07x
-// at 512x2048x2048; 0.965x at 256x4096x8192 (68 MiB of operands, left to split-K), 0.86x at
-// 1000^3 (unaligned rows: the 64-column rule above with multicast along N).
+// at 128 columns, or 64-column tiles of two warpgroups; at mma_depth 2): 1.01x at 1024^2 x
+// 8192, 1.10x at 1024^2 x 4096, 1.05x at 2048x512x8192, 1.21x at 512x2048x4096, 1.04x at 1024^2
+// x 2048 (1.07x at 512x2048x2048 with depth 3); at depth 3, 0.965x at 256x4096x8192 (68 MiB of
+// operands, left to split-K) and 0.86x at 1000^3 (unaligned rows: the 64-column rule above
+// with multicast along N).
 inline constexpr unsigned kGemmNarrowRows = 64, kGemmNarrowCols = 128;
 
 // multicast auto, where bn 0 picks the tile width on a known device: a 2-CTA cluster
