@@ -37,10 +37,12 @@ int cmd_compile(const CompileArgs& args) {
   // --sms: the device's decisions for a GPU of that many SMs (its SM count alone), before
   // anything is compiled or written.
   if (args.sms > 0) {
-    if (std::optional<samples::Sample::DeviceChoice> d = spec.sample->for_device(spec.config, samples::Sample::DeviceFacts(args.sms)))
-      std::cout << "auto      " << d->line << "\n", spec.config = d->config;
-    else
+    if (std::optional<samples::Sample::DeviceChoice> d = spec.sample->for_device(spec.config, samples::Sample::DeviceFacts(args.sms))) {
+      std::cout << "auto      " << d->line << "\n";
+      spec.config = d->config;
+    } else {
       std::cout << "auto      nothing: " << spec.sample->name() << " leaves nothing in this spec to the device\n";
+    }
   }
   rt::Cache cache = rt::Cache::from_env();
   samples::Compiled c = samples::compile_sample(*spec.sample, spec.config, target, &cache);
