@@ -2,7 +2,10 @@
 // (and the narrow tile's rows and warpgroups), split-K's count, the schedule, multicast and
 // the cluster, and where split-K's partials meet; each choice with a line that says why.
 #include <algorithm>
+#include <cstdio>
 #include <functional>
+#include <optional>
+#include <vector>
 
 #include "samples/gemm.h"
 
@@ -13,6 +16,9 @@ namespace {
 using Say = std::function<void(const std::string&)>;
 // "XxY" of a cluster (its planes along z left out), as the choices' lines name it.
 std::string xy(const ir::Dim3& c) { return std::to_string(c.x) + "x" + std::to_string(c.y); }
+// A tile width's rate against 256 columns on the H200 (more operand bytes per flop when
+// narrower): 192 about 3% slower per element, 128 kGemmRate128.
+double width_rate(unsigned bn) { return bn >= 256 ? 1.0 : bn >= 192 ? 0.97 : kGemmRate128; }
 // Cluster tiles of t's bm and cluster with `bn` columns per CTA.
 uint64_t cluster_tiles(const GemmShape& s, const GemmTiling& t, unsigned bn) {
   return ceil_div(ceil_div(uint64_t(s.m), t.bm), t.cluster_m) * ceil_div(ceil_div(uint64_t(s.n), bn), t.cluster_n);
@@ -28,7 +34,7 @@ unsigned gemm_auto_bn(const GemmShape& s, const GemmTiling& t, int sm_count) {
   auto cost = [&](unsigned bn, double rate) { return double(ceil_div(cluster_tiles(s, t, bn), clusters)) * bn / rate; };
   // A GPU that 256-column tiles do not fill keeps them (fewer tiles than clusters: split-K's case).
   if (cost(256, 1.0) <= 256) return 256;
-  return cost(192, 0.97) < cost(256, 1.0) ? 192 : 256;
+  return cost(192, width_rate(192)) < cost(256, 1.0) ? 192 : 256;
 }
 
 namespace {
@@ -96,9 +102,65 @@ void choose_multicast(const Gemm& gemm, Sample::DeviceChoice& d, int sm_count, c
 }  // namespace
 
 namespace {
+// bn 0 outside the split-K regime, after choose_width (kGemmPackingMargin): the width and
+// cluster of the lowest estimated time among 256, 192 and 128 columns in the spec's pair
+// (both pairs where the spec names no cluster) or unclustered (aligned rows only), taken
+// where it beats the width chosen for the spec's cluster by the margin.
+void choose_packing(const Gemm& gemm, const Config& c, int sm_count, Sample::DeviceChoice& d, const Say& say) {
+  if (c.cluster.z != 1 || c.cluster.count() > 2 || GemmMulticast(c.param("multicast")) != GemmMulticast::Auto) return;
+  const GemmShape s = gemm_shape(c);
+  const bool aligned = rows_aligned(s);
+  std::vector<ir::Dim3> clusters;
+  if (!c.named.count("cluster"))
+    clusters = {{1, 2, 1}, {2, 1, 1}};
+  else if (c.cluster.count() == 2)
+    clusters = {c.cluster};
+  if (aligned || c.cluster.count() == 1) clusters.push_back({1, 1, 1});
+  struct Candidate {
+    unsigned bn;
+    ir::Dim3 cluster;
+    double time;  // the wave model's, in k-blocks of 256 columns
+  };
+  // `candidate`: only static schedules, the model's surest estimate, and with unaligned rows no 128
+  // columns (loads bound them there: 0.82x of 256 at 8192x1280x1000 in 1x2, though more waves fill).
+  auto estimate = [&](unsigned bn, const ir::Dim3& cluster, bool candidate) -> std::optional<Candidate> {
+    if (candidate && !aligned && bn < 192) return std::nullopt;
+    Config v = d.config;
+    v.params["bn"] = int64_t(bn), v.cluster = cluster;
+    if (cluster.count() == 1) v.params["multicast"] = int64_t(GemmMulticast::Off);
+    if (!gemm.check_config(v).empty()) return std::nullopt;
+    const GemmTiling t = gemm_tiling(v);
+    const GemmScheduleChoice a = gemm_auto_schedule(s, t, sm_count);
+    if (a.schedule == GemmSchedule::SplitK || (candidate && a.schedule != GemmSchedule::Static)) return std::nullopt;
+    // Unaligned rows: a pair sharing the operand of fewer rows loads more of its own.
+    const bool shares_fewer = cluster.x == 2 ? t.bm < bn : cluster.y == 2 && bn < t.bm;
+    const double rate = width_rate(bn) * (!aligned && shares_fewer ? kGemmUnalignedPairRate : 1.0);
+    return Candidate{bn, cluster, a.time * bn / 256.0 / rate};
+  };
+  const unsigned chosen = unsigned(d.config.param("bn"));
+  const std::optional<Candidate> incumbent = estimate(chosen, c.cluster, false);
+  if (!incumbent) return;
+  std::optional<Candidate> best;
+  for (unsigned bn : {256u, 192u, 128u})
+    for (const ir::Dim3& cluster : clusters)
+      if (std::optional<Candidate> e = estimate(bn, cluster, true); e && (!best || e->time < best->time)) best = e;
+  if (!best || best->time >= incumbent->time * (1.0 - kGemmPackingMargin)) return;
+  d.config.params["bn"] = int64_t(best->bn);
+  d.config.cluster = best->cluster;
+  if (best->cluster.count() == 1 && c.cluster.count() > 1) d.config.params["multicast"] = int64_t(GemmMulticast::Off);
+  char ratio[16];
+  std::snprintf(ratio, sizeof ratio, "%.2f", best->time / incumbent->time);
+  const bool moved = best->cluster.x != c.cluster.x || best->cluster.y != c.cluster.y;
+  say("packing -> bn " + std::to_string(best->bn) +
+      (moved ? ", cluster " + xy(c.cluster) + " -> " + xy(best->cluster) : " in " + xy(c.cluster)) +
+      (best->cluster.count() == 1 && c.cluster.count() > 1 ? " without multicast" : "") + ": est. " + ratio + "x the time of " +
+      std::to_string(chosen) + " columns in " + xy(c.cluster) + ", the wave model's static waves");
+}
+
 // bn 0: the tile's width, weighed with the schedule it would get; where split-K would take
 // few tiles, the narrow tile (its rows, warpgroups and cluster too) or 64 columns for a short K.
-void choose_width(const Config& c, const Sample::DeviceFacts& device, bool auto_schedule, Sample::DeviceChoice& d, const Say& say) {
+void choose_width(const Gemm& gemm, const Config& c, const Sample::DeviceFacts& device, bool auto_schedule, Sample::DeviceChoice& d,
+                  const Say& say) {
   const int sm_count = device.sm_count;
   const GemmShape s = gemm_shape(c);
   const GemmTiling t = gemm_tiling(c);
@@ -114,10 +176,12 @@ void choose_width(const Config& c, const Sample::DeviceFacts& device, bool auto_
   GemmTiling wide = t;
   wide.bn = 256;
   uint64_t narrow_clusters = 0;  // the narrow tile's: where it is taken, the 2-CTA clusters its pairs fill
+  bool few_tiles = false;        // split-K's regime: 256 columns would leave clusters idle
   if (auto_schedule && cluster_tiles(s, t, 256) > clusters) {
     // A tail that stream-K absorbs needs no narrower tile.
-    bn = cost(192, 0.97) < cost(256, 1.0) ? 192 : 256;
+    bn = cost(192, width_rate(192)) < cost(256, 1.0) ? 192 : 256;
   } else if (auto_schedule && gemm_auto_schedule(s, wide, sm_count).schedule == GemmSchedule::SplitK) {
+    few_tiles = true;
     // Few tiles: the one-warpgroup narrow tile fills the GPU unsplit at any K
     // (kGemmNarrowRows); else narrower tiles fill it with fewer splits, so fewer partials,
     // and with a short K 64 columns fill it with none (kGemmNarrowMaxKblocks).
@@ -152,6 +216,7 @@ void choose_width(const Config& c, const Sample::DeviceFacts& device, bool auto_
                       std::to_string(ceil_div(uint64_t(s.k), t.bk)) + " k-blocks is short enough to run unsplit"
                 : std::string()) +
       ")");
+  if (auto_schedule && !few_tiles) choose_packing(gemm, c, sm_count, d, say);
 }
 
 // splits 0: the count the kernel would take at run time, at one CTA per SM (gemm_workspace).
@@ -234,7 +299,7 @@ std::optional<Sample::DeviceChoice> Gemm::for_device(const Config& c, const Devi
   if (sm_count <= 0 || (c.param("splits") != 0 && c.param("bn") != 0 && !auto_schedule)) return std::nullopt;
   DeviceChoice d{c, ""};
   const Say say = [&](const std::string& line) { d.line += (d.line.empty() ? "" : "; ") + line; };
-  if (c.param("bn") == 0) choose_width(c, device, auto_schedule, d, say);
+  if (c.param("bn") == 0) choose_width(*this, c, device, auto_schedule, d, say);
   if (c.param("splits") == 0) choose_splits(sched, sm_count, d, say);
   if (auto_schedule) choose_schedule(sm_count, d, say);
   if (c.param("bn") == 0 && GemmMulticast(d.config.param("multicast")) == GemmMulticast::Auto) choose_multicast(*this, d, sm_count, say);

@@ -500,3 +500,53 @@ TEST_CASE("gemm multicast auto: unclustered for one aligned wave or stream-K, 64
   REQUIRE(d.has_value());
   CHECK(d->config.param("multicast") == int64_t(off));
 }
+
+TEST_CASE("gemm packing: width and cluster chosen together where the wave model's static waves beat the spec's cluster's width",
+          "[samples][gemm][schedule]") {
+  using samples::GemmMulticast;
+  const samples::Sample* s = samples::find_sample("gemm");
+  REQUIRE(s != nullptr);
+  const ir::Dim3 c1x1{1, 1, 1}, c1x2{1, 2, 1}, c2x1{2, 1, 1};
+  struct Want {
+    int64_t m, n, k;
+    ir::Dim3 cluster;  // the spec's
+    bool named;        // whether the spec names it
+    int64_t bn;
+    ir::Dim3 chosen;
+    const char* said;  // in the line ("": no packing said)
+  };
+  for (const Want& w : std::vector<Want>{
+           // 9 x 14 tiles of 256: one wave unclustered, two of 192 in pairs along M.
+           {1152, 3584, 4096, c1x2, true, 256, c1x1,
+            "packing -> bn 256, cluster 1x2 -> 1x1 without multicast: est. 0.65x the time of 192 columns in 1x2, the wave model's static waves"},
+           // 18 x 7 tiles of 128 in one wave, against 192 (multicast auto then unclusters the pair).
+           {2304, 896, 2048, c2x1, false, 128, c1x1, "packing -> bn 128, cluster 2x1 -> 1x2: est. 0.68x the time of 192 columns in 2x1"},
+           // Five waves of 128 columns against three of 256.
+           {1280, 8192, 2048, c1x2, true, 128, c1x2, "packing -> bn 128 in 1x2: est. 0.88x the time of 256 columns in 1x2"},
+           // K 1000 (unaligned rows): the pair shares B's 256 rows rather than A's 128, never unclustered.
+           {8192, 1280, 1000, c2x1, false, 256, c1x2, "packing -> bn 256, cluster 2x1 -> 1x2: est. 0.90x the time of 256 columns in 2x1"},
+           // ... unless the spec names the cluster; whole waves keep what they had.
+           {8192, 1280, 1000, c2x1, true, 256, c2x1, ""},
+           {4096, 4096, 4096, c1x2, true, 256, c1x2, ""},
+           {4096, 4096, 4096, c2x1, false, 256, c2x1, ""},
+       }) {
+    INFO(w.m << " x " << w.n << " x " << w.k << (w.named ? " named " : " default ") << w.cluster.str());
+    samples::Config c = test::gemm_config({{"m", w.m}, {"n", w.n}, {"k", w.k}}, w.cluster);
+    if (w.named) c.named.insert("cluster");
+    const std::optional<samples::Sample::DeviceChoice> d = s->for_device(c, 132);
+    REQUIRE(d.has_value());
+    INFO(d->line);
+    CHECK(d->config.param("bn") == w.bn);
+    CHECK(d->config.cluster.str() == w.chosen.str());
+    CHECK(s->check_config(d->config).empty());
+    if (*w.said) CHECK(d->line.find(w.said) != std::string::npos);
+    else CHECK(d->line.find("packing") == std::string::npos);
+  }
+  // An explicit multicast keeps the spec's cluster and the width chosen for it.
+  samples::Config c = test::gemm_config({{"m", 1152}, {"n", 3584}, {"k", 4096}, {"multicast", int64_t(GemmMulticast::On)}}, c1x2);
+  const std::optional<samples::Sample::DeviceChoice> d = s->for_device(c, 132);
+  REQUIRE(d.has_value());
+  CHECK(d->config.cluster.str() == c1x2.str());
+  CHECK(d->config.param("bn") == 192);
+  CHECK(d->line.find("packing") == std::string::npos);
+}
