@@ -122,19 +122,22 @@ inline constexpr unsigned kGemmNarrowRows = 64, kGemmNarrowCols = 128;
 // up to 1.33x faster than without multicast, and 2x1 gained 1.07-1.17x at 64 columns.
 inline constexpr uint64_t kGemmAlignedPitch = 128;
 
-// bn 0 with schedule and multicast auto, beyond the split-K regime: the tile's width (256,
-// 192 or 128 columns) and its cluster (the spec's pair, or where the spec names none both
-// pairs, 2x1 and 1x2; and unclustered where operand rows are aligned) chosen together by
-// the wave model, each candidate's time times its width over its rate. A candidate replaces
-// the width chosen for the spec's cluster only when it is estimated kGemmPackingMargin
-// faster. With unaligned rows, a pair that shares the operand of fewer rows (A's bm in 2x1,
-// B's bn in 1x2) runs at kGemmUnalignedPairRate of the other. From the H200 (same process,
-// the default path against the variant, docs/performance-log.md): 256 unclustered 1.45x at
-// 1152x3584x4096 (one wave against two of 192 in 1x2); 128 unclustered 1.38x at
-// 2304x896x2048 (one wave, against 192); 128 1.10x at 1280x8192x2048 (5 waves against 3 of
-// 256); unaligned rows: 1x2 1.21x over 2x1 at 8192x1280x1000 and 1.06x at 2048x2560x3000,
-// unclustered there 0.63-0.73x (not a candidate).
-inline constexpr double kGemmPackingMargin = 0.05, kGemmUnalignedPairRate = 0.9;
+// bn 0 with schedule and multicast auto (but not the narrow tile, nor 64 columns): the tile's
+// width (256, 192 or 128 columns) and its cluster (the spec's pair, or where the spec names
+// none both pairs, 2x1 and 1x2; unclustered where operand rows are 128-byte aligned, 2x2 where
+// they are not) chosen together by the wave model (static waves of the clusters the device runs
+// at once), each k-block costing the width's MMAs over its rate or, with unaligned rows, the
+// rows each CTA's TMA loads issue (bm / cluster x of A, bn / cluster y of B) over
+// kGemmUnalignedRows, whichever is more: each 128-byte box row then spans two lines, and the
+// loads bound the rate. A candidate replaces the width chosen for the spec's cluster only when
+// estimated kGemmPackingMargin faster. From the H200 (same process, the default path against
+// the variant, docs/performance-log.md): aligned, 256 unclustered 1.45x at 1152x3584x4096 (one
+// wave against two of 192 in 1x2), 128 unclustered 1.38x at 2304x896x2048 (one wave, against
+// 192), 128 1.10x at 1280x8192x2048 (5 waves against 3 of 256); unaligned, 1x2 1.21x over 2x1
+// at 8192x1280x1000 (256 rows against 320), unclustered 0.63-0.73x (384), 2x2 1.39x at
+// 1536x1000x3000 (128 columns: 128 rows against 192 in 2x1) and 1.25x at 2048x2560x3000 (192:
+// 160 against 224 in 1x2), but slower where 4-CTA clusters took more waves.
+inline constexpr double kGemmPackingMargin = 0.05, kGemmUnalignedRows = 250.0;
 
 // How the kernel tiles it. The cluster is (cluster_n CTAs along N) x (cluster_m along M).
 struct GemmTiling {

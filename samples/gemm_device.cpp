@@ -102,11 +102,20 @@ void choose_multicast(const Gemm& gemm, Sample::DeviceChoice& d, int sm_count, c
 }  // namespace
 
 namespace {
-// bn 0 outside the split-K regime, after choose_width (kGemmPackingMargin): the width and
-// cluster of the lowest estimated time among 256, 192 and 128 columns in the spec's pair
-// (both pairs where the spec names no cluster) or unclustered (aligned rows only), taken
-// where it beats the width chosen for the spec's cluster by the margin.
-void choose_packing(const Gemm& gemm, const Config& c, int sm_count, Sample::DeviceChoice& d, const Say& say) {
+// The SMs the wave model counts for clusters of `ctas`: for more than 2, as many as the
+// device runs at once where it says (30 clusters of 4 on a 132-SM H200: 120); else all.
+int model_sms(const Sample::DeviceFacts& device, unsigned ctas) {
+  const std::optional<int> fit = ctas > 2 ? device.clusters_that_fit(ctas) : std::nullopt;
+  return fit && *fit > 0 ? std::min(device.sm_count, *fit * int(ctas)) : device.sm_count;
+}
+
+// bn 0 after choose_width, unless it took the narrow tile or 64 columns (kGemmPackingMargin):
+// the width and cluster of the lowest estimated time among 256, 192 and 128 columns in the
+// spec's pair (both pairs where the spec names no cluster), unclustered (aligned rows) or in
+// 2x2 (unaligned rows, no cluster named, a device that says how many fit; only 5% ahead of
+// the rest), taken where it beats the width chosen for the spec's cluster by the margin. A k-block costs its MMAs (the width over its rate) or,
+// with unaligned rows, the TMA rows each CTA issues over kGemmUnalignedRows, whichever is more.
+void choose_packing(const Gemm& gemm, const Config& c, const Sample::DeviceFacts& device, Sample::DeviceChoice& d, const Say& say) {
   if (c.cluster.z != 1 || c.cluster.count() > 2 || GemmMulticast(c.param("multicast")) != GemmMulticast::Auto) return;
   const GemmShape s = gemm_shape(c);
   const bool aligned = rows_aligned(s);
@@ -121,29 +130,29 @@ void choose_packing(const Gemm& gemm, const Config& c, int sm_count, Sample::Dev
     ir::Dim3 cluster;
     double time;  // the wave model's, in k-blocks of 256 columns
   };
-  // `candidate`: only static schedules, the model's surest estimate, and with unaligned rows no 128
-  // columns (loads bound them there: 0.82x of 256 at 8192x1280x1000 in 1x2, though more waves fill).
+  // `candidate`: only static schedules, the model's surest estimate.
   auto estimate = [&](unsigned bn, const ir::Dim3& cluster, bool candidate) -> std::optional<Candidate> {
-    if (candidate && !aligned && bn < 192) return std::nullopt;
     Config v = d.config;
     v.params["bn"] = int64_t(bn), v.cluster = cluster;
     if (cluster.count() == 1) v.params["multicast"] = int64_t(GemmMulticast::Off);
     if (!gemm.check_config(v).empty()) return std::nullopt;
     const GemmTiling t = gemm_tiling(v);
-    const GemmScheduleChoice a = gemm_auto_schedule(s, t, sm_count);
+    const GemmScheduleChoice a = gemm_auto_schedule(s, t, model_sms(device, cluster.count()));
     if (a.schedule == GemmSchedule::SplitK || (candidate && a.schedule != GemmSchedule::Static)) return std::nullopt;
-    // Unaligned rows: a pair sharing the operand of fewer rows loads more of its own.
-    const bool shares_fewer = cluster.x == 2 ? t.bm < bn : cluster.y == 2 && bn < t.bm;
-    const double rate = width_rate(bn) * (!aligned && shares_fewer ? kGemmUnalignedPairRate : 1.0);
-    return Candidate{bn, cluster, a.time * bn / 256.0 / rate};
+    const double mmas = bn / 256.0 / width_rate(bn), rows = double(t.bm / cluster.x + bn / cluster.y);
+    return Candidate{bn, cluster, a.time * (aligned ? mmas : std::max(mmas, rows / kGemmUnalignedRows))};
   };
   const unsigned chosen = unsigned(d.config.param("bn"));
   const std::optional<Candidate> incumbent = estimate(chosen, c.cluster, false);
   if (!incumbent) return;
   std::optional<Candidate> best;
-  for (unsigned bn : {256u, 192u, 128u})
-    for (const ir::Dim3& cluster : clusters)
-      if (std::optional<Candidate> e = estimate(bn, cluster, true); e && (!best || e->time < best->time)) best = e;
+  auto consider = [&](const ir::Dim3& cluster, double margin) {
+    for (unsigned bn : {256u, 192u, 128u})
+      if (std::optional<Candidate> e = estimate(bn, cluster, true); e && (!best || e->time < best->time * (1.0 - margin))) best = e;
+  };
+  for (const ir::Dim3& cluster : clusters) consider(cluster, 0.0);
+  // 2x2 only where the device says how many clusters of 4 it runs (30, not 33, on an H200).
+  if (!aligned && !c.named.count("cluster") && device.clusters_that_fit(4).value_or(0) > 0) consider({2, 2, 1}, kGemmPackingMargin);
   if (!best || best->time >= incumbent->time * (1.0 - kGemmPackingMargin)) return;
   d.config.params["bn"] = int64_t(best->bn);
   d.config.cluster = best->cluster;
@@ -154,7 +163,8 @@ void choose_packing(const Gemm& gemm, const Config& c, int sm_count, Sample::Dev
   say("packing -> bn " + std::to_string(best->bn) +
       (moved ? ", cluster " + xy(c.cluster) + " -> " + xy(best->cluster) : " in " + xy(c.cluster)) +
       (best->cluster.count() == 1 && c.cluster.count() > 1 ? " without multicast" : "") + ": est. " + ratio + "x the time of " +
-      std::to_string(chosen) + " columns in " + xy(c.cluster) + ", the wave model's static waves");
+      std::to_string(chosen) + " columns in " + xy(c.cluster) + ", the wave model's static waves" +
+      (aligned ? "" : " with the TMA rows of unaligned operand rows"));
 }
 
 // bn 0: the tile's width, weighed with the schedule it would get; where split-K would take
@@ -176,12 +186,10 @@ void choose_width(const Gemm& gemm, const Config& c, const Sample::DeviceFacts& 
   GemmTiling wide = t;
   wide.bn = 256;
   uint64_t narrow_clusters = 0;  // the narrow tile's: where it is taken, the 2-CTA clusters its pairs fill
-  bool few_tiles = false;        // split-K's regime: 256 columns would leave clusters idle
   if (auto_schedule && cluster_tiles(s, t, 256) > clusters) {
     // A tail that stream-K absorbs needs no narrower tile.
     bn = cost(192, width_rate(192)) < cost(256, 1.0) ? 192 : 256;
   } else if (auto_schedule && gemm_auto_schedule(s, wide, sm_count).schedule == GemmSchedule::SplitK) {
-    few_tiles = true;
     // Few tiles: the one-warpgroup narrow tile fills the GPU unsplit at any K
     // (kGemmNarrowRows); else narrower tiles fill it with fewer splits, so fewer partials,
     // and with a short K 64 columns fill it with none (kGemmNarrowMaxKblocks).
@@ -216,7 +224,7 @@ void choose_width(const Gemm& gemm, const Config& c, const Sample::DeviceFacts& 
                       std::to_string(ceil_div(uint64_t(s.k), t.bk)) + " k-blocks is short enough to run unsplit"
                 : std::string()) +
       ")");
-  if (auto_schedule && !few_tiles) choose_packing(gemm, c, sm_count, d, say);
+  if (auto_schedule && bn != 64) choose_packing(gemm, c, device, d, say);
 }
 
 // splits 0: the count the kernel would take at run time, at one CTA per SM (gemm_workspace).
@@ -234,7 +242,11 @@ void choose_splits(GemmSchedule sched, int sm_count, Sample::DeviceChoice& d, co
 }
 
 // schedule auto: the wave model's choice (gemm_auto_schedule) for the config as it stands.
-void choose_schedule(int sm_count, Sample::DeviceChoice& d, const Say& say) {
+void choose_schedule(const Sample::DeviceFacts& device, Sample::DeviceChoice& d, const Say& say) {
+  // Clusters of 4 (packing's 2x2) as the device runs them; pairs as its SM count says
+  // (choose_width counts them so too).
+  const unsigned ctas = d.config.cluster.x * d.config.cluster.y;
+  const int sm_count = ctas > 2 ? model_sms(device, ctas) : device.sm_count;
   const GemmScheduleChoice a = gemm_auto_schedule(gemm_shape(d.config), gemm_tiling(d.config), sm_count);
   d.config.params["schedule"] = int64_t(a.schedule);
   d.config.params["splits"] = int64_t(a.splits);
@@ -301,7 +313,7 @@ std::optional<Sample::DeviceChoice> Gemm::for_device(const Config& c, const Devi
   const Say say = [&](const std::string& line) { d.line += (d.line.empty() ? "" : "; ") + line; };
   if (c.param("bn") == 0) choose_width(*this, c, device, auto_schedule, d, say);
   if (c.param("splits") == 0) choose_splits(sched, sm_count, d, say);
-  if (auto_schedule) choose_schedule(sm_count, d, say);
+  if (auto_schedule) choose_schedule(device, d, say);
   if (c.param("bn") == 0 && GemmMulticast(d.config.param("multicast")) == GemmMulticast::Auto) choose_multicast(*this, d, sm_count, say);
   choose_split_plane(*this, c.cluster, device, d, say);
   return d;

@@ -506,7 +506,7 @@ TEST_CASE("gemm packing: width and cluster chosen together where the wave model'
   using samples::GemmMulticast;
   const samples::Sample* s = samples::find_sample("gemm");
   REQUIRE(s != nullptr);
-  const ir::Dim3 c1x1{1, 1, 1}, c1x2{1, 2, 1}, c2x1{2, 1, 1};
+  const ir::Dim3 c1x1{1, 1, 1}, c1x2{1, 2, 1}, c2x1{2, 1, 1}, c2x2{2, 2, 1};
   struct Want {
     int64_t m, n, k;
     ir::Dim3 cluster;  // the spec's
@@ -524,7 +524,9 @@ TEST_CASE("gemm packing: width and cluster chosen together where the wave model'
            // Five waves of 128 columns against three of 256.
            {1280, 8192, 2048, c1x2, true, 128, c1x2, "packing -> bn 128 in 1x2: est. 0.88x the time of 256 columns in 1x2"},
            // K 1000 (unaligned rows): the pair shares B's 256 rows rather than A's 128, never unclustered.
-           {8192, 1280, 1000, c2x1, false, 256, c1x2, "packing -> bn 256, cluster 2x1 -> 1x2: est. 0.90x the time of 256 columns in 2x1"},
+           {8192, 1280, 1000, c2x1, false, 256, c1x2,
+            "packing -> bn 256, cluster 2x1 -> 1x2: est. 0.80x the time of 256 columns in 2x1, the wave model's static waves with the "
+            "TMA rows of unaligned operand rows"},
            // ... unless the spec names the cluster; whole waves keep what they had.
            {8192, 1280, 1000, c2x1, true, 256, c2x1, ""},
            {4096, 4096, 4096, c1x2, true, 256, c1x2, ""},
@@ -541,6 +543,20 @@ TEST_CASE("gemm packing: width and cluster chosen together where the wave model'
     CHECK(s->check_config(d->config).empty());
     if (*w.said) CHECK(d->line.find(w.said) != std::string::npos);
     else CHECK(d->line.find("packing") == std::string::npos);
+  }
+  // Unaligned rows on a device that says how many clusters of 4 it runs (30 of 4, 66 of 2):
+  // 2x2 where its fewer TMA rows per CTA pay and its clusters fit the waves.
+  const samples::Sample::DeviceFacts h200(132, [](unsigned ctas) { return ctas == 4 ? 30 : ctas == 2 ? 66 : 0; });
+  for (auto [m, n, k, bn, cluster] : {std::tuple{1536, 1000, 3000, 128, c2x2}, {2048, 2560, 3000, 192, c2x2}, {8192, 1280, 1000, 256, c1x2},
+                                      {2000, 2000, 2000, 256, c1x2}}) {
+    INFO(m << " x " << n << " x " << k);
+    const std::optional<samples::Sample::DeviceChoice> d = s->for_device(test::gemm_config({{"m", m}, {"n", n}, {"k", k}}, c2x1), h200);
+    REQUIRE(d.has_value());
+    INFO(d->line);
+    CHECK(d->config.param("bn") == bn);
+    CHECK(d->config.cluster.str() == cluster.str());
+    CHECK(s->check_config(d->config).empty());
+    if (cluster.count() == 4) CHECK(d->line.find("cluster tiles on 30 clusters") != std::string::npos);
   }
   // An explicit multicast keeps the spec's cluster and the width chosen for it.
   samples::Config c = test::gemm_config({{"m", 1152}, {"n", 3584}, {"k", 4096}, {"multicast", int64_t(GemmMulticast::On)}}, c1x2);
