@@ -40,10 +40,12 @@ GemmScheduleChoice gemm_auto_schedule(const GemmShape& s, const GemmTiling& t, i
   const std::string model = "static " + std::to_string(waves) + (waves == 1 ? " wave of " : " waves of ") + std::to_string(kblocks) + " k-blocks, the last " +
                             fixed(100.0 * double(tiles % clusters) / double(clusters), 0) + "% busy; stream-K est. " +
                             fixed(stream_time / static_time, 2) + "x of its time";
-  // Fewer tiles than clusters: every tile would be shared, each with its fix-up; measured
-  // slower than one static wave there (the H200, same process: 0.81x at 2304x256x8192 with the
-  // narrow tile, 0.92x at 1000x1280x16384 with 128 columns, docs/performance-log.md).
-  if (tiles < clusters) return {GemmSchedule::Static, what + ": " + model + "; fewer tiles than clusters, stream-K would share every tile", 1, static_time};
+  // The narrow tile (bm 64, one MMA warpgroup) on fewer tiles than clusters: stream-K would
+  // share every tile, each with its fix-up; 0.81-0.82x of one static wave at 2304x256x8192 on
+  // the H200 (same process, two calls; docs/performance-log.md). Wider tiles there: 192
+  // columns at 3072x768x12288 ran 1.07x faster under stream-K, 128 at 1000x1280x16384 0.92-0.98x.
+  if (tiles < clusters && t.bm < 128)
+    return {GemmSchedule::Static, what + ": " + model + "; the narrow tile on fewer tiles than clusters stays static", 1, static_time};
   if (stream_time <= static_time * (1.0 - kGemmStreamKMargin))
     return {GemmSchedule::StreamK,
             what + ": " + model + " (the k-blocks of the last " + std::to_string(shared) + " tiles shared by every cluster)", 1,

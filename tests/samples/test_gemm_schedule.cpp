@@ -49,6 +49,19 @@ TEST_CASE("gemm schedule auto: split-K for few tiles, static for whole waves, st
   c = choose(5120, 5120, 5120, {1, 2, 1}, 132);
   CHECK(c.schedule == GemmSchedule::StreamK);
   CHECK(c.why.rfind("400 cluster tiles on 66 clusters (6.06 waves): static 7 waves of 80 k-blocks, the last 6% busy; stream-K est. 0.93x", 0) == 0);
+  // Fewer tiles than clusters: the narrow tile (64 x 128, one MMA warpgroup) stays static
+  // (72 tiles of 2304x256x8192 in 36 pairs); 192 columns unclustered keep stream-K (96 tiles of
+  // 3072x768x12288 on 132 SMs).
+  {
+    samples::Config n = test::gemm_config({{"m", 2304}, {"n", 256}, {"k", 8192}, {"bm", 64}, {"bn", 128}, {"consumers", 1}}, {1, 2, 1});
+    c = samples::gemm_auto_schedule(samples::gemm_shape(n), samples::gemm_tiling(n), 132);
+    CHECK(c.schedule == GemmSchedule::Static);
+    CHECK(c.why.find("36 cluster tiles on 66 clusters (0.55 waves): static 1 wave of 128 k-blocks, the last 55% busy; stream-K est. ") == 0);
+    CHECK(c.why.find("; the narrow tile on fewer tiles than clusters stays static") != std::string::npos);
+    n = test::gemm_config({{"m", 3072}, {"n", 768}, {"k", 12288}, {"bn", 192}});
+    c = samples::gemm_auto_schedule(samples::gemm_shape(n), samples::gemm_tiling(n), 132);
+    CHECK(c.schedule == GemmSchedule::StreamK);
+  }
   // 133 tiles on 132 SMs with a short K: one more wave of 2 k-blocks costs less than the fix-ups.
   c = choose(128 * 133, 256, 128, {1, 1, 1}, 132);
   CHECK(c.schedule == GemmSchedule::Static);
