@@ -3,8 +3,8 @@
 # GPU tests, every sample spec through the CLI, benchmarks, tuning (gpu_tune.sh),
 # multicast traffic with ncu, and compute-sanitizer on every sample. Run from the repo root with
 # the binaries staged by scripts/stage.sh in .stage/; logs go to $OUT (or ./out).
-#   scripts/gpu_session.sh [SECTION...]   sections: tests runs faults plugins races bench gemm epilogue pdl splitk-cluster pingpong attention attention-schedules attention-table softmax schedules streamk gemm-configs readme-table gemm-versus ncu timeline gemm-timelines tune multicast sanitizer
-# (all but attention-table, gemm-configs, readme-table and gemm-timelines when none is named; named ones append to out/summary.txt, so a session can be split
+#   scripts/gpu_session.sh [SECTION...]   sections: tests runs faults plugins races bench gemm epilogue pdl splitk-cluster pingpong attention attention-schedules attention-table softmax schedules streamk gemm-configs readme-table sweep gemm-versus ncu timeline gemm-timelines tune multicast sanitizer
+# (all but attention-table, gemm-configs, readme-table, sweep and gemm-timelines when none is named; named ones append to out/summary.txt, so a session can be split
 # across several commands).
 set -uo pipefail
 OUT=${OUT:-out}; mkdir -p "$OUT"
@@ -259,9 +259,21 @@ fi
 # cuBLAS on its 15 shapes, with 300-launch blocks (only when named).
 README_SHAPES=4096x4096x4096,6144x6144x6144,8192x8192x8192,4224x4224x4096,8192x8192x1024,1024x1024x8192,2048x2048x2048,512x8192x8192,256x4096x8192,5120x5120x5120,8576x512x8192,1024x1024x4096,1024x1024x2048,512x2048x4096,2048x512x8192
 if [[ "$SECTIONS" == *" readme-table "* ]]; then
-  timeout 500 $B/tilejit_bench_gemm --no-tuned --iters 50 --reps 5 --sustained 300 --config cluster=1x2 \
+  # The default path: no --config (the spec's default cluster, which bn 0 may change) and no tuning DB.
+  timeout 500 $B/tilejit_bench_gemm --no-tuned --iters 50 --reps 5 --sustained 300 \
     --shapes "$README_SHAPES" > "$OUT/bench_readme.log" 2>&1
   note "bench gemm, the README's table rc=$?"; grep -E '^(device|[0-9]+ reps|\||  tuned|  auto)' "$OUT/bench_readme.log" >> "$summary"
+fi
+
+# The default path over 40 shapes drawn at random once (2026-12-03; M, N in 256..8192, K in
+# 512..16384, aligned and unaligned rows) and 9 more with unaligned rows: shapes no rule was
+# fitted to first. Per rep ratios against cuBLAS, and their geometric mean (only when named).
+SWEEP_SHAPES=2048x512x1000,256x4096x1024,384x512x8192,2048x896x1000,256x2560x3072,256x1024x8192,2000x384x3072,4096x640x1024,3584x768x1024,1280x1152x2048,3072x2304x512,1152x1536x2048,640x512x12288,2304x896x2048,1536x1000x3000,768x512x12288,2304x256x8192,2000x2560x1024,512x3584x3000,1280x3072x1536,1024x2048x3072,1280x896x6144,4608x1536x1024,8192x1280x1000,1280x4096x2048,2048x2560x3000,1000x1000x16384,1152x3584x4096,768x8192x3072,1000x1280x16384,1280x8192x2048,4608x4608x1024,3072x768x12288,3584x2048x4096,1152x4608x6144,4608x2304x8192,2000x7168x6144,6144x1536x16384,2560x7168x16384,7168x8192x12288,3000x3000x3000,1000x3000x3000,6000x2000x1000,2000x6000x3000,1000x1000x1000,5000x5000x1000,3000x1000x5000,2000x2000x2000,4000x4000x1000
+if [[ "$SECTIONS" == *" sweep "* ]]; then
+  timeout 300 $B/tilejit_bench_gemm --no-tuned --iters 20 --reps 3 --sustained 0 --shapes "$SWEEP_SHAPES" > "$OUT/bench_sweep.log" 2>&1
+  rc=$?
+  note "bench gemm, the sweep of $(echo "$SWEEP_SHAPES" | tr ',' '\n' | wc -l) shapes rc=$rc: geometric mean of the per-rep medians $(grep -E '^\| [0-9]' "$OUT/bench_sweep.log" | awk -F'|' '{split($8, p, "/"); s += log(p[2]); n++} END {if (n) printf "%.3f over %d shapes", exp(s / n), n}')"
+  grep -E '^\| [0-9]' "$OUT/bench_sweep.log" >> "$summary"
 fi
 
 # The GEMM bench per config, each against cuBLAS interleaved per shape: GEMM_CONFIGS (configs
