@@ -540,6 +540,10 @@ TEST_CASE("gemm packing: width and cluster chosen together where the wave model'
            {8192, 1280, 1000, c2x1, false, 256, c1x2,
             "packing -> bn 256, cluster 2x1 -> 1x2: est. 0.80x the time of 256 columns in 2x1, the wave model's static waves with the "
             "TMA rows of unaligned operand rows"},
+           // Split-K's regime: the default pair turns to share B where B has more rows and as few cluster tiles result.
+           {256, 4096, 8192, c2x1, false, 128, c1x2, "cluster 2x1 -> 1x2: the pair shares B (4096 rows against A's 256) in as few cluster tiles"},
+           {256, 4096, 8192, c2x1, true, 128, c2x1, ""},
+           {640, 512, 12288, c2x1, false, 128, c2x1, ""},  // 5 tile rows: 12 cluster tiles along M against 10
            // ... unless the spec names the cluster; whole waves keep what they had.
            {8192, 1280, 1000, c2x1, true, 256, c2x1, ""},
            {4096, 4096, 4096, c1x2, true, 256, c1x2, ""},
