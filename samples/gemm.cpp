@@ -42,7 +42,9 @@ std::vector<ParamSpec> Gemm::params() const {
            "tile columns (N) per CTA: a multiple of 64; 0: chosen for the device that runs it (256 where no device is "
            "known): 256 or 192, whichever leaves less of the last wave of tiles idle; where 256-column tiles would need "
            "split-K, 128 or 64, or with bm, consumers and split_reduce left to the defaults the narrow tile, 64x128 of one "
-           "MMA warpgroup in 1x2 clusters without multicast (`tilejit run` prints the choice)"},
+           "MMA warpgroup in 1x2 clusters without multicast; then, with multicast auto, 256, 192 or 128 columns in the other "
+           "pair (no cluster named), unclustered (aligned rows) or 2x2 (unaligned rows) where the wave model puts them 5% "
+           "ahead (`tilejit run` prints the choice)"},
           {"bk", 64, 32, 256, "K per pipeline stage: 32 (64-byte-swizzled rows) or a multiple of 64"},
           {"stages", 0, 0, 8, "pipeline stages in shared memory (2..8; 0: as many as fit, at most 8)"},
           {"consumers", 2, 1, 2, "consumer warpgroups (each owns bm / consumers rows of the tile, or all of them with pingpong)"},

@@ -171,9 +171,9 @@ void choose_packing(const Gemm& gemm, const Config& c, const Sample::DeviceFacts
 // along M instead, sharing B, where B has more rows than A and the pairs along M make no more
 // cluster tiles. Few tiles over a long K read their operands from DRAM more than once
 // otherwise: each tile column of the larger B read by as many clusters as there are tile rows.
-// From the H200: 1.04x at 256x1024x8192 (same process); 256x4096x8192 0.96x of cuBLAS in 2x1,
-// 1.05x in 1x2 (two calls). Odd tile rows make more cluster tiles along M (640x512x12288: 2x1
-// ran 1.30x faster).
+// On the H200 the two pairs ran alike at 256x4096x8192 and 256x1024x8192 (1x2 / 2x1 0.997
+// and 0.996, same process): B's 64 MiB there still meet in L2. Odd tile rows make more cluster
+// tiles along M, which this keeps out (640x512x12288: 2x1 ran 1.30x faster than 1x2).
 bool pair_along_m(const Config& c, const GemmShape& s, unsigned bn) {
   if (c.named.count("cluster") || c.cluster.x != 2 || c.cluster.y != 1 || c.cluster.z != 1 || s.n <= s.m) return false;
   GemmTiling t = gemm_tiling(c);
