@@ -354,6 +354,24 @@ TEST_CASE("gemm: the occupancy probe counts the GEMM's clusters, and auto's 1x2x
   }
 }
 
+// Packing on the default path (bn 0, no cluster named: the spec's default pair 2x1), as
+// `tilejit run` decides it for this GPU: one wave of 256 columns unclustered, one wave of 128,
+// and unaligned rows (K 3000) in 2x2 clusters where this GPU runs enough of them; also with
+// alpha, beta and f32 out.
+TEST_CASE("gemm: packing's width and cluster on the default path against cuBLAS [gpu]", "[gpu][gemm][packing]") {
+  const tj::ir::Dim3 pair{2, 1, 1};
+  const int64_t off = int64_t(tj::samples::GemmMulticast::Off);
+  for (const GemmCase& g : std::vector<GemmCase>{
+           {1152, 3584, 4096, {}, pair, 1.0, 0.0, true, {{"bn", 256}, {"multicast", off}}},
+           {2304, 896, 2048, {}, pair, 1.0, 0.0, true, {{"bn", 128}, {"multicast", off}}},
+           {1536, 1000, 3000, {}, pair, 1.0, 0.0, true, {{"bn", 128}}},
+           {512, 3584, 3000, {}, pair, 1.0, 0.0, true, {{"bn", 128}}},
+           {2048, 2560, 3000, {}, pair, 1.0, 0.0, true, {{"bn", 192}}},
+           {1536, 1000, 3000, {{"out", 2}}, pair, 1.5, 0.5, true, {{"bn", 128}}},
+       })
+    check(g, 4242);
+}
+
 // Stream-K (dsl/split_k.h) on the H200's 132 SMs: the tail's tiles shared between
 // every cluster. Few tiles (all stream-K, several clusters per tile), waves plus a tail
 // (the last full wave joins the tail), ragged M, N and K, k-blocks fewer than a share's

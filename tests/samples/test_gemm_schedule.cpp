@@ -4,6 +4,7 @@
 
 #include <tuple>
 
+#include "generators/runner.h"
 #include "generators/sample.h"
 #include "samples/builtin.h"
 #include "samples/gemm.h"
@@ -574,6 +575,18 @@ TEST_CASE("gemm packing: width and cluster chosen together where the wave model'
     CHECK(d->config.cluster.str() == cluster.str());
     CHECK(s->check_config(d->config).empty());
     if (cluster.count() == 4) CHECK(d->line.find("cluster tiles on 30 clusters") != std::string::npos);
+  }
+  // The 2x2 choice with beta and f32 out (C loaded by TMA into the chunk buffers) lowers,
+  // passes the transaction and race checks and compiles with NVRTC for sm_90a.
+  {
+    samples::Config c = test::gemm_config({{"m", 1536}, {"n", 1000}, {"k", 3000}, {"out", 2}}, c2x1);
+    c.reals["beta"] = 0.5;
+    const std::optional<samples::Sample::DeviceChoice> d = s->for_device(c, h200);
+    REQUIRE(d.has_value());
+    INFO(d->line);
+    CHECK(d->config.param("bn") == 128);
+    CHECK(d->config.cluster.str() == c2x2.str());
+    CHECK(!samples::compile_sample(*s, d->config, codegen::Target::sm90a(), nullptr).ptx().empty());
   }
   // An explicit multicast keeps the spec's cluster and the width chosen for it.
   samples::Config c = test::gemm_config({{"m", 1152}, {"n", 3584}, {"k", 4096}, {"multicast", int64_t(GemmMulticast::On)}}, c1x2);
