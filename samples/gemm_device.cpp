@@ -113,8 +113,9 @@ int model_sms(const Sample::DeviceFacts& device, unsigned ctas) {
 // the width and cluster of the lowest estimated time among 256, 192 and 128 columns in the
 // spec's pair (both pairs where the spec names no cluster), unclustered (aligned rows) or in
 // 2x2 (unaligned rows, no cluster named, a device that says how many fit; only 5% ahead of
-// the rest), taken where it beats the width chosen for the spec's cluster by the margin. A k-block costs its MMAs (the width over its rate) or,
-// with unaligned rows, the TMA rows each CTA issues over kGemmUnalignedRows, whichever is more.
+// the rest), taken where it beats the width chosen for the spec's cluster by the margin. A
+// k-block costs its MMAs (the width over its rate) or, with unaligned rows, the TMA rows each
+// CTA issues over kGemmUnalignedRows, whichever is more.
 void choose_packing(const Gemm& gemm, const Config& c, const Sample::DeviceFacts& device, Sample::DeviceChoice& d, const Say& say) {
   if (c.cluster.z != 1 || c.cluster.count() > 2 || GemmMulticast(c.param("multicast")) != GemmMulticast::Auto) return;
   const GemmShape s = gemm_shape(c);
@@ -172,8 +173,8 @@ void choose_packing(const Gemm& gemm, const Config& c, const Sample::DeviceFacts
 // cluster tiles. Few tiles over a long K read their operands from DRAM more than once
 // otherwise: each tile column of the larger B read by as many clusters as there are tile rows.
 // On the H200 the two pairs ran alike at 256x4096x8192 and 256x1024x8192 (1x2 / 2x1 0.997
-// and 0.996, same process): B's 64 MiB there still meet in L2. Odd tile rows make more cluster
-// tiles along M, which this keeps out (640x512x12288: 2x1 ran 1.30x faster than 1x2).
+// and 0.996, same process): no gain measured yet. Odd tile rows make more cluster tiles along
+// M, which this keeps out (640x512x12288: 2x1 ran 1.30x faster than 1x2).
 bool pair_along_m(const Config& c, const GemmShape& s, unsigned bn) {
   if (c.named.count("cluster") || c.cluster.x != 2 || c.cluster.y != 1 || c.cluster.z != 1 || s.n <= s.m) return false;
   GemmTiling t = gemm_tiling(c);
