@@ -42,8 +42,9 @@ GemmScheduleChoice gemm_auto_schedule(const GemmShape& s, const GemmTiling& t, i
                             fixed(stream_time / static_time, 2) + "x of its time";
   // The narrow tile (bm 64, one MMA warpgroup) on fewer tiles than clusters: stream-K would
   // share every tile, each with its fix-up; 0.81-0.82x of one static wave at 2304x256x8192 on
-  // the H200 (same process, two calls; docs/performance-log.md). Wider tiles there: 192
-  // columns at 3072x768x12288 ran 1.07x faster under stream-K, 128 at 1000x1280x16384 0.92-0.98x.
+  // the H200 (same process, two calls; docs/performance-log.md). Wider tiles keep the model's
+  // choice: under stream-K 192 columns ran 1.07x as fast as static at 3072x768x12288, 128
+  // columns 0.92-0.98x at 1000x1280x16384 (two calls): no rule for them yet.
   if (tiles < clusters && t.bm < 128)
     return {GemmSchedule::Static, what + ": " + model + "; the narrow tile on fewer tiles than clusters stays static", 1, static_time};
   if (stream_time <= static_time * (1.0 - kGemmStreamKMargin))
