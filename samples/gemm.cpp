@@ -39,12 +39,14 @@ std::vector<ParamSpec> Gemm::params() const {
           {"layout", 0, 0, 1, "tn: B is N x K row-major (K contiguous); nn: B is K x N row-major", kLayouts},
           {"bm", 128, 64, 256, "tile rows (M) per CTA: a multiple of 64 x consumers"},
           {"bn", 0, 0, 512,
-           "tile columns (N) per CTA: a multiple of 64; 0: chosen for the device that runs it (256 where no device is "
+           "tile columns (N) per CTA: a multiple of 16 up to 256 with layout tn (the last epilogue chunk of a width that is "
+           "not a multiple of 64 is narrower), else of 64; 0: chosen for the device that runs it (256 where no device is "
            "known): 256 or 192, whichever leaves less of the last wave of tiles idle; where 256-column tiles would need "
            "split-K, 128 or 64, or with bm, consumers and split_reduce left to the defaults the narrow tile, 64x128 of one "
-           "MMA warpgroup in 1x2 clusters without multicast; then, with multicast auto, 256, 192 or 128 columns in the other "
-           "pair (no cluster named), unclustered (aligned rows) or 2x2 (unaligned rows) where the wave model puts them 5% "
-           "ahead (`tilejit run` prints the choice)"},
+           "MMA warpgroup in 1x2 clusters without multicast; then, with multicast auto, any width from 256 down to 80 in "
+           "16-column steps (tn; else 256, 192 or 128) in the spec's pair or the other one (no cluster named), "
+           "unclustered (aligned rows) or 2x2 (unaligned rows) where the wave model puts them 5% ahead, a width that is "
+           "not a multiple of 64 only 9% ahead of the one it narrows (`tilejit run` prints the choice)"},
           {"bk", 64, 32, 256, "K per pipeline stage: 32 (64-byte-swizzled rows) or a multiple of 64"},
           {"stages", 0, 0, 8, "pipeline stages in shared memory (2..8; 0: as many as fit, at most 8)"},
           {"consumers", 2, 1, 2, "consumer warpgroups (each owns bm / consumers rows of the tile, or all of them with pingpong)"},
@@ -258,7 +260,13 @@ std::vector<ConfigProblem> Gemm::check_config(const Config& c) const {
     need(t.bn <= 256, "params.pingpong", "pingpong tiles take B from shared memory in one wgmma, at most 256 columns (bn = " +
                                              std::to_string(t.bn) + "): use bn <= 256, or pingpong 0");
   }
-  need(t.bn % 64 == 0, "params.bn", "bn = " + std::to_string(t.bn) + " must be a multiple of 64");
+  // Tiles of any multiple of 16 columns up to one wgmma's 256 with B K-major (tn; the wave
+  // model packs tiles closer to whole waves with them), else of 64 (B's N-major panels).
+  const bool fine = s.layout == GemmLayout::TN && t.bn <= 256;
+  need(t.bn % (fine ? 16 : 64) == 0 && t.bn > 0, "params.bn",
+       "bn = " + std::to_string(t.bn) + " must be a multiple of " + (fine ? "16" : "64") +
+           (fine ? std::string() : std::string(" (") + (s.layout == GemmLayout::NN ? "layout nn" : "over 256 columns") +
+                                       "; multiples of 16 up to 256 with layout tn)"));
   need(t.bk == 32 || t.bk % 64 == 0, "params.bk", "bk = " + std::to_string(t.bk) + " must be 32 or a multiple of 64 (64- or 128-byte rows of 16-bit elements)");
   need(c.cluster.count() <= 8, "cluster", "the GEMM takes a cluster [x (along N), y (along M), z (splits in the cluster)] of at most 8 CTAs");
   need(c.cluster.z == 1 || t.split_in_cluster, "cluster",

@@ -80,6 +80,19 @@ inline constexpr double kGemmStreamKFixup = 36.0, kGemmStreamKMargin = 0.02;
 // of 128 columns unsplit on five shapes of 24-32 cluster tiles with K 8192 (a partial
 // costs 5-12 k-blocks there).
 inline constexpr double kGemmSplitKPartial = 8.0, kGemmRate128 = 0.95;
+// Packing's narrowest width (choose_packing, tn), and the rate model below 128 columns:
+// a tile's time per element grows as 1 + kGemmNarrowBytesCost x (1 / bn - 1 / 128) over
+// 128's (the operand bytes per flop at bm 128), fitted to 128 and 192 columns' rates.
+inline constexpr unsigned kGemmMinPackedBn = 80;
+inline constexpr double kGemmNarrowBytesCost = 13.5;
+// A width that is not a multiple of 64 is a candidate only where the wave model puts it
+// this far ahead of the multiple of 64 above it in the same cluster (the tile it narrows).
+// From the H200 (same process, the default path against the previous choice,
+// docs/performance-log.md): estimated 0.66-0.906x of that width, such widths ran 1.04-1.18x
+// faster than the previous choice on fourteen shapes; estimated 0.913-0.94x, 0.95-1.04x (224
+// against 256 at 5000^2 x 1000, 240 against 256 at 3584x2048x4096, 112 against 128 in 2x2
+// at 1536x1000x3000 slower; 176 against 192 at 4224^2 x 4096 faster).
+inline constexpr double kGemmFineMargin = 0.09;
 // split_reduce auto puts split-K's splits into a cluster of their own, (1, 1, splits),
 // where A and B together take at most this many bytes; above, it keeps the workspace and
 // the requested cluster, whose multicast shares operands. From the H200 (same process,
@@ -232,6 +245,10 @@ unsigned gemm_auto_split_cap(uint64_t kblocks);
 
 // Shared memory the kernel uses (tiles, alignment and barriers), bytes.
 uint64_t smem_bytes(const GemmShape& s, const GemmTiling& t);
+// The columns of bn past its whole epilogue chunks (128 bytes of D each): 0, or with a bn
+// that is a multiple of 16 but not of a chunk, the narrower last chunk of each tile, which
+// the kernel stores through a buffer and the maps D_tail and C_tail of its own.
+unsigned gemm_tail_cols(const GemmShape& s, const GemmTiling& t);
 // The kernel itself (samples/gemm_kernel.cpp).
 ir::Kernel build_gemm_kernel(const GemmShape& s, const GemmTiling& t);
 

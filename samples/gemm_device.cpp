@@ -17,8 +17,14 @@ using Say = std::function<void(const std::string&)>;
 // "XxY" of a cluster (its planes along z left out), as the choices' lines name it.
 std::string xy(const ir::Dim3& c) { return std::to_string(c.x) + "x" + std::to_string(c.y); }
 // A tile width's rate against 256 columns on the H200 (more operand bytes per flop when
-// narrower): 192 about 3% slower per element, 128 kGemmRate128.
-double width_rate(unsigned bn) { return bn >= 256 ? 1.0 : bn >= 192 ? 0.97 : kGemmRate128; }
+// narrower): 192 about 3% slower per element, 128 kGemmRate128, linear between them; below
+// 128 as the operand bytes per flop grow (1 / bn + 1 / bm at bm 128), scaled to 128's rate.
+double width_rate(unsigned bn) {
+  if (bn >= 256) return 1.0;
+  if (bn >= 192) return 0.97 + 0.03 * (bn - 192) / 64.0;
+  if (bn >= 128) return kGemmRate128 + (0.97 - kGemmRate128) * (bn - 128) / 64.0;
+  return kGemmRate128 / (1.0 + kGemmNarrowBytesCost * (1.0 / bn - 1.0 / 128));
+}
 // Cluster tiles of t's bm and cluster with `bn` columns per CTA.
 uint64_t cluster_tiles(const GemmShape& s, const GemmTiling& t, unsigned bn) {
   return ceil_div(ceil_div(uint64_t(s.m), t.bm), t.cluster_m) * ceil_div(ceil_div(uint64_t(s.n), bn), t.cluster_n);
@@ -131,6 +137,13 @@ void choose_packing(const Gemm& gemm, const Config& c, const Sample::DeviceFacts
     ir::Dim3 cluster;
     double time;  // the wave model's, in k-blocks of 256 columns
   };
+  // The widths: every multiple of 16 from 256 down to kGemmMinPackedBn where B is K-major
+  // (tn: the tile's last chunk may be narrower than 128 bytes of D), else 256, 192 and 128.
+  std::vector<unsigned> widths = {256, 192, 128};
+  if (s.layout == GemmLayout::TN) {
+    widths.clear();
+    for (unsigned bn = 256; bn >= kGemmMinPackedBn; bn -= 16) widths.push_back(bn);
+  }
   // `candidate`: only static schedules, the model's surest estimate.
   auto estimate = [&](unsigned bn, const ir::Dim3& cluster, bool candidate) -> std::optional<Candidate> {
     Config v = d.config;
@@ -147,9 +160,21 @@ void choose_packing(const Gemm& gemm, const Config& c, const Sample::DeviceFacts
   const std::optional<Candidate> incumbent = estimate(chosen, c.cluster, false);
   if (!incumbent) return;
   std::optional<Candidate> best;
+  // A cluster's pick: the fastest width, where one that is not a multiple of 64 counts only
+  // when kGemmFineMargin ahead of the multiple of 64 above it in the same cluster (it
+  // narrows that tile).
   auto consider = [&](const ir::Dim3& cluster, double margin) {
-    for (unsigned bn : {256u, 192u, 128u})
-      if (std::optional<Candidate> e = estimate(bn, cluster, true); e && (!best || e->time < best->time * (1.0 - margin))) best = e;
+    std::optional<Candidate> pick;
+    for (unsigned bn : widths) {
+      const std::optional<Candidate> e = estimate(bn, cluster, true);
+      if (!e) continue;
+      if (bn % 64 != 0)
+        if (const std::optional<Candidate> wider = estimate((bn + 63) / 64 * 64, cluster, true);
+            wider && e->time >= wider->time * (1.0 - kGemmFineMargin))
+          continue;
+      if (!pick || e->time < pick->time) pick = e;
+    }
+    if (pick && (!best || pick->time < best->time * (1.0 - margin))) best = pick;
   };
   for (const ir::Dim3& cluster : clusters) consider(cluster, 0.0);
   // 2x2 only where the device says how many clusters of 4 it runs (30, not 33, on an H200).

@@ -27,10 +27,15 @@ struct Expected {
   ir::Scalar type;
   bool workspace = false;
 };
-std::vector<Expected> expected_params(const GemmShape& s) {
+// A kernel whose tiles have a tail chunk (gemm_tail_cols) declares the maps D_tail and C_tail
+// right after C.
+bool has_tail_maps(const ir::Kernel& k) { return k.find_tensor_map("D_tail") != nullptr; }
+std::vector<Expected> expected_params(const GemmShape& s, bool tail) {
   std::vector<Expected> out = {{"A", ir::Scalar::TensorMap}, {"B", ir::Scalar::TensorMap}, {"D", ir::Scalar::TensorMap},
-                               {"C", ir::Scalar::TensorMap}, {"m", ir::Scalar::I32},       {"n", ir::Scalar::I32},
-                               {"k", ir::Scalar::I32},       {"alpha", ir::Scalar::F32},   {"beta", ir::Scalar::F32}};
+                               {"C", ir::Scalar::TensorMap}};
+  if (tail) out.insert(out.end(), {{"D_tail", ir::Scalar::TensorMap}, {"C_tail", ir::Scalar::TensorMap}});
+  out.insert(out.end(), {{"m", ir::Scalar::I32}, {"n", ir::Scalar::I32}, {"k", ir::Scalar::I32}, {"alpha", ir::Scalar::F32},
+                         {"beta", ir::Scalar::F32}});
   if (s.epilogue.col_scale) out.push_back({"col_scale", ir::Scalar::F32});
   if (s.epilogue.bias) out.push_back({"bias", ir::Scalar::F32});
   out.push_back({"workspace", ir::Scalar::F32, true});
@@ -130,6 +135,11 @@ class GemmHost final : public GemmInstance {
     // The residual R is read through the map C; with neither it nor beta the kernel does
     // not read C: its map may point at D.
     maps_[3] = encode(kernel, "C", reads_c(s) ? c_dev_.ptr() : d_dev_.ptr(), {n, m});
+    // The tail chunk's maps: the same matrices, boxes as narrow as the tail.
+    if (has_tail_maps(kernel)) {
+      maps_.push_back(encode(kernel, "D_tail", d_dev_.ptr(), {n, m}));
+      maps_.push_back(encode(kernel, "C_tail", reads_c(s) ? c_dev_.ptr() : d_dev_.ptr(), {n, m}));
+    }
   }
 
   rt::ArgPack args() override {
@@ -213,7 +223,7 @@ class GemmHost final : public GemmInstance {
   HostMatrix a_, b_, c_;
   std::vector<float> col_scale_, bias_;
   rt::DeviceBuffer a_dev_, b_dev_, c_dev_, d_dev_, col_scale_dev_, bias_dev_;
-  CUtensorMap maps_[4];
+  std::vector<CUtensorMap> maps_ = std::vector<CUtensorMap>(4);
   std::optional<rt::Cublas> blas_;  // made on the first verify()
   std::optional<rt::CublasLt> lt_;  // made on the first run_cublas with an epilogue
   std::optional<rt::DeviceBuffer> lt_bias_;  // the bias in D's type, as cuBLASLt takes it
@@ -274,7 +284,7 @@ std::vector<std::string> gemm_kernel_problems(const GemmShape& s, const ir::Kern
   if (!is_half(s.out) && s.out != ir::Scalar::F32)
     out.push_back("the output is " + type_name(s.out) + "; the GEMM writes bf16, f16 or f32");
 
-  const std::vector<Expected> want = expected_params(s);
+  const std::vector<Expected> want = expected_params(s, has_tail_maps(kernel));
   const size_t count = want.size();
   if (kernel.params.size() != count) {
     std::string names;
@@ -293,7 +303,9 @@ std::vector<std::string> gemm_kernel_problems(const GemmShape& s, const ir::Kern
       out.push_back(who + " parameter " + std::to_string(i) + " '" + p.name + "' " +
                     (workspace ? "is not a workspace; the runtime must bind it (split-K's)" : "is a workspace; the host passes it"));
   }
-  for (const char* name : {"A", "B", "D", "C"}) {
+  std::vector<const char*> maps = {"A", "B", "D", "C"};
+  if (has_tail_maps(kernel)) maps.insert(maps.end(), {"D_tail", "C_tail"});
+  for (const char* name : maps) {
     const ir::TensorMapDecl* d = kernel.find_tensor_map(name);
     const bool input = name[0] == 'A' || name[0] == 'B';
     const ir::Scalar want = input ? s.in : s.out;

@@ -36,6 +36,12 @@ ir::Swizzle k_swizzle(const GemmShape& s, const GemmTiling& t) {
   return row % 128 == 0 ? ir::Swizzle::B128 : row % 64 == 0 ? ir::Swizzle::B64 : ir::Swizzle::B32;
 }
 
+// The tail chunk's swizzle for rows of `bytes`: TMA's 32- or 64-byte swizzle where a row is
+// one span, else none (96-byte rows; the tail is a narrow part of the epilogue).
+ir::Swizzle tail_swizzle(unsigned bytes) {
+  return bytes == 32 ? ir::Swizzle::B32 : bytes == 64 ? ir::Swizzle::B64 : ir::Swizzle::None;
+}
+
 // TMA boxes per CTA for `rows` rows of a tile shared by `ctas` CTAs: a box has at most 256 rows.
 unsigned boxes_per_cta(unsigned rows, unsigned ctas) { return (rows / ctas + 255) / 256; }
 
@@ -66,8 +72,13 @@ struct GemmKernel {
   bool split_issue() const { return t.split_issue && !wide && t.mma_depth == 1; }
   SharedTile a, b;
   unsigned chunk_cols;  // output columns per epilogue chunk: one 128-byte panel
+  // The columns of bn past its whole chunks (bn a multiple of 16, not of a chunk): the
+  // tile's last chunk, narrower, through a buffer and maps of its own (gemm_tail_cols).
+  unsigned tail_cols;
   SharedTile d;
   TileMap amap, bmap, dmap, cmap;
+  std::optional<SharedTile> d_tail;
+  std::optional<TileMap> dmap_tail, cmap_tail;
   i32 m, n, kk;
   f32 alpha, beta;
   std::optional<Ptr<float>> col_scale, bias;  // the epilogue's vectors, where it has them
@@ -92,7 +103,7 @@ struct GemmKernel {
         a(k.shared_tile(s.in, "a", t.bm, t.bk, t.stages, ir::Major::K, k_swizzle(s_, t_))),
         b(nn ? k.shared_tile(s.in, "b", t.bk, t.bn, t.stages, ir::Major::MN)
              : k.shared_tile(s.in, "b", t.bn, t.bk, t.stages, ir::Major::K, k_swizzle(s_, t_))),
-        chunk_cols(128 / ir::scalar_bytes(s_.out)),
+        chunk_cols(128 / ir::scalar_bytes(s_.out)), tail_cols(gemm_tail_cols(s_, t_)),
         // Two chunk buffers of bm x chunk_cols for the epilogue (per consumer with
         // pingpong: one's epilogue may still be storing when the other's begins).
         d(k.shared_tile(s.out, "d", t.bm * (t_.pingpong ? t_.consumers : 1), chunk_cols, 2)),
@@ -102,6 +113,14 @@ struct GemmKernel {
         bmap(k.tile_map("B", b, (nn ? t.bk : t.bn) / cy / b_boxes)),
         dmap(k.tile_map("D", d, unsigned(rows_per_mma))),
         cmap(k.tile_map("C", d, unsigned(rows_per_mma))),
+        // The tail chunk's buffer (one: the chunks before and after it use the other two)
+        // and its maps, declared right after C's: its rows swizzled where they are 32 or
+        // 64 bytes, else plain (TMA's swizzles span 32, 64 or 128 bytes).
+        d_tail(tail_cols ? std::optional(k.shared_tile(s.out, "d_tail", t.bm * (t_.pingpong ? t_.consumers : 1), tail_cols, 1,
+                                                       ir::Major::K, tail_swizzle(tail_cols * ir::scalar_bytes(s_.out))))
+                         : std::nullopt),
+        dmap_tail(d_tail ? std::optional(k.tile_map("D_tail", *d_tail, unsigned(rows_per_mma))) : std::nullopt),
+        cmap_tail(d_tail ? std::optional(k.tile_map("C_tail", *d_tail, unsigned(rows_per_mma))) : std::nullopt),
         m(k.param<int32_t>("m")), n(k.param<int32_t>("n")), kk(k.param<int32_t>("k")),
         alpha(k.param<float>("alpha")), beta(k.param<float>("beta")),
         col_scale(s_.epilogue.col_scale ? std::optional(k.param<float*>("col_scale")) : std::nullopt),
@@ -232,17 +251,20 @@ struct GemmKernel {
   }
 
   // Warpgroup wg's rows of tile (tm, tn), its columns `cols` (all of them, or this CTA's
-  // share with split-K in the cluster; whole chunks): alpha * acc (+ beta * C), or the fused
-  // epilogue (+ the residual R), one chunk of columns (a 128-byte panel) at a time
-  // through two chunk buffers in shared memory, each chunk leaving by TMA store while
-  // the next is written. Chunks instead of a whole output tile leave room for one more
-  // pipeline stage.
+  // share with split-K in the cluster; whole chunks, then the tail where bn has one):
+  // alpha * acc (+ beta * C), or the fused epilogue (+ the residual R), one chunk of
+  // columns (a 128-byte panel) at a time through two chunk buffers in shared memory, each
+  // chunk leaving by TMA store while the next is written; the tail through its own
+  // buffer, so that consecutive chunks, within a tile and across tiles, never share one.
+  // Chunks instead of a whole output tile leave room for one more pipeline stage.
   void epilogue(const i32& wg, const i32& tm, const i32& tn, Columns cols) {
     boolean leader = thread_idx_x() % 128 == 0;
-    if (cols.first % chunk_cols != 0 || cols.count % chunk_cols != 0)
+    const bool tail = tail_cols && cols.first + cols.count == unsigned(bn);
+    if (cols.first % chunk_cols != 0 || (cols.count - (tail ? tail_cols : 0)) % chunk_cols != 0)
       ir::internal_error("gemm epilogue: columns " + std::to_string(cols.first) + ".." + std::to_string(cols.first + cols.count) +
-                         " are not whole chunks of " + std::to_string(chunk_cols));
-    const unsigned chunks = cols.count / chunk_cols, ch0 = cols.first / chunk_cols;
+                         " are not whole chunks of " + std::to_string(chunk_cols) + (tail_cols ? " and the tail" : ""));
+    // Whole chunks; with a tail, the last chunk is it.
+    const unsigned full = cols.count / chunk_cols, chunks = full + (tail ? 1 : 0), ch0 = cols.first / chunk_cols;
     // Built for the problem's alpha when it is 1 (the usual case): no multiply per element.
     const f32 scale = s.alpha == 1.0 ? f32(1.0f) : alpha;
     // The global row of the chunk buffers' row 0 (a tile copy adds the view's row): the
@@ -251,8 +273,15 @@ struct GemmKernel {
     const i32 row0 = t.pingpong ? tm * bm - wg * bm : tm * bm;
     for (unsigned c = 0; c < chunks; ++c) {
       const unsigned ch = ch0 + c;  // the chunk of the tile; c: of this epilogue, and its buffer
-      TileView out = stage(d, int32_t(c % 2)).rows(wg * rows_per_mma);
+      const bool is_tail = c == full;
+      const unsigned width = is_tail ? tail_cols : chunk_cols;
+      TileView out = is_tail ? stage(*d_tail, 0).rows(wg * rows_per_mma) : stage(d, int32_t(c % 2)).rows(wg * rows_per_mma);
+      const TileMap& dm = is_tail ? *dmap_tail : dmap;
+      const TileMap& cm = is_tail ? *cmap_tail : cmap;
       const i32 col0 = tn * bn + int32_t(ch * chunk_cols);
+      // A tile's first chunk reuses the buffer of the previous tile's last: with a tail,
+      // where the tail is the only chunk; without, where the whole chunks are odd.
+      const bool reuses_last = c == 0 && (tail ? full == 0 : full % 2 == 1);
       if (s.beta == 0 && !s.epilogue.residual) {
         // Built for beta 0 (the problem's, known here): no C path in the kernel at all,
         // fewer registers and instructions in the consumers. The instance passes beta 0.
@@ -260,14 +289,14 @@ struct GemmKernel {
         // store has read its buffer, which the next chunk writes after the barrier.
         // With an odd number of chunks, a tile's first chunk reuses the buffer of the
         // previous tile's last, stored after that barrier: wait for it first.
-        if (c == 0 && chunks % 2 == 1) {
+        if (reuses_last) {
           if_(leader, [&] { bulk_wait_read(0); });
           warpgroup_sync(wg);
         }
         if (s.epilogue.any())
-          store_accumulator(out, acc, Columns{ch * chunk_cols, chunk_cols}, [&](const Elem& e) { return fused(e, scale, wg, tn); });
+          store_accumulator(out, acc, Columns{ch * chunk_cols, width}, [&](const Elem& e) { return fused(e, scale, wg, tn); });
         else
-          store_accumulator(out, acc, Columns{ch * chunk_cols, chunk_cols}, scale, f32(0.0f), out);
+          store_accumulator(out, acc, Columns{ch * chunk_cols, width}, scale, f32(0.0f), out);
         fence_proxy_async();
         if_(leader, [&] { bulk_wait_read(0); });
         warpgroup_sync(wg);
@@ -276,28 +305,28 @@ struct GemmKernel {
         // that the epilogue then overwrites. The store that last read this buffer (two
         // chunks ago) is done reading. With an odd number of chunks, a tile's first chunk
         // reuses the buffer of the previous tile's last: wait for every store then.
-        if_(leader, [&] { bulk_wait_read(c == 0 && chunks % 2 == 1 ? 0 : 1); });
+        if_(leader, [&] { bulk_wait_read(reuses_last ? 0 : 1); });
         auto load_c = [&] {
           if_(leader, [&] {
-            arrive_expect_tx(c_full[wg], u32(tile_load_bytes(cmap)));
-            tma_load_tile(out, cmap, row0, col0, c_full[wg]);
+            arrive_expect_tx(c_full[wg], u32(tile_load_bytes(cm)));
+            tma_load_tile(out, cm, row0, col0, c_full[wg]);
           });
           wait_local(c_full[wg]);
         };
         if (s.epilogue.residual) {
           // The fused epilogue plus R's element at the same place (e[out]: read before it is written).
           load_c();
-          store_accumulator(out, acc, Columns{ch * chunk_cols, chunk_cols}, [&](const Elem& e) { return fused(e, scale, wg, tn) + e[out]; });
+          store_accumulator(out, acc, Columns{ch * chunk_cols, width}, [&](const Elem& e) { return fused(e, scale, wg, tn) + e[out]; });
         } else {
           if_(beta != 0.0f, load_c).else_([&] { warpgroup_sync(wg); });
           // One epilogue for both cases (it reads C only when beta != 0): half the code to compile.
-          store_accumulator(out, acc, Columns{ch * chunk_cols, chunk_cols}, scale, beta, out);
+          store_accumulator(out, acc, Columns{ch * chunk_cols, width}, scale, beta, out);
         }
         fence_proxy_async();
         warpgroup_sync(wg);
       }
       if_(leader, [&] {
-        tma_store_tile(dmap, row0, col0, out);
+        tma_store_tile(dm, row0, col0, out);
         bulk_commit();
       });
     }
@@ -449,11 +478,14 @@ unsigned gemm_consumer_registers(unsigned consumers) {
   return std::min(240u, (launched * threads - 128u * kGemmProducerRegisters) / (128u * consumers) / 8u * 8u);
 }
 
+unsigned gemm_tail_cols(const GemmShape& s, const GemmTiling& t) { return t.bn % (128 / unsigned(ir::scalar_bytes(s.out))); }
+
 uint64_t smem_bytes(const GemmShape& s, const GemmTiling& t) {
   const uint64_t in = ir::scalar_bytes(s.in);
   // Stages of A and B, two epilogue chunk buffers of bm x 128 bytes (per consumer with
-  // pingpong), alignment and barriers.
-  const uint64_t chunk_buffers = 2ull * t.bm * 128 * (t.pingpong ? t.consumers : 1);
+  // pingpong) and the tail's of bm x its columns (1024-byte aligned), alignment and barriers.
+  const uint64_t tail = uint64_t(t.bm) * gemm_tail_cols(s, t) * ir::scalar_bytes(s.out);
+  const uint64_t chunk_buffers = (2ull * t.bm * 128 + (tail + 1023) / 1024 * 1024) * (t.pingpong ? t.consumers : 1);
   const uint64_t vectors = uint64_t(t.consumers) * staged_vectors(s, t) * t.bn * 4;
   // Split-K in the cluster: S - 1 received shares of acc_rows x bn / S f32 per MMA warpgroup.
   const uint64_t planes = t.cluster_k;

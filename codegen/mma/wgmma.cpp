@@ -78,10 +78,6 @@ class Wgmma final : public Family {
   void check_acc_store(const AccStore& n, const OperandView& dv, std::vector<Diagnostic>& diags) const override {
     const TileLayout* d = &dv.layout;
     auto error = [&](const Loc& loc, std::string msg, std::string fix) { diags.push_back({loc, std::move(msg), std::move(fix)}); };
-    if (d->swizzle != Swizzle::B128)
-      error(n.loc, "store_accumulator writes tile '" + dv.name + "' with a " + std::string(swizzle_name(d->swizzle)) +
-                       " swizzle; the epilogue writes 128-byte-swizzled tiles",
-            "declare the tile with Swizzle::B128");
     if (d->elem != Scalar::BF16 && d->elem != Scalar::F16 && d->elem != Scalar::F32)
       error(n.loc, "store_accumulator into tile '" + dv.name + "' of " + std::string(scalar_name(d->elem)),
             "the epilogue writes bf16, f16 or f32 tiles");
@@ -201,7 +197,7 @@ class Wgmma final : public Family {
   Lines acc_store(const AccStore& n, const Kernel& k, const ExprText& ex) const override {
     const TileLayout& d = layout_of(n.dst, k);
     return wgmma_fragments::acc_store_epilogue(
-        n, k, ex, d.elem, cuda_elem(d.elem), d.panel_cols(), panel_bytes_of(d),
+        n, k, ex, d.elem, cuda_elem(d.elem), d.panel_cols(), panel_bytes_of(d), swizzle_span(d.swizzle),
         "&" + ex(n.dst.tile) + "[" + operand_offset(n.dst, d, ex) + "]",
         n.c ? "&" + ex(n.c->tile) + "[" + operand_offset(*n.c, layout_of(*n.c, k), ex) + "]" : "");
   }

@@ -111,7 +111,7 @@ Lines row_store(const RowStore& n, const Kernel& k, const ExprText& ex) {
 }
 
 Lines acc_store_epilogue(const AccStore& n, const Kernel& k, const ExprText& ex, Scalar elem, const std::string& elem_cuda,
-                         unsigned panel_cols, unsigned panel_bytes, const std::string& dst, const std::string& c) {
+                         unsigned panel_cols, unsigned panel_bytes, unsigned span, const std::string& dst, const std::string& c) {
   const AccumulatorDecl& a = decl(n.acc, k);
   const ElemReads reads = elem_reads(n.epilogue);
   const bool tile = reads.tile && !c.empty();
@@ -122,7 +122,7 @@ Lines acc_store_epilogue(const AccStore& n, const Kernel& k, const ExprText& ex,
   const std::string group = x4 ? "(tj_j + tj_g)" : "tj_j";
   const std::string block = " + tj_blk * " + str(64 * panel_cols) + ";";
   const std::string place = "tj_wrow + 8 * tj_h, 8 * (" + group + " - " + str(j0) + ") + tj_qcol";
-  const std::string panels = "<" + str(panel_cols) + ", " + str(panel_bytes) + ">";
+  const std::string panels = "<" + str(panel_cols) + ", " + str(panel_bytes) + ", " + str(span) + ">";
   Lines out = {"{", "  " + std::string(kThreadPlace), "#pragma unroll",
                "  for (int tj_blk = 0; tj_blk < " + str(a.m / 64) + "; ++tj_blk) {",
                "    " + elem_cuda + "* tj_dst = " + dst + block};
@@ -136,7 +136,7 @@ Lines acc_store_epilogue(const AccStore& n, const Kernel& k, const ExprText& ex,
   out.insert(out.end(), {"#pragma unroll", pad + "for (int tj_h = 0; tj_h < 2; ++tj_h) {"});
   if (!x4) out.push_back(pad + "  float tj_pair[2];");
   // The tile's pair at this place, read before the pair is written (c may be dst itself).
-  if (tile) out.insert(out.end(), {pad + "  float tj_tile[2];", pad + "  tj::load_pair_b128" + panels + "(tj_c, " + place + ", tj_tile[0], tj_tile[1]);"});
+  if (tile) out.insert(out.end(), {pad + "  float tj_tile[2];", pad + "  tj::load_pair_tile" + panels + "(tj_c, " + place + ", tj_tile[0], tj_tile[1]);"});
   out.insert(out.end(), {"#pragma unroll", pad + "  for (int tj_x = 0; tj_x < 2; ++tj_x) {",
                          pad + "    [[maybe_unused]] const int tj_i = tj_blk * " + str(a.n / 2) + " + 4 * " + group + " + 2 * tj_h + tj_x;"});
   indent(out, bindings(reads, k, "tj_i", "tj_blk", "tj_h", "tj_blk * 64 + tj_wrow + 8 * tj_h", "8 * " + group + " + tj_qcol + tj_x"),
@@ -144,11 +144,11 @@ Lines acc_store_epilogue(const AccStore& n, const Kernel& k, const ExprText& ex,
   if (tile) out.push_back(pad + "    const float " + std::string(kElemTile) + " = tj_tile[tj_x];");
   out.push_back(pad + "    " + std::string(x4 ? "tj_v[4 * tj_g + 2 * tj_h + tj_x]" : "tj_pair[tj_x]") + " = " + ex(n.epilogue) + ";");
   out.push_back(pad + "  }");
-  if (!x4) out.push_back(pad + "  tj::store_pair_b128" + panels + "(tj_dst, " + place + ", tj_pair[0], tj_pair[1]);");
+  if (!x4) out.push_back(pad + "  tj::store_pair_tile" + panels + "(tj_dst, " + place + ", tj_pair[0], tj_pair[1]);");
   out.push_back(pad + "}");
   if (x4) {
     out.push_back("      }");
-    out.push_back("      tj::stmatrix_x4_b128" + panels + "(tj_dst, 8 * (tj_j - " + str(j0) + "), tj_v);");
+    out.push_back("      tj::stmatrix_x4_tile" + panels + "(tj_dst, 8 * (tj_j - " + str(j0) + "), tj_v);");
   }
   out.push_back("    }");
   out.push_back("  }");

@@ -18,13 +18,14 @@ Lines frag_map(const ir::FragMap& n, const ir::Kernel& k, const ExprText& ex);
 Lines row_reduce(const ir::RowReduce& n, const ir::Kernel& k);
 // The thread of lane % 4 == 0 of each row's four stores the row's value.
 Lines row_store(const ir::RowStore& n, const ir::Kernel& k, const ExprText& ex);
-// store_accumulator (its epilogue function) into a 128-byte-swizzled tile of element
-// type `elem` (panels of panel_cols elements, panel_bytes apart); `dst` the C++ address
+// store_accumulator (its epilogue function) into a tile of element type `elem` (panels of
+// panel_cols elements, panel_bytes apart, swizzled over `span` bytes as TMA moves it: 128,
+// 64 or 32, 0 unswizzled); `dst` the C++ address
 // of the destination's first row, `c` that of the tile the function reads (n.c, laid out
 // like dst; empty without one). 16-bit elements over whole 16-column pairs: the values
 // of two n8 groups go out in one stmatrix.x4; otherwise a 32-bit store per pair.
 Lines acc_store_epilogue(const ir::AccStore& n, const ir::Kernel& k, const ExprText& ex, ir::Scalar elem, const std::string& elem_cuda,
-                         unsigned panel_cols, unsigned panel_bytes, const std::string& dst, const std::string& c);
+                         unsigned panel_cols, unsigned panel_bytes, unsigned span, const std::string& dst, const std::string& c);
 // The A fragments of k-step j (16 columns) of accumulator `a`'s 64-row block b,
 // packed into four registers of `elem_cuda` pairs, declared as `name`.
 Lines register_a(const ir::AccumulatorDecl& a, unsigned b, unsigned j, const std::string& elem_cuda, const std::string& name);

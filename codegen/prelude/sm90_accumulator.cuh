@@ -112,19 +112,28 @@ TJ_DEVICE void stmatrix_x4(u32 addr, u32 r0, u32 r1, u32 r2, u32 r3) {
                : "memory");
 }
 
-// One pair of values (columns col, col + 1) at `row` of a 128-byte-swizzled tile block
-// stored in panels of PANEL_COLS elements, PANEL_BYTES apart (an epilogue function's store).
-template <int PANEL_COLS, int PANEL_BYTES, class T>
-TJ_DEVICE void store_pair_b128(T* block, int row, int col, float a, float b) {
+// The byte offset of element (row, col) in a tile block stored in panels of PANEL_COLS
+// elements, PANEL_BYTES apart, swizzled as TMA reads and writes it: SPAN 128, 64 or 32 (the
+// swizzle's bytes, one panel row: 16-byte chunk bits [4, 4 + log2(SPAN / 16)) take address
+// bits from 7 up), 0 unswizzled (a panel is then the whole row).
+template <int PANEL_COLS, int PANEL_BYTES, int SPAN, class T>
+TJ_DEVICE u32 tile_offset(int row, int col) {
+  static_assert(SPAN == 0 || SPAN == 32 || SPAN == 64 || SPAN == 128, "a TMA swizzle span");
   u32 off = (u32)(col / PANEL_COLS) * PANEL_BYTES + (u32)row * (PANEL_COLS * sizeof(T)) + (u32)(col % PANEL_COLS) * sizeof(T);
-  off ^= ((off >> 7) & 7u) << 4;  // the 128-byte swizzle TMA reads with
+  if constexpr (SPAN != 0) off ^= ((off >> 7) & (u32)(SPAN / 16 - 1)) << 4;
+  return off;
+}
+// One pair of values (columns col, col + 1) at `row` of a tile block (tile_offset's
+// layout; an epilogue function's store).
+template <int PANEL_COLS, int PANEL_BYTES, int SPAN, class T>
+TJ_DEVICE void store_pair_tile(T* block, int row, int col, float a, float b) {
+  const u32 off = tile_offset<PANEL_COLS, PANEL_BYTES, SPAN, T>(row, col);
   store_pair(reinterpret_cast<T*>(reinterpret_cast<unsigned char*>(block) + off), a, b);
 }
 // The pair at the same place, read (an epilogue function's e[tile]).
-template <int PANEL_COLS, int PANEL_BYTES, class T>
-TJ_DEVICE void load_pair_b128(const T* block, int row, int col, float& a, float& b) {
-  u32 off = (u32)(col / PANEL_COLS) * PANEL_BYTES + (u32)row * (PANEL_COLS * sizeof(T)) + (u32)(col % PANEL_COLS) * sizeof(T);
-  off ^= ((off >> 7) & 7u) << 4;  // the 128-byte swizzle TMA writes with
+template <int PANEL_COLS, int PANEL_BYTES, int SPAN, class T>
+TJ_DEVICE void load_pair_tile(const T* block, int row, int col, float& a, float& b) {
+  const u32 off = tile_offset<PANEL_COLS, PANEL_BYTES, SPAN, T>(row, col);
   load_pair(reinterpret_cast<const T*>(reinterpret_cast<const unsigned char*>(block) + off), a, b);
 }
 
@@ -153,19 +162,17 @@ TJ_DEVICE void row_reduce_m64(const float* src, float* dst, bool combine) {
   }
 }
 
-// Sixteen columns [col0, col0 + 16) of one warpgroup's 64-row block of a 16-bit,
-// 128-byte-swizzled tile (panels of PANEL_COLS elements, PANEL_BYTES apart) in one
-// stmatrix.x4: four 8x8 matrices, columns col0 and col0 + 8, rows + 0 and + 8. v holds
-// the thread's 8 values in accumulator order: v[4 g + 2 h + x] at row 16 (t/32) +
-// (t%32)/4 + 8 h, column col0 + 8 g + 2 (t%4) + x. An epilogue function's store.
-template <int PANEL_COLS, int PANEL_BYTES, class T>
-TJ_DEVICE void stmatrix_x4_b128(T* block, int col0, const float* v) {
+// Sixteen columns [col0, col0 + 16) of one warpgroup's 64-row block of a 16-bit tile
+// (tile_offset's layout) in one stmatrix.x4: four 8x8 matrices, columns col0 and col0 + 8,
+// rows + 0 and + 8. v holds the thread's 8 values in accumulator order: v[4 g + 2 h + x]
+// at row 16 (t/32) + (t%32)/4 + 8 h, column col0 + 8 g + 2 (t%4) + x. An epilogue
+// function's store.
+template <int PANEL_COLS, int PANEL_BYTES, int SPAN, class T>
+TJ_DEVICE void stmatrix_x4_tile(T* block, int col0, const float* v) {
   static_assert(sizeof(T) == 2, "stmatrix stores 16-bit values");
   const int t = (int)threadIdx.x % 128, lane = t % 32;
   const int m = lane / 8, row = (t / 32) * 16 + 8 * (m % 2) + lane % 8;
-  const int col = col0 + 8 * (m / 2);
-  u32 off = (u32)(col / PANEL_COLS) * PANEL_BYTES + (u32)row * (PANEL_COLS * sizeof(T)) + (u32)(col % PANEL_COLS) * sizeof(T);
-  off ^= ((off >> 7) & 7u) << 4;  // the 128-byte swizzle TMA reads with
+  const u32 off = tile_offset<PANEL_COLS, PANEL_BYTES, SPAN, T>(row, col0 + 8 * (m / 2));
   stmatrix_x4(smem_addr(block) + off, pack2(block, v[0], v[1]), pack2(block, v[2], v[3]), pack2(block, v[4], v[5]),
               pack2(block, v[6], v[7]));
 }

@@ -70,10 +70,10 @@ TEST_CASE("fragments: store_accumulator's function reads a tile pair by pair, be
   INFO(l.cuda);
   // The tile's block beside the destination's; its pair read, bound per element, the pair stored.
   CHECK(contains(l.cuda, "const float* tj_c = &c[(0) * 4096 + (0) * 32] + tj_blk * 2048;"));
-  CHECK(contains(l.cuda, "tj::load_pair_b128<32, 8192>(tj_c, tj_wrow + 8 * tj_h, 8 * (tj_j - 0) + tj_qcol, tj_tile[0], tj_tile[1]);"));
+  CHECK(contains(l.cuda, "tj::load_pair_tile<32, 8192, 128>(tj_c, tj_wrow + 8 * tj_h, 8 * (tj_j - 0) + tj_qcol, tj_tile[0], tj_tile[1]);"));
   CHECK(contains(l.cuda, "const float tj_e_tile = tj_tile[tj_x];"));
   CHECK(contains(l.cuda, "tj_pair[tj_x] = (tj_e_acc + (2.0f * tj_e_tile));"));
-  CHECK(l.cuda.find("tj::load_pair_b128<") < l.cuda.find("tj::store_pair_b128<"));
+  CHECK(l.cuda.find("tj::load_pair_tile<") < l.cuda.find("tj::store_pair_tile<"));
   const rt::CompileResult r = compile_without_spills(l, "tile_read");
   CHECK(contains(r.ptx, "ld.shared.v2.f32"));
 }
@@ -84,11 +84,11 @@ TEST_CASE("gemm: the residual add reads R through the chunk buffer C was loaded 
   // bf16 out: 64-column chunks of the 128 x 256 tile, each consumer's 64 rows.
   codegen::Lowered l = codegen::lower(s->build(gemm_config({{"bias", 1}, {"act", 2}, {"residual", 1}}, {1, 2, 1})), Target::sm90a());
   INFO(l.cuda);
-  CHECK(count(l.cuda, "tj::load_pair_b128<64, 16384>(tj_c, tj_wrow + 8 * tj_h, 8 * ((tj_j + tj_g) - ") == 4);  // one per chunk
+  CHECK(count(l.cuda, "tj::load_pair_tile<64, 16384, 128>(tj_c, tj_wrow + 8 * tj_h, 8 * ((tj_j + tj_g) - ") == 4);  // one per chunk
   CHECK(contains(l.cuda,
-                 "tj::load_pair_b128<64, 16384>(tj_c, tj_wrow + 8 * tj_h, 8 * ((tj_j + tj_g) - 24) + tj_qcol, tj_tile[0], tj_tile[1]);"));
+                 "tj::load_pair_tile<64, 16384, 128>(tj_c, tj_wrow + 8 * tj_h, 8 * ((tj_j + tj_g) - 24) + tj_qcol, tj_tile[0], tj_tile[1]);"));
   CHECK(count(l.cuda, " + tj_e_tile);") == 4);
-  CHECK(count(l.cuda, "tj::stmatrix_x4_b128<64, 16384>(tj_dst, 8 * (tj_j - ") == 4);  // bf16 out: stmatrix
+  CHECK(count(l.cuda, "tj::stmatrix_x4_tile<64, 16384, 128>(tj_dst, 8 * (tj_j - ") == 4);  // bf16 out: stmatrix
   const rt::CompileResult r = compile_without_spills(l, "gemm with a residual");
   CHECK(contains(r.ptx, "wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16"));
   CHECK(contains(r.ptx, "tanh.approx.f32"));

@@ -50,7 +50,7 @@ TEST_CASE("fragments: maps, row reductions, epilogue functions and register-A MM
   CHECK(count(l.cuda, "tj::wgmma_m64n64k16_f32_bf16_kn_rs(&acc_o[0], tj_a0_") == 4);
   // The epilogue function, pair by pair, into the swizzled f32 tile (32-column panels).
   CHECK(contains(l.cuda, "tj_pair[tj_x] = ((tj_e_acc_o / tj_e_l) + bias[tj_e_col]);"));
-  CHECK(contains(l.cuda, "tj::store_pair_b128<32, 8192>(tj_dst, tj_wrow + 8 * tj_h, 8 * (tj_j - 0) + tj_qcol, tj_pair[0], tj_pair[1]);"));
+  CHECK(contains(l.cuda, "tj::store_pair_tile<32, 8192, 128>(tj_dst, tj_wrow + 8 * tj_h, 8 * (tj_j - 0) + tj_qcol, tj_pair[0], tj_pair[1]);"));
 }
 
 TEST_CASE("fragments: sm_90a PTX has the register-A wgmma and the row shuffles, and nothing spills", "[codegen][fragments][ptx]") {

@@ -401,9 +401,9 @@ TEST_CASE("gemm: the epilogue stores 16-bit tiles by stmatrix (with C or not), f
     cfg.reals["beta"] = c.beta;
     codegen::Lowered l = codegen::lower(s->build(cfg), Target::sm90a());
     INFO("out " << c.out << ", beta " << c.beta);
-    CHECK(contains(l.cuda, "tj::stmatrix_x4_b128<") == c.x4);
-    CHECK(contains(l.cuda, "tj::store_pair_b128<") == !c.x4);
-    CHECK(contains(l.cuda, "tj::load_pair_b128<") == (c.beta != 0));  // C, read by pairs
+    CHECK(contains(l.cuda, "tj::stmatrix_x4_tile<") == c.x4);
+    CHECK(contains(l.cuda, "tj::store_pair_tile<") == !c.x4);
+    CHECK(contains(l.cuda, "tj::load_pair_tile<") == (c.beta != 0));  // C, read by pairs
     const rt::CompileResult r = compile_without_spills(l, "out " + std::to_string(c.out));
     CHECK(contains(r.ptx, "stmatrix.sync.aligned.m8n8.x4.shared.b16") == c.x4);
   }

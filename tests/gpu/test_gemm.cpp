@@ -372,6 +372,39 @@ TEST_CASE("gemm: packing's width and cluster on the default path against cuBLAS 
     check(g, 4242);
 }
 
+// Tile widths of any multiple of 16 (tn): the last epilogue chunk narrower than 128 bytes
+// of D goes through its own buffer and maps (D_tail, C_tail): 32- and 64-byte rows swizzled,
+// 96-byte rows plain; a tail that is the whole tile (48 columns); f32 out (16-column tail of
+// 64 bytes); beta and the residual reading C through C_tail; the fused epilogue; multicast of
+// B slices of 72 rows; stream-K, split-K and ping-pong; and the default path where packing
+// takes such a width on this GPU.
+TEST_CASE("gemm: tile widths of any multiple of 16 against cuBLAS [gpu]", "[gpu][gemm][widths]") {
+  const int64_t off = int64_t(tj::samples::GemmMulticast::Off);
+  const std::vector<GemmCase> cases = {
+      {1000, 1000, 1000, {{"bn", 80}}},                                           // tail 16 (32 bytes)
+      {777, 1304, 520, {{"bn", 144}}, {1, 2, 1}},                                 // B's 144 rows as two 72-row slices
+      {600, 1000, 3000, {{"bn", 208}, {"multicast", off}}},                       // tail 16, unaligned rows
+      {1024, 1000, 1024, {{"bn", 240}}, {2, 1, 1}},                               // tail 48 (96 bytes, plain)
+      {1024, 1000, 1024, {{"bn", 160}}, {2, 1, 1}},                               // tail 32 (64 bytes)
+      {300, 200, 264, {{"bn", 48}}},                                              // the tail is the whole tile
+      {513, 700, 264, {{"bn", 112}, {"out", 2}}},                                 // f32: tail 16 (64 bytes)
+      {1000, 1000, 1000, {{"bn", 176}}, {1, 1, 1}, 1.5, -0.75},                   // C through C_tail
+      {1000, 1000, 1000, {{"bn", 176}, {"out", 1}}, {1, 2, 1}, 1.0, 1.0},         // f16 out with C
+      {1000, 1000, 3000, {{"bn", 144}, {"bias", 1}, {"act", 2}, {"residual", 1}}},  // fused epilogue + R
+      {1024, 1120, 4096, {{"bn", 80}, {"schedule", 2}}},                          // stream-K
+      {512, 720, 8192, {{"bn", 144}, {"schedule", 3}, {"splits", 4}, {"split_reduce", 1}}},  // split-K, workspace
+      {1024, 1000, 1024, {{"bn", 144}, {"pingpong", 1}, {"schedule", 1}}},        // ping-pong
+  };
+  for (size_t i = 0; i < cases.size(); ++i) check(cases[i], 900 + i);
+  const tj::ir::Dim3 pair{2, 1, 1};
+  for (const GemmCase& g : std::vector<GemmCase>{
+           {4608, 1536, 1024, {}, pair, 1.0, 0.0, true, {{"bn", 144}}},
+           {3072, 2304, 512, {}, pair, 1.0, 0.0, true, {{"bn", 144}}},
+           {1000, 1280, 16384, {}, pair, 1.0, 0.0, true, {{"bn", 80}}},
+       })
+    check(g, 4343);
+}
+
 // Stream-K (dsl/split_k.h) on the H200's 132 SMs: the tail's tiles shared between
 // every cluster. Few tiles (all stream-K, several clusters per tile), waves plus a tail
 // (the last full wave joins the tail), ragged M, N and K, k-blocks fewer than a share's

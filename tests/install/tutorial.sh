@@ -94,7 +94,7 @@ epilogue_out=$work/sh_6.out
 grep -q "^compiled gelu_gemm for sm_" "$epilogue_out" || fail "the fused epilogue's program did not say it compiled"
 grep -q "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16" "$work/project/gelu_gemm.ptx" || fail "gelu_gemm.ptx has no m64n128k16 wgmma"
 grep -q "tanh.approx.f32" "$work/project/gelu_gemm.ptx" || fail "gelu_gemm.ptx has no tanh.approx.f32 (the GELU)"
-grep -q "tj::store_pair_b128" "$work/project/gelu_gemm.cu" || fail "gelu_gemm.cu has no tj::store_pair_b128 (the epilogue's stores)"
+grep -q "tj::store_pair_tile" "$work/project/gelu_gemm.cu" || fail "gelu_gemm.cu has no tj::store_pair_tile (the epilogue's stores)"
 if grep -q "^not launched:" "$epilogue_out"; then
   echo "tutorial: the fused epilogue's kernel compiled; not launched here"
 else

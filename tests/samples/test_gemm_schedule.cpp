@@ -453,7 +453,7 @@ TEST_CASE("gemm multicast auto: unclustered for one aligned wave or stream-K, 64
            {2048, 2048, 2048, c1x1, off, "multicast auto -> off, cluster 1x2 -> 1x1: 64 cluster tiles in one wave of 66 clusters"},
            {2048, 2048, 4096, c1x1, off, "-> 1x1: 64 cluster tiles in one wave"},
            {512, 8192, 8192, c1x1, off, "-> 1x1: 64 cluster tiles in one wave"},
-           {1536, 1536, 1024, c1x1, off, "-> 1x1: 48 cluster tiles in one wave"},  // 192 columns
+           {1536, 1536, 1024, c1x1, off, "-> 1x1: 66 cluster tiles in one wave"},  // 144 columns (packing)
            // The narrow tile (64 x 128, one MMA warpgroup): its pairs in 1x2 without multicast, said with the tile.
            {1024, 1024, 1024, c1x2, off, ""},
            // K 1000: 2000-byte rows. 64-column tiles pair along N, multicast on.
@@ -482,9 +482,9 @@ TEST_CASE("gemm multicast auto: unclustered for one aligned wave or stream-K, 64
     else CHECK(d->line.find("multicast auto") == std::string::npos);
   }
   // One wave of 256-column tiles with clusters idle takes 192 columns where those still fit
-  // one wave: 1536^2 (36 cluster tiles of 256 on 66 clusters, 48 of 192); 2048^2 keeps 256
-  // (88 of 192 would take two waves).
-  for (auto [m, bn] : {std::pair{1536, 192}, {2048, 256}}) {
+  // one wave, and packing 144 where those fill it: 1536^2 (36 cluster tiles of 256 on 66
+  // clusters, 48 of 192, 66 of 144); 2048^2 keeps 256 (88 of 192 would take two waves).
+  for (auto [m, bn] : {std::pair{1536, 144}, {2048, 256}}) {
     const std::optional<samples::Sample::DeviceChoice> d = s->for_device(test::gemm_config({{"m", m}, {"n", m}, {"k", 1024}}, c1x2), 132);
     REQUIRE(d.has_value());
     INFO(d->line);
@@ -535,8 +535,16 @@ TEST_CASE("gemm packing: width and cluster chosen together where the wave model'
             "packing -> bn 256, cluster 1x2 -> 1x1 without multicast: est. 0.65x the time of 192 columns in 1x2, the wave model's static waves"},
            // 18 x 7 tiles of 128 in one wave, against 192 (multicast auto then unclusters the pair).
            {2304, 896, 2048, c2x1, false, 128, c1x1, "packing -> bn 128, cluster 2x1 -> 1x2: est. 0.68x the time of 192 columns in 2x1"},
-           // Five waves of 128 columns against three of 256.
-           {1280, 8192, 2048, c1x2, true, 128, c1x2, "packing -> bn 128 in 1x2: est. 0.88x the time of 256 columns in 1x2"},
+           // Four waves of 160 columns (four of 192: it narrows them 0.84x) against three of 256 (five of 128: 0.88x).
+           {1280, 8192, 2048, c1x2, true, 160, c1x2, "packing -> bn 160 in 1x2: est. 0.87x the time of 256 columns in 1x2"},
+           // Widths of 16-column steps: 3 waves of 144 (18 x 11 cluster tiles) against 2 of 256, as cuBLAS tiles it.
+           {4608, 1536, 1024, c2x1, false, 144, c1x2, "packing -> bn 144, cluster 2x1 -> 1x2: est. 0.88x the time of 256 columns in 2x1"},
+           // One wave of 80 columns, all of K, against stream-K at 128 (multicast auto then unclusters the pair).
+           {1000, 1280, 16384, c2x1, false, 80, c1x1, "packing -> bn 80, cluster 2x1 -> 1x2: est. 0.89x the time of 128 columns in 2x1"},
+           // 176 narrows 192 by 0.92x only (6 waves each): under kGemmFineMargin, no packing.
+           {4224, 4224, 4096, c2x1, false, 192, c2x1, ""},
+           // Unaligned rows: 224 narrows 256 by 0.94x only, so 256 (7 waves) against 192.
+           {5000, 5000, 1000, c1x2, true, 256, c1x2, "packing -> bn 256 in 1x2: est. 0.89x the time of 192 columns in 1x2"},
            // K 1000 (unaligned rows): the pair shares B's 256 rows rather than A's 128, never unclustered.
            {8192, 1280, 1000, c2x1, false, 256, c1x2,
             "packing -> bn 256, cluster 2x1 -> 1x2: est. 0.80x the time of 256 columns in 2x1, the wave model's static waves with the "
@@ -545,8 +553,9 @@ TEST_CASE("gemm packing: width and cluster chosen together where the wave model'
            {256, 4096, 8192, c2x1, false, 128, c1x2, "cluster 2x1 -> 1x2: the pair shares B (4096 rows against A's 256) in as few cluster tiles"},
            {256, 4096, 8192, c2x1, true, 128, c2x1, ""},
            {640, 512, 12288, c2x1, false, 128, c2x1, ""},  // 5 tile rows: 12 cluster tiles along M against 10
-           // ... unless the spec names the cluster; whole waves keep what they had.
-           {8192, 1280, 1000, c2x1, true, 256, c2x1, ""},
+           // ... unless the spec names the cluster (there 224 columns narrow 256 by 0.90x); whole
+           // waves keep what they had.
+           {8192, 1280, 1000, c2x1, true, 224, c2x1, "packing -> bn 224 in 2x1: est. 0.90x the time of 256 columns in 2x1"},
            {4096, 4096, 4096, c1x2, true, 256, c1x2, ""},
            {4096, 4096, 4096, c2x1, false, 256, c2x1, ""},
        }) {

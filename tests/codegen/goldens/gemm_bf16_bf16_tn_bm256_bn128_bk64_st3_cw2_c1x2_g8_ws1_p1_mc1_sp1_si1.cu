@@ -213,7 +213,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm(const __grid_constant_
                 }
               }
             }
-            tj::stmatrix_x4_b128<64, 32768>(tj_dst, 8 * (tj_j - 0), tj_v);
+            tj::stmatrix_x4_tile<64, 32768, 128>(tj_dst, 8 * (tj_j - 0), tj_v);
           }
         }
       }
@@ -254,7 +254,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm(const __grid_constant_
                 }
               }
             }
-            tj::stmatrix_x4_b128<64, 32768>(tj_dst, 8 * (tj_j - 8), tj_v);
+            tj::stmatrix_x4_tile<64, 32768, 128>(tj_dst, 8 * (tj_j - 8), tj_v);
           }
         }
       }

@@ -316,7 +316,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm(const __grid_constant_
                   }
                 }
               }
-              tj::stmatrix_x4_b128<64, 16384>(tj_dst, 8 * (tj_j - 0), tj_v);
+              tj::stmatrix_x4_tile<64, 16384, 128>(tj_dst, 8 * (tj_j - 0), tj_v);
             }
           }
         }
@@ -357,7 +357,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm(const __grid_constant_
                   }
                 }
               }
-              tj::stmatrix_x4_b128<64, 16384>(tj_dst, 8 * (tj_j - 8), tj_v);
+              tj::stmatrix_x4_tile<64, 16384, 128>(tj_dst, 8 * (tj_j - 8), tj_v);
             }
           }
         }

@@ -229,7 +229,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm(const __grid_constant_
             for (int tj_h = 0; tj_h < 2; ++tj_h) {
               float tj_pair[2];
               float tj_tile[2];
-              tj::load_pair_b128<32, 16384>(tj_c, tj_wrow + 8 * tj_h, 8 * (tj_j - 0) + tj_qcol, tj_tile[0], tj_tile[1]);
+              tj::load_pair_tile<32, 16384, 128>(tj_c, tj_wrow + 8 * tj_h, 8 * (tj_j - 0) + tj_qcol, tj_tile[0], tj_tile[1]);
       #pragma unroll
               for (int tj_x = 0; tj_x < 2; ++tj_x) {
                 [[maybe_unused]] const int tj_i = tj_blk * 64 + 4 * tj_j + 2 * tj_h + tj_x;
@@ -237,7 +237,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm(const __grid_constant_
                 const float tj_e_tile = tj_tile[tj_x];
                 tj_pair[tj_x] = ((alpha * tj_e_acc) + (beta * tj_e_tile));
               }
-              tj::store_pair_b128<32, 16384>(tj_dst, tj_wrow + 8 * tj_h, 8 * (tj_j - 0) + tj_qcol, tj_pair[0], tj_pair[1]);
+              tj::store_pair_tile<32, 16384, 128>(tj_dst, tj_wrow + 8 * tj_h, 8 * (tj_j - 0) + tj_qcol, tj_pair[0], tj_pair[1]);
             }
           }
         }
@@ -287,7 +287,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm(const __grid_constant_
             for (int tj_h = 0; tj_h < 2; ++tj_h) {
               float tj_pair[2];
               float tj_tile[2];
-              tj::load_pair_b128<32, 16384>(tj_c, tj_wrow + 8 * tj_h, 8 * (tj_j - 4) + tj_qcol, tj_tile[0], tj_tile[1]);
+              tj::load_pair_tile<32, 16384, 128>(tj_c, tj_wrow + 8 * tj_h, 8 * (tj_j - 4) + tj_qcol, tj_tile[0], tj_tile[1]);
       #pragma unroll
               for (int tj_x = 0; tj_x < 2; ++tj_x) {
                 [[maybe_unused]] const int tj_i = tj_blk * 64 + 4 * tj_j + 2 * tj_h + tj_x;
@@ -295,7 +295,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm(const __grid_constant_
                 const float tj_e_tile = tj_tile[tj_x];
                 tj_pair[tj_x] = ((alpha * tj_e_acc) + (beta * tj_e_tile));
               }
-              tj::store_pair_b128<32, 16384>(tj_dst, tj_wrow + 8 * tj_h, 8 * (tj_j - 4) + tj_qcol, tj_pair[0], tj_pair[1]);
+              tj::store_pair_tile<32, 16384, 128>(tj_dst, tj_wrow + 8 * tj_h, 8 * (tj_j - 4) + tj_qcol, tj_pair[0], tj_pair[1]);
             }
           }
         }
@@ -345,7 +345,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm(const __grid_constant_
             for (int tj_h = 0; tj_h < 2; ++tj_h) {
               float tj_pair[2];
               float tj_tile[2];
-              tj::load_pair_b128<32, 16384>(tj_c, tj_wrow + 8 * tj_h, 8 * (tj_j - 8) + tj_qcol, tj_tile[0], tj_tile[1]);
+              tj::load_pair_tile<32, 16384, 128>(tj_c, tj_wrow + 8 * tj_h, 8 * (tj_j - 8) + tj_qcol, tj_tile[0], tj_tile[1]);
       #pragma unroll
               for (int tj_x = 0; tj_x < 2; ++tj_x) {
                 [[maybe_unused]] const int tj_i = tj_blk * 64 + 4 * tj_j + 2 * tj_h + tj_x;
@@ -353,7 +353,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm(const __grid_constant_
                 const float tj_e_tile = tj_tile[tj_x];
                 tj_pair[tj_x] = ((alpha * tj_e_acc) + (beta * tj_e_tile));
               }
-              tj::store_pair_b128<32, 16384>(tj_dst, tj_wrow + 8 * tj_h, 8 * (tj_j - 8) + tj_qcol, tj_pair[0], tj_pair[1]);
+              tj::store_pair_tile<32, 16384, 128>(tj_dst, tj_wrow + 8 * tj_h, 8 * (tj_j - 8) + tj_qcol, tj_pair[0], tj_pair[1]);
             }
           }
         }
@@ -403,7 +403,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm(const __grid_constant_
             for (int tj_h = 0; tj_h < 2; ++tj_h) {
               float tj_pair[2];
               float tj_tile[2];
-              tj::load_pair_b128<32, 16384>(tj_c, tj_wrow + 8 * tj_h, 8 * (tj_j - 12) + tj_qcol, tj_tile[0], tj_tile[1]);
+              tj::load_pair_tile<32, 16384, 128>(tj_c, tj_wrow + 8 * tj_h, 8 * (tj_j - 12) + tj_qcol, tj_tile[0], tj_tile[1]);
       #pragma unroll
               for (int tj_x = 0; tj_x < 2; ++tj_x) {
                 [[maybe_unused]] const int tj_i = tj_blk * 64 + 4 * tj_j + 2 * tj_h + tj_x;
@@ -411,7 +411,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm(const __grid_constant_
                 const float tj_e_tile = tj_tile[tj_x];
                 tj_pair[tj_x] = ((alpha * tj_e_acc) + (beta * tj_e_tile));
               }
-              tj::store_pair_b128<32, 16384>(tj_dst, tj_wrow + 8 * tj_h, 8 * (tj_j - 12) + tj_qcol, tj_pair[0], tj_pair[1]);
+              tj::store_pair_tile<32, 16384, 128>(tj_dst, tj_wrow + 8 * tj_h, 8 * (tj_j - 12) + tj_qcol, tj_pair[0], tj_pair[1]);
             }
           }
         }

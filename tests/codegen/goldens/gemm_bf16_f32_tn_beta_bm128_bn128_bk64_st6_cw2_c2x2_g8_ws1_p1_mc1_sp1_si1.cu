@@ -241,7 +241,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm(const __grid_constant_
             for (int tj_h = 0; tj_h < 2; ++tj_h) {
               float tj_pair[2];
               float tj_tile[2];
-              tj::load_pair_b128<32, 16384>(tj_c, tj_wrow + 8 * tj_h, 8 * (tj_j - 0) + tj_qcol, tj_tile[0], tj_tile[1]);
+              tj::load_pair_tile<32, 16384, 128>(tj_c, tj_wrow + 8 * tj_h, 8 * (tj_j - 0) + tj_qcol, tj_tile[0], tj_tile[1]);
       #pragma unroll
               for (int tj_x = 0; tj_x < 2; ++tj_x) {
                 [[maybe_unused]] const int tj_i = tj_blk * 64 + 4 * tj_j + 2 * tj_h + tj_x;
@@ -249,7 +249,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm(const __grid_constant_
                 const float tj_e_tile = tj_tile[tj_x];
                 tj_pair[tj_x] = ((alpha * tj_e_acc) + (beta * tj_e_tile));
               }
-              tj::store_pair_b128<32, 16384>(tj_dst, tj_wrow + 8 * tj_h, 8 * (tj_j - 0) + tj_qcol, tj_pair[0], tj_pair[1]);
+              tj::store_pair_tile<32, 16384, 128>(tj_dst, tj_wrow + 8 * tj_h, 8 * (tj_j - 0) + tj_qcol, tj_pair[0], tj_pair[1]);
             }
           }
         }
@@ -299,7 +299,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm(const __grid_constant_
             for (int tj_h = 0; tj_h < 2; ++tj_h) {
               float tj_pair[2];
               float tj_tile[2];
-              tj::load_pair_b128<32, 16384>(tj_c, tj_wrow + 8 * tj_h, 8 * (tj_j - 4) + tj_qcol, tj_tile[0], tj_tile[1]);
+              tj::load_pair_tile<32, 16384, 128>(tj_c, tj_wrow + 8 * tj_h, 8 * (tj_j - 4) + tj_qcol, tj_tile[0], tj_tile[1]);
       #pragma unroll
               for (int tj_x = 0; tj_x < 2; ++tj_x) {
                 [[maybe_unused]] const int tj_i = tj_blk * 64 + 4 * tj_j + 2 * tj_h + tj_x;
@@ -307,7 +307,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm(const __grid_constant_
                 const float tj_e_tile = tj_tile[tj_x];
                 tj_pair[tj_x] = ((alpha * tj_e_acc) + (beta * tj_e_tile));
               }
-              tj::store_pair_b128<32, 16384>(tj_dst, tj_wrow + 8 * tj_h, 8 * (tj_j - 4) + tj_qcol, tj_pair[0], tj_pair[1]);
+              tj::store_pair_tile<32, 16384, 128>(tj_dst, tj_wrow + 8 * tj_h, 8 * (tj_j - 4) + tj_qcol, tj_pair[0], tj_pair[1]);
             }
           }
         }
@@ -357,7 +357,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm(const __grid_constant_
             for (int tj_h = 0; tj_h < 2; ++tj_h) {
               float tj_pair[2];
               float tj_tile[2];
-              tj::load_pair_b128<32, 16384>(tj_c, tj_wrow + 8 * tj_h, 8 * (tj_j - 8) + tj_qcol, tj_tile[0], tj_tile[1]);
+              tj::load_pair_tile<32, 16384, 128>(tj_c, tj_wrow + 8 * tj_h, 8 * (tj_j - 8) + tj_qcol, tj_tile[0], tj_tile[1]);
       #pragma unroll
               for (int tj_x = 0; tj_x < 2; ++tj_x) {
                 [[maybe_unused]] const int tj_i = tj_blk * 64 + 4 * tj_j + 2 * tj_h + tj_x;
@@ -365,7 +365,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm(const __grid_constant_
                 const float tj_e_tile = tj_tile[tj_x];
                 tj_pair[tj_x] = ((alpha * tj_e_acc) + (beta * tj_e_tile));
               }
-              tj::store_pair_b128<32, 16384>(tj_dst, tj_wrow + 8 * tj_h, 8 * (tj_j - 8) + tj_qcol, tj_pair[0], tj_pair[1]);
+              tj::store_pair_tile<32, 16384, 128>(tj_dst, tj_wrow + 8 * tj_h, 8 * (tj_j - 8) + tj_qcol, tj_pair[0], tj_pair[1]);
             }
           }
         }
@@ -415,7 +415,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm(const __grid_constant_
             for (int tj_h = 0; tj_h < 2; ++tj_h) {
               float tj_pair[2];
               float tj_tile[2];
-              tj::load_pair_b128<32, 16384>(tj_c, tj_wrow + 8 * tj_h, 8 * (tj_j - 12) + tj_qcol, tj_tile[0], tj_tile[1]);
+              tj::load_pair_tile<32, 16384, 128>(tj_c, tj_wrow + 8 * tj_h, 8 * (tj_j - 12) + tj_qcol, tj_tile[0], tj_tile[1]);
       #pragma unroll
               for (int tj_x = 0; tj_x < 2; ++tj_x) {
                 [[maybe_unused]] const int tj_i = tj_blk * 64 + 4 * tj_j + 2 * tj_h + tj_x;
@@ -423,7 +423,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm(const __grid_constant_
                 const float tj_e_tile = tj_tile[tj_x];
                 tj_pair[tj_x] = ((alpha * tj_e_acc) + (beta * tj_e_tile));
               }
-              tj::store_pair_b128<32, 16384>(tj_dst, tj_wrow + 8 * tj_h, 8 * (tj_j - 12) + tj_qcol, tj_pair[0], tj_pair[1]);
+              tj::store_pair_tile<32, 16384, 128>(tj_dst, tj_wrow + 8 * tj_h, 8 * (tj_j - 12) + tj_qcol, tj_pair[0], tj_pair[1]);
             }
           }
         }

@@ -213,7 +213,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm(const __grid_constant_
             for (int tj_h = 0; tj_h < 2; ++tj_h) {
               float tj_pair[2];
               float tj_tile[2];
-              tj::load_pair_b128<32, 16384>(tj_c, tj_wrow + 8 * tj_h, 8 * (tj_j - 0) + tj_qcol, tj_tile[0], tj_tile[1]);
+              tj::load_pair_tile<32, 16384, 128>(tj_c, tj_wrow + 8 * tj_h, 8 * (tj_j - 0) + tj_qcol, tj_tile[0], tj_tile[1]);
       #pragma unroll
               for (int tj_x = 0; tj_x < 2; ++tj_x) {
                 [[maybe_unused]] const int tj_i = tj_blk * 160 + 4 * tj_j + 2 * tj_h + tj_x;
@@ -221,7 +221,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm(const __grid_constant_
                 const float tj_e_tile = tj_tile[tj_x];
                 tj_pair[tj_x] = ((alpha * tj_e_acc) + (beta * tj_e_tile));
               }
-              tj::store_pair_b128<32, 16384>(tj_dst, tj_wrow + 8 * tj_h, 8 * (tj_j - 0) + tj_qcol, tj_pair[0], tj_pair[1]);
+              tj::store_pair_tile<32, 16384, 128>(tj_dst, tj_wrow + 8 * tj_h, 8 * (tj_j - 0) + tj_qcol, tj_pair[0], tj_pair[1]);
             }
           }
         }
@@ -271,7 +271,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm(const __grid_constant_
             for (int tj_h = 0; tj_h < 2; ++tj_h) {
               float tj_pair[2];
               float tj_tile[2];
-              tj::load_pair_b128<32, 16384>(tj_c, tj_wrow + 8 * tj_h, 8 * (tj_j - 4) + tj_qcol, tj_tile[0], tj_tile[1]);
+              tj::load_pair_tile<32, 16384, 128>(tj_c, tj_wrow + 8 * tj_h, 8 * (tj_j - 4) + tj_qcol, tj_tile[0], tj_tile[1]);
       #pragma unroll
               for (int tj_x = 0; tj_x < 2; ++tj_x) {
                 [[maybe_unused]] const int tj_i = tj_blk * 160 + 4 * tj_j + 2 * tj_h + tj_x;
@@ -279,7 +279,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm(const __grid_constant_
                 const float tj_e_tile = tj_tile[tj_x];
                 tj_pair[tj_x] = ((alpha * tj_e_acc) + (beta * tj_e_tile));
               }
-              tj::store_pair_b128<32, 16384>(tj_dst, tj_wrow + 8 * tj_h, 8 * (tj_j - 4) + tj_qcol, tj_pair[0], tj_pair[1]);
+              tj::store_pair_tile<32, 16384, 128>(tj_dst, tj_wrow + 8 * tj_h, 8 * (tj_j - 4) + tj_qcol, tj_pair[0], tj_pair[1]);
             }
           }
         }
@@ -329,7 +329,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm(const __grid_constant_
             for (int tj_h = 0; tj_h < 2; ++tj_h) {
               float tj_pair[2];
               float tj_tile[2];
-              tj::load_pair_b128<32, 16384>(tj_c, tj_wrow + 8 * tj_h, 8 * (tj_j - 8) + tj_qcol, tj_tile[0], tj_tile[1]);
+              tj::load_pair_tile<32, 16384, 128>(tj_c, tj_wrow + 8 * tj_h, 8 * (tj_j - 8) + tj_qcol, tj_tile[0], tj_tile[1]);
       #pragma unroll
               for (int tj_x = 0; tj_x < 2; ++tj_x) {
                 [[maybe_unused]] const int tj_i = tj_blk * 160 + 4 * tj_j + 2 * tj_h + tj_x;
@@ -337,7 +337,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm(const __grid_constant_
                 const float tj_e_tile = tj_tile[tj_x];
                 tj_pair[tj_x] = ((alpha * tj_e_acc) + (beta * tj_e_tile));
               }
-              tj::store_pair_b128<32, 16384>(tj_dst, tj_wrow + 8 * tj_h, 8 * (tj_j - 8) + tj_qcol, tj_pair[0], tj_pair[1]);
+              tj::store_pair_tile<32, 16384, 128>(tj_dst, tj_wrow + 8 * tj_h, 8 * (tj_j - 8) + tj_qcol, tj_pair[0], tj_pair[1]);
             }
           }
         }
@@ -387,7 +387,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm(const __grid_constant_
             for (int tj_h = 0; tj_h < 2; ++tj_h) {
               float tj_pair[2];
               float tj_tile[2];
-              tj::load_pair_b128<32, 16384>(tj_c, tj_wrow + 8 * tj_h, 8 * (tj_j - 12) + tj_qcol, tj_tile[0], tj_tile[1]);
+              tj::load_pair_tile<32, 16384, 128>(tj_c, tj_wrow + 8 * tj_h, 8 * (tj_j - 12) + tj_qcol, tj_tile[0], tj_tile[1]);
       #pragma unroll
               for (int tj_x = 0; tj_x < 2; ++tj_x) {
                 [[maybe_unused]] const int tj_i = tj_blk * 160 + 4 * tj_j + 2 * tj_h + tj_x;
@@ -395,7 +395,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm(const __grid_constant_
                 const float tj_e_tile = tj_tile[tj_x];
                 tj_pair[tj_x] = ((alpha * tj_e_acc) + (beta * tj_e_tile));
               }
-              tj::store_pair_b128<32, 16384>(tj_dst, tj_wrow + 8 * tj_h, 8 * (tj_j - 12) + tj_qcol, tj_pair[0], tj_pair[1]);
+              tj::store_pair_tile<32, 16384, 128>(tj_dst, tj_wrow + 8 * tj_h, 8 * (tj_j - 12) + tj_qcol, tj_pair[0], tj_pair[1]);
             }
           }
         }
@@ -445,7 +445,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm(const __grid_constant_
             for (int tj_h = 0; tj_h < 2; ++tj_h) {
               float tj_pair[2];
               float tj_tile[2];
-              tj::load_pair_b128<32, 16384>(tj_c, tj_wrow + 8 * tj_h, 8 * (tj_j - 16) + tj_qcol, tj_tile[0], tj_tile[1]);
+              tj::load_pair_tile<32, 16384, 128>(tj_c, tj_wrow + 8 * tj_h, 8 * (tj_j - 16) + tj_qcol, tj_tile[0], tj_tile[1]);
       #pragma unroll
               for (int tj_x = 0; tj_x < 2; ++tj_x) {
                 [[maybe_unused]] const int tj_i = tj_blk * 160 + 4 * tj_j + 2 * tj_h + tj_x;
@@ -453,7 +453,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm(const __grid_constant_
                 const float tj_e_tile = tj_tile[tj_x];
                 tj_pair[tj_x] = ((alpha * tj_e_acc) + (beta * tj_e_tile));
               }
-              tj::store_pair_b128<32, 16384>(tj_dst, tj_wrow + 8 * tj_h, 8 * (tj_j - 16) + tj_qcol, tj_pair[0], tj_pair[1]);
+              tj::store_pair_tile<32, 16384, 128>(tj_dst, tj_wrow + 8 * tj_h, 8 * (tj_j - 16) + tj_qcol, tj_pair[0], tj_pair[1]);
             }
           }
         }
@@ -503,7 +503,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm(const __grid_constant_
             for (int tj_h = 0; tj_h < 2; ++tj_h) {
               float tj_pair[2];
               float tj_tile[2];
-              tj::load_pair_b128<32, 16384>(tj_c, tj_wrow + 8 * tj_h, 8 * (tj_j - 20) + tj_qcol, tj_tile[0], tj_tile[1]);
+              tj::load_pair_tile<32, 16384, 128>(tj_c, tj_wrow + 8 * tj_h, 8 * (tj_j - 20) + tj_qcol, tj_tile[0], tj_tile[1]);
       #pragma unroll
               for (int tj_x = 0; tj_x < 2; ++tj_x) {
                 [[maybe_unused]] const int tj_i = tj_blk * 160 + 4 * tj_j + 2 * tj_h + tj_x;
@@ -511,7 +511,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm(const __grid_constant_
                 const float tj_e_tile = tj_tile[tj_x];
                 tj_pair[tj_x] = ((alpha * tj_e_acc) + (beta * tj_e_tile));
               }
-              tj::store_pair_b128<32, 16384>(tj_dst, tj_wrow + 8 * tj_h, 8 * (tj_j - 20) + tj_qcol, tj_pair[0], tj_pair[1]);
+              tj::store_pair_tile<32, 16384, 128>(tj_dst, tj_wrow + 8 * tj_h, 8 * (tj_j - 20) + tj_qcol, tj_pair[0], tj_pair[1]);
             }
           }
         }
@@ -561,7 +561,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm(const __grid_constant_
             for (int tj_h = 0; tj_h < 2; ++tj_h) {
               float tj_pair[2];
               float tj_tile[2];
-              tj::load_pair_b128<32, 16384>(tj_c, tj_wrow + 8 * tj_h, 8 * (tj_j - 24) + tj_qcol, tj_tile[0], tj_tile[1]);
+              tj::load_pair_tile<32, 16384, 128>(tj_c, tj_wrow + 8 * tj_h, 8 * (tj_j - 24) + tj_qcol, tj_tile[0], tj_tile[1]);
       #pragma unroll
               for (int tj_x = 0; tj_x < 2; ++tj_x) {
                 [[maybe_unused]] const int tj_i = tj_blk * 160 + 4 * tj_j + 2 * tj_h + tj_x;
@@ -569,7 +569,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm(const __grid_constant_
                 const float tj_e_tile = tj_tile[tj_x];
                 tj_pair[tj_x] = ((alpha * tj_e_acc) + (beta * tj_e_tile));
               }
-              tj::store_pair_b128<32, 16384>(tj_dst, tj_wrow + 8 * tj_h, 8 * (tj_j - 24) + tj_qcol, tj_pair[0], tj_pair[1]);
+              tj::store_pair_tile<32, 16384, 128>(tj_dst, tj_wrow + 8 * tj_h, 8 * (tj_j - 24) + tj_qcol, tj_pair[0], tj_pair[1]);
             }
           }
         }
@@ -619,7 +619,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm(const __grid_constant_
             for (int tj_h = 0; tj_h < 2; ++tj_h) {
               float tj_pair[2];
               float tj_tile[2];
-              tj::load_pair_b128<32, 16384>(tj_c, tj_wrow + 8 * tj_h, 8 * (tj_j - 28) + tj_qcol, tj_tile[0], tj_tile[1]);
+              tj::load_pair_tile<32, 16384, 128>(tj_c, tj_wrow + 8 * tj_h, 8 * (tj_j - 28) + tj_qcol, tj_tile[0], tj_tile[1]);
       #pragma unroll
               for (int tj_x = 0; tj_x < 2; ++tj_x) {
                 [[maybe_unused]] const int tj_i = tj_blk * 160 + 4 * tj_j + 2 * tj_h + tj_x;
@@ -627,7 +627,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm(const __grid_constant_
                 const float tj_e_tile = tj_tile[tj_x];
                 tj_pair[tj_x] = ((alpha * tj_e_acc) + (beta * tj_e_tile));
               }
-              tj::store_pair_b128<32, 16384>(tj_dst, tj_wrow + 8 * tj_h, 8 * (tj_j - 28) + tj_qcol, tj_pair[0], tj_pair[1]);
+              tj::store_pair_tile<32, 16384, 128>(tj_dst, tj_wrow + 8 * tj_h, 8 * (tj_j - 28) + tj_qcol, tj_pair[0], tj_pair[1]);
             }
           }
         }
@@ -677,7 +677,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm(const __grid_constant_
             for (int tj_h = 0; tj_h < 2; ++tj_h) {
               float tj_pair[2];
               float tj_tile[2];
-              tj::load_pair_b128<32, 16384>(tj_c, tj_wrow + 8 * tj_h, 8 * (tj_j - 32) + tj_qcol, tj_tile[0], tj_tile[1]);
+              tj::load_pair_tile<32, 16384, 128>(tj_c, tj_wrow + 8 * tj_h, 8 * (tj_j - 32) + tj_qcol, tj_tile[0], tj_tile[1]);
       #pragma unroll
               for (int tj_x = 0; tj_x < 2; ++tj_x) {
                 [[maybe_unused]] const int tj_i = tj_blk * 160 + 4 * tj_j + 2 * tj_h + tj_x;
@@ -685,7 +685,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm(const __grid_constant_
                 const float tj_e_tile = tj_tile[tj_x];
                 tj_pair[tj_x] = ((alpha * tj_e_acc) + (beta * tj_e_tile));
               }
-              tj::store_pair_b128<32, 16384>(tj_dst, tj_wrow + 8 * tj_h, 8 * (tj_j - 32) + tj_qcol, tj_pair[0], tj_pair[1]);
+              tj::store_pair_tile<32, 16384, 128>(tj_dst, tj_wrow + 8 * tj_h, 8 * (tj_j - 32) + tj_qcol, tj_pair[0], tj_pair[1]);
             }
           }
         }
@@ -735,7 +735,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm(const __grid_constant_
             for (int tj_h = 0; tj_h < 2; ++tj_h) {
               float tj_pair[2];
               float tj_tile[2];
-              tj::load_pair_b128<32, 16384>(tj_c, tj_wrow + 8 * tj_h, 8 * (tj_j - 36) + tj_qcol, tj_tile[0], tj_tile[1]);
+              tj::load_pair_tile<32, 16384, 128>(tj_c, tj_wrow + 8 * tj_h, 8 * (tj_j - 36) + tj_qcol, tj_tile[0], tj_tile[1]);
       #pragma unroll
               for (int tj_x = 0; tj_x < 2; ++tj_x) {
                 [[maybe_unused]] const int tj_i = tj_blk * 160 + 4 * tj_j + 2 * tj_h + tj_x;
@@ -743,7 +743,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm(const __grid_constant_
                 const float tj_e_tile = tj_tile[tj_x];
                 tj_pair[tj_x] = ((alpha * tj_e_acc) + (beta * tj_e_tile));
               }
-              tj::store_pair_b128<32, 16384>(tj_dst, tj_wrow + 8 * tj_h, 8 * (tj_j - 36) + tj_qcol, tj_pair[0], tj_pair[1]);
+              tj::store_pair_tile<32, 16384, 128>(tj_dst, tj_wrow + 8 * tj_h, 8 * (tj_j - 36) + tj_qcol, tj_pair[0], tj_pair[1]);
             }
           }
         }

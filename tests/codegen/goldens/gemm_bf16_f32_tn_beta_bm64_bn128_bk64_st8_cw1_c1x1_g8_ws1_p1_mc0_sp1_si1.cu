@@ -235,7 +235,7 @@ extern "C" __global__ void __launch_bounds__(256, 1) gemm(const __grid_constant_
             for (int tj_h = 0; tj_h < 2; ++tj_h) {
               float tj_pair[2];
               float tj_tile[2];
-              tj::load_pair_b128<32, 8192>(tj_c, tj_wrow + 8 * tj_h, 8 * (tj_j - 0) + tj_qcol, tj_tile[0], tj_tile[1]);
+              tj::load_pair_tile<32, 8192, 128>(tj_c, tj_wrow + 8 * tj_h, 8 * (tj_j - 0) + tj_qcol, tj_tile[0], tj_tile[1]);
       #pragma unroll
               for (int tj_x = 0; tj_x < 2; ++tj_x) {
                 [[maybe_unused]] const int tj_i = tj_blk * 64 + 4 * tj_j + 2 * tj_h + tj_x;
@@ -243,7 +243,7 @@ extern "C" __global__ void __launch_bounds__(256, 1) gemm(const __grid_constant_
                 const float tj_e_tile = tj_tile[tj_x];
                 tj_pair[tj_x] = ((alpha * tj_e_acc) + (beta * tj_e_tile));
               }
-              tj::store_pair_b128<32, 8192>(tj_dst, tj_wrow + 8 * tj_h, 8 * (tj_j - 0) + tj_qcol, tj_pair[0], tj_pair[1]);
+              tj::store_pair_tile<32, 8192, 128>(tj_dst, tj_wrow + 8 * tj_h, 8 * (tj_j - 0) + tj_qcol, tj_pair[0], tj_pair[1]);
             }
           }
         }
@@ -293,7 +293,7 @@ extern "C" __global__ void __launch_bounds__(256, 1) gemm(const __grid_constant_
             for (int tj_h = 0; tj_h < 2; ++tj_h) {
               float tj_pair[2];
               float tj_tile[2];
-              tj::load_pair_b128<32, 8192>(tj_c, tj_wrow + 8 * tj_h, 8 * (tj_j - 4) + tj_qcol, tj_tile[0], tj_tile[1]);
+              tj::load_pair_tile<32, 8192, 128>(tj_c, tj_wrow + 8 * tj_h, 8 * (tj_j - 4) + tj_qcol, tj_tile[0], tj_tile[1]);
       #pragma unroll
               for (int tj_x = 0; tj_x < 2; ++tj_x) {
                 [[maybe_unused]] const int tj_i = tj_blk * 64 + 4 * tj_j + 2 * tj_h + tj_x;
@@ -301,7 +301,7 @@ extern "C" __global__ void __launch_bounds__(256, 1) gemm(const __grid_constant_
                 const float tj_e_tile = tj_tile[tj_x];
                 tj_pair[tj_x] = ((alpha * tj_e_acc) + (beta * tj_e_tile));
               }
-              tj::store_pair_b128<32, 8192>(tj_dst, tj_wrow + 8 * tj_h, 8 * (tj_j - 4) + tj_qcol, tj_pair[0], tj_pair[1]);
+              tj::store_pair_tile<32, 8192, 128>(tj_dst, tj_wrow + 8 * tj_h, 8 * (tj_j - 4) + tj_qcol, tj_pair[0], tj_pair[1]);
             }
           }
         }
@@ -351,7 +351,7 @@ extern "C" __global__ void __launch_bounds__(256, 1) gemm(const __grid_constant_
             for (int tj_h = 0; tj_h < 2; ++tj_h) {
               float tj_pair[2];
               float tj_tile[2];
-              tj::load_pair_b128<32, 8192>(tj_c, tj_wrow + 8 * tj_h, 8 * (tj_j - 8) + tj_qcol, tj_tile[0], tj_tile[1]);
+              tj::load_pair_tile<32, 8192, 128>(tj_c, tj_wrow + 8 * tj_h, 8 * (tj_j - 8) + tj_qcol, tj_tile[0], tj_tile[1]);
       #pragma unroll
               for (int tj_x = 0; tj_x < 2; ++tj_x) {
                 [[maybe_unused]] const int tj_i = tj_blk * 64 + 4 * tj_j + 2 * tj_h + tj_x;
@@ -359,7 +359,7 @@ extern "C" __global__ void __launch_bounds__(256, 1) gemm(const __grid_constant_
                 const float tj_e_tile = tj_tile[tj_x];
                 tj_pair[tj_x] = ((alpha * tj_e_acc) + (beta * tj_e_tile));
               }
-              tj::store_pair_b128<32, 8192>(tj_dst, tj_wrow + 8 * tj_h, 8 * (tj_j - 8) + tj_qcol, tj_pair[0], tj_pair[1]);
+              tj::store_pair_tile<32, 8192, 128>(tj_dst, tj_wrow + 8 * tj_h, 8 * (tj_j - 8) + tj_qcol, tj_pair[0], tj_pair[1]);
             }
           }
         }
@@ -409,7 +409,7 @@ extern "C" __global__ void __launch_bounds__(256, 1) gemm(const __grid_constant_
             for (int tj_h = 0; tj_h < 2; ++tj_h) {
               float tj_pair[2];
               float tj_tile[2];
-              tj::load_pair_b128<32, 8192>(tj_c, tj_wrow + 8 * tj_h, 8 * (tj_j - 12) + tj_qcol, tj_tile[0], tj_tile[1]);
+              tj::load_pair_tile<32, 8192, 128>(tj_c, tj_wrow + 8 * tj_h, 8 * (tj_j - 12) + tj_qcol, tj_tile[0], tj_tile[1]);
       #pragma unroll
               for (int tj_x = 0; tj_x < 2; ++tj_x) {
                 [[maybe_unused]] const int tj_i = tj_blk * 64 + 4 * tj_j + 2 * tj_h + tj_x;
@@ -417,7 +417,7 @@ extern "C" __global__ void __launch_bounds__(256, 1) gemm(const __grid_constant_
                 const float tj_e_tile = tj_tile[tj_x];
                 tj_pair[tj_x] = ((alpha * tj_e_acc) + (beta * tj_e_tile));
               }
-              tj::store_pair_b128<32, 8192>(tj_dst, tj_wrow + 8 * tj_h, 8 * (tj_j - 12) + tj_qcol, tj_pair[0], tj_pair[1]);
+              tj::store_pair_tile<32, 8192, 128>(tj_dst, tj_wrow + 8 * tj_h, 8 * (tj_j - 12) + tj_qcol, tj_pair[0], tj_pair[1]);
             }
           }
         }

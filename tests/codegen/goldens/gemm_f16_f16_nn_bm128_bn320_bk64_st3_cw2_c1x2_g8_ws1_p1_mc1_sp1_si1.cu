@@ -224,7 +224,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm(const __grid_constant_
                 }
               }
             }
-            tj::stmatrix_x4_b128<64, 16384>(tj_dst, 8 * (tj_j - 0), tj_v);
+            tj::stmatrix_x4_tile<64, 16384, 128>(tj_dst, 8 * (tj_j - 0), tj_v);
           }
         }
       }
@@ -265,7 +265,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm(const __grid_constant_
                 }
               }
             }
-            tj::stmatrix_x4_b128<64, 16384>(tj_dst, 8 * (tj_j - 8), tj_v);
+            tj::stmatrix_x4_tile<64, 16384, 128>(tj_dst, 8 * (tj_j - 8), tj_v);
           }
         }
       }
@@ -306,7 +306,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm(const __grid_constant_
                 }
               }
             }
-            tj::stmatrix_x4_b128<64, 16384>(tj_dst, 8 * (tj_j - 16), tj_v);
+            tj::stmatrix_x4_tile<64, 16384, 128>(tj_dst, 8 * (tj_j - 16), tj_v);
           }
         }
       }
@@ -347,7 +347,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm(const __grid_constant_
                 }
               }
             }
-            tj::stmatrix_x4_b128<64, 16384>(tj_dst, 8 * (tj_j - 24), tj_v);
+            tj::stmatrix_x4_tile<64, 16384, 128>(tj_dst, 8 * (tj_j - 24), tj_v);
           }
         }
       }
@@ -388,7 +388,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm(const __grid_constant_
                 }
               }
             }
-            tj::stmatrix_x4_b128<64, 16384>(tj_dst, 8 * (tj_j - 32), tj_v);
+            tj::stmatrix_x4_tile<64, 16384, 128>(tj_dst, 8 * (tj_j - 32), tj_v);
           }
         }
       }

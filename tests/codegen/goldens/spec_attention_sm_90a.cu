@@ -530,7 +530,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) attention(const __grid_cons
                 }
               }
             }
-            tj::stmatrix_x4_b128<64, 16384>(tj_dst, 8 * (tj_j - 0), tj_v);
+            tj::stmatrix_x4_tile<64, 16384, 128>(tj_dst, 8 * (tj_j - 0), tj_v);
           }
         }
       }
@@ -552,7 +552,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) attention(const __grid_cons
                 const float tj_e_l = l[(tj_blk) * 2 + (tj_h)];
                 tj_pair[tj_x] = (((tj_e_m * 0.12751743f) + tj::log2_approx(tj_e_l)) * 0.6931472f);
               }
-              tj::store_pair_b128<32, 16384>(tj_dst, tj_wrow + 8 * tj_h, 8 * (tj_j - 0) + tj_qcol, tj_pair[0], tj_pair[1]);
+              tj::store_pair_tile<32, 16384, 128>(tj_dst, tj_wrow + 8 * tj_h, 8 * (tj_j - 0) + tj_qcol, tj_pair[0], tj_pair[1]);
             }
           }
         }

@@ -235,7 +235,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm(const __grid_constant_
       #pragma unroll
               for (int tj_h = 0; tj_h < 2; ++tj_h) {
                 float tj_tile[2];
-                tj::load_pair_b128<64, 16384>(tj_c, tj_wrow + 8 * tj_h, 8 * ((tj_j + tj_g) - 0) + tj_qcol, tj_tile[0], tj_tile[1]);
+                tj::load_pair_tile<64, 16384, 128>(tj_c, tj_wrow + 8 * tj_h, 8 * ((tj_j + tj_g) - 0) + tj_qcol, tj_tile[0], tj_tile[1]);
       #pragma unroll
                 for (int tj_x = 0; tj_x < 2; ++tj_x) {
                   [[maybe_unused]] const int tj_i = tj_blk * 128 + 4 * (tj_j + tj_g) + 2 * tj_h + tj_x;
@@ -246,7 +246,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm(const __grid_constant_
                 }
               }
             }
-            tj::stmatrix_x4_b128<64, 16384>(tj_dst, 8 * (tj_j - 0), tj_v);
+            tj::stmatrix_x4_tile<64, 16384, 128>(tj_dst, 8 * (tj_j - 0), tj_v);
           }
         }
       }
@@ -291,7 +291,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm(const __grid_constant_
       #pragma unroll
               for (int tj_h = 0; tj_h < 2; ++tj_h) {
                 float tj_tile[2];
-                tj::load_pair_b128<64, 16384>(tj_c, tj_wrow + 8 * tj_h, 8 * ((tj_j + tj_g) - 8) + tj_qcol, tj_tile[0], tj_tile[1]);
+                tj::load_pair_tile<64, 16384, 128>(tj_c, tj_wrow + 8 * tj_h, 8 * ((tj_j + tj_g) - 8) + tj_qcol, tj_tile[0], tj_tile[1]);
       #pragma unroll
                 for (int tj_x = 0; tj_x < 2; ++tj_x) {
                   [[maybe_unused]] const int tj_i = tj_blk * 128 + 4 * (tj_j + tj_g) + 2 * tj_h + tj_x;
@@ -302,7 +302,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm(const __grid_constant_
                 }
               }
             }
-            tj::stmatrix_x4_b128<64, 16384>(tj_dst, 8 * (tj_j - 8), tj_v);
+            tj::stmatrix_x4_tile<64, 16384, 128>(tj_dst, 8 * (tj_j - 8), tj_v);
           }
         }
       }
@@ -347,7 +347,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm(const __grid_constant_
       #pragma unroll
               for (int tj_h = 0; tj_h < 2; ++tj_h) {
                 float tj_tile[2];
-                tj::load_pair_b128<64, 16384>(tj_c, tj_wrow + 8 * tj_h, 8 * ((tj_j + tj_g) - 16) + tj_qcol, tj_tile[0], tj_tile[1]);
+                tj::load_pair_tile<64, 16384, 128>(tj_c, tj_wrow + 8 * tj_h, 8 * ((tj_j + tj_g) - 16) + tj_qcol, tj_tile[0], tj_tile[1]);
       #pragma unroll
                 for (int tj_x = 0; tj_x < 2; ++tj_x) {
                   [[maybe_unused]] const int tj_i = tj_blk * 128 + 4 * (tj_j + tj_g) + 2 * tj_h + tj_x;
@@ -358,7 +358,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm(const __grid_constant_
                 }
               }
             }
-            tj::stmatrix_x4_b128<64, 16384>(tj_dst, 8 * (tj_j - 16), tj_v);
+            tj::stmatrix_x4_tile<64, 16384, 128>(tj_dst, 8 * (tj_j - 16), tj_v);
           }
         }
       }
@@ -403,7 +403,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm(const __grid_constant_
       #pragma unroll
               for (int tj_h = 0; tj_h < 2; ++tj_h) {
                 float tj_tile[2];
-                tj::load_pair_b128<64, 16384>(tj_c, tj_wrow + 8 * tj_h, 8 * ((tj_j + tj_g) - 24) + tj_qcol, tj_tile[0], tj_tile[1]);
+                tj::load_pair_tile<64, 16384, 128>(tj_c, tj_wrow + 8 * tj_h, 8 * ((tj_j + tj_g) - 24) + tj_qcol, tj_tile[0], tj_tile[1]);
       #pragma unroll
                 for (int tj_x = 0; tj_x < 2; ++tj_x) {
                   [[maybe_unused]] const int tj_i = tj_blk * 128 + 4 * (tj_j + tj_g) + 2 * tj_h + tj_x;
@@ -414,7 +414,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm(const __grid_constant_
                 }
               }
             }
-            tj::stmatrix_x4_b128<64, 16384>(tj_dst, 8 * (tj_j - 24), tj_v);
+            tj::stmatrix_x4_tile<64, 16384, 128>(tj_dst, 8 * (tj_j - 24), tj_v);
           }
         }
       }
