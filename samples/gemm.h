@@ -88,7 +88,7 @@ inline constexpr double kGemmNarrowBytesCost = 13.5;
 // A width that is not a multiple of 64 is a candidate only where the wave model puts it
 // this far ahead of the multiple of 64 above it in the same cluster (the tile it narrows).
 // From the H200 (same process, the default path against the previous choice,
-// docs/performance-log.md): estimated 0.66-0.906x of that width, such widths ran 1.04-1.18x
+// docs/performance-log.md): estimated 0.66-0.906x of that width, such widths ran 1.005-1.18x
 // faster than the previous choice on fourteen shapes; estimated 0.913-0.94x, 0.95-1.04x (224
 // against 256 at 5000^2 x 1000, 240 against 256 at 3584x2048x4096, 112 against 128 in 2x2
 // at 1536x1000x3000 slower; 176 against 192 at 4224^2 x 4096 faster).
