@@ -121,6 +121,12 @@ inline constexpr uint64_t kGemmNarrowMaxKblocks = 32;
 // operands, left to split-K) and 0.86x at 1000^3 (unaligned rows: the 64-column rule above
 // with multicast along N).
 inline constexpr unsigned kGemmNarrowRows = 64, kGemmNarrowCols = 128;
+// The narrow tile also where its pairs fill the clusters in at least this many splits of K
+// (split-K with the workspace): each partial half a 128-row tile's, and fewer of them. From
+// the H200 (same process, against 128 columns of two warpgroups in split-K): 1.27x at
+// 384x512x8192 (5 splits against 11), 1.09x at 256x1024x8192 (4 against 8); 0.90x at
+// 640x512x12288 (3 against 6) and 0.87x at 768x512x12288 (2 against 5).
+inline constexpr uint64_t kGemmNarrowMinSplits = 4;
 
 // multicast auto, where bn 0 picks the tile width on a known device: a 2-CTA cluster
 // whose tiles fill at most one wave of clusters, or that runs stream-K, with operand rows
@@ -134,6 +140,12 @@ inline constexpr unsigned kGemmNarrowRows = 64, kGemmNarrowCols = 128;
 // otherwise, 0.989-1.016x (kept clustered); at K 1000 or 2000 the clustered default ran
 // up to 1.33x faster than without multicast, and 2x1 gained 1.07-1.17x at 64 columns.
 inline constexpr uint64_t kGemmAlignedPitch = 128;
+// ... except tiles narrower than 128 columns over at least this many k-blocks: there the
+// pair keeps multicast (along N, sharing A's rows, where that makes no more cluster tiles),
+// each CTA's L2 reads for a flop being highest at narrow widths. From the H200 (same process):
+// 80 columns at 1000x1280x16384 ran 1.18x faster in 2x1 with multicast than unclustered
+// (1.08x in 1x2); 96-160 columns at K 1024-2048 ran 1.08-1.10x faster unclustered.
+inline constexpr uint64_t kGemmLongKblocks = 128;
 
 // bn 0 with schedule and multicast auto (but not the narrow tile, nor 64 columns): the tile's
 // width (256, 192 or 128 columns) and its cluster (the spec's pair, or where the spec names

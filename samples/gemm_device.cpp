@@ -55,20 +55,27 @@ bool rows_aligned(const GemmShape& s) {
 // 1x2 without multicast) for c, whose 256-column tiles would run split-K: the spec leaves the
 // tile's rows, warpgroups and split_reduce to the defaults and asks for a cluster of at most 2,
 // the rows are aligned, the operands small enough, and the pairs fill more than half of one wave
-// of the 2-CTA clusters the device runs at once (as it says, else half its SMs): that count
-// of clusters, 0 where the tile does not apply.
-uint64_t narrow_tile_clusters(const Config& c, const GemmShape& s, const Sample::DeviceFacts& device) {
+// of the 2-CTA clusters the device runs at once (as it says, else half its SMs), all of K each;
+// or fill the wave in at least kGemmNarrowMinSplits splits of K each (`split` says so): that
+// count of clusters, 0 where the tile does not apply.
+struct NarrowTile {
+  uint64_t clusters = 0, pairs = 0;
+  bool split = false;
+};
+NarrowTile narrow_tile_clusters(const Config& c, const GemmShape& s, const Sample::DeviceFacts& device) {
   for (const char* p : {"params.bm", "params.consumers", "params.pingpong", "params.warp_specialized"})
-    if (c.named.count(p)) return 0;
+    if (c.named.count(p)) return {};
   const GemmTiling t = gemm_tiling(c);
   if (t.bm != 128 || t.consumers != 2 || t.pingpong || !t.warp_specialized || c.cluster.count() > 2 || !rows_aligned(s) ||
       GemmSplitReduce(c.param("split_reduce")) != GemmSplitReduce::Auto)
-    return 0;
+    return {};
   const uint64_t operands = (uint64_t(s.m) + uint64_t(s.n)) * uint64_t(s.k) * ir::scalar_bytes(s.in);
   const uint64_t pairs = ceil_div(ceil_div(uint64_t(s.m), kGemmNarrowRows), 2) * ceil_div(uint64_t(s.n), kGemmNarrowCols);
-  if (operands > kGemmSplitInClusterOperandBytes) return 0;
+  if (operands > kGemmSplitInClusterOperandBytes || pairs == 0) return {};
   const uint64_t clusters = uint64_t(std::max(0, device.clusters_that_fit(2).value_or(device.sm_count / 2)));
-  return pairs <= clusters && 2 * pairs > clusters ? clusters : 0;
+  if (pairs <= clusters && 2 * pairs > clusters) return {clusters, pairs, false};
+  const uint64_t splits = std::min<uint64_t>(gemm_auto_split_cap(ceil_div(uint64_t(s.k), t.bk)), clusters / pairs);
+  return splits >= kGemmNarrowMinSplits ? NarrowTile{clusters, pairs, true} : NarrowTile{};
 }
 
 // multicast auto with the tile width chosen (kGemmAlignedPitch): a 2-CTA cluster on one
@@ -85,6 +92,20 @@ void choose_multicast(const Gemm& gemm, Sample::DeviceChoice& d, int sm_count, c
   }
   const uint64_t tiles = cluster_tiles(s, t, t.bn), clusters = uint64_t(sm_count) / 2;
   const bool aligned = rows_aligned(s);
+  // Narrow tiles over a long K keep the pair (kGemmLongKblocks), along N where A's rows are
+  // more than B's and that makes no more cluster tiles.
+  if (t.bn < 128 && ceil_div(uint64_t(s.k), t.bk) >= kGemmLongKblocks && aligned) {
+    c.params["multicast"] = int64_t(GemmMulticast::On);
+    Config along_n = c;
+    along_n.cluster = {2, 1, 1};
+    const bool turn = c.cluster.y == 2 && t.bm > t.bn && cluster_tiles(s, gemm_tiling(along_n), t.bn) <= tiles &&
+                      gemm.check_config(along_n).empty();
+    if (turn) c.cluster = along_n.cluster;
+    say("multicast auto -> on" + (turn ? ", cluster " + was + " -> 2x1" : std::string(" in ") + was) + ": " +
+        std::to_string(t.bn) + "-column tiles over " + std::to_string(ceil_div(uint64_t(s.k), t.bk)) +
+        " k-blocks, where sharing loads relieves L2" + (turn ? " (the pair shares A's " + std::to_string(t.bm) + " rows)" : ""));
+    return;
+  }
   if ((tiles <= clusters || t.stream_k) && aligned) {
     c.params["multicast"] = int64_t(GemmMulticast::Off);
     c.cluster = {1, 1, 1};
@@ -226,7 +247,7 @@ void choose_width(const Gemm& gemm, const Config& c, const Sample::DeviceFacts& 
   };
   GemmTiling wide = t;
   wide.bn = 256;
-  uint64_t narrow_clusters = 0;  // the narrow tile's: where it is taken, the 2-CTA clusters its pairs fill
+  NarrowTile narrow;             // the narrow tile's: where it is taken, the 2-CTA clusters its pairs fill
   bool along_m = false;          // split-K's regime: the default pair turned to share B (pair_along_m)
   if (auto_schedule && cluster_tiles(s, t, 256) > clusters) {
     // A tail that stream-K absorbs needs no narrower tile.
@@ -235,10 +256,10 @@ void choose_width(const Gemm& gemm, const Config& c, const Sample::DeviceFacts& 
     // Few tiles: the one-warpgroup narrow tile fills the GPU unsplit at any K
     // (kGemmNarrowRows); else narrower tiles fill it with fewer splits, so fewer partials,
     // and with a short K 64 columns fill it with none (kGemmNarrowMaxKblocks).
-    const uint64_t narrow = cluster_tiles(s, t, 64);
-    if ((narrow_clusters = narrow_tile_clusters(c, s, device)) > 0)
+    const uint64_t narrow64 = cluster_tiles(s, t, 64);
+    if ((narrow = narrow_tile_clusters(c, s, device)).clusters > 0)
       bn = kGemmNarrowCols;
-    else if (ceil_div(uint64_t(s.k), t.bk) <= kGemmNarrowMaxKblocks && narrow <= clusters && 2 * narrow > clusters)
+    else if (ceil_div(uint64_t(s.k), t.bk) <= kGemmNarrowMaxKblocks && narrow64 <= clusters && 2 * narrow64 > clusters)
       bn = 64;
     else
       bn = cost(128, kGemmRate128) < cost(256, 1.0) ? 128 : 256;
@@ -249,7 +270,7 @@ void choose_width(const Gemm& gemm, const Config& c, const Sample::DeviceFacts& 
     bn = 192;
   }
   d.config.params["bn"] = int64_t(bn);
-  if (narrow_clusters > 0) {
+  if (narrow.clusters > 0) {
     d.config.params["bm"] = kGemmNarrowRows, d.config.params["consumers"] = 1;
     d.config.params["multicast"] = int64_t(GemmMulticast::Off);
     d.config.cluster = {1, 2, 1};
@@ -257,8 +278,9 @@ void choose_width(const Gemm& gemm, const Config& c, const Sample::DeviceFacts& 
         ", consumers 2 -> 1, cluster " + xy(c.cluster) + " -> 1x2 without multicast, for " + std::to_string(sm_count) + " SMs: " +
         std::to_string(cluster_tiles(s, t, 256)) + " cluster tiles of 256 columns would need split-K; " +
         std::to_string(cluster_tiles(s, gemm_tiling(d.config), bn)) + " pairs of " + std::to_string(kGemmNarrowRows) + "x" +
-        std::to_string(bn) + " tiles fill one wave of " + std::to_string(narrow_clusters) +
-        " clusters with all of K each, one MMA warpgroup reading each operand byte once");
+        std::to_string(bn) + " tiles fill one wave of " + std::to_string(narrow.clusters) +
+        (narrow.split ? " clusters in splits of K, their partials half a 128-row tile's"
+                      : " clusters with all of K each, one MMA warpgroup reading each operand byte once"));
     return;
   }
   if (along_m) d.config.cluster = {1, 2, 1};

@@ -255,6 +255,15 @@ TEST_CASE("gemm: split-K against cuBLAS [gpu]", "[gpu][gemm][splitk]") {
       {4096, 4096, 1024, {{"splits", 0}}},                               // automatic: 512 tiles fill the GPU, S = 1 at run time
   };
   for (size_t i = 0; i < cases.size(); ++i) check(cases[i], 400 + i);
+  // The default path's narrow tile in splits of K (64 x 128 of one warpgroup, 1x2 without
+  // multicast, the workspace): 12 pairs in 5 splits, 16 in 4, beta reading C in the last one.
+  const tj::ir::Dim3 pair{2, 1, 1};
+  for (const GemmCase& g : std::vector<GemmCase>{
+           {384, 512, 8192, {}, pair, 1.0, 0.0, true, {{"bm", 64}, {"splits", 5}}},
+           {256, 1024, 8192, {}, pair, 1.0, 0.0, true, {{"bm", 64}, {"splits", 4}}},
+           {384, 512, 8192, {}, pair, 1.5, -0.75, true, {{"bm", 64}, {"splits", 5}}},
+       })
+    check(g, 4444);
 }
 
 // Split-K in the cluster (split_reduce, dsl/split_k.h's KPartition::Cluster): a tile's

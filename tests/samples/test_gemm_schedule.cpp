@@ -169,8 +169,8 @@ TEST_CASE("gemm schedule auto: for_device resolves it and says why, an explicit 
   // Where split-K would take few tiles and the rows are aligned: the narrow tile, 64 x 128 of
   // one MMA warpgroup in 1x2 clusters without multicast, when its pairs fill more than half
   // the 66 clusters in one wave (1024 x 1024: 64 pairs; 512 x 2048: 64; 2048 x 512: 64;
-  // 768 x 1024: 48; 960 x 1000: 8 x 8 = 64, ragged) at any K. 256 x 1024 (16 pairs) keeps
-  // split-K; 512 x 1024 x 8192 (32 pairs) too.
+  // 768 x 1024: 48; 960 x 1000: 8 x 8 = 64, ragged) at any K. 256 x 1024 (16 pairs) takes
+  // it in splits of K (below); 512 x 1024 x 8192 (32 pairs: 2 splits) keeps split-K at 128.
   for (auto [m, n, k] : {std::tuple{1024, 1024, 8192}, {1024, 1024, 4096}, {1024, 1024, 2048}, {1024, 1024, 1024},
                          {512, 2048, 2048}, {512, 2048, 4096}, {2048, 512, 8192}, {768, 1024, 2048}, {960, 1000, 4096}}) {
     INFO(m << " x " << n << " x " << k);
@@ -193,6 +193,33 @@ TEST_CASE("gemm schedule auto: for_device resolves it and says why, an explicit 
     CHECK(d->line.find(" cluster tiles of 256 columns would need split-K; " + std::to_string(pairs) +
                        " pairs of 64x128 tiles fill one wave of 66 clusters with all of K each, one MMA warpgroup reading "
                        "each operand byte once; schedule auto -> static") != std::string::npos);
+  }
+  // Fewer pairs: the narrow tile in splits of K where they fill the clusters in at least
+  // kGemmNarrowMinSplits (384 x 512: 12 pairs, 5 splits; 256 x 1024: 16 pairs, 4), with the
+  // workspace (its 64 x 128 partials do not deal out to the planes of a cluster); 640 x 512
+  // (20 pairs, 3 splits) and 768 x 512 (24, 2) keep split-K at 128 columns of two warpgroups.
+  for (auto [m, n, k, splits] : {std::tuple{384, 512, 8192, 5}, {256, 1024, 8192, 4}, {640, 512, 12288, 0}, {768, 512, 12288, 0}}) {
+    INFO(m << " x " << n << " x " << k);
+    c = test::gemm_config({{"m", m}, {"n", n}, {"k", k}}, {2, 1, 1});
+    d = s->for_device(c, 132);
+    REQUIRE(d.has_value());
+    INFO(d->line);
+    CHECK(d->config.param("bn") == 128);
+    CHECK(d->config.param("schedule") == int64_t(GemmSchedule::SplitK));
+    CHECK(s->check_config(d->config).empty());
+    if (splits == 0) {
+      CHECK(d->config.param("bm") == 128);
+      CHECK(d->line.find("in splits of K") == std::string::npos);
+      continue;
+    }
+    CHECK(d->config.param("bm") == 64);
+    CHECK(d->config.param("consumers") == 1);
+    CHECK(d->config.param("splits") == splits);
+    CHECK(d->config.param("multicast") == int64_t(samples::GemmMulticast::Off));
+    CHECK(d->config.cluster.str() == ir::Dim3{1, 2, 1}.str());
+    CHECK_FALSE(samples::gemm_tiling(d->config).split_in_cluster);
+    CHECK(d->line.find("pairs of 64x128 tiles fill one wave of 66 clusters in splits of K, their partials half a 128-row "
+                       "tile's; schedule auto -> split_k (splits " + std::to_string(splits) + ")") != std::string::npos);
   }
   // The pairs count against the 2-CTA clusters the device says it runs at once: 64 pairs
   // fit 64 (one wave of 64), not 60 (split-K in the cluster instead).
@@ -453,6 +480,11 @@ TEST_CASE("gemm multicast auto: unclustered for one aligned wave or stream-K, 64
            {2048, 2048, 2048, c1x1, off, "multicast auto -> off, cluster 1x2 -> 1x1: 64 cluster tiles in one wave of 66 clusters"},
            {2048, 2048, 4096, c1x1, off, "-> 1x1: 64 cluster tiles in one wave"},
            {512, 8192, 8192, c1x1, off, "-> 1x1: 64 cluster tiles in one wave"},
+           // Narrow widths (packing's) over a long K keep the pair, turned to share A (kGemmLongKblocks);
+           // over a short K they run unclustered.
+           {1000, 1280, 16384, c2x1, on, "multicast auto -> on, cluster 1x2 -> 2x1: 80-column tiles over 256 k-blocks, where "
+                                         "sharing loads relieves L2 (the pair shares A's 128 rows)"},
+           {1280, 1152, 2048, c1x1, off, "multicast auto -> off, cluster 1x2 -> 1x1"},
            {1536, 1536, 1024, c1x1, off, "-> 1x1: 66 cluster tiles in one wave"},  // 144 columns (packing)
            // The narrow tile (64 x 128, one MMA warpgroup): its pairs in 1x2 without multicast, said with the tile.
            {1024, 1024, 1024, c1x2, off, ""},
@@ -539,8 +571,9 @@ TEST_CASE("gemm packing: width and cluster chosen together where the wave model'
            {1280, 8192, 2048, c1x2, true, 160, c1x2, "packing -> bn 160 in 1x2: est. 0.87x the time of 256 columns in 1x2"},
            // Widths of 16-column steps: 3 waves of 144 (18 x 11 cluster tiles) against 2 of 256, as cuBLAS tiles it.
            {4608, 1536, 1024, c2x1, false, 144, c1x2, "packing -> bn 144, cluster 2x1 -> 1x2: est. 0.88x the time of 256 columns in 2x1"},
-           // One wave of 80 columns, all of K, against stream-K at 128 (multicast auto then unclusters the pair).
-           {1000, 1280, 16384, c2x1, false, 80, c1x1, "packing -> bn 80, cluster 2x1 -> 1x2: est. 0.89x the time of 128 columns in 2x1"},
+           // One wave of 80 columns, all of K, against stream-K at 128 (multicast auto then keeps a pair
+           // over the long K, turned to share A: kGemmLongKblocks).
+           {1000, 1280, 16384, c2x1, false, 80, c2x1, "packing -> bn 80, cluster 2x1 -> 1x2: est. 0.89x the time of 128 columns in 2x1"},
            // 176 narrows 192 by 0.92x only (6 waves each): under kGemmFineMargin, no packing.
            {4224, 4224, 4096, c2x1, false, 192, c2x1, ""},
            // Unaligned rows: 224 narrows 256 by 0.94x only, so 256 (7 waves) against 192.
