@@ -2,7 +2,7 @@
 // the tiles' layouts (A from registers through ldmatrix where that saves shared-memory
 // reads), accumulators in registers (m x n / 128 f32 per thread of a warpgroup),
 // completion by wgmma.commit_group / wait_group, and an epilogue that writes the
-// register fragments into a 128-byte-swizzled shared tile.
+// register fragments into a shared tile of any TMA swizzle (128, 64 or 32 bytes, or none).
 #pragma once
 
 #include "codegen/mma/family.h"
