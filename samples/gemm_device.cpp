@@ -59,7 +59,7 @@ bool rows_aligned(const GemmShape& s) {
 // or fill the wave in at least kGemmNarrowMinSplits splits of K each (`split` says so): that
 // count of clusters, 0 where the tile does not apply.
 struct NarrowTile {
-  uint64_t clusters = 0, pairs = 0;
+  uint64_t clusters = 0;
   bool split = false;
 };
 NarrowTile narrow_tile_clusters(const Config& c, const GemmShape& s, const Sample::DeviceFacts& device) {
@@ -73,9 +73,9 @@ NarrowTile narrow_tile_clusters(const Config& c, const GemmShape& s, const Sampl
   const uint64_t pairs = ceil_div(ceil_div(uint64_t(s.m), kGemmNarrowRows), 2) * ceil_div(uint64_t(s.n), kGemmNarrowCols);
   if (operands > kGemmSplitInClusterOperandBytes || pairs == 0) return {};
   const uint64_t clusters = uint64_t(std::max(0, device.clusters_that_fit(2).value_or(device.sm_count / 2)));
-  if (pairs <= clusters && 2 * pairs > clusters) return {clusters, pairs, false};
+  if (pairs <= clusters && 2 * pairs > clusters) return {clusters, false};
   const uint64_t splits = std::min<uint64_t>(gemm_auto_split_cap(ceil_div(uint64_t(s.k), t.bk)), clusters / pairs);
-  return splits >= kGemmNarrowMinSplits ? NarrowTile{clusters, pairs, true} : NarrowTile{};
+  return splits >= kGemmNarrowMinSplits ? NarrowTile{clusters, true} : NarrowTile{};
 }
 
 // multicast auto with the tile width chosen (kGemmAlignedPitch): a 2-CTA cluster on one
@@ -92,9 +92,10 @@ void choose_multicast(const Gemm& gemm, Sample::DeviceChoice& d, int sm_count, c
   }
   const uint64_t tiles = cluster_tiles(s, t, t.bn), clusters = uint64_t(sm_count) / 2;
   const bool aligned = rows_aligned(s);
-  // Narrow tiles over a long K keep the pair (kGemmLongKblocks), along N where A's rows are
-  // more than B's and that makes no more cluster tiles.
-  if (t.bn < 128 && ceil_div(uint64_t(s.k), t.bk) >= kGemmLongKblocks && aligned) {
+  // ... where narrow tiles over a long K keep the pair (kGemmLongKblocks), along N where A's
+  // rows are more than B's and that makes no more cluster tiles.
+  const bool unclusters = (tiles <= clusters || t.stream_k) && aligned;
+  if (unclusters && t.bn < 128 && ceil_div(uint64_t(s.k), t.bk) >= kGemmLongKblocks) {
     c.params["multicast"] = int64_t(GemmMulticast::On);
     Config along_n = c;
     along_n.cluster = {2, 1, 1};
@@ -106,7 +107,7 @@ void choose_multicast(const Gemm& gemm, Sample::DeviceChoice& d, int sm_count, c
         " k-blocks, where sharing loads relieves L2" + (turn ? " (the pair shares A's " + std::to_string(t.bm) + " rows)" : ""));
     return;
   }
-  if ((tiles <= clusters || t.stream_k) && aligned) {
+  if (unclusters) {
     c.params["multicast"] = int64_t(GemmMulticast::Off);
     c.cluster = {1, 1, 1};
     say("multicast auto -> off, cluster " + was + " -> 1x1: " +
