@@ -1,7 +1,9 @@
 #include <algorithm>
 #include <iostream>
+#include <map>
 #include <optional>
 
+#include "cli/clusters_fit.h"
 #include "cli/commands.h"
 #include "cli/exit_codes.h"
 #include "cli/output.h"
@@ -11,6 +13,7 @@
 #include "dsl/ir/printer.h"
 #include "generators/runner.h"
 #include "runtime/disassemble.h"
+#include "runtime/error.h"
 
 namespace tj::cli {
 
@@ -34,10 +37,21 @@ int cmd_compile(const CompileArgs& args) {
       return kNoGpu;
     }
   }
-  // --sms: the device's decisions for a GPU of that many SMs (its SM count alone), before
-  // anything is compiled or written.
+  // --sms: the device's decisions for a GPU of that many SMs (its SM count, and with
+  // --clusters-fit how many clusters of each size it runs), before anything is compiled or written.
+  if (!args.clusters_fit.empty() && args.sms <= 0)
+    throw rt::RuntimeError(rt::ErrorKind::Usage, "--clusters-fit: describes the GPU of --sms N; give --sms too");
   if (args.sms > 0) {
-    if (std::optional<samples::Sample::DeviceChoice> d = spec.sample->for_device(spec.config, samples::Sample::DeviceFacts(args.sms))) {
+    samples::Sample::DeviceFacts facts(args.sms);
+    if (!args.clusters_fit.empty()) {
+      const std::map<unsigned, int> fit = parse_clusters_fit(args.clusters_fit);
+      const int sms = args.sms;
+      facts = samples::Sample::DeviceFacts(sms, [fit, sms](unsigned ctas) {
+        const auto it = fit.find(ctas);
+        return it != fit.end() ? it->second : sms / int(std::max(1u, ctas));
+      });
+    }
+    if (std::optional<samples::Sample::DeviceChoice> d = spec.sample->for_device(spec.config, facts)) {
       std::cout << "auto      " << d->line << "\n";
       spec.config = d->config;
     } else {

@@ -19,6 +19,9 @@ struct CompileArgs {
   std::vector<std::string> emit;     // some of emit_kinds()
   std::string out_dir = "tilejit-out";
   int sms = 0;  // > 0: decide what the spec leaves to the device for a GPU of this many SMs
+  // --clusters-fit: how many clusters of each size (CTAs) such a GPU runs at once, "2=66,4=30";
+  // empty: not known (clusters of 2 then count as half the SMs, larger ones are not weighed).
+  std::string clusters_fit;
 };
 
 struct RunArgs {

@@ -74,10 +74,16 @@ int main(int argc, char** argv) {
       ->add_option("--sms", ca.sms,
                    "Decide what the spec leaves to the device (the GEMM's bn 0, splits 0, schedule and multicast auto) "
                    "for a GPU of N SMs, as `run` does on one, print it on the 'auto' line and compile that kernel. Not "
-                   "known here: the tuning DB, and how many clusters the GPU runs at once (clusters of 2 count as half "
-                   "the SMs; split-K in the cluster keeps a CTA per plane), so `run` may still choose otherwise")
+                   "known here: the tuning DB, and, unless --clusters-fit says, how many clusters the GPU runs at once "
+                   "(clusters of 2 count as half the SMs; no 2x2 packing; split-K in the cluster keeps a CTA per plane), "
+                   "so `run` may still choose otherwise")
       ->type_name("N")
       ->check(CLI::Range(1, 1024));
+  compile->add_option("--clusters-fit", ca.clusters_fit,
+                      "With --sms: how many clusters of each size that GPU runs at once, CTAS=COUNT pairs, e.g. 2=66,4=30 "
+                      "(an H200's; `tilejit info SPEC` reports them on a GPU); the choices that weigh clusters (the GEMM's 2x2 packing, split-K's planes) then decide "
+                      "as `run` does there. Sizes not given count as the SMs / CTAS")
+      ->type_name("LIST");
   bool debug_hangs = false;
   // Exactly what is guarded: barrier.cluster.wait has no bounded form in PTX, and bulk_wait
   // waits only for this thread's own TMA stores, which complete or fault on their own.
