@@ -287,8 +287,8 @@ struct GemmKernel {
         // fewer registers and instructions in the consumers. The instance passes beta 0.
         // One barrier per chunk: before it, the leader waits until the previous chunk's
         // store has read its buffer, which the next chunk writes after the barrier.
-        // With an odd number of chunks, a tile's first chunk reuses the buffer of the
-        // previous tile's last, stored after that barrier: wait for it first.
+        // Where a tile's first chunk reuses the previous tile's last buffer (reuses_last),
+        // stored after that barrier: wait for it first.
         if (reuses_last) {
           if_(leader, [&] { bulk_wait_read(0); });
           warpgroup_sync(wg);
@@ -303,8 +303,8 @@ struct GemmKernel {
       } else {
         // C (beta != 0) or the residual R, loaded through the map C into the chunk buffer
         // that the epilogue then overwrites. The store that last read this buffer (two
-        // chunks ago) is done reading. With an odd number of chunks, a tile's first chunk
-        // reuses the buffer of the previous tile's last: wait for every store then.
+        // chunks ago) is done reading. Where a tile's first chunk reuses the previous
+        // tile's last buffer (reuses_last): wait for every store then.
         if_(leader, [&] { bulk_wait_read(reuses_last ? 0 : 1); });
         auto load_c = [&] {
           if_(leader, [&] {
