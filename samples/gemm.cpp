@@ -49,7 +49,8 @@ std::vector<ParamSpec> Gemm::params() const {
            "not a multiple of 64 only 9% ahead of the one it narrows (`tilejit run` prints the choice)"},
           {"bk", 64, 32, 256, "K per pipeline stage: 32 (64-byte-swizzled rows) or a multiple of 64"},
           {"stages", 0, 0, 8, "pipeline stages in shared memory (2..8; 0: as many as fit, at most 8)"},
-          {"consumers", 2, 1, 2, "consumer warpgroups (each owns bm / consumers rows of the tile, or all of them with pingpong)"},
+          {"consumers", 2, 1, 3,
+           "consumer warpgroups (each owns bm / consumers rows of the tile, a multiple of 64, or all of them with pingpong)"},
           {"pingpong", 0, 0, 1,
            "1: the 2 consumers take alternate tiles, each a whole bm x bn accumulator, and issue their main loops in "
            "turns, so that one's epilogue overlaps the other's MMAs; 0: both share each tile (cooperative)"},
@@ -73,6 +74,10 @@ std::vector<ParamSpec> Gemm::params() const {
           {"pdl", 1, 0, 1,
            "1: programmatic dependent launch: a launch's CTAs start (barrier init, cluster sync) while the kernel before "
            "it in the stream finishes, and wait for it to complete before touching memory; 0: plain stream order"},
+          {"epilogue_chunk", 0, 0, 128,
+           "bytes of D's rows per epilogue chunk (each goes out by TMA store through one of two shared buffers of bm "
+           "rows): 128 or 64; 0: 128, or 64 where 128 leaves fewer than 4 pipeline stages and 64 fits one more "
+           "(stages 0), or where only 64 fits the stages named (not split-K in the cluster)"},
           {"bias", 0, 0, 1, "1: add a bias vector (n f32, one per column of D) in the epilogue (beta 0)"},
           {"col_scale", 0, 0, 1, "1: multiply each column of alpha * A * B by its own f32 scale (n f32) before the bias (beta 0)"},
           {"act", 0, 0, 3, "the epilogue's activation after the bias: relu, gelu (tanh form) or silu (beta 0)", kActs},
@@ -161,6 +166,8 @@ GemmTiling gemm_tiling(const Config& c) {
   t.stream_k = GemmSchedule(c.param("schedule")) == GemmSchedule::StreamK, t.deterministic = c.param("deterministic") == 1;
   t.dynamic = GemmSchedule(c.param("schedule")) == GemmSchedule::Dynamic;
   if (!t.warp_specialized) t.consumers = 1;
+  const unsigned chunk = unsigned(c.param("epilogue_chunk"));
+  t.chunk_bytes = chunk == 64 ? 64 : 128;
   const GemmShape s = gemm_shape(c);
   // As many stages as fit (at most kMaxAutoStages), or the config's.
   auto stages_of = [&](GemmTiling u) {
@@ -183,6 +190,21 @@ GemmTiling gemm_tiling(const Config& c) {
     t.split_in_cluster = in_cluster.stages >= 4 && smem_bytes(s, in_cluster) <= 232448;
   }
   t.stages = stages_of(t);
+  // Chunks of 64 bytes: half the epilogue's buffers, where 128-byte chunks leave fewer than
+  // kGemmMinChunkStages stages and the smaller ones fit one more (on the H200, 192x192 tiles
+  // ran 1.02x faster with 4 stages than with 3; 128x192 ran 1.4-2% slower with 5 than with 4).
+  // A config that names its stages (a tuning candidate's, chosen so) takes 64-byte chunks
+  // where only they fit them.
+  if (chunk == 0 && !t.split_in_cluster) {
+    GemmTiling half = t;
+    half.chunk_bytes = 64;
+    if (c.param("stages") == 0 && t.stages < kGemmMinChunkStages) {
+      half.stages = 0;
+      if (stages_of(half) > t.stages) t = half, t.stages = stages_of(half);
+    } else if (c.param("stages") != 0 && smem_bytes(s, t) > 232448 && smem_bytes(s, half) <= 232448) {
+      t = half;
+    }
+  }
   // Automatic: tiles of at most 128 x 64 elements (a k-block's MMAs of the whole CTA take
   // at most 256 tensor-core cycles) keep 2 k-blocks in flight (1.01-1.02x over 1 on one-wave
   // short-K shapes at 128 x 64); not under split-K in the cluster, whose units may have fewer
@@ -193,11 +215,11 @@ GemmTiling gemm_tiling(const Config& c) {
 }
 
 bool gemm_shares_by_rows(const GemmShape& s, const GemmTiling& t, unsigned planes) {
-  return t.bn % (planes * (128 / unsigned(ir::scalar_bytes(s.out)))) != 0;
+  return t.bn % (planes * (t.chunk_bytes / unsigned(ir::scalar_bytes(s.out)))) != 0;
 }
 
 std::string gemm_split_in_cluster_refusal(const GemmShape& s, const GemmTiling& t, unsigned planes) {
-  const unsigned chunk = 128 / unsigned(ir::scalar_bytes(s.out));
+  const unsigned chunk = t.chunk_bytes / unsigned(ir::scalar_bytes(s.out));
   if (t.splits < 2 || t.splits != planes)
     return "a tile's splits are the cluster's planes along z: splits " + std::to_string(t.splits) + " with " +
            std::to_string(planes) + " along z";
@@ -216,7 +238,7 @@ std::string gemm_split_in_cluster_refusal(const GemmShape& s, const GemmTiling& 
   const unsigned chunks = t.bn / chunk, pieces = t.tile_groups() * chunks;
   if (t.bn % chunk != 0 || pieces % planes != 0 || chunks % (pieces / planes) != 0)
     return "each of the " + std::to_string(planes) + " splits writes whole chunks of " + std::to_string(chunk) +
-           " columns (128 bytes of D), bn / " + std::to_string(planes) + " of them or an equal part of one warpgroup's: bn = " +
+           " columns (" + std::to_string(t.chunk_bytes) + " bytes of D), bn / " + std::to_string(planes) + " of them or an equal part of one warpgroup's: bn = " +
            std::to_string(t.bn) + " with " + std::to_string(t.tile_groups()) + " MMA warpgroups does not split so";
   return {};
 }
@@ -267,12 +289,14 @@ std::vector<ConfigProblem> Gemm::check_config(const Config& c) const {
        "bn = " + std::to_string(t.bn) + " must be a multiple of " + (fine ? "16" : "64") +
            (fine ? std::string() : std::string(" (") + (s.layout == GemmLayout::NN ? "layout nn" : "over 256 columns") +
                                        "; multiples of 16 up to 256 with layout tn)"));
+  need(c.param("epilogue_chunk") % 64 == 0, "params.epilogue_chunk",
+       "epilogue_chunk = " + std::to_string(c.param("epilogue_chunk")) + " must be 64 or 128 bytes (0: chosen)");
   need(t.bk == 32 || t.bk % 64 == 0, "params.bk", "bk = " + std::to_string(t.bk) + " must be 32 or a multiple of 64 (64- or 128-byte rows of 16-bit elements)");
   need(c.cluster.count() <= 8, "cluster", "the GEMM takes a cluster [x (along N), y (along M), z (splits in the cluster)] of at most 8 CTAs");
   need(c.cluster.z == 1 || t.split_in_cluster, "cluster",
        "a cluster of " + std::to_string(c.cluster.z) + " along z holds a tile's splits (split-K in the cluster): set schedule split_k with splits " +
            std::to_string(c.cluster.z) + " and split_reduce auto or cluster, or a cluster [x, y]");
-  need(t.consumers == 2 || uint64_t(t.bm) * t.bn / 128 <= (t.warp_specialized ? 64 : 128), "params.consumers",
+  need(t.consumers > 1 || uint64_t(t.bm) * t.bn / 128 <= (t.warp_specialized ? 64 : 128), "params.consumers",
        "one MMA warpgroup holding a " + std::to_string(t.bm) + "x" + std::to_string(t.bn) + " accumulator (" +
            std::to_string(t.bm * t.bn / 128) + " registers per thread) makes ptxas spill to local memory: use consumers 2, or a smaller tile");
   const unsigned cx = t.multicast ? c.cluster.x : 1, cy = t.multicast ? c.cluster.y : 1;
@@ -287,14 +311,25 @@ std::vector<ConfigProblem> Gemm::check_config(const Config& c) const {
   };
   need(boxes_fit(t.bm / cx), "params.bm", "each CTA's " + std::to_string(t.bm / cx) + " rows of A do not split into TMA boxes of at most 256 rows, a multiple of 8 each: grow the cluster or change the tile");
   need(boxes_fit(brows / cy), s.layout == GemmLayout::NN ? "params.bk" : "params.bn", "each CTA's " + std::to_string(brows / cy) + " rows of B do not split into TMA boxes of at most 256 rows, a multiple of 8 each: grow the cluster or change the tile");
-  if (t.warp_specialized && t.consumers == 2) {
-    const unsigned acc_regs = t.acc_rows() * t.bn / 128;
-    need(acc_regs + codegen::kMmaRoleOverheadRegisters <= gemm_consumer_registers(2), "params.bn",
+  if (t.warp_specialized && t.consumers > 1) {
+    // What setmaxnreg gives a consumer for its whole accumulator, and what ptxas compiles one
+    // wgmma within: the launch's count (65536 / threads) for its 64 x (at most 256) columns,
+    // with kGemmLaunchOverheadRegisters beside them.
+    const unsigned acc_regs = t.acc_rows() * t.bn / 128, budget = gemm_consumer_registers(t.consumers);
+    need(acc_regs + codegen::kMmaRoleOverheadRegisters <= budget, "params.bn",
          "a " + std::to_string(t.acc_rows()) + "x" + std::to_string(t.bn) + " accumulator per consumer warpgroup needs " +
              std::to_string(acc_regs) + " registers per thread plus about " + std::to_string(codegen::kMmaRoleOverheadRegisters) +
-             " more; a consumer has " + std::to_string(gemm_consumer_registers(2)) + ": use bm x bn of at most " +
-             std::to_string((gemm_consumer_registers(2) - codegen::kMmaRoleOverheadRegisters) * 128 * t.tile_groups()) + " elements" +
+             " more; a consumer of " + std::to_string(t.consumers) + " has " + std::to_string(budget) + ": use bm x bn of at most " +
+             std::to_string((budget - codegen::kMmaRoleOverheadRegisters) * 128 * t.tile_groups()) + " elements" +
              (t.pingpong ? " (with pingpong each consumer holds a whole tile)" : ""));
+    const unsigned launched = gemm_launch_registers(t.threads()), instr = std::min(t.bn, 256u) / 2;
+    need(instr + kGemmLaunchOverheadRegisters <= launched, "params.bn",
+         "one wgmma of 64x" + std::to_string(std::min(t.bn, 256u)) + " needs " + std::to_string(instr) +
+             " accumulator registers plus about " + std::to_string(kGemmLaunchOverheadRegisters) +
+             " more, and ptxas compiles it within the launch's " + std::to_string(launched) + " per thread (" +
+             std::to_string(t.threads()) + " threads): use bn of at most " +
+             std::to_string((launched - kGemmLaunchOverheadRegisters) * 2 / 16 * 16) + " with " + std::to_string(t.consumers) +
+             " consumers");
   }
   if (s.epilogue.any() && s.beta != 0)
     for (const char* f : {"bias", "col_scale", "act", "residual"})

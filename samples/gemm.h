@@ -163,6 +163,19 @@ inline constexpr uint64_t kGemmLongKblocks = 128;
 // 1536x1000x3000 (128 columns: 128 rows against 192 in 2x1) and 1.25x at 2048x2560x3000 (192:
 // 160 against 224 in 1x2), but slower where 4-CTA clusters took more waves.
 inline constexpr double kGemmPackingMargin = 0.05, kGemmUnalignedRows = 250.0;
+// Packing's taller tiles: kGemmTallRows rows in kGemmTallRows / 64 consumer warpgroups (192 x
+// 192 as cuBLAS runs at 3000^3), their rate per flop against 128 rows at the same width
+// (fewer operand bytes per flop: 192x192 ran 1.02x faster than 128x256 at 6144^3 on the H200,
+// 8 waves against 9), taken only kGemmTallMargin ahead of the best 128-row tile, with unaligned
+// operand rows and a K of at least kGemmTallMinKblocks k-blocks. Same process on the H200,
+// against the 128-row choice: 1.11x at 3000^3 (192x192), 1.06x at 3000x1000x5000 (192x128);
+// at K 1000 1.08x at 8192x1280x1000 but 0.88x at 5000^2 x 1000 and 0.95x at 2048x896x1000,
+// where the model had put them 4-9% ahead.
+inline constexpr unsigned kGemmTallRows = 192, kGemmTallMinKblocks = 32;
+inline constexpr double kGemmTallRate = 1.03, kGemmTallMargin = 0.05;
+
+// Epilogue chunks of 64 bytes instead of 128 where 128 would leave fewer pipeline stages than this.
+inline constexpr unsigned kGemmMinChunkStages = 4;
 
 // How the kernel tiles it. The cluster is (cluster_n CTAs along N) x (cluster_m along M).
 struct GemmTiling {
@@ -191,6 +204,7 @@ struct GemmTiling {
   // MMAs keep the tensor cores busy. Off: both own half of one tile's rows (cooperative).
   bool pingpong = false;
   bool pdl = true;  // programmatic dependent launch (KernelBuilder::dependent_launch)
+  unsigned chunk_bytes = 128;  // bytes of D's rows per epilogue chunk: 128 or 64
   // Warpgroups that own an accumulator of one tile: the consumers, or 1 with pingpong.
   unsigned tile_groups() const { return warp_specialized && !pingpong ? consumers : 1; }
   // Rows of a tile in one warpgroup's accumulator.
@@ -213,6 +227,11 @@ bool gemm_shares_by_rows(const GemmShape& s, const GemmTiling& t, unsigned plane
 // what the producer gives back, at most 240.
 inline constexpr unsigned kGemmProducerRegisters = 40;
 unsigned gemm_consumer_registers(unsigned consumers);
+// Registers per thread a launch of `threads` gets, within which ptxas allocates the whole
+// kernel (setmaxnreg moves them at run time only), and what a wgmma needs there beside its
+// accumulator: a 64x208 f32 accumulator (104) asked for 138 with 512 threads (128).
+unsigned gemm_launch_registers(unsigned threads);
+inline constexpr unsigned kGemmLaunchOverheadRegisters = 32;
 
 constexpr unsigned kMaxSplits = 32;
 

@@ -155,7 +155,7 @@ void choose_packing(const Gemm& gemm, const Config& c, const Sample::DeviceFacts
     clusters = {c.cluster};
   if (aligned || c.cluster.count() == 1) clusters.push_back({1, 1, 1});
   struct Candidate {
-    unsigned bn;
+    unsigned bm, bn;
     ir::Dim3 cluster;
     double time;  // the wave model's, in k-blocks of 256 columns
   };
@@ -166,35 +166,50 @@ void choose_packing(const Gemm& gemm, const Config& c, const Sample::DeviceFacts
     widths.clear();
     for (unsigned bn = 256; bn >= kGemmMinPackedBn; bn -= 16) widths.push_back(bn);
   }
-  // `candidate`: only static schedules, the model's surest estimate.
-  auto estimate = [&](unsigned bn, const ir::Dim3& cluster, bool candidate) -> std::optional<Candidate> {
+  // Tiles of kGemmTallRows rows (one more consumer warpgroup) where the spec leaves the rows
+  // and warpgroups to the defaults, the operands' rows are unaligned (fewer TMA rows per
+  // flop is what they gain) and K has at least kGemmTallMinKblocks k-blocks.
+  const GemmTiling given = gemm_tiling(c);
+  const bool tall = given.bm == 128 && given.consumers == 2 && !given.pingpong && given.warp_specialized &&
+                    !c.named.count("params.bm") && !c.named.count("params.consumers") && !aligned &&
+                    ceil_div(uint64_t(s.k), given.bk) >= kGemmTallMinKblocks;
+  // `candidate`: only static schedules, the model's surest estimate. A k-block costs its MMAs
+  // (rows / 128 x the width over its rate; taller tiles read fewer operand bytes per flop,
+  // kGemmTallRate) or, with unaligned rows, the TMA rows each CTA issues.
+  auto estimate = [&](unsigned bm, unsigned bn, const ir::Dim3& cluster, bool candidate) -> std::optional<Candidate> {
     Config v = d.config;
     v.params["bn"] = int64_t(bn), v.cluster = cluster;
+    if (bm != given.bm) v.params["bm"] = int64_t(bm), v.params["consumers"] = int64_t(bm / 64);
     if (cluster.count() == 1) v.params["multicast"] = int64_t(GemmMulticast::Off);
     if (!gemm.check_config(v).empty()) return std::nullopt;
     const GemmTiling t = gemm_tiling(v);
     const GemmScheduleChoice a = gemm_auto_schedule(s, t, model_sms(device, cluster.count()));
     if (a.schedule == GemmSchedule::SplitK || (candidate && a.schedule != GemmSchedule::Static)) return std::nullopt;
-    const double mmas = bn / 256.0 / width_rate(bn), rows = double(t.bm / cluster.x + bn / cluster.y);
-    return Candidate{bn, cluster, a.time * (aligned ? mmas : std::max(mmas, rows / kGemmUnalignedRows))};
+    const double mmas = bm / 128.0 * bn / 256.0 / width_rate(bn) / (bm > 128 ? kGemmTallRate : 1.0);
+    const double rows = double(t.bm / cluster.x + bn / cluster.y);
+    return Candidate{bm, bn, cluster, a.time * (aligned ? mmas : std::max(mmas, rows / kGemmUnalignedRows))};
   };
   const unsigned chosen = unsigned(d.config.param("bn"));
-  const std::optional<Candidate> incumbent = estimate(chosen, c.cluster, false);
+  const std::optional<Candidate> incumbent = estimate(given.bm, chosen, c.cluster, false);
   if (!incumbent) return;
   std::optional<Candidate> best;
-  // A cluster's pick: the fastest width, where one that is not a multiple of 64 counts only
-  // when kGemmFineMargin ahead of the multiple of 64 above it in the same cluster (it
-  // narrows that tile).
+  // A cluster's pick: the fastest tile, where a width that is not a multiple of 64 counts
+  // only when kGemmFineMargin ahead of the multiple of 64 above it in the same cluster (it
+  // narrows that tile), and taller tiles only kGemmTallMargin ahead of the best of 128 rows.
   auto consider = [&](const ir::Dim3& cluster, double margin) {
     std::optional<Candidate> pick;
-    for (unsigned bn : widths) {
-      const std::optional<Candidate> e = estimate(bn, cluster, true);
-      if (!e) continue;
-      if (bn % 64 != 0)
-        if (const std::optional<Candidate> wider = estimate((bn + 63) / 64 * 64, cluster, true);
-            wider && e->time >= wider->time * (1.0 - kGemmFineMargin))
-          continue;
-      if (!pick || e->time < pick->time) pick = e;
+    for (unsigned bm : {given.bm, kGemmTallRows}) {
+      if (bm != given.bm && !tall) continue;
+      for (unsigned bn : widths) {
+        const std::optional<Candidate> e = estimate(bm, bn, cluster, true);
+        if (!e) continue;
+        if (bn % 64 != 0)
+          if (const std::optional<Candidate> wider = estimate(bm, (bn + 63) / 64 * 64, cluster, true);
+              wider && e->time >= wider->time * (1.0 - kGemmFineMargin))
+            continue;
+        if (bm != given.bm && pick && e->time >= pick->time * (1.0 - kGemmTallMargin)) continue;
+        if (!pick || e->time < pick->time) pick = e;
+      }
     }
     if (pick && (!best || pick->time < best->time * (1.0 - margin))) best = pick;
   };
@@ -203,12 +218,17 @@ void choose_packing(const Gemm& gemm, const Config& c, const Sample::DeviceFacts
   if (!aligned && !c.named.count("cluster") && device.clusters_that_fit(4).value_or(0) > 0) consider({2, 2, 1}, kGemmPackingMargin);
   if (!best || best->time >= incumbent->time * (1.0 - kGemmPackingMargin)) return;
   d.config.params["bn"] = int64_t(best->bn);
+  if (best->bm != given.bm) d.config.params["bm"] = int64_t(best->bm), d.config.params["consumers"] = int64_t(best->bm / 64);
   d.config.cluster = best->cluster;
   if (best->cluster.count() == 1 && c.cluster.count() > 1) d.config.params["multicast"] = int64_t(GemmMulticast::Off);
   char ratio[16];
   std::snprintf(ratio, sizeof ratio, "%.2f", best->time / incumbent->time);
   const bool moved = best->cluster.x != c.cluster.x || best->cluster.y != c.cluster.y;
-  say("packing -> bn " + std::to_string(best->bn) +
+  const std::string rows = best->bm != given.bm ? ", bm " + std::to_string(given.bm) + " -> " + std::to_string(best->bm) +
+                                                       ", consumers " + std::to_string(given.consumers) + " -> " +
+                                                       std::to_string(best->bm / 64)
+                                                 : std::string();
+  say("packing -> bn " + std::to_string(best->bn) + rows +
       (moved ? ", cluster " + xy(c.cluster) + " -> " + xy(best->cluster) : " in " + xy(c.cluster)) +
       (best->cluster.count() == 1 && c.cluster.count() > 1 ? " without multicast" : "") + ": est. " + ratio + "x the time of " +
       std::to_string(chosen) + " columns in " + xy(c.cluster) + ", the wave model's static waves" +

@@ -37,9 +37,9 @@ ir::Swizzle k_swizzle(const GemmShape& s, const GemmTiling& t) {
 }
 
 // The tail chunk's swizzle for rows of `bytes`: TMA's 32- or 64-byte swizzle where a row is
-// one span, else none (96-byte rows; the tail is a narrow part of the epilogue).
+// one span, else none (96-byte rows; the tail is a narrow part of the epilogue); 128: B128.
 ir::Swizzle tail_swizzle(unsigned bytes) {
-  return bytes == 32 ? ir::Swizzle::B32 : bytes == 64 ? ir::Swizzle::B64 : ir::Swizzle::None;
+  return bytes == 32 ? ir::Swizzle::B32 : bytes == 64 ? ir::Swizzle::B64 : bytes == 128 ? ir::Swizzle::B128 : ir::Swizzle::None;
 }
 
 // TMA boxes per CTA for `rows` rows of a tile shared by `ctas` CTAs: a box has at most 256 rows.
@@ -71,7 +71,7 @@ struct GemmKernel {
   // Each k-block's MMAs in two groups around the wait for the previous k-block (not wide tiles).
   bool split_issue() const { return t.split_issue && !wide && t.mma_depth == 1; }
   SharedTile a, b;
-  unsigned chunk_cols;  // output columns per epilogue chunk: one 128-byte panel
+  unsigned chunk_cols;  // output columns per epilogue chunk: one panel of chunk_bytes (128 or 64)
   // The columns of bn past its whole chunks (bn a multiple of 16, not of a chunk): the
   // tile's last chunk, narrower, through a buffer and maps of its own (gemm_tail_cols).
   unsigned tail_cols;
@@ -103,10 +103,10 @@ struct GemmKernel {
         a(k.shared_tile(s.in, "a", t.bm, t.bk, t.stages, ir::Major::K, k_swizzle(s_, t_))),
         b(nn ? k.shared_tile(s.in, "b", t.bk, t.bn, t.stages, ir::Major::MN)
              : k.shared_tile(s.in, "b", t.bn, t.bk, t.stages, ir::Major::K, k_swizzle(s_, t_))),
-        chunk_cols(128 / ir::scalar_bytes(s_.out)), tail_cols(gemm_tail_cols(s_, t_)),
+        chunk_cols(t_.chunk_bytes / ir::scalar_bytes(s_.out)), tail_cols(gemm_tail_cols(s_, t_)),
         // Two chunk buffers of bm x chunk_cols for the epilogue (per consumer with
         // pingpong: one's epilogue may still be storing when the other's begins).
-        d(k.shared_tile(s.out, "d", t.bm * (t_.pingpong ? t_.consumers : 1), chunk_cols, 2)),
+        d(k.shared_tile(s.out, "d", t.bm * (t_.pingpong ? t_.consumers : 1), chunk_cols, 2, ir::Major::K, tail_swizzle(t_.chunk_bytes))),
         // The CTAs of a cluster row share A's tile: each loads a slice and multicasts
         // it along the row; B's slices go down the cluster column.
         amap(k.tile_map("A", a, t.bm / cx / a_boxes)),
@@ -253,7 +253,7 @@ struct GemmKernel {
   // Warpgroup wg's rows of tile (tm, tn), its columns `cols` (all of them, or this CTA's
   // share with split-K in the cluster; whole chunks, then the tail where bn has one):
   // alpha * acc (+ beta * C), or the fused epilogue (+ the residual R), one chunk of
-  // columns (a 128-byte panel) at a time through two chunk buffers in shared memory, each
+  // columns (a panel of 128 or 64 bytes) at a time through two chunk buffers in shared memory, each
   // chunk leaving by TMA store while the next is written; the tail through its own
   // buffer, so that consecutive chunks, within a tile and across tiles, never share one.
   // Chunks instead of a whole output tile leave room for one more pipeline stage.
@@ -471,21 +471,23 @@ void one_warpgroup(GemmKernel& g) {
 
 }  // namespace
 
+unsigned gemm_launch_registers(unsigned threads) { return std::min(255u, 65536u / threads / 8u * 8u); }
+
 unsigned gemm_consumer_registers(unsigned consumers) {
   // setmaxnreg moves registers within what the CTA got at launch (ptxas's per-thread
   // count for the block size, times its threads); asking for more blocks forever.
-  const unsigned threads = 128u * (consumers + 1), launched = std::min(255u, 65536u / threads / 8u * 8u);
+  const unsigned threads = 128u * (consumers + 1), launched = gemm_launch_registers(threads);
   return std::min(240u, (launched * threads - 128u * kGemmProducerRegisters) / (128u * consumers) / 8u * 8u);
 }
 
-unsigned gemm_tail_cols(const GemmShape& s, const GemmTiling& t) { return t.bn % (128 / unsigned(ir::scalar_bytes(s.out))); }
+unsigned gemm_tail_cols(const GemmShape& s, const GemmTiling& t) { return t.bn % (t.chunk_bytes / unsigned(ir::scalar_bytes(s.out))); }
 
 uint64_t smem_bytes(const GemmShape& s, const GemmTiling& t) {
   const uint64_t in = ir::scalar_bytes(s.in);
-  // Stages of A and B, two epilogue chunk buffers of bm x 128 bytes (per consumer with
+  // Stages of A and B, two epilogue chunk buffers of bm x chunk_bytes (per consumer with
   // pingpong) and the tail's of bm x its columns (1024-byte aligned), alignment and barriers.
   const uint64_t tail = uint64_t(t.bm) * gemm_tail_cols(s, t) * ir::scalar_bytes(s.out);
-  const uint64_t chunk_buffers = (2ull * t.bm * 128 + (tail + 1023) / 1024 * 1024) * (t.pingpong ? t.consumers : 1);
+  const uint64_t chunk_buffers = (2ull * t.bm * t.chunk_bytes + (tail + 1023) / 1024 * 1024) * (t.pingpong ? t.consumers : 1);
   const uint64_t vectors = uint64_t(t.consumers) * staged_vectors(s, t) * t.bn * 4;
   // Split-K in the cluster: S - 1 received shares of acc_rows x bn / S f32 per MMA warpgroup.
   const uint64_t planes = t.cluster_k;

@@ -414,6 +414,38 @@ TEST_CASE("gemm: tile widths of any multiple of 16 against cuBLAS [gpu]", "[gpu]
     check(g, 4343);
 }
 
+// Tiles of 192 rows in three consumer warpgroups, their epilogue in chunks of 64 bytes
+// (a fourth pipeline stage): ragged and unaligned shapes, clusters along either side with
+// multicast (A's 192 rows as 96-row slices), widths with a tail, C, f32 out, the fused
+// epilogue with the residual, stream-K and split-K's fix-ups; 64-byte chunks on 128-row
+// tiles; and the default path where packing takes them on this GPU.
+TEST_CASE("gemm: tiles of 192 rows in three consumer warpgroups against cuBLAS [gpu]", "[gpu][gemm][tall]") {
+  const std::map<std::string, int64_t> tall = {{"bm", 192}, {"consumers", 3}, {"bn", 192}};
+  auto with = [&](std::map<std::string, int64_t> more) {
+    more.insert(tall.begin(), tall.end());
+    return more;
+  };
+  const std::vector<GemmCase> cases = {
+      {3000, 3000, 3000, with({}), {2, 1, 1}},
+      {1000, 1000, 1000, with({}), {1, 2, 1}},
+      {777, 1304, 520, with({{"bn", 144}}), {1, 1, 1}},                               // tail 16
+      {1000, 1000, 3000, with({{"bn", 128}}), {2, 2, 1}, 1.5, -0.75},                 // C in 64-byte chunks
+      {513, 700, 264, with({{"bn", 96}, {"out", 2}}), {2, 1, 1}},                     // f32 out
+      {1000, 1000, 3000, with({{"bias", 1}, {"act", 2}, {"residual", 1}}), {1, 2, 1}},  // fused epilogue + R
+      {2000, 2000, 4096, with({{"schedule", 2}}), {1, 1, 1}},                         // stream-K
+      {512, 576, 8192, with({{"schedule", 3}, {"splits", 4}, {"split_reduce", 1}})},  // split-K, workspace
+      {1024, 1000, 1024, {{"bn", 240}, {"epilogue_chunk", 64}}, {2, 1, 1}},           // 128 rows, 64-byte chunks
+      {1000, 1000, 1000, {{"bm", 256}, {"bn", 128}}, {1, 1, 1}, 1.0, 0.5},            // 256x128: 64-byte chunks chosen
+  };
+  for (size_t i = 0; i < cases.size(); ++i) check(cases[i], 1100 + i);
+  const tj::ir::Dim3 pair{2, 1, 1};
+  for (const GemmCase& g : std::vector<GemmCase>{
+           {3000, 3000, 3000, {}, pair, 1.0, 0.0, true, {{"bm", 192}, {"consumers", 3}, {"bn", 192}}},
+           {3000, 1000, 5000, {}, pair, 1.0, 0.0, true, {{"bm", 192}, {"consumers", 3}, {"bn", 128}}},
+       })
+    check(g, 4444);
+}
+
 // Stream-K (dsl/split_k.h) on the H200's 132 SMs: the tail's tiles shared between
 // every cluster. Few tiles (all stream-K, several clusters per tile), waves plus a tail
 // (the last full wave joins the tail), ragged M, N and K, k-blocks fewer than a share's

@@ -34,6 +34,7 @@ TEST_CASE("gemm widths of 16-column steps: the tail chunk's buffer and maps, by 
     int64_t bn, out;       // out: 0 bf16, 2 f32
     unsigned tail;         // columns of the tail chunk (0: none)
     ir::Swizzle swizzle;   // of the tail's buffer and maps
+    int64_t chunk = 128;   // epilogue_chunk: bytes of D's rows per chunk
   };
   for (const Want& w : std::vector<Want>{{144, 0, 16, ir::Swizzle::B32},
                                          {160, 0, 32, ir::Swizzle::B64},
@@ -41,9 +42,16 @@ TEST_CASE("gemm widths of 16-column steps: the tail chunk's buffer and maps, by 
                                          {48, 0, 48, ir::Swizzle::None},
                                          {112, 2, 16, ir::Swizzle::B64},
                                          {192, 0, 0, ir::Swizzle::None},
-                                         {96, 2, 0, ir::Swizzle::None}}) {
-    INFO("bn " << w.bn << " out " << w.out);
-    const samples::Config c = test::gemm_config({{"m", 1000}, {"n", 1000}, {"k", 1024}, {"bn", w.bn}, {"out", w.out}});
+                                         {96, 2, 0, ir::Swizzle::None},
+                                         // Chunks of 64 bytes: 32 columns of bf16, 16 of f32.
+                                         {240, 0, 16, ir::Swizzle::B32, 64},
+                                         {160, 0, 0, ir::Swizzle::None, 64},
+                                         {112, 2, 0, ir::Swizzle::None, 64},
+                                         {208, 2, 0, ir::Swizzle::None, 64},
+                                         {80, 0, 16, ir::Swizzle::B32, 0}}) {  // 0: chosen (128, the stages fit)
+    INFO("bn " << w.bn << " out " << w.out << " chunk " << w.chunk);
+    const samples::Config c =
+        test::gemm_config({{"m", 1000}, {"n", 1000}, {"k", 1024}, {"bn", w.bn}, {"out", w.out}, {"epilogue_chunk", w.chunk}});
     CHECK(problems(c).empty());
     const samples::GemmShape s = samples::gemm_shape(c);
     const samples::GemmTiling t = samples::gemm_tiling(c);
