@@ -69,13 +69,13 @@ TuningDb db_at(const std::string& path) { return TuningDb::load(path); }
 
 }  // namespace
 
-TEST_CASE("gemm: 38 tuning candidates, each valid and distinct, likeliest first", "[samples][tuning][gemm]") {
+TEST_CASE("gemm: 40 tuning candidates, each valid and distinct, likeliest first", "[samples][tuning][gemm]") {
   const Config spec = spec_config(R"("m": 8192, "n": 8192, "k": 8192)");
   const std::vector<Config> cands = gemm().tuning_candidates(spec);
   // 3 tiles x 4 clusters x 2 groups with the most stages of bk 64, then 2 ping-pong tiles
   // x 3 clusters, then per tile one stage fewer and bk 32, then the wide 128x320 tile with
-  // clusters 1x2 and 2x1: none refused at 8192^3 bf16.
-  REQUIRE(cands.size() == 38);
+  // clusters 1x2 and 2x1, then the tall 192x192 with 2x1 and 1x2: none refused at 8192^3 bf16.
+  REQUIRE(cands.size() == 40);
   std::set<std::string> seen;
   for (const Config& c : cands) {
     INFO(label(c));
@@ -83,7 +83,7 @@ TEST_CASE("gemm: 38 tuning candidates, each valid and distinct, likeliest first"
     CHECK(seen.insert(label(c) + " bk=" + std::to_string(c.param("bk")) + " stages=" + std::to_string(c.param("stages"))).second);
     // The problem stays the spec's; the kernel's build knobs are all set.
     CHECK(c.param("m") == 8192);
-    CHECK(c.param("consumers") == 2);
+    CHECK(c.param("consumers") == (c.param("bm") == 192 ? 3 : 2));
     CHECK(c.param("multicast") == 1);
     CHECK(c.cluster.z == 1);
   }
@@ -104,13 +104,17 @@ TEST_CASE("gemm: 38 tuning candidates, each valid and distinct, likeliest first"
   CHECK((label(cands[34]) == "bm=128 bn=128 cluster 1x2 group=8" && cands[34].param("stages") == 5));
   CHECK((label(cands[36]) == "bm=128 bn=320 cluster 1x2 group=8" && cands[36].param("stages") == 3));
   CHECK(label(cands[37]) == "bm=128 bn=320 cluster 2x1 group=8");
+  // Three consumer warpgroups: 4 stages with the epilogue's 64-byte chunks.
+  CHECK((label(cands[38]) == "bm=192 bn=192 cluster 2x1 group=8" && cands[38].param("stages") == 4 &&
+         cands[38].param("consumers") == 3 && tj::samples::gemm_tiling(cands[38]).chunk_bytes == 64));
+  CHECK(label(cands[39]) == "bm=192 bn=192 cluster 1x2 group=8");
 }
 
 TEST_CASE("gemm: few tiles add split-K, split-K in the cluster and the narrow tile to the candidates", "[samples][tuning][gemm]") {
   const std::vector<Config> cands = gemm().tuning_candidates(spec_config(R"("m": 1024, "n": 1024, "k": 8192)"));
-  // The 38 of the large problem, split-K 2, 4, 8 x 2 tiles x 2 clusters, in the cluster 2
+  // The 40 of the large problem, split-K 2, 4, 8 x 2 tiles x 2 clusters, in the cluster 2
   // and 4 x 2 tiles (check_config drops what does not fit), then the narrow tile at 1x2 and 1x1.
-  REQUIRE(cands.size() > 38 + 2);
+  REQUIRE(cands.size() > 40 + 2);
   for (const Config& c : cands) CHECK(gemm().check_config(c).empty());
   const Config& pair = cands[cands.size() - 2];
   const Config& alone = cands.back();
@@ -125,7 +129,7 @@ TEST_CASE("gemm: few tiles add split-K, split-K in the cluster and the narrow ti
   CHECK(pair.cluster.str() == tj::ir::Dim3{1, 2, 1}.str());
   CHECK(alone.cluster.str() == tj::ir::Dim3{1, 1, 1}.str());
   // A large problem has none of them.
-  for (const Config& c : gemm().tuning_candidates(spec_config(R"("m": 8192, "n": 8192, "k": 8192)"))) CHECK(c.param("consumers") == 2);
+  for (const Config& c : gemm().tuning_candidates(spec_config(R"("m": 8192, "n": 8192, "k": 8192)"))) CHECK(c.param("consumers") >= 2);
 }
 
 TEST_CASE("gemm: candidates check_config refuses are dropped", "[samples][tuning][gemm]") {
@@ -135,12 +139,12 @@ TEST_CASE("gemm: candidates check_config refuses are dropped", "[samples][tuning
     INFO(params);
     const std::vector<Config> cands = gemm().tuning_candidates(spec_config(params));
     CHECK(cands.size() >= 15);
-    CHECK(cands.size() <= 38);
+    CHECK(cands.size() <= 40);
     for (const Config& c : cands) CHECK(gemm().check_config(c).empty());
   }
   // A spec's own tile choices do not leak into the candidates.
   const std::vector<Config> from_hand = gemm().tuning_candidates(spec_config(R"("bm": 64, "bn": 128, "consumers": 1, "stages": 3)", R"("cluster": [4, 2], )"));
-  REQUIRE(from_hand.size() == 38);
+  REQUIRE(from_hand.size() == 40);
   CHECK(label(from_hand[0]) == "bm=128 bn=256 cluster 1x2 group=8");
   CHECK(from_hand[0].param("stages") == 4);
   CHECK(from_hand[0].param("consumers") == 2);
@@ -187,8 +191,8 @@ TEST_CASE("tuned configs are named by the fields the candidates vary", "[samples
   const std::vector<Config> cands = gemm().tuning_candidates(spec_config(""));
   const std::vector<std::string> fields = tj::samples::varying_fields(gemm(), cands);
   CHECK(fields == std::vector<std::string>{"params.bm", "params.bn", "cluster", "params.group", "params.bk", "params.stages",
-                                           "params.pingpong"});
-  CHECK(tj::samples::describe_fields(gemm(), cands[3], fields) == "bm=128 bn=256 cluster 2x1 group=16 bk=64 stages=4 pingpong=0");
+                                           "params.consumers", "params.pingpong"});
+  CHECK(tj::samples::describe_fields(gemm(), cands[3], fields) == "bm=128 bn=256 cluster 2x1 group=16 bk=64 stages=4 consumers=2 pingpong=0");
   // Choices show their names; a 3-D cluster shows z.
   Config c = spec_config(R"("layout": "nn")");
   c.cluster = {2, 1, 2};
@@ -243,7 +247,7 @@ TEST_CASE("run applies a record only for a tunable spec naming no tuned field, o
 
   TunedChoice applied = decide(spec, true, "NVIDIA H200");
   CHECK(applied.kind == TunedChoice::Kind::Applied);
-  CHECK(applied.line == "bm=128 bn=256 cluster 2x1 group=16 bk=64 stages=4 pingpong=0 (from /db/tuning.json, 745.0 TFLOP/s on 2026-11-30T14:02:11Z)");
+  CHECK(applied.line == "bm=128 bn=256 cluster 2x1 group=16 bk=64 stages=4 consumers=2 pingpong=0 (from /db/tuning.json, 745.0 TFLOP/s on 2026-11-30T14:02:11Z)");
   CHECK(applied.config.cluster == Dim3{2, 1, 1});
   CHECK(applied.config.param("group") == 16);
   CHECK(applied.config.param("m") == 8192);
