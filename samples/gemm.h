@@ -171,7 +171,9 @@ inline constexpr double kGemmPackingMargin = 0.05, kGemmUnalignedRows = 250.0;
 // against the 128-row choice: 1.11x at 3000^3 (192x192), 1.06x at 3000x1000x5000 (192x128);
 // at K 1000 1.08x at 8192x1280x1000 but 0.88x at 5000^2 x 1000 and 0.95x at 2048x896x1000,
 // where the model had put them 4-9% ahead.
-inline constexpr unsigned kGemmTallRows = 192, kGemmTallMinKblocks = 32;
+// Their widths start at kGemmTallMinBn: 192x112 in 2x2 ran 0.69x the 128x128 choice at
+// 2000x1000x6000 (1.05x at 2200^3).
+inline constexpr unsigned kGemmTallRows = 192, kGemmTallMinKblocks = 32, kGemmTallMinBn = 128;
 inline constexpr double kGemmTallRate = 1.03, kGemmTallMargin = 0.05;
 
 // Epilogue chunks of 64 bytes instead of 128 where 128 would leave fewer pipeline stages than this.

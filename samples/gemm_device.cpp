@@ -201,6 +201,7 @@ void choose_packing(const Gemm& gemm, const Config& c, const Sample::DeviceFacts
     for (unsigned bm : {given.bm, kGemmTallRows}) {
       if (bm != given.bm && !tall) continue;
       for (unsigned bn : widths) {
+        if (bm != given.bm && bn < kGemmTallMinBn) continue;
         const std::optional<Candidate> e = estimate(bm, bn, cluster, true);
         if (!e) continue;
         if (bn % 64 != 0)

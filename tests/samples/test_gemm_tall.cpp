@@ -126,6 +126,8 @@ TEST_CASE("gemm packing takes 192-row tiles for unaligned operand rows over a lo
            {5000, 5000, 1000, 128, 256},  // K of 16 k-blocks: under kGemmTallMinKblocks
            {6144, 6144, 6144, 128, 256},  // aligned rows
            {1000, 3000, 3000, 128, 192},  // 6 tile rows of 192 fill fewer clusters than 8 of 128
+           {7000, 3000, 2200, 192, 192},  // 35 k-blocks
+           {2000, 1000, 6000, 128, 128},  // 192 rows only from 128 columns (kGemmTallMinBn): not 192x112
        }) {
     INFO(w.m << " x " << w.n << " x " << w.k);
     const samples::Config c = test::gemm_config({{"m", w.m}, {"n", w.n}, {"k", w.k}, {"bn", 0}, {"schedule", 0}}, {2, 1, 1});
