@@ -174,6 +174,9 @@ inline constexpr double kGemmPackingMargin = 0.05, kGemmUnalignedRows = 250.0;
 // Their widths start at kGemmTallMinBn: 192x112 in 2x2 ran 0.69x the 128x128 choice at
 // 2000x1000x6000 (1.05x at 2200^3).
 inline constexpr unsigned kGemmTallRows = 192, kGemmTallMinKblocks = 32, kGemmTallMinBn = 128;
+// 192x192 in 1x2 clusters ran 0.98x of 2x1 (the same TMA rows per CTA) at 3000^3,
+// 7000x3000x2200 and 1500x3000x5000, same process: the model's cost of pairs along M.
+inline constexpr double kGemmTallAlongM = 1.02;
 inline constexpr double kGemmTallRate = 1.03, kGemmTallMargin = 0.05;
 
 // Epilogue chunks of 64 bytes instead of 128 where 128 would leave fewer pipeline stages than this.

@@ -187,7 +187,9 @@ void choose_packing(const Gemm& gemm, const Config& c, const Sample::DeviceFacts
     if (a.schedule == GemmSchedule::SplitK || (candidate && a.schedule != GemmSchedule::Static)) return std::nullopt;
     const double mmas = bm / 128.0 * bn / 256.0 / width_rate(bn) / (bm > 128 ? kGemmTallRate : 1.0);
     const double rows = double(t.bm / cluster.x + bn / cluster.y);
-    return Candidate{bm, bn, cluster, a.time * (aligned ? mmas : std::max(mmas, rows / kGemmUnalignedRows))};
+    // Tall tiles paired along M ran slower than along N at as many TMA rows (kGemmTallAlongM).
+    const double along_m = bm > 128 && cluster.y > 1 && cluster.x == 1 ? kGemmTallAlongM : 1.0;
+    return Candidate{bm, bn, cluster, along_m * a.time * (aligned ? mmas : std::max(mmas, rows / kGemmUnalignedRows))};
   };
   const unsigned chosen = unsigned(d.config.param("bn"));
   const std::optional<Candidate> incumbent = estimate(given.bm, chosen, c.cluster, false);

@@ -139,6 +139,8 @@ TEST_CASE("gemm packing takes 192-row tiles for unaligned operand rows over a lo
     CHECK(d->config.param("bn") == w.bn);
     CHECK(problems(d->config).empty());
     if (w.bm == 192) CHECK(d->line.find("bm 128 -> 192, consumers 2 -> 3") != std::string::npos);
+    // Tall tiles pair along N where the rows tie (kGemmTallAlongM).
+    if (w.bm == 192) CHECK(d->config.cluster.str() == ir::Dim3{2, 1, 1}.str());
   }
   // A spec that names its rows or warpgroups keeps them.
   samples::Config named = test::gemm_config({{"m", 3000}, {"n", 3000}, {"k", 3000}, {"bn", 0}, {"schedule", 0}}, {2, 1, 1});
