@@ -168,9 +168,10 @@ void choose_packing(const Gemm& gemm, const Config& c, const Sample::DeviceFacts
   }
   // Tiles of kGemmTallRows rows (one more consumer warpgroup) where the spec leaves the rows
   // and warpgroups to the defaults, the operands' rows are unaligned (fewer TMA rows per
-  // flop is what they gain) and K has at least kGemmTallMinKblocks k-blocks.
+  // flop is what they gain) and K has at least kGemmTallMinKblocks k-blocks; B K-major (tn:
+  // nn's 192-row tiles are compile-verified and tuning candidates, not yet run as a default).
   const GemmTiling given = gemm_tiling(c);
-  const bool tall = given.bm == 128 && given.consumers == 2 && !given.pingpong && given.warp_specialized &&
+  const bool tall = s.layout == GemmLayout::TN && given.bm == 128 && given.consumers == 2 && !given.pingpong && given.warp_specialized &&
                     !c.named.count("params.bm") && !c.named.count("params.consumers") && !aligned &&
                     ceil_div(uint64_t(s.k), given.bk) >= kGemmTallMinKblocks;
   // `candidate`: only static schedules, the model's surest estimate. A k-block costs its MMAs

@@ -142,6 +142,14 @@ TEST_CASE("gemm packing takes 192-row tiles for unaligned operand rows over a lo
     // Tall tiles pair along N where the rows tie (kGemmTallAlongM).
     if (w.bm == 192) CHECK(d->config.cluster.str() == ir::Dim3{2, 1, 1}.str());
   }
+  // Layout nn keeps 128 rows (B N-major: not run on a GPU as a default yet).
+  {
+    const samples::Config nn =
+        test::gemm_config({{"m", 3000}, {"n", 3000}, {"k", 3000}, {"bn", 0}, {"schedule", 0}, {"layout", 1}}, {2, 1, 1});
+    const std::optional<samples::Sample::DeviceChoice> d = gemm().for_device(nn, h200);
+    REQUIRE(d.has_value());
+    CHECK(d->config.param("bm") == 128);
+  }
   // A spec that names its rows or warpgroups keeps them.
   samples::Config named = test::gemm_config({{"m", 3000}, {"n", 3000}, {"k", 3000}, {"bn", 0}, {"schedule", 0}}, {2, 1, 1});
   named.named.insert("params.consumers");
