@@ -163,6 +163,16 @@ inline constexpr uint64_t kGemmLongKblocks = 128;
 // 1536x1000x3000 (128 columns: 128 rows against 192 in 2x1) and 1.25x at 2048x2560x3000 (192:
 // 160 against 224 in 1x2), but slower where 4-CTA clusters took more waves.
 inline constexpr double kGemmPackingMargin = 0.05, kGemmUnalignedRows = 250.0;
+// Clusters of 4 against that model: 256-column tiles in 1x4 and 2x2 ran about 5% faster than
+// their rows and waves predict, relative to pairs and tall tiles, over 15 unaligned shapes on
+// the H200 (one call, each config against cuBLAS; docs/performance-log.md): each operand line
+// leaves L2 once for up to four SMs. Packing weighs them at (1 - kGemmQuadGain) of the model's
+// time. 1x4 (four tiles along M sharing B) only at kGemmQuadAlongMBn columns, each CTA loading
+// a 64-row slice of B: it ran at or above 2x2 of 256 columns on all of those shapes (1.30x at
+// 8192x1280x1000, where 2x2 takes a fourth wave), while 192 columns in 1x4 ran 0.70x of 1x2 at
+// 1000x3000^2.
+inline constexpr double kGemmQuadGain = 0.05;
+inline constexpr unsigned kGemmQuadAlongMBn = 256;
 // Packing's taller tiles: kGemmTallRows rows in kGemmTallRows / 64 consumer warpgroups (192 x
 // 192 as cuBLAS runs at 3000^3), their rate per flop against 128 rows at the same width
 // (fewer operand bytes per flop: 192x192 ran 1.02x faster than 128x256 at 6144^3 on the H200,

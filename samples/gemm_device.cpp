@@ -138,10 +138,11 @@ int model_sms(const Sample::DeviceFacts& device, unsigned ctas) {
 }
 
 // bn 0 after choose_width, unless it took the narrow tile or 64 columns (kGemmPackingMargin):
-// the width and cluster of the lowest estimated time among 256, 192 and 128 columns in the
-// spec's pair (both pairs where the spec names no cluster), unclustered (aligned rows) or in
-// 2x2 (unaligned rows, no cluster named, a device that says how many fit; only 5% ahead of
-// the rest), taken where it beats the width chosen for the spec's cluster by the margin. A
+// the width and cluster of the lowest estimated time among the widths in the spec's pair
+// (both pairs where the spec names no cluster), unclustered (aligned rows) or in clusters of 4
+// (unaligned rows, no cluster named, a device that says how many fit: 2x2, and 1x4 at 256
+// columns, weighed with kGemmQuadGain), taken where it beats the width chosen for the spec's
+// cluster by the margin. A
 // k-block costs its MMAs (the width over its rate) or, with unaligned rows, the TMA rows each
 // CTA issues over kGemmUnalignedRows, whichever is more.
 void choose_packing(const Gemm& gemm, const Config& c, const Sample::DeviceFacts& device, Sample::DeviceChoice& d, const Say& say) {
@@ -190,7 +191,9 @@ void choose_packing(const Gemm& gemm, const Config& c, const Sample::DeviceFacts
     const double rows = double(t.bm / cluster.x + bn / cluster.y);
     // Tall tiles paired along M ran slower than along N at as many TMA rows (kGemmTallAlongM).
     const double along_m = bm > 128 && cluster.y > 1 && cluster.x == 1 ? kGemmTallAlongM : 1.0;
-    return Candidate{bm, bn, cluster, along_m * a.time * (aligned ? mmas : std::max(mmas, rows / kGemmUnalignedRows))};
+    // Clusters of 4 ran faster than their TMA rows say (kGemmQuadGain).
+    const double quad = cluster.count() == 4 ? 1.0 - kGemmQuadGain : 1.0;
+    return Candidate{bm, bn, cluster, quad * along_m * a.time * (aligned ? mmas : std::max(mmas, rows / kGemmUnalignedRows))};
   };
   const unsigned chosen = unsigned(d.config.param("bn"));
   const std::optional<Candidate> incumbent = estimate(given.bm, chosen, c.cluster, false);
@@ -199,12 +202,13 @@ void choose_packing(const Gemm& gemm, const Config& c, const Sample::DeviceFacts
   // A cluster's pick: the fastest tile, where a width that is not a multiple of 64 counts
   // only when kGemmFineMargin ahead of the multiple of 64 above it in the same cluster (it
   // narrows that tile), and taller tiles only kGemmTallMargin ahead of the best of 128 rows.
-  auto consider = [&](const ir::Dim3& cluster, double margin) {
+  auto consider = [&](const ir::Dim3& cluster) {
     std::optional<Candidate> pick;
     for (unsigned bm : {given.bm, kGemmTallRows}) {
-      if (bm != given.bm && !tall) continue;
+      if (bm != given.bm && (!tall || cluster.y > 2)) continue;
       for (unsigned bn : widths) {
         if (bm != given.bm && bn < kGemmTallMinBn) continue;
+        if (cluster.y > 2 && bn != kGemmQuadAlongMBn) continue;
         const std::optional<Candidate> e = estimate(bm, bn, cluster, true);
         if (!e) continue;
         if (bn % 64 != 0)
@@ -215,11 +219,14 @@ void choose_packing(const Gemm& gemm, const Config& c, const Sample::DeviceFacts
         if (!pick || e->time < pick->time) pick = e;
       }
     }
-    if (pick && (!best || pick->time < best->time * (1.0 - margin))) best = pick;
+    if (pick && (!best || pick->time < best->time)) best = pick;
   };
-  for (const ir::Dim3& cluster : clusters) consider(cluster, 0.0);
-  // 2x2 only where the device says how many clusters of 4 it runs (30, not 33, on an H200).
-  if (!aligned && !c.named.count("cluster") && device.clusters_that_fit(4).value_or(0) > 0) consider({2, 2, 1}, kGemmPackingMargin);
+  for (const ir::Dim3& cluster : clusters) consider(cluster);
+  // Clusters of 4 only where the device says how many it runs (30, not 33, on an H200): 2x2,
+  // and 1x4 (four tiles along M sharing B, each CTA loading a 64-row slice of it) with
+  // kGemmQuadAlongMBn columns.
+  if (!aligned && !c.named.count("cluster") && device.clusters_that_fit(4).value_or(0) > 0)
+    for (const ir::Dim3& quad : {ir::Dim3{1, 4, 1}, ir::Dim3{2, 2, 1}}) consider(quad);  // ties: 1x4
   if (!best || best->time >= incumbent->time * (1.0 - kGemmPackingMargin)) return;
   d.config.params["bn"] = int64_t(best->bn);
   if (best->bm != given.bm) d.config.params["bm"] = int64_t(best->bm), d.config.params["consumers"] = int64_t(best->bm / 64);
@@ -337,7 +344,7 @@ void choose_splits(GemmSchedule sched, int sm_count, Sample::DeviceChoice& d, co
 
 // schedule auto: the wave model's choice (gemm_auto_schedule) for the config as it stands.
 void choose_schedule(const Sample::DeviceFacts& device, Sample::DeviceChoice& d, const Say& say) {
-  // Clusters of 4 (packing's 2x2) as the device runs them; pairs as its SM count says
+  // Clusters of 4 (packing's 2x2 and 1x4) as the device runs them; pairs as its SM count says
   // (choose_width counts them so too).
   const unsigned ctas = d.config.cluster.x * d.config.cluster.y;
   const int sm_count = ctas > 2 ? model_sms(device, ctas) : device.sm_count;

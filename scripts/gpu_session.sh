@@ -277,12 +277,16 @@ if [[ "$SECTIONS" == *" sweep "* ]]; then
 fi
 
 # The GEMM bench per config, each against cuBLAS interleaved per shape: GEMM_CONFIGS (configs
-# separated by spaces) over GEMM_SHAPES (MxNxK, comma-separated), for trying tile widths and
-# schedules on the shapes that lag (only when named).
+# separated by spaces; "default" for the default path, no --config) over GEMM_SHAPES (MxNxK,
+# comma-separated), GEMM_ITERS launches x GEMM_REPS repetitions, no tuning DB, for trying tile
+# widths, clusters and schedules on the shapes that lag (only when named). Ratios against
+# cuBLAS compare across configs: cuBLAS runs the same kernel for a shape in every process.
 if [[ "$SECTIONS" == *" gemm-configs "* ]]; then
 for cfg in ${GEMM_CONFIGS:-cluster=1x2}; do
-  timeout 240 $B/tilejit_bench_gemm --iters 50 --reps 5 --sustained 0 --config "$cfg" --shapes "${GEMM_SHAPES:-1024x1024x8192}" > "$OUT/bench_configs.log" 2>&1
-  note "bench gemm $cfg rc=$?"; grep -E '^(device|[0-9]+ reps|\||  tuned)' "$OUT/bench_configs.log" >> "$summary"
+  args=(--config "$cfg"); [ "$cfg" = default ] && args=()
+  timeout 240 $B/tilejit_bench_gemm --no-tuned --iters "${GEMM_ITERS:-50}" --reps "${GEMM_REPS:-5}" --sustained 0 "${args[@]}" \
+    --shapes "${GEMM_SHAPES:-1024x1024x8192}" > "$OUT/bench_configs.log" 2>&1
+  note "bench gemm $cfg rc=$?"; grep -E '^(device|[0-9]+ reps|\||  tuned|  auto)' "$OUT/bench_configs.log" >> "$summary"
 done
 fi
 

@@ -19,6 +19,7 @@ struct GemmCase {
   // bn 0, splits 0); then these params must be what it decided.
   bool on_device = false;
   std::map<std::string, int64_t> decided = {};
+  std::string decided_cluster = "";  // and this cluster, where given
 };
 
 tj::samples::RunReport run_gemm(const GemmCase& g, uint64_t seed) {
@@ -37,6 +38,7 @@ tj::samples::RunReport run_gemm(const GemmCase& g, uint64_t seed) {
     REQUIRE(d.has_value());
     INFO(d->line);
     for (auto& [key, v] : g.decided) CHECK(d->config.param(key) == v);
+    if (!g.decided_cluster.empty()) CHECK(d->config.cluster.str() == g.decided_cluster);
     c = d->config;
   }
   samples::Compiled compiled = samples::compile_sample(*s, c, gpu_test::target(), nullptr);
@@ -444,6 +446,27 @@ TEST_CASE("gemm: tiles of 192 rows in three consumer warpgroups against cuBLAS [
            {3000, 1000, 5000, {}, pair, 1.0, 0.0, true, {{"bm", 192}, {"consumers", 3}, {"bn", 128}}},
        })
     check(g, 4444);
+}
+
+// Clusters of 4 along M (1x4): four tiles sharing B, each CTA multicasting a 64-row slice
+// of it. Tile rows not a multiple of 4 (clusters padded past M), ragged N and K, C, f32 out,
+// the fused epilogue, stream-K; and the default path where packing takes 1x4 on this GPU.
+TEST_CASE("gemm: clusters of 4 along M against cuBLAS [gpu]", "[gpu][gemm][quads]") {
+  const tj::ir::Dim3 quad{1, 4, 1};
+  const std::vector<GemmCase> cases = {
+      {1000, 1000, 1000, {{"bn", 256}}, quad},                                       // 8 tile rows, ragged
+      {1300, 704, 3000, {{"bn", 256}}, quad, 1.5, -0.75},                            // 11 tile rows: a padded cluster; C
+      {640, 520, 264, {{"bn", 256}, {"out", 2}}, quad},                              // f32 out
+      {1000, 1000, 3000, {{"bn", 256}, {"bias", 1}, {"act", 2}, {"residual", 1}}, quad},  // fused epilogue + R
+      {2000, 2000, 2000, {{"bn", 256}, {"schedule", 2}}, quad},                       // stream-K
+  };
+  for (size_t i = 0; i < cases.size(); ++i) check(cases[i], 1200 + i);
+  const tj::ir::Dim3 pair{2, 1, 1};
+  for (const GemmCase& g : std::vector<GemmCase>{
+           {8192, 1280, 1000, {}, pair, 1.0, 0.0, true, {{"bn", 256}}, quad.str()},
+           {7000, 3000, 2200, {}, pair, 1.0, 0.0, true, {{"bn", 256}, {"bm", 128}}, quad.str()},
+       })
+    check(g, 4545);
 }
 
 // Stream-K (dsl/split_k.h) on the H200's 132 SMs: the tail's tiles shared between

@@ -605,10 +605,13 @@ TEST_CASE("gemm packing: width and cluster chosen together where the wave model'
     else CHECK(d->line.find("packing") == std::string::npos);
   }
   // Unaligned rows on a device that says how many clusters of 4 it runs (30 of 4, 66 of 2):
-  // 2x2 where its fewer TMA rows per CTA pay and its clusters fit the waves.
+  // clusters of 4 where their fewer TMA rows per CTA pay and they fit the waves; 1x4 (B in
+  // 64-row slices) at 256 columns, first where it ties 2x2 (8192 x 1280: 80 clusters of 1x4
+  // in 3 waves, 96 of 2x2 in 4; 7000 x 3000: 168 of either in 6).
   const samples::Sample::DeviceFacts h200(132, [](unsigned ctas) { return ctas == 4 ? 30 : ctas == 2 ? 66 : 0; });
-  for (auto [m, n, k, bn, cluster] : {std::tuple{1536, 1000, 3000, 128, c2x2}, {2048, 2560, 3000, 192, c2x2}, {8192, 1280, 1000, 256, c1x2},
-                                      {2000, 2000, 2000, 256, c1x2}}) {
+  const ir::Dim3 c1x4{1, 4, 1};
+  for (auto [m, n, k, bn, cluster] : {std::tuple{1536, 1000, 3000, 128, c2x2}, {2048, 2560, 3000, 192, c2x2}, {8192, 1280, 1000, 256, c1x4},
+                                      {7000, 3000, 2200, 256, c1x4}, {1200, 6000, 1800, 256, c2x2}, {2000, 2000, 2000, 256, c1x2}}) {
     INFO(m << " x " << n << " x " << k);
     const std::optional<samples::Sample::DeviceChoice> d = s->for_device(test::gemm_config({{"m", m}, {"n", n}, {"k", k}}, c2x1), h200);
     REQUIRE(d.has_value());
@@ -617,6 +620,23 @@ TEST_CASE("gemm packing: width and cluster chosen together where the wave model'
     CHECK(d->config.cluster.str() == cluster.str());
     CHECK(s->check_config(d->config).empty());
     if (cluster.count() == 4) CHECK(d->line.find("cluster tiles on 30 clusters") != std::string::npos);
+  }
+  // Without the device's count of clusters of 4, neither 2x2 nor 1x4 is weighed.
+  {
+    const std::optional<samples::Sample::DeviceChoice> d = s->for_device(test::gemm_config({{"m", 8192}, {"n", 1280}, {"k", 1000}}, c2x1), 132);
+    REQUIRE(d.has_value());
+    CHECK(d->config.cluster.str() == c1x2.str());
+  }
+  // The 1x4 choice (each CTA multicasts a 64-row slice of B to the four) lowers, passes the
+  // transaction and race checks and compiles with NVRTC for sm_90a.
+  {
+    const std::optional<samples::Sample::DeviceChoice> d =
+        s->for_device(test::gemm_config({{"m", 8192}, {"n", 1280}, {"k", 1000}}, c2x1), h200);
+    REQUIRE(d.has_value());
+    INFO(d->line);
+    CHECK(d->line.find("packing -> bn 256, cluster 2x1 -> 1x4: est. 0.74x the time of 256 columns in 2x1") != std::string::npos);
+    REQUIRE(d->config.cluster.str() == c1x4.str());
+    CHECK(!samples::compile_sample(*s, d->config, codegen::Target::sm90a(), nullptr).ptx().empty());
   }
   // The 2x2 choice with beta and f32 out (C loaded by TMA into the chunk buffers) lowers,
   // passes the transaction and race checks and compiles with NVRTC for sm_90a.

@@ -125,8 +125,9 @@ TEST_CASE("gemm packing takes 192-row tiles for unaligned operand rows over a lo
            {3000, 1000, 5000, 192, 128},
            {5000, 5000, 1000, 128, 256},  // K of 16 k-blocks: under kGemmTallMinKblocks
            {6144, 6144, 6144, 128, 256},  // aligned rows
-           {1000, 3000, 3000, 128, 192},  // 6 tile rows of 192 fill fewer clusters than 8 of 128
-           {7000, 3000, 2200, 192, 192},  // 35 k-blocks
+           {1000, 3000, 3000, 128, 224},  // 6 tile rows of 192 fill fewer clusters than 8 of 128 (in 2x2)
+           {1500, 3000, 5000, 192, 192},  // one wave of 64 pairs
+           {7000, 3000, 2200, 128, 256},  // 1x4 (kGemmQuadGain): 6 waves of 30 against 5 of 66 pairs of 192x192
            {2000, 1000, 6000, 128, 128},  // 192 rows only from 128 columns (kGemmTallMinBn): not 192x112
        }) {
     INFO(w.m << " x " << w.n << " x " << w.k);
