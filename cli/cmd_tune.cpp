@@ -57,7 +57,7 @@ int cmd_tune(const TuneArgs& args) {
   // Everything about the input is checked before the GPU question.
   Spec spec = load_spec(args.spec);
   const samples::Sample& s = *spec.sample;
-  const std::vector<samples::Config> candidates = s.tuning_candidates(spec.config);
+  std::vector<samples::Config> candidates = s.tuning_candidates(spec.config);
   if (candidates.empty())
     throw SpecError(spec.file, "$.kernel", s.name() + " has no tuning candidates for this spec; tunable samples: " + tunable_samples());
   const std::string db_path = samples::tuning_db_path(args.db);
@@ -76,6 +76,11 @@ int cmd_tune(const TuneArgs& args) {
   const Device device = open_device(args.device);
   const rt::DeviceInfo& dev = device.info();
   const codegen::Target target = device_target(device.context());
+  // What `run` decides for this device without a tuning DB (bn 0, schedule auto, ...), tried
+  // first: the record is then at least as fast as the default path, up to the timing noise.
+  const std::optional<samples::Sample::DeviceChoice> chosen = s.for_device(spec.config, samples::device_facts(device));
+  const bool with_default = chosen && s.check_config(chosen->config).empty();
+  if (with_default) candidates = samples::default_first(s, std::move(candidates), chosen->config);
   const std::vector<std::string> fields = samples::varying_fields(s, candidates);
   const unsigned ahead = compile_ahead();
 
@@ -83,6 +88,7 @@ int cmd_tune(const TuneArgs& args) {
             << ", " << dev.sm_count << " SMs)\n"
             << "          " << candidates.size() << " candidates; each compiled (through the disk cache), verified against "
             << "the reference and timed over " << args.iters << " launches\n";
+  if (with_default) std::cout << "default   candidate 1 is what `run` decides without a tuning DB: " << chosen->line << "\n";
   std::vector<std::string> named;
   for (const std::string& f : s.tuned_fields())
     if (spec.config.named.count(f)) named.push_back(f);

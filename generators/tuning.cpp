@@ -50,6 +50,16 @@ std::vector<std::string> varying_fields(const Sample& s, const std::vector<Confi
   return out;
 }
 
+std::vector<Config> default_first(const Sample& s, std::vector<Config> candidates, const Config& chosen) {
+  const std::vector<std::string> fields = s.tuned_fields();
+  auto same = [&](const Config& c) {
+    return std::all_of(fields.begin(), fields.end(), [&](const std::string& f) { return same_field(c, chosen, f); });
+  };
+  candidates.erase(std::remove_if(candidates.begin(), candidates.end(), same), candidates.end());
+  candidates.insert(candidates.begin(), chosen);
+  return candidates;
+}
+
 std::string describe_fields(const Sample& s, const Config& c, const std::vector<std::string>& fields) {
   const std::vector<ParamSpec> specs = s.params();
   std::vector<std::string> parts;

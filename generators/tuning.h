@@ -20,6 +20,11 @@ std::vector<std::string> varying_fields(const Sample& s, const std::vector<Confi
 // parameter with named choices shows the name.
 std::string describe_fields(const Sample& s, const Config& c, const std::vector<std::string>& fields);
 
+// The candidates with `chosen` (what the sample decides for the device without a tuning DB)
+// first, so that a tuning run measures the default path too and never records a config
+// slower than it: a candidate with the same tuned fields moves there instead of running twice.
+std::vector<Config> default_first(const Sample& s, std::vector<Config> candidates, const Config& chosen);
+
 // A record of c's tuned fields for `device` and c's problem class; the caller fills in
 // the rate, the date and the version.
 TuningRecord record_of(const Sample& s, const Config& c, const std::string& device);

@@ -201,6 +201,33 @@ TEST_CASE("tuned configs are named by the fields the candidates vary", "[samples
   CHECK(tj::samples::varying_fields(gemm(), {cands[0]}).empty());
 }
 
+TEST_CASE("tune tries the default path's choice first, once", "[samples][tuning][gemm]") {
+  // 8192 x 1280 x 1000 on an H200 (30 clusters of 4, 66 of 2): the default path packs
+  // 128x256 tiles in 1x4, which no fixed candidate is.
+  const tj::samples::Sample::DeviceFacts h200(132, [](unsigned ctas) { return ctas == 4 ? 30 : ctas == 2 ? 66 : 0; });
+  const Config spec = spec_config(R"("m": 8192, "n": 1280, "k": 1000)");
+  const std::vector<Config> fixed = gemm().tuning_candidates(spec);
+  const std::optional<tj::samples::Sample::DeviceChoice> d = gemm().for_device(spec, h200);
+  REQUIRE(d.has_value());
+  INFO(d->line);
+  REQUIRE(d->config.cluster == Dim3(1, 4, 1));
+  const std::vector<Config> with = tj::samples::default_first(gemm(), fixed, d->config);
+  REQUIRE(with.size() == fixed.size() + 1);
+  CHECK(with.front().cluster == Dim3(1, 4, 1));
+  CHECK(with.front().param("bn") == 256);
+  CHECK(with.front().params == d->config.params);  // the schedule and the rest of the default's choice too
+  for (size_t i = 0; i < fixed.size(); ++i) CHECK(label(with[i + 1]) == label(fixed[i]));
+  // A choice whose tuned fields a candidate has already: that candidate's place goes, the choice leads.
+  Config same = fixed[5];
+  same.params["schedule"] = int64_t(tj::samples::GemmSchedule::StreamK);  // not a tuned field
+  const std::vector<Config> moved = tj::samples::default_first(gemm(), fixed, same);
+  REQUIRE(moved.size() == fixed.size());
+  CHECK(moved.front().param("schedule") == int64_t(tj::samples::GemmSchedule::StreamK));
+  CHECK(label(moved.front()) == label(fixed[5]));
+  CHECK(label(moved[5]) == label(fixed[4]));
+  CHECK(label(moved[6]) == label(fixed[6]));
+}
+
 TEST_CASE("a record of a tuned config applies back to the same config", "[samples][tuning]") {
   const Config spec = spec_config(R"("m": 8000, "n": 8192, "k": 8192, "beta": 1)");
   const Config tuned = gemm().tuning_candidates(spec)[5];
