@@ -20,6 +20,7 @@ std::string xy(const ir::Dim3& c) { return std::to_string(c.x) + "x" + std::to_s
 // narrower): 192 about 3% slower per element, 128 kGemmRate128, linear between them; below
 // 128 as the operand bytes per flop grow (1 / bn + 1 / bm at bm 128), scaled to 128's rate.
 double width_rate(unsigned bn) {
+  if (bn > 256) return kGemmWideRate;
   if (bn >= 256) return 1.0;
   if (bn >= 192) return 0.97 + 0.03 * (bn - 192) / 64.0;
   if (bn >= 128) return kGemmRate128 + (0.97 - kGemmRate128) * (bn - 128) / 64.0;
@@ -94,7 +95,8 @@ void choose_multicast(const Gemm& gemm, Sample::DeviceChoice& d, int sm_count, c
   const bool aligned = rows_aligned(s);
   // ... where narrow tiles over a long K keep the pair (kGemmLongKblocks), along N where A's
   // rows are more than B's and that makes no more cluster tiles.
-  const bool unclusters = (tiles <= clusters || t.stream_k) && aligned;
+  // (Never tiles wider than one wgmma: ptxas spills them unclustered, kGemmWideBn.)
+  const bool unclusters = (tiles <= clusters || t.stream_k) && aligned && t.bn <= 256;
   if (unclusters && t.bn < 128 && ceil_div(uint64_t(s.k), t.bk) >= kGemmLongKblocks) {
     c.params["multicast"] = int64_t(GemmMulticast::On);
     Config along_n = c;
@@ -167,6 +169,7 @@ void choose_packing(const Gemm& gemm, const Config& c, const Sample::DeviceFacts
     widths.clear();
     for (unsigned bn = 256; bn >= kGemmMinPackedBn; bn -= 16) widths.push_back(bn);
   }
+  widths.insert(widths.begin(), kGemmWideBn);
   // Tiles of kGemmTallRows rows (one more consumer warpgroup) where the spec leaves the rows
   // and warpgroups to the defaults, the operands' rows are unaligned (fewer TMA rows per
   // flop is what they gain) and K has at least kGemmTallMinKblocks k-blocks; B K-major (tn:
@@ -208,6 +211,7 @@ void choose_packing(const Gemm& gemm, const Config& c, const Sample::DeviceFacts
       if (bm != given.bm && (!tall || cluster.y > 2)) continue;
       for (unsigned bn : widths) {
         if (bm != given.bm && bn < kGemmTallMinBn) continue;
+        if (bn > 256 && (bm != given.bm || cluster.x != 1 || cluster.y != 2)) continue;
         if (cluster.y > 2 && bn != kGemmQuadAlongMBn) continue;
         const std::optional<Candidate> e = estimate(bm, bn, cluster, true);
         if (!e) continue;

@@ -412,6 +412,7 @@ TEST_CASE("gemm: tile widths of any multiple of 16 against cuBLAS [gpu]", "[gpu]
            {4608, 1536, 1024, {}, pair, 1.0, 0.0, true, {{"bn", 144}}},
            {3072, 2304, 512, {}, pair, 1.0, 0.0, true, {{"bn", 144}}},
            {1000, 1280, 16384, {}, pair, 1.0, 0.0, true, {{"bn", 80}}},
+           {8192, 1280, 1000, {}, pair, 1.0, 0.0, true, {{"bn", 320}}, "(1,2,1)"},  // the wide tile (kGemmWideBn), in a pair
        })
     check(g, 4343);
 }
@@ -463,8 +464,8 @@ TEST_CASE("gemm: clusters of 4 along M against cuBLAS [gpu]", "[gpu][gemm][quads
   for (size_t i = 0; i < cases.size(); ++i) check(cases[i], 1200 + i);
   const tj::ir::Dim3 pair{2, 1, 1};
   for (const GemmCase& g : std::vector<GemmCase>{
-           {8192, 1280, 1000, {}, pair, 1.0, 0.0, true, {{"bn", 256}}, quad.str()},
            {7000, 3000, 2200, {}, pair, 1.0, 0.0, true, {{"bn", 256}, {"bm", 128}}, quad.str()},
+           {10000, 3000, 3000, {}, pair, 1.0, 0.0, true, {{"bn", 256}, {"bm", 128}}, quad.str()},
        })
     check(g, 4545);
 }

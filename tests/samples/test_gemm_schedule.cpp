@@ -567,8 +567,8 @@ TEST_CASE("gemm packing: width and cluster chosen together where the wave model'
             "packing -> bn 256, cluster 1x2 -> 1x1 without multicast: est. 0.65x the time of 192 columns in 1x2, the wave model's static waves"},
            // 18 x 7 tiles of 128 in one wave, against 192 (multicast auto then unclusters the pair).
            {2304, 896, 2048, c2x1, false, 128, c1x1, "packing -> bn 128, cluster 2x1 -> 1x2: est. 0.68x the time of 192 columns in 2x1"},
-           // Four waves of 160 columns (four of 192: it narrows them 0.84x) against three of 256 (five of 128: 0.88x).
-           {1280, 8192, 2048, c1x2, true, 160, c1x2, "packing -> bn 160 in 1x2: est. 0.87x the time of 256 columns in 1x2"},
+           // Two waves of the wide tile, 320 columns (kGemmWideBn), against three of 256 (four of 160: 0.87x).
+           {1280, 8192, 2048, c1x2, true, 320, c1x2, "packing -> bn 320 in 1x2: est. 0.86x the time of 256 columns in 1x2"},
            // Widths of 16-column steps: 3 waves of 144 (18 x 11 cluster tiles) against 2 of 256, as cuBLAS tiles it.
            {4608, 1536, 1024, c2x1, false, 144, c1x2, "packing -> bn 144, cluster 2x1 -> 1x2: est. 0.88x the time of 256 columns in 2x1"},
            // One wave of 80 columns, all of K, against stream-K at 128 (multicast auto then keeps a pair
@@ -576,11 +576,12 @@ TEST_CASE("gemm packing: width and cluster chosen together where the wave model'
            {1000, 1280, 16384, c2x1, false, 80, c2x1, "packing -> bn 80, cluster 2x1 -> 1x2: est. 0.89x the time of 128 columns in 2x1"},
            // 176 narrows 192 by 0.92x only (6 waves each): under kGemmFineMargin, no packing.
            {4224, 4224, 4096, c2x1, false, 192, c2x1, ""},
-           // Unaligned rows: 224 narrows 256 by 0.94x only, so 256 (7 waves) against 192.
-           {5000, 5000, 1000, c1x2, true, 256, c1x2, "packing -> bn 256 in 1x2: est. 0.89x the time of 192 columns in 1x2"},
-           // K 1000 (unaligned rows): the pair shares B's 256 rows rather than A's 128, never unclustered.
-           {8192, 1280, 1000, c2x1, false, 256, c1x2,
-            "packing -> bn 256, cluster 2x1 -> 1x2: est. 0.80x the time of 256 columns in 2x1, the wave model's static waves with the "
+           // Unaligned rows: 5 waves of 320 columns against 7 of 256 (224 narrows 256 by 0.94x only) and 9 of 192.
+           {5000, 5000, 1000, c1x2, true, 320, c1x2, "packing -> bn 320 in 1x2: est. 0.80x the time of 192 columns in 1x2"},
+           // K 1000 (unaligned rows): 320 columns (4 tile columns exactly), the pair sharing B's rows
+           // rather than A's, never unclustered (the wide tile spills alone).
+           {8192, 1280, 1000, c2x1, false, 320, c1x2,
+            "packing -> bn 320, cluster 2x1 -> 1x2: est. 0.67x the time of 256 columns in 2x1, the wave model's static waves with the "
             "TMA rows of unaligned operand rows"},
            // Split-K's regime: the default pair turns to share B where B has more rows and as few cluster tiles result.
            {256, 4096, 8192, c2x1, false, 128, c1x2, "cluster 2x1 -> 1x2: the pair shares B (4096 rows against A's 256) in as few cluster tiles"},
@@ -606,11 +607,11 @@ TEST_CASE("gemm packing: width and cluster chosen together where the wave model'
   }
   // Unaligned rows on a device that says how many clusters of 4 it runs (30 of 4, 66 of 2):
   // clusters of 4 where their fewer TMA rows per CTA pay and they fit the waves; 1x4 (B in
-  // 64-row slices) at 256 columns, first where it ties 2x2 (8192 x 1280: 80 clusters of 1x4
-  // in 3 waves, 96 of 2x2 in 4; 7000 x 3000: 168 of either in 6).
+  // 64-row slices) at 256 columns, first where it ties 2x2 (7000 x 3000: 168 clusters of
+  // either in 6 waves); the wide tile in a pair where it takes fewer waves (8192 x 1280: 2).
   const samples::Sample::DeviceFacts h200(132, [](unsigned ctas) { return ctas == 4 ? 30 : ctas == 2 ? 66 : 0; });
   const ir::Dim3 c1x4{1, 4, 1};
-  for (auto [m, n, k, bn, cluster] : {std::tuple{1536, 1000, 3000, 128, c2x2}, {2048, 2560, 3000, 192, c2x2}, {8192, 1280, 1000, 256, c1x4},
+  for (auto [m, n, k, bn, cluster] : {std::tuple{1536, 1000, 3000, 128, c2x2}, {2048, 2560, 3000, 320, c1x2}, {8192, 1280, 1000, 320, c1x2},
                                       {7000, 3000, 2200, 256, c1x4}, {1200, 6000, 1800, 256, c2x2}, {2000, 2000, 2000, 256, c1x2}}) {
     INFO(m << " x " << n << " x " << k);
     const std::optional<samples::Sample::DeviceChoice> d = s->for_device(test::gemm_config({{"m", m}, {"n", n}, {"k", k}}, c2x1), h200);
@@ -623,18 +624,19 @@ TEST_CASE("gemm packing: width and cluster chosen together where the wave model'
   }
   // Without the device's count of clusters of 4, neither 2x2 nor 1x4 is weighed.
   {
-    const std::optional<samples::Sample::DeviceChoice> d = s->for_device(test::gemm_config({{"m", 8192}, {"n", 1280}, {"k", 1000}}, c2x1), 132);
+    const std::optional<samples::Sample::DeviceChoice> d = s->for_device(test::gemm_config({{"m", 7000}, {"n", 3000}, {"k", 2200}}, c2x1), 132);
     REQUIRE(d.has_value());
-    CHECK(d->config.cluster.str() == c1x2.str());
+    INFO(d->line);
+    CHECK(d->config.cluster.count() == 2);
   }
   // The 1x4 choice (each CTA multicasts a 64-row slice of B to the four) lowers, passes the
   // transaction and race checks and compiles with NVRTC for sm_90a.
   {
     const std::optional<samples::Sample::DeviceChoice> d =
-        s->for_device(test::gemm_config({{"m", 8192}, {"n", 1280}, {"k", 1000}}, c2x1), h200);
+        s->for_device(test::gemm_config({{"m", 7000}, {"n", 3000}, {"k", 2200}}, c2x1), h200);
     REQUIRE(d.has_value());
     INFO(d->line);
-    CHECK(d->line.find("packing -> bn 256, cluster 2x1 -> 1x4: est. 0.74x the time of 256 columns in 2x1") != std::string::npos);
+    CHECK(d->line.find("packing -> bn 256, cluster 2x1 -> 1x4: est. 0.89x the time of 256 columns in 2x1") != std::string::npos);
     REQUIRE(d->config.cluster.str() == c1x4.str());
     CHECK(!samples::compile_sample(*s, d->config, codegen::Target::sm90a(), nullptr).ptx().empty());
   }

@@ -123,7 +123,7 @@ TEST_CASE("gemm packing takes 192-row tiles for unaligned operand rows over a lo
   for (const Want& w : std::vector<Want>{
            {3000, 3000, 3000, 192, 192},  // 2 waves of 192x192 against 3 of 128x192, as cuBLAS tiles it
            {3000, 1000, 5000, 192, 128},
-           {5000, 5000, 1000, 128, 256},  // K of 16 k-blocks: under kGemmTallMinKblocks
+           {5000, 5000, 1000, 128, 320},  // K of 16 k-blocks: under kGemmTallMinKblocks (the wide tile instead)
            {6144, 6144, 6144, 128, 256},  // aligned rows
            {1000, 3000, 3000, 128, 224},  // 6 tile rows of 192 fill fewer clusters than 8 of 128 (in 2x2)
            {1500, 3000, 5000, 192, 192},  // one wave of 64 pairs

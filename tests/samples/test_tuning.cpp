@@ -202,10 +202,10 @@ TEST_CASE("tuned configs are named by the fields the candidates vary", "[samples
 }
 
 TEST_CASE("tune tries the default path's choice first, once", "[samples][tuning][gemm]") {
-  // 8192 x 1280 x 1000 on an H200 (30 clusters of 4, 66 of 2): the default path packs
+  // 7000 x 3000 x 2200 on an H200 (30 clusters of 4, 66 of 2): the default path packs
   // 128x256 tiles in 1x4, which no fixed candidate is.
   const tj::samples::Sample::DeviceFacts h200(132, [](unsigned ctas) { return ctas == 4 ? 30 : ctas == 2 ? 66 : 0; });
-  const Config spec = spec_config(R"("m": 8192, "n": 1280, "k": 1000)");
+  const Config spec = spec_config(R"("m": 7000, "n": 3000, "k": 2200)");
   const std::vector<Config> fixed = gemm().tuning_candidates(spec);
   const std::optional<tj::samples::Sample::DeviceChoice> d = gemm().for_device(spec, h200);
   REQUIRE(d.has_value());
