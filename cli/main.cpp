@@ -117,8 +117,8 @@ int main(int argc, char** argv) {
 
   TuneArgs ta;
   CLI::App* tune = app.add_subcommand(
-      "tune", "Sweep tiles, clusters and rasterization (stages sized to fit) for a spec's problem on the GPU; verify and "
-              "time each; record the fastest for `run`");
+      "tune", "Sweep what `run` would choose, then tiles, clusters and rasterization (stages sized to fit), for a spec's "
+              "problem on the GPU; verify and time each; record the fastest for `run`");
   tune->add_option("spec", ta.spec, "The spec file (its problem: shape, types, layout)")->required();
   tune->add_option("--iters", ta.iters, "Timed launches per candidate")->check(CLI::Range(1, 100000))->capture_default_str();
   tune->add_option("--db", ta.db, "The tuning DB (default: $TILEJIT_TUNING_DB, else <cache dir>/tuning.json)");
