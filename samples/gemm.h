@@ -173,7 +173,7 @@ inline constexpr double kGemmPackingMargin = 0.05, kGemmUnalignedRows = 250.0;
 // 1000x3000^2.
 inline constexpr double kGemmQuadGain = 0.05;
 // The wide tile packing weighs (128 x kGemmWideBn, two m64n160 wgmmas per consumer with A
-// from registers, 3 stages) in 1x2 only (ptxas spills it unclustered; in 1x2 each CTA loads
+// from registers, 3 stages) with layout tn, in 1x2 only (ptxas spills it unclustered; in 1x2 each CTA loads
 // 160 of B's rows), at kGemmWideRate of 128x256's rate per flop (0.91x cuBLAS against 0.94x
 // at 8192^3). `tilejit tune` found it 1.10x the 1x4 choice at 8192x1280x1000 on the H200
 // (four tile columns exactly, two waves against three); same process against the previous

@@ -169,7 +169,8 @@ void choose_packing(const Gemm& gemm, const Config& c, const Sample::DeviceFacts
     widths.clear();
     for (unsigned bn = 256; bn >= kGemmMinPackedBn; bn -= 16) widths.push_back(bn);
   }
-  widths.insert(widths.begin(), kGemmWideBn);
+  // The wide tile too with B K-major (tn; nn's verify on the GPU but no run has timed them as a default).
+  if (s.layout == GemmLayout::TN) widths.insert(widths.begin(), kGemmWideBn);
   // Tiles of kGemmTallRows rows (one more consumer warpgroup) where the spec leaves the rows
   // and warpgroups to the defaults, the operands' rows are unaligned (fewer TMA rows per
   // flop is what they gain) and K has at least kGemmTallMinKblocks k-blocks; B K-major (tn:

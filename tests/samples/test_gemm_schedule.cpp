@@ -622,6 +622,14 @@ TEST_CASE("gemm packing: width and cluster chosen together where the wave model'
     CHECK(s->check_config(d->config).empty());
     if (cluster.count() == 4) CHECK(d->line.find("cluster tiles on 30 clusters") != std::string::npos);
   }
+  // Layout nn keeps to one wgmma's width: the wide tile is weighed for tn only.
+  {
+    const std::optional<samples::Sample::DeviceChoice> d =
+        s->for_device(test::gemm_config({{"m", 8192}, {"n", 1280}, {"k", 1000}, {"layout", 1}}, c2x1), h200);
+    REQUIRE(d.has_value());
+    INFO(d->line);
+    CHECK(d->config.param("bn") <= 256);
+  }
   // Without the device's count of clusters of 4, neither 2x2 nor 1x4 is weighed.
   {
     const std::optional<samples::Sample::DeviceChoice> d = s->for_device(test::gemm_config({{"m", 7000}, {"n", 3000}, {"k", 2200}}, c2x1), 132);
