@@ -164,24 +164,24 @@ inline constexpr uint64_t kGemmLongKblocks = 128;
 // 160 against 224 in 1x2), but slower where 4-CTA clusters took more waves.
 inline constexpr double kGemmPackingMargin = 0.05, kGemmUnalignedRows = 250.0;
 // Clusters of 4 against that model: 256-column tiles in 1x4 and 2x2 ran about 5% faster than
-// their rows and waves predict, relative to pairs and tall tiles, over 15 unaligned shapes on
-// the H200 (one call, each config against cuBLAS; docs/performance-log.md): each operand line
-// leaves L2 once for up to four SMs. Packing weighs them at (1 - kGemmQuadGain) of the model's
-// time. 1x4 (four tiles along M sharing B) only at kGemmQuadAlongMBn columns, each CTA loading
-// a 64-row slice of B: it ran at or above 2x2 of 256 columns on all of those shapes (1.30x at
-// 8192x1280x1000, where 2x2 takes a fourth wave), while 192 columns in 1x4 ran 0.70x of 1x2 at
-// 1000x3000^2.
+// their rows and waves predict, relative to pairs and tall tiles, over the unaligned shapes of
+// one call on the H200 (18, each config against cuBLAS; 15 in the fit: docs/performance-log.md):
+// each operand line leaves L2 once for up to four SMs. Packing weighs them at (1 -
+// kGemmQuadGain) of the model's time. 1x4 (four tiles along M sharing B) only at
+// kGemmQuadAlongMBn columns, each CTA loading a 64-row slice of B: it ran at or above 2x2 of
+// 256 columns on all of those shapes (1.30x at 8192x1280x1000, where 2x2 takes a fourth
+// wave), while 192 columns in 1x4 ran 0.70x of 1x2 at 1000x3000^2.
 inline constexpr double kGemmQuadGain = 0.05;
+inline constexpr unsigned kGemmQuadAlongMBn = 256;
 // The wide tile packing weighs (128 x kGemmWideBn, two m64n160 wgmmas per consumer with A
-// from registers, 3 stages) with layout tn, in 1x2 only (ptxas spills it unclustered; in 1x2 each CTA loads
-// 160 of B's rows), at kGemmWideRate of 128x256's rate per flop (0.91x cuBLAS against 0.94x
-// at 8192^3). `tilejit tune` found it 1.10x the 1x4 choice at 8192x1280x1000 on the H200
-// (four tile columns exactly, two waves against three); same process against the previous
-// choice: 1.108 there and at 2048x2560x3000, 1.039 at 5000^2 x 1000, 1.005-1.014 at
+// from registers, 3 stages) with layout tn, in 1x2 only (ptxas spills it unclustered; in 1x2
+// each CTA loads 160 of B's rows), at kGemmWideRate of 128x256's rate per flop (0.91x cuBLAS
+// against 0.94x at 8192^3). `tilejit tune` found it 1.10x the 1x4 choice at 8192x1280x1000 on
+// the H200 (four tile columns exactly, two waves against three); same process against the
+// previous choice: 1.108 there and at 2048x2560x3000, 1.039 at 5000^2 x 1000, 1.005-1.014 at
 // 2000x2560x1024, 1280x4096x2048 and 1280x8192x2048.
 inline constexpr unsigned kGemmWideBn = 320;
 inline constexpr double kGemmWideRate = 0.97;
-inline constexpr unsigned kGemmQuadAlongMBn = 256;
 // Packing's taller tiles: kGemmTallRows rows in kGemmTallRows / 64 consumer warpgroups (192 x
 // 192 as cuBLAS runs at 3000^3), their rate per flop against 128 rows at the same width
 // (fewer operand bytes per flop: 192x192 ran 1.02x faster than 128x256 at 6144^3 on the H200,
