@@ -297,7 +297,7 @@ std::vector<ConfigProblem> Gemm::check_config(const Config& c) const {
   need(c.cluster.z == 1 || t.split_in_cluster, "cluster",
        "a cluster of " + std::to_string(c.cluster.z) + " along z holds a tile's splits (split-K in the cluster): set schedule split_k with splits " +
            std::to_string(c.cluster.z) + " and split_reduce auto or cluster, or a cluster [x, y]");
-  need(t.consumers > 1 || uint64_t(t.bm) * t.bn / 128 <= (t.warp_specialized ? 64 : 128), "params.consumers",
+  need(t.warp_specialized || uint64_t(t.bm) * t.bn / 128 <= 128, "params.consumers",
        "one MMA warpgroup holding a " + std::to_string(t.bm) + "x" + std::to_string(t.bn) + " accumulator (" +
            std::to_string(t.bm * t.bn / 128) + " registers per thread) makes ptxas spill to local memory: use consumers 2, or a smaller tile");
   const unsigned cx = t.multicast ? c.cluster.x : 1, cy = t.multicast ? c.cluster.y : 1;
@@ -312,10 +312,11 @@ std::vector<ConfigProblem> Gemm::check_config(const Config& c) const {
   };
   need(boxes_fit(t.bm / cx), "params.bm", "each CTA's " + std::to_string(t.bm / cx) + " rows of A do not split into TMA boxes of at most 256 rows, a multiple of 8 each: grow the cluster or change the tile");
   need(boxes_fit(brows / cy), s.layout == GemmLayout::NN ? "params.bk" : "params.bn", "each CTA's " + std::to_string(brows / cy) + " rows of B do not split into TMA boxes of at most 256 rows, a multiple of 8 each: grow the cluster or change the tile");
-  if (t.warp_specialized && t.consumers > 1) {
+  if (t.warp_specialized) {
     // What setmaxnreg gives a consumer for its whole accumulator, and what ptxas compiles one
     // wgmma within: the launch's count (65536 / threads) for its 64 x (at most 256) columns,
-    // with kGemmLaunchOverheadRegisters beside them.
+    // with kGemmLaunchOverheadRegisters beside them. One consumer of 128 rows holds two
+    // 64-row accumulators (m64 wgmmas on each), within the same budget.
     const unsigned acc_regs = t.acc_rows() * t.bn / 128, budget = gemm_consumer_registers(t.consumers);
     need(acc_regs + codegen::kMmaRoleOverheadRegisters <= budget, "params.bn",
          "a " + std::to_string(t.acc_rows()) + "x" + std::to_string(t.bn) + " accumulator per consumer warpgroup needs " +

@@ -121,6 +121,15 @@ inline constexpr uint64_t kGemmNarrowMaxKblocks = 32;
 // operands, left to split-K) and 0.86x at 1000^3 (unaligned rows: the 64-column rule above
 // with multicast along N).
 inline constexpr unsigned kGemmNarrowRows = 64, kGemmNarrowCols = 128;
+// The narrow tile unsplit gives way where 128-row tiles of kGemmNarrowCols columns, in the
+// spec's pair, would split K in at least this many (the pairs then fill at most 2/3 of the
+// wave), over a K of at least kGemmNarrowYieldMinKblocks. From the H200 (same process, 128 x
+// 128 in 3 splits against the narrow tile static, per-rep medians): 1.19x at 2304x256x8192,
+// 1.27x at 1280x512x8192, 1.27x at 768x768x8192, 1.23x at 2816x256x8192, 1.13x at
+// 1408x512x8192; at K 4096 0.94x (896x768) and 1.02x (1408x512). In 2 splits (each
+// config against cuBLAS in its own process) 0.78-1.11x, so those keep the narrow tile.
+inline constexpr uint64_t kGemmNarrowYieldSplits = 3;
+inline constexpr uint64_t kGemmNarrowYieldMinKblocks = 128;
 // The narrow tile also where its pairs fill the clusters in at least this many splits of K
 // (split-K with the workspace): each partial half a 128-row tile's, and fewer of them. From
 // the H200 (same process, against 128 columns of two warpgroups in split-K): 1.27x at

@@ -56,7 +56,8 @@ bool rows_aligned(const GemmShape& s) {
 // 1x2 without multicast) for c, whose 256-column tiles would run split-K: the spec leaves the
 // tile's rows, warpgroups and split_reduce to the defaults and asks for a cluster of at most 2,
 // the rows are aligned, the operands small enough, and the pairs fill more than half of one wave
-// of the 2-CTA clusters the device runs at once (as it says, else half its SMs), all of K each;
+// of the 2-CTA clusters the device runs at once (as it says, else half its SMs), all of K each,
+// unless 128-row tiles would split K kGemmNarrowYieldSplits ways there;
 // or fill the wave in at least kGemmNarrowMinSplits splits of K each (`split` says so): that
 // count of clusters, 0 where the tile does not apply.
 struct NarrowTile {
@@ -74,8 +75,16 @@ NarrowTile narrow_tile_clusters(const Config& c, const GemmShape& s, const Sampl
   const uint64_t pairs = ceil_div(ceil_div(uint64_t(s.m), kGemmNarrowRows), 2) * ceil_div(uint64_t(s.n), kGemmNarrowCols);
   if (operands > kGemmSplitInClusterOperandBytes || pairs == 0) return {};
   const uint64_t clusters = uint64_t(std::max(0, device.clusters_that_fit(2).value_or(device.sm_count / 2)));
-  if (pairs <= clusters && 2 * pairs > clusters) return {clusters, false};
-  const uint64_t splits = std::min<uint64_t>(gemm_auto_split_cap(ceil_div(uint64_t(s.k), t.bk)), clusters / pairs);
+  const uint64_t cap = gemm_auto_split_cap(ceil_div(uint64_t(s.k), t.bk));
+  if (pairs <= clusters && 2 * pairs > clusters) {
+    // 128-row tiles in the spec's pair split K in kGemmNarrowYieldSplits or more where the
+    // narrow pairs leave a third of the wave idle: each CTA then runs at most 2/3 of a
+    // narrow tile's k-blocks, on more SMs.
+    const uint64_t wide_splits = std::min<uint64_t>(cap, clusters / std::max<uint64_t>(1, cluster_tiles(s, t, kGemmNarrowCols)));
+    const bool yield = wide_splits >= kGemmNarrowYieldSplits && ceil_div(uint64_t(s.k), t.bk) >= kGemmNarrowYieldMinKblocks;
+    return yield ? NarrowTile{} : NarrowTile{clusters, false};
+  }
+  const uint64_t splits = std::min<uint64_t>(cap, clusters / pairs);
   return splits >= kGemmNarrowMinSplits ? NarrowTile{clusters, true} : NarrowTile{};
 }
 

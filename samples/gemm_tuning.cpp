@@ -35,6 +35,11 @@ constexpr int64_t kSplits[] = {2, 4, 8};
 // fewer tiles than SMs on any current GPU (132 on the H200; the sweep measures
 // which split count wins, so the bound only keeps the sweep short for large problems).
 constexpr uint64_t kSplitMaxTiles = 160;
+// 128-row tiles of one MMA warpgroup (two 64-row accumulators, as cuBLAS runs 128 x 80 at
+// 1000x1280x16384): on the H200, same process against two warpgroups of the same tile,
+// 1.025-1.053x at 128 x 80 over K 8192-16384 and 1.04-1.05x at 128 x 128 in 2 splits, but
+// 0.94-0.99x on short-K or multi-wave shapes and in 6 splits, so a candidate, not a default.
+constexpr Tile kOneWarpgroupTiles[] = {{128, 80}, {128, 128}};
 
 // The power of two nearest to n in ratio (round(log2 n)): 5000 -> 4096, 6000 -> 8192.
 int64_t pow2_bucket(int64_t n) {
@@ -104,6 +109,10 @@ std::vector<Config> Gemm::tuning_candidates(const Config& c) const {
   if (((m + 127) / 128) * ((n + 255) / 256) <= kSplitMaxTiles)
     for (const ir::Dim3& cluster : {kClusters[0], kClusters[2]})
       candidate(Tile{kGemmNarrowRows, kGemmNarrowCols}, cluster, kGroups[0], 64, 0, 1, 0, 1, 0);
+  // ...and 128-row tiles of one MMA warpgroup, in pairs either way and alone.
+  if (((m + 127) / 128) * ((n + 255) / 256) <= kSplitMaxTiles)
+    for (const Tile& tile : kOneWarpgroupTiles)
+      for (const ir::Dim3& cluster : {kClusters[1], kClusters[0], kClusters[2]}) candidate(tile, cluster, kGroups[0], 64, 0, 1, 0, 1);
   return out;
 }
 

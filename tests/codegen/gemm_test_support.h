@@ -15,6 +15,13 @@
 
 namespace tj::test {
 
+// The GEMM sample itself.
+inline const samples::Sample& gemm_sample() {
+  const samples::Sample* s = samples::find_sample("gemm");
+  REQUIRE(s);
+  return *s;
+}
+
 // The GEMM sample's default config with `params` set and the given cluster.
 inline samples::Config gemm_config(const std::map<std::string, int64_t>& params, ir::Dim3 cluster = {1, 1, 1}) {
   const samples::Sample* s = samples::find_sample("gemm");

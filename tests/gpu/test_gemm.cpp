@@ -264,6 +264,10 @@ TEST_CASE("gemm: split-K against cuBLAS [gpu]", "[gpu][gemm][splitk]") {
            {384, 512, 8192, {}, pair, 1.0, 0.0, true, {{"bm", 64}, {"splits", 5}}},
            {256, 1024, 8192, {}, pair, 1.0, 0.0, true, {{"bm", 64}, {"splits", 4}}},
            {384, 512, 8192, {}, pair, 1.5, -0.75, true, {{"bm", 64}, {"splits", 5}}},
+           // Narrow pairs that would fill at most 2/3 of the wave give way to 128 x 128 tiles in
+           // 3 splits (kGemmNarrowYieldSplits): 36 narrow pairs, 18 cluster tiles of 128 rows.
+           {768, 768, 8192, {}, pair, 1.0, 0.0, true, {{"bm", 128}, {"consumers", 2}, {"splits", 3}}},
+           {2304, 256, 8192, {}, pair, 1.0, -0.5, true, {{"bm", 128}, {"splits", 3}}},
        })
     check(g, 4444);
 }
@@ -468,6 +472,26 @@ TEST_CASE("gemm: clusters of 4 along M against cuBLAS [gpu]", "[gpu][gemm][quads
            {10000, 3000, 3000, {}, pair, 1.0, 0.0, true, {{"bn", 256}, {"bm", 128}}, quad.str()},
        })
     check(g, 4545);
+}
+
+// Tiles of 128 rows held by one MMA warpgroup (two 64-row accumulators): widths with a tail,
+// ragged shapes, clusters along either side with multicast, C, f32 out, the fused epilogue
+// with the residual, split-K in the cluster and in the workspace, stream-K.
+TEST_CASE("gemm: 128-row tiles of one MMA warpgroup against cuBLAS [gpu]", "[gpu][gemm][one_warpgroup]") {
+  auto one = [](std::map<std::string, int64_t> more) {
+    more.insert({{"bm", 128}, {"consumers", 1}});
+    return more;
+  };
+  const std::vector<GemmCase> cases = {
+      {1000, 1280, 8192, one({{"bn", 80}}), {2, 1, 1}},                                      // cuBLAS's own tile there
+      {900, 1400, 3000, one({{"bn", 96}}), {1, 2, 1}, 1.5, -0.75},                           // ragged, unaligned K; C
+      {1024, 1024, 8192, one({{"bn", 128}, {"splits", 2}, {"split_reduce", 2}}), {1, 1, 2}},  // split-K in the cluster
+      {777, 1304, 520, one({{"bn", 192}, {"out", 2}}), {1, 1, 1}},                            // 192 columns, f32 out
+      {1000, 1000, 3000, one({{"bn", 128}, {"bias", 1}, {"act", 2}, {"residual", 1}}), {2, 1, 1}},  // fused epilogue + R
+      {640, 512, 12288, one({{"bn", 128}, {"schedule", 3}, {"splits", 6}, {"split_reduce", 1}}), {2, 1, 1}},  // workspace
+      {2000, 2000, 2000, one({{"bn", 128}, {"schedule", 2}}), {1, 1, 1}},                    // stream-K
+  };
+  for (size_t i = 0; i < cases.size(); ++i) check(cases[i], 1300 + i);
 }
 
 // Stream-K (dsl/split_k.h) on the H200's 132 SMs: the tail's tiles shared between

@@ -194,6 +194,23 @@ TEST_CASE("gemm schedule auto: for_device resolves it and says why, an explicit 
                        " pairs of 64x128 tiles fill one wave of 66 clusters with all of K each, one MMA warpgroup reading "
                        "each operand byte once; schedule auto -> static") != std::string::npos);
   }
+  // Pairs that fill at most 2/3 of the wave: where 128-row tiles in the spec's pair split K
+  // in 3 (kGemmNarrowYieldSplits), those run instead (2304 x 256: 36 pairs, 18 cluster tiles
+  // of 128 x 128 in 2x1; 1280 x 512: 40, 20; 768 x 768: 36, 18); with 2 splits (1536 x 384:
+  // 24 cluster tiles; 1152 x 768: 27; 1280 x 640: 30) the narrow tile stays.
+  for (auto [m, n, k, narrow] : {std::tuple{2304, 256, 8192, false}, {1280, 512, 8192, false}, {768, 768, 8192, false},
+                                 {1536, 384, 8192, true}, {1152, 768, 8192, true}, {1280, 640, 4096, true}}) {
+    INFO(m << " x " << n << " x " << k);
+    d = s->for_device(test::gemm_config({{"m", m}, {"n", n}, {"k", k}}, {2, 1, 1}), 132);
+    REQUIRE(d.has_value());
+    INFO(d->line);
+    CHECK(d->config.param("bn") == 128);
+    CHECK(d->config.param("bm") == (narrow ? 64 : 128));
+    CHECK(d->config.param("consumers") == (narrow ? 1 : 2));
+    CHECK(d->config.param("schedule") == int64_t(narrow ? GemmSchedule::Static : GemmSchedule::SplitK));
+    CHECK(d->config.param("splits") == (narrow ? 1 : 3));
+    CHECK(s->check_config(d->config).empty());
+  }
   // Fewer pairs: the narrow tile in splits of K where they fill the clusters in at least
   // kGemmNarrowMinSplits (384 x 512: 12 pairs, 5 splits; 256 x 1024: 16 pairs, 4), with the
   // workspace (its 64 x 128 partials do not deal out to the planes of a cluster); 640 x 512

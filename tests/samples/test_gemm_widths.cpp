@@ -16,11 +16,7 @@
 using namespace tj;
 
 namespace {
-const samples::Sample& gemm() {
-  const samples::Sample* s = samples::find_sample("gemm");
-  REQUIRE(s != nullptr);
-  return *s;
-}
+const samples::Sample& gemm() { return test::gemm_sample(); }
 std::vector<std::string> problems(const samples::Config& c) {
   std::vector<std::string> out;
   for (const samples::ConfigProblem& p : gemm().check_config(c)) out.push_back(p.field + ": " + p.message);

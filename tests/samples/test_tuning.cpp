@@ -110,14 +110,26 @@ TEST_CASE("gemm: 40 tuning candidates, each valid and distinct, likeliest first"
   CHECK(label(cands[39]) == "bm=192 bn=192 cluster 1x2 group=8");
 }
 
-TEST_CASE("gemm: few tiles add split-K, split-K in the cluster and the narrow tile to the candidates", "[samples][tuning][gemm]") {
+TEST_CASE("gemm: few tiles add split-K, split-K in the cluster, the narrow tile and one-warpgroup tiles to the candidates",
+          "[samples][tuning][gemm]") {
   const std::vector<Config> cands = gemm().tuning_candidates(spec_config(R"("m": 1024, "n": 1024, "k": 8192)"));
   // The 40 of the large problem, split-K 2, 4, 8 x 2 tiles x 2 clusters, in the cluster 2
-  // and 4 x 2 tiles (check_config drops what does not fit), then the narrow tile at 1x2 and 1x1.
-  REQUIRE(cands.size() > 40 + 2);
+  // and 4 x 2 tiles (check_config drops what does not fit), the narrow tile at 1x2 and 1x1,
+  // then 128 x 80 and 128 x 128 of one MMA warpgroup in 2x1, 1x2 and 1x1.
+  REQUIRE(cands.size() > 40 + 2 + 6);
   for (const Config& c : cands) CHECK(gemm().check_config(c).empty());
-  const Config& pair = cands[cands.size() - 2];
-  const Config& alone = cands.back();
+  const std::vector<std::pair<int64_t, tj::ir::Dim3>> one_wg = {{80, {2, 1, 1}}, {80, {1, 2, 1}}, {80, {1, 1, 1}},
+                                                                {128, {2, 1, 1}}, {128, {1, 2, 1}}, {128, {1, 1, 1}}};
+  for (size_t i = 0; i < one_wg.size(); ++i) {
+    const Config& c = cands[cands.size() - one_wg.size() + i];
+    CHECK(c.param("bm") == 128);
+    CHECK(c.param("bn") == one_wg[i].first);
+    CHECK(c.param("consumers") == 1);
+    CHECK(c.param("splits") == 1);
+    CHECK(c.cluster.str() == one_wg[i].second.str());
+  }
+  const Config& pair = cands[cands.size() - one_wg.size() - 2];
+  const Config& alone = cands[cands.size() - one_wg.size() - 1];
   for (const Config* c : {&pair, &alone}) {
     CHECK(c->param("bm") == 64);
     CHECK(c->param("bn") == 128);
