@@ -222,6 +222,7 @@ struct GemmTiling {
   bool persistent = true;        // false: one cluster per cluster tile
   bool multicast = true;         // false: in a cluster, each CTA still loads its own tiles
   bool split_issue = true;       // each k-block's MMAs in two groups around the wait for the previous (see gemm_kernel.cpp)
+  bool edge = true;              // the edge's tiles end at m and n where that is safe (gemm_kernel.cpp, row_origin)
   unsigned mma_depth = 1;        // k-blocks of MMAs a consumer keeps in flight (main_loop)
   unsigned splits = 1;           // split-K: K ranges per output tile (1: none, 0: chosen at run time), at most kMaxSplits
   bool stream_k = false;         // the Stream-K hybrid (dsl/split_k.h): the tail's tiles' K shared by every cluster

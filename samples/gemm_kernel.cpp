@@ -91,6 +91,10 @@ struct GemmKernel {
   i32 tiles_m, tiles_n, kblocks;
   ir::TileSchedule schedule;
   unsigned mma_groups;
+  // The edge's tiles end at m and n (row_origin): where no C or R is read from D's place
+  // and each output value does not depend on which tile computes it (not stream-K, whose
+  // units cut two tiles' K differently).
+  bool edge_shift;
 
   GemmKernel(const GemmShape& s_, const GemmTiling& t_, KernelBuilder& k_, unsigned mma_groups_)
       : s(s_), t(t_), k(k_), cx(t_.multicast ? k_.cluster_shape().x : 1), cy(t_.multicast ? k_.cluster_shape().y : 1),
@@ -138,7 +142,8 @@ struct GemmKernel {
         acc(k.accumulator("acc", unsigned(rows_per_mma), t.bn)),
         stage_bytes(uint32_t((uint64_t(t.bm) + t.bn) * t.bk * ir::scalar_bytes(s.in))),
         tiles_m((m + bm - 1) / bm), tiles_n((n + bn - 1) / bn), kblocks((kk + bk - 1) / bk),
-        schedule(t.dynamic ? dynamic(t.group) : static_persistent(t.group)), mma_groups(mma_groups_) {
+        schedule(t.dynamic ? dynamic(t.group) : static_persistent(t.group)), mma_groups(mma_groups_),
+        edge_shift(t_.edge && s_.beta == 0 && !s_.epilogue.residual && !t_.stream_k) {
     split.declare_shared(t.bn);
   }
 
@@ -156,6 +161,20 @@ struct GemmKernel {
     split.finish(acc, wg, tm, tn, sp, tiles_n, [&](Columns cols) { epilogue(wg, tm, tn, cols); });
   }
 
+  // Tile (tm, tn)'s first row and column. Where the last tile row holds fewer than half a
+  // tile of rows (or none: a cluster's CTA past m), the edge's tiles move back to end at m
+  // (edge_shift; columns likewise), so that no TMA box reaches mostly past the operands: on
+  // the H200 such a box costs more than one in bounds (a last tile row of 4 valid rows of 128
+  // made a one-wave GEMM 1.41x slower), while a few rows past the edge cost less than the
+  // moved tile's extra loads and stores. The moved tile's rows before the edge are the
+  // previous tile's too, which computes and stores the same values.
+  i32 origin(const i32& t, const i32& extent, const i32& tile) const {
+    if (!edge_shift) return t * tile;
+    return select(extent >= tile && extent % tile * 2 < tile, min(t * tile, extent - tile), t * tile);
+  }
+  i32 row_origin(const i32& tm) const { return origin(tm, m, bm); }
+  i32 col_origin(const i32& tn) const { return origin(tn, n, bn); }
+
   // One thread: k-block kb of tile (tm, tn) into stage st, completing on full[st].
   void load(const i32& st, const i32& tm, const i32& tn, const i32& kb) {
     arrive_expect_tx(full[st], u32(stage_bytes));
@@ -165,11 +184,11 @@ struct GemmKernel {
     // This CTA's slice of each tile: its place in the cluster row (A) and column (B).
     i32 a_part = cx > 1 ? cluster_ctaid_x() : i32(0), b_part = cy > 1 ? cluster_ctaid_y() : i32(0);
     for (unsigned i = 0; i < a_boxes; ++i)
-      tma_load_tile(stage(a, st), amap, tm * bm, kb * bk, full[st], a_part * int32_t(a_boxes) + int32_t(i), row_mask);
+      tma_load_tile(stage(a, st), amap, row_origin(tm), kb * bk, full[st], a_part * int32_t(a_boxes) + int32_t(i), row_mask);
     for (unsigned i = 0; i < b_boxes; ++i) {
       i32 part = b_part * int32_t(b_boxes) + int32_t(i);
-      if (nn) tma_load_tile(stage(b, st), bmap, kb * bk, tn * bn, full[st], part, col_mask);
-      else tma_load_tile(stage(b, st), bmap, tn * bn, kb * bk, full[st], part, col_mask);
+      if (nn) tma_load_tile(stage(b, st), bmap, kb * bk, col_origin(tn), full[st], part, col_mask);
+      else tma_load_tile(stage(b, st), bmap, col_origin(tn), kb * bk, full[st], part, col_mask);
     }
   }
 
@@ -206,7 +225,7 @@ struct GemmKernel {
     const i32 t = thread_idx_x() % 128;
     for (const auto* v : {&col_scale, &bias})
       if (vectors && *v)
-        for (int32_t c = 0; c < bn; c += 128) out.push_back(var((**v)[min(tn * bn + c + t, n - 1)], "vec"));
+        for (int32_t c = 0; c < bn; c += 128) out.push_back(var((**v)[min(col_origin(tn) + c + t, n - 1)], "vec"));
     return out;
   }
   // Warpgroup wg stores them for its epilogue (the whole warpgroup, after its main loop:
@@ -235,7 +254,7 @@ struct GemmKernel {
   f32 fused(const Elem& e, const f32& scale, const i32& wg, const i32& tn) const {
     const bool halve = gelu() && !(vectors && col_scale);  // the accumulator's factor halves, else the staged scale
     f32 x = s.alpha != 1.0 ? e.value * (halve ? scale * f32(0.5f) : scale) : halve ? e.value * f32(0.5f) : e.value;
-    const i32 col = min(tn * bn + e.col, n - 1);
+    const i32 col = min(col_origin(tn) + e.col, n - 1);
     auto vector = [&](const Ptr<float>& global, unsigned v) {
       return vectors ? (*vec_s)[(wg * int32_t(vectors) + int32_t(v)) * bn + e.col] : global[col];
     };
@@ -270,7 +289,7 @@ struct GemmKernel {
     // The global row of the chunk buffers' row 0 (a tile copy adds the view's row): the
     // consumers' rows of one tile, or with pingpong each consumer's whole tile at rows
     // wg * bm of the buffers.
-    const i32 row0 = t.pingpong ? tm * bm - wg * bm : tm * bm;
+    const i32 row0 = t.pingpong ? row_origin(tm) - wg * bm : row_origin(tm);
     for (unsigned c = 0; c < chunks; ++c) {
       const unsigned ch = ch0 + c;  // the chunk of the tile; c: of this epilogue, and its buffer
       const bool is_tail = c == full;
@@ -278,7 +297,7 @@ struct GemmKernel {
       TileView out = is_tail ? stage(*d_tail, 0).rows(wg * rows_per_mma) : stage(d, int32_t(c % 2)).rows(wg * rows_per_mma);
       const TileMap& dm = is_tail ? *dmap_tail : dmap;
       const TileMap& cm = is_tail ? *cmap_tail : cmap;
-      const i32 col0 = tn * bn + int32_t(ch * chunk_cols);
+      const i32 col0 = col_origin(tn) + int32_t(ch * chunk_cols);
       // A tile's first chunk reuses the buffer of the previous tile's last: with a tail,
       // where the tail is the only chunk; without, where the whole chunks are odd.
       const bool reuses_last = c == 0 && (tail ? full == 0 : full % 2 == 1);

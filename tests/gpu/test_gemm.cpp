@@ -371,8 +371,8 @@ TEST_CASE("gemm: the occupancy probe counts the GEMM's clusters, and auto's 1x2x
 
 // Packing on the default path (bn 0, no cluster named: the spec's default pair 2x1), as
 // `tilejit run` decides it for this GPU: one wave of 256 columns unclustered, one wave of 128,
-// and unaligned rows (K 3000) in 2x2 clusters where this GPU runs enough of them; also with
-// alpha, beta and f32 out.
+// and unaligned rows (K 3000) in 2x2 clusters where this GPU runs enough of them, or the wide
+// tile (128 x 320) in 1x2; also with alpha, beta and f32 out.
 TEST_CASE("gemm: packing's width and cluster on the default path against cuBLAS [gpu]", "[gpu][gemm][packing]") {
   const tj::ir::Dim3 pair{2, 1, 1};
   const int64_t off = int64_t(tj::samples::GemmMulticast::Off);
@@ -381,7 +381,7 @@ TEST_CASE("gemm: packing's width and cluster on the default path against cuBLAS 
            {2304, 896, 2048, {}, pair, 1.0, 0.0, true, {{"bn", 128}, {"multicast", off}}},
            {1536, 1000, 3000, {}, pair, 1.0, 0.0, true, {{"bn", 128}}},
            {512, 3584, 3000, {}, pair, 1.0, 0.0, true, {{"bn", 128}}},
-           {2048, 2560, 3000, {}, pair, 1.0, 0.0, true, {{"bn", 192}}},
+           {2048, 2560, 3000, {}, pair, 1.0, 0.0, true, {{"bn", 320}}, "(1,2,1)"},  // the wide tile in 1x2
            {1536, 1000, 3000, {{"out", 2}}, pair, 1.5, 0.5, true, {{"bn", 128}}},
        })
     check(g, 4242);
@@ -472,6 +472,28 @@ TEST_CASE("gemm: clusters of 4 along M against cuBLAS [gpu]", "[gpu][gemm][quads
            {10000, 3000, 3000, {}, pair, 1.0, 0.0, true, {{"bn", 256}, {"bm", 128}}, quad.str()},
        })
     check(g, 4545);
+}
+
+// The edge's tiles moved back to end at m and n (row_origin: no TMA box past the operands,
+// the overlap stored twice with the same values): a last tile row of 4 valid rows and a last
+// column of 56, pairs along M whose second CTA is past m, the fused epilogue's vectors at the
+// moved columns, split-K in the workspace and in the cluster, dynamic tiles, nn, ping-pong,
+// fewer rows than a tile; beta (no move: C is read) and stream-K (no move) beside them.
+TEST_CASE("gemm: the edge's tiles moved inside the operands against cuBLAS [gpu]", "[gpu][gemm][edge]") {
+  const std::vector<GemmCase> cases = {
+      {900, 1400, 3000, {{"bn", 96}}, {1, 2, 1}},                                      // 4 rows, 56 columns; unaligned K
+      {896, 1400, 2048, {{"bn", 96}}, {1, 2, 1}},                                      // the 4th pair's 2nd CTA past m
+      {900, 1400, 2048, {{"bn", 96}, {"bias", 1}, {"col_scale", 1}, {"act", 2}}, {2, 1, 1}},  // vectors at moved columns
+      {900, 1000, 8192, {{"bn", 128}, {"splits", 3}, {"split_reduce", 1}}},           // split-K, workspace
+      {900, 1000, 4096, {{"bn", 128}, {"splits", 2}, {"split_reduce", 2}}, {1, 1, 2}},  // split-K in the cluster
+      {900, 1400, 2048, {{"bn", 128}, {"schedule", 4}}, {2, 1, 1}},                   // dynamic
+      {900, 1000, 1024, {{"layout", 1}}, {2, 1, 1}},                                   // nn: B's columns moved
+      {900, 1400, 1024, {{"pingpong", 1}, {"bn", 128}}, {1, 2, 1}},                    // ping-pong
+      {100, 1000, 1024, {{"bn", 128}}},                                                // m < bm: no move
+      {900, 1400, 2048, {{"bn", 96}}, {1, 2, 1}, 1.5, -0.75},                          // beta: not moved
+      {900, 1400, 2048, {{"bn", 96}, {"schedule", 2}}, {1, 1, 1}},                     // stream-K: not moved
+  };
+  for (size_t i = 0; i < cases.size(); ++i) check(cases[i], 1400 + i);
 }
 
 // Tiles of 128 rows held by one MMA warpgroup (two 64-row accumulators): widths with a tail,

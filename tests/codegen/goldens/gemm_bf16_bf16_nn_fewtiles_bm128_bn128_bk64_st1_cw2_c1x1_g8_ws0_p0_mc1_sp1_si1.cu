@@ -83,11 +83,11 @@ extern "C" __global__ void __launch_bounds__(128, 1) gemm(const __grid_constant_
           // MbarrierArrive at <loc>: arrive_expect_tx(full[((it + i) % 1)], 32768u)
           tj::mbar_arrive_expect_tx(&full[((it + i) % 1)], 32768u);
           // TmaLoad at <loc>: tma_load(a[(((((it + i) % 1) * 8192) + 0) + ((0 + (((0 * 1) + 0) * 128)) * 64))], A{((i * 64) + 0...
-          tj::tma_load_2d(&a[(((((it + i) % 1) * 8192) + 0) + ((0 + (((0 * 1) + 0) * 128)) * 64))], &A, ((i * 64) + 0), (((tile_m * 128) + 0) + (((0 * 1) + 0) * 128)), &full[((it + i) % 1)]);
-          // TmaLoad at <loc>: tma_load(b[(((((it + i) % 1) * 8192) + 0) + ((0 + (((0 * 1) + 0) * 64)) * 64))], B{((tile_n * 128...
-          tj::tma_load_2d(&b[(((((it + i) % 1) * 8192) + 0) + ((0 + (((0 * 1) + 0) * 64)) * 64))], &B, ((tile_n * 128) + 0), (((i * 64) + 0) + (((0 * 1) + 0) * 64)), &full[((it + i) % 1)]);
-          // TmaLoad at <loc>: tma_load(b[(((((it + i) % 1) * 8192) + 4096) + ((0 + (((0 * 1) + 0) * 64)) * 64))], B{((tile_n * ...
-          tj::tma_load_2d(&b[(((((it + i) % 1) * 8192) + 4096) + ((0 + (((0 * 1) + 0) * 64)) * 64))], &B, ((tile_n * 128) + 64), (((i * 64) + 0) + (((0 * 1) + 0) * 64)), &full[((it + i) % 1)]);
+          tj::tma_load_2d(&a[(((((it + i) % 1) * 8192) + 0) + ((0 + (((0 * 1) + 0) * 128)) * 64))], &A, ((i * 64) + 0), (((((m >= 128) && (((m % 128) * 2) < 128)) ? tj::min_((tile_m * 128), (m - 128)) : (tile_m * 128)) + 0) + (((0 * 1) + 0) * 128)), &full[((it + i) % 1)]);
+          // TmaLoad at <loc>: tma_load(b[(((((it + i) % 1) * 8192) + 0) + ((0 + (((0 * 1) + 0) * 64)) * 64))], B{(select(((n >=...
+          tj::tma_load_2d(&b[(((((it + i) % 1) * 8192) + 0) + ((0 + (((0 * 1) + 0) * 64)) * 64))], &B, ((((n >= 128) && (((n % 128) * 2) < 128)) ? tj::min_((tile_n * 128), (n - 128)) : (tile_n * 128)) + 0), (((i * 64) + 0) + (((0 * 1) + 0) * 64)), &full[((it + i) % 1)]);
+          // TmaLoad at <loc>: tma_load(b[(((((it + i) % 1) * 8192) + 4096) + ((0 + (((0 * 1) + 0) * 64)) * 64))], B{(select(((n...
+          tj::tma_load_2d(&b[(((((it + i) % 1) * 8192) + 4096) + ((0 + (((0 * 1) + 0) * 64)) * 64))], &B, ((((n >= 128) && (((n % 128) * 2) < 128)) ? tj::min_((tile_n * 128), (n - 128)) : (tile_n * 128)) + 64), (((i * 64) + 0) + (((0 * 1) + 0) * 64)), &full[((it + i) % 1)]);
         }
       }
       // For at <loc>: for i0 in [0, (((k + 64) - 1) / 64)) step 1 {
@@ -97,11 +97,11 @@ extern "C" __global__ void __launch_bounds__(128, 1) gemm(const __grid_constant_
           // MbarrierArrive at <loc>: arrive_expect_tx(full[(((it + i0) + 0) % 1)], 32768u)
           tj::mbar_arrive_expect_tx(&full[(((it + i0) + 0) % 1)], 32768u);
           // TmaLoad at <loc>: tma_load(a[((((((it + i0) + 0) % 1) * 8192) + 0) + ((0 + (((0 * 1) + 0) * 128)) * 64))], A{(((i0 ...
-          tj::tma_load_2d(&a[((((((it + i0) + 0) % 1) * 8192) + 0) + ((0 + (((0 * 1) + 0) * 128)) * 64))], &A, (((i0 + 0) * 64) + 0), (((tile_m * 128) + 0) + (((0 * 1) + 0) * 128)), &full[(((it + i0) + 0) % 1)]);
-          // TmaLoad at <loc>: tma_load(b[((((((it + i0) + 0) % 1) * 8192) + 0) + ((0 + (((0 * 1) + 0) * 64)) * 64))], B{((tile_...
-          tj::tma_load_2d(&b[((((((it + i0) + 0) % 1) * 8192) + 0) + ((0 + (((0 * 1) + 0) * 64)) * 64))], &B, ((tile_n * 128) + 0), ((((i0 + 0) * 64) + 0) + (((0 * 1) + 0) * 64)), &full[(((it + i0) + 0) % 1)]);
-          // TmaLoad at <loc>: tma_load(b[((((((it + i0) + 0) % 1) * 8192) + 4096) + ((0 + (((0 * 1) + 0) * 64)) * 64))], B{((ti...
-          tj::tma_load_2d(&b[((((((it + i0) + 0) % 1) * 8192) + 4096) + ((0 + (((0 * 1) + 0) * 64)) * 64))], &B, ((tile_n * 128) + 64), ((((i0 + 0) * 64) + 0) + (((0 * 1) + 0) * 64)), &full[(((it + i0) + 0) % 1)]);
+          tj::tma_load_2d(&a[((((((it + i0) + 0) % 1) * 8192) + 0) + ((0 + (((0 * 1) + 0) * 128)) * 64))], &A, (((i0 + 0) * 64) + 0), (((((m >= 128) && (((m % 128) * 2) < 128)) ? tj::min_((tile_m * 128), (m - 128)) : (tile_m * 128)) + 0) + (((0 * 1) + 0) * 128)), &full[(((it + i0) + 0) % 1)]);
+          // TmaLoad at <loc>: tma_load(b[((((((it + i0) + 0) % 1) * 8192) + 0) + ((0 + (((0 * 1) + 0) * 64)) * 64))], B{(select...
+          tj::tma_load_2d(&b[((((((it + i0) + 0) % 1) * 8192) + 0) + ((0 + (((0 * 1) + 0) * 64)) * 64))], &B, ((((n >= 128) && (((n % 128) * 2) < 128)) ? tj::min_((tile_n * 128), (n - 128)) : (tile_n * 128)) + 0), ((((i0 + 0) * 64) + 0) + (((0 * 1) + 0) * 64)), &full[(((it + i0) + 0) % 1)]);
+          // TmaLoad at <loc>: tma_load(b[((((((it + i0) + 0) % 1) * 8192) + 4096) + ((0 + (((0 * 1) + 0) * 64)) * 64))], B{(sel...
+          tj::tma_load_2d(&b[((((((it + i0) + 0) % 1) * 8192) + 4096) + ((0 + (((0 * 1) + 0) * 64)) * 64))], &B, ((((n >= 128) && (((n % 128) * 2) < 128)) ? tj::min_((tile_n * 128), (n - 128)) : (tile_n * 128)) + 64), ((((i0 + 0) * 64) + 0) + (((0 * 1) + 0) * 64)), &full[(((it + i0) + 0) % 1)]);
         }
         // MbarrierWait at <loc>: wait_local(full[((it + i0) % 1)])
         tj::mbar_wait_cta(&full[((it + i0) % 1)], (tj_phase_full >> ((it + i0) % 1)) & 1u);
@@ -164,8 +164,8 @@ extern "C" __global__ void __launch_bounds__(128, 1) gemm(const __grid_constant_
       tj::named_barrier_sync((wg + 8), 128u);
       // If at <loc>: if ((%tid.x % 128) == 0) {
       if ((((int)threadIdx.x % 128) == 0)) {
-        // TmaStore at <loc>: tma_store(D{(((tile_n * 128) + 0) + 0), ((tile_m * 128) + (0 + (wg * 128)))}, d[(((0 * 8192) + 0)...
-        tj::tma_store_2d(&D, (((tile_n * 128) + 0) + 0), ((tile_m * 128) + (0 + (wg * 128))), &d[(((0 * 8192) + 0) + ((0 + (wg * 128)) * 64))]);
+        // TmaStore at <loc>: tma_store(D{((select(((n >= 128) && (((n % 128) * 2) < 128)), min((tile_n * 128), (n - 128)), (ti...
+        tj::tma_store_2d(&D, (((((n >= 128) && (((n % 128) * 2) < 128)) ? tj::min_((tile_n * 128), (n - 128)) : (tile_n * 128)) + 0) + 0), ((((m >= 128) && (((m % 128) * 2) < 128)) ? tj::min_((tile_m * 128), (m - 128)) : (tile_m * 128)) + (0 + (wg * 128))), &d[(((0 * 8192) + 0) + ((0 + (wg * 128)) * 64))]);
         // BulkGroup at <loc>: bulk_commit()
         tj::bulk_commit();
       }
@@ -205,8 +205,8 @@ extern "C" __global__ void __launch_bounds__(128, 1) gemm(const __grid_constant_
       tj::named_barrier_sync((wg + 8), 128u);
       // If at <loc>: if ((%tid.x % 128) == 0) {
       if ((((int)threadIdx.x % 128) == 0)) {
-        // TmaStore at <loc>: tma_store(D{(((tile_n * 128) + 64) + 0), ((tile_m * 128) + (0 + (wg * 128)))}, d[(((1 * 8192) + 0...
-        tj::tma_store_2d(&D, (((tile_n * 128) + 64) + 0), ((tile_m * 128) + (0 + (wg * 128))), &d[(((1 * 8192) + 0) + ((0 + (wg * 128)) * 64))]);
+        // TmaStore at <loc>: tma_store(D{((select(((n >= 128) && (((n % 128) * 2) < 128)), min((tile_n * 128), (n - 128)), (ti...
+        tj::tma_store_2d(&D, (((((n >= 128) && (((n % 128) * 2) < 128)) ? tj::min_((tile_n * 128), (n - 128)) : (tile_n * 128)) + 64) + 0), ((((m >= 128) && (((m % 128) * 2) < 128)) ? tj::min_((tile_m * 128), (m - 128)) : (tile_m * 128)) + (0 + (wg * 128))), &d[(((1 * 8192) + 0) + ((0 + (wg * 128)) * 64))]);
         // BulkGroup at <loc>: bulk_commit()
         tj::bulk_commit();
       }
