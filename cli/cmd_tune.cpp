@@ -84,7 +84,9 @@ int cmd_tune(const TuneArgs& args) {
   const std::vector<std::string> fields = samples::varying_fields(s, candidates);
   const unsigned ahead = compile_ahead();
 
-  std::cout << "tune      " << s.name() << " " << s.problem_class(spec.config) << " on " << dev.name << " (" << target.arch
+  // The class, not the spec's exact problem: the record serves every problem of it.
+  std::cout << "tune      " << s.name() << ", problem class " << s.problem_class(spec.config) << " (what one record serves), on "
+            << dev.name << " (" << target.arch
             << ", " << dev.sm_count << " SMs)\n"
             << "          " << candidates.size() << " candidates; each compiled (through the disk cache), verified against "
             << "the reference and timed over " << args.iters << " launches\n";

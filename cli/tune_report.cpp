@@ -90,7 +90,7 @@ bool record_best(std::ostream& out, const samples::Sample& s, const Sweep& sweep
   db.save();
   out << "recorded  " << samples::describe_fields(s, best.config, fields) << ": " << number(rec.rate) << " " << rec.unit
       << (sweep.tried < sweep.results.size() ? " (the best of those tried)" : "") << ", for " << ctx.device << ", "
-      << s.name() << " " << rec.problem_class << ", in " << ctx.db_path << "\n";
+      << s.name() << " class " << rec.problem_class << ", in " << ctx.db_path << "\n";
   if (replaced)
     out << "          it replaces the record of " << replaced->date << " (" << number(replaced->rate) << " " << replaced->unit
         << ")\n";

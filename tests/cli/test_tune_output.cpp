@@ -138,7 +138,7 @@ TEST_CASE("tune record: the best verified candidate goes into the DB, next to th
 
   std::ostringstream out;
   CHECK(tj::cli::record_best(out, gemm(), sweep, ctx, fields));
-  CHECK(out.str() == "recorded  bm=128 bn=256 cluster 2x1 group=16: 758.3 TFLOP/s, for NVIDIA H200, gemm bf16>bf16 tn "
+  CHECK(out.str() == "recorded  bm=128 bn=256 cluster 2x1 group=16: 758.3 TFLOP/s, for NVIDIA H200, gemm class bf16>bf16 tn "
                      "m8192 n8192 k8192, in " + path + "\n"
                      "          `tilejit run` uses it for specs of this class that set none of the tuned fields\n");
   const tj::samples::TuningDb db = tj::samples::TuningDb::load(path);
