@@ -3,7 +3,7 @@
 # GPU tests, every sample spec through the CLI, benchmarks, tuning (gpu_tune.sh),
 # multicast traffic with ncu, and compute-sanitizer on every sample. Run from the repo root with
 # the binaries staged by scripts/stage.sh in .stage/; logs go to $OUT (or ./out).
-#   scripts/gpu_session.sh [SECTION...]   sections: tests runs faults plugins races bench gemm epilogue pdl splitk-cluster pingpong attention attention-schedules attention-table softmax schedules streamk gemm-configs readme-table sweep gemm-versus ncu timeline gemm-timelines tune multicast sanitizer
+#   scripts/gpu_session.sh [SECTION...]   sections: tests runs faults plugins races bench gemm epilogue pdl splitk-cluster pingpong attention attention-schedules attention-table softmax schedules streamk gemm-configs readme-table sweep gemm-versus gemm-grid gemm-ab ncu ncu-sass timeline gemm-timelines tune multicast sanitizer
 # (all but attention-table, gemm-configs, readme-table, sweep and gemm-timelines when none is named; named ones append to out/summary.txt, so a session can be split
 # across several commands).
 set -uo pipefail
@@ -298,6 +298,47 @@ for cfg in ${VERSUS_CONFIGS:-multicast=0}; do
   timeout 300 $B/tilejit_bench_gemm --no-tuned --iters 50 --reps 5 --sustained 0 --config cluster=1x2 --versus "$cfg" \
     --shapes "${VERSUS_SHAPES:-1024x1024x2048}" > "$OUT/bench_versus.log" 2>&1
   note "bench gemm versus $cfg rc=$?"; grep -E '^(\||  tuned|  variant [a-z]|  verify)' "$OUT/bench_versus.log" >> "$summary"
+done
+fi
+
+# Configs on shapes, each its own process against cuBLAS (only when named): GEMM_GRID is a file
+# of "SHAPE CONFIG" lines (CONFIG "default": the default path, no --config); one line each in the
+# summary with ours' and cuBLAS's TFLOP/s and the per-rep ratio (min / median / max), then what
+# the default path decided (schedule, width, cluster moves).
+if [[ "$SECTIONS" == *" gemm-grid "* ]]; then
+while read -r shape cfg; do
+  [ -z "$shape" ] && continue
+  args=(--config "$cfg"); [ "$cfg" = default ] && args=()
+  timeout 120 $B/tilejit_bench_gemm --no-tuned --iters "${GEMM_ITERS:-20}" --reps "${GEMM_REPS:-3}" --sustained 0 "${args[@]}" \
+    --shapes "$shape" > "$OUT/bench_grid.log" 2>&1; rc=$?
+  decided=$(grep -o "schedule auto -> [a-z_]*\( (splits [0-9]*)\)\?\|cluster [0-9x]* -> [0-9x]*\|packing -> [^:;]*\|bn 0 -> [0-9]*" "$OUT/bench_grid.log" | sort -u | tr '\n' ';')
+  note "grid $shape $cfg rc=$rc:$(grep -E '^\| [0-9]' "$OUT/bench_grid.log" | awk -F'|' '{print $5 "|" $6 "|" $8}') [$decided]"
+done < "${GEMM_GRID:?gemm-grid needs GEMM_GRID, a file of SHAPE CONFIG lines}"
+fi
+
+# Ours against ours in one process (only when named): GEMM_AB is a file of "SHAPE CONFIG VARIANT"
+# lines (CONFIG "default": the default path); VARIANT is --versus's key=value list. One line each
+# in the summary: the bench's row of ours against the variant (per-rep ratios below 1: the variant faster).
+if [[ "$SECTIONS" == *" gemm-ab "* ]]; then
+while read -r shape cfg variant; do
+  [ -z "$shape" ] && continue
+  args=(--config "$cfg"); [ "$cfg" = default ] && args=()
+  timeout 120 $B/tilejit_bench_gemm --no-tuned --iters "${GEMM_ITERS:-20}" --reps "${GEMM_REPS:-5}" --sustained 0 "${args[@]}" \
+    --versus "$variant" --shapes "$shape" > "$OUT/bench_ab.log" 2>&1; rc=$?
+  note "ab $shape $cfg vs $variant rc=$rc: $(grep -E '^\| [0-9]' "$OUT/bench_ab.log" | tail -1)"
+done < "${GEMM_AB:?gemm-ab needs GEMM_AB, a file of SHAPE CONFIG VARIANT lines}"
+fi
+
+# Per-instruction SASS with executed counts and stall samples of ours and cuBLAS at NCU_SHAPE
+# on the default path (only when named): ncu's source page as CSV, one launch each after warm-up.
+if [[ "$SECTIONS" == *" ncu-sass "* ]]; then
+for kernel in 'regex:^gemm$' 'regex:nvjet'; do
+  tag=$([ "$kernel" = 'regex:nvjet' ] && echo cublas || echo ours)
+  timeout 200 ncu --clock-control none -k "$kernel" --launch-skip 3 --launch-count 1 --section SourceCounters --section SpeedOfLight \
+    -o "/tmp/ncu_sass_$tag" -f $B/tilejit_bench_gemm --no-tuned --iters 2 --reps 2 --sustained 0 --shapes "${NCU_SHAPE:-1024x1024x2048}" \
+    > "$OUT/ncu_sass_$tag.log" 2>&1
+  ncu -i "/tmp/ncu_sass_$tag.ncu-rep" --page source --print-source sass --csv > "$OUT/sass_$tag.csv" 2>&1
+  note "ncu-sass ${NCU_SHAPE:-1024x1024x2048} $tag rc=$? ($(wc -l < "$OUT/sass_$tag.csv") lines in sass_$tag.csv)"
 done
 fi
 
