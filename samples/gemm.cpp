@@ -69,9 +69,10 @@ std::vector<ParamSpec> Gemm::params() const {
            "1: each k-block's MMAs go out in two groups, the first K step, then the wait for the previous k-block, then "
            "the rest; 0: one group, then the wait (warp-specialized, up to 256 columns)"},
           {"edge", 1, 0, 1,
-           "1: the tiles at the bottom and right edges move back to end at m and n, so that no TMA box reaches past A or B "
-           "(their rows and columns before the edge are stored twice, with the same values); applies with beta 0, no "
-           "residual and a schedule other than stream_k; 0: those tiles' boxes run past the edge (filled with zeros)"},
+           "1: where the last tile row (column) holds fewer than half a tile, or a cluster's CTA lies past m (n), the "
+           "edge's tiles move back to end at m (n), so that no TMA box reaches mostly past A or B (their rows and columns "
+           "before the edge are stored twice, with the same values); applies with beta 0, no residual and a schedule "
+           "other than stream_k; 0: those tiles' boxes run past the edge (filled with zeros)"},
           {"mma_depth", 0, 0, 4,
            "k-blocks of MMAs each consumer keeps in flight: it waits for the one `mma_depth` k-blocks back before "
            "giving its stage back (1: the previous one; more keeps narrow tiles' short MMAs queued; needs more stages "

@@ -24,9 +24,7 @@ inline const samples::Sample& gemm_sample() {
 
 // The GEMM sample's default config with `params` set and the given cluster.
 inline samples::Config gemm_config(const std::map<std::string, int64_t>& params, ir::Dim3 cluster = {1, 1, 1}) {
-  const samples::Sample* s = samples::find_sample("gemm");
-  REQUIRE(s);
-  samples::Config c = samples::default_config(*s);
+  samples::Config c = samples::default_config(gemm_sample());
   c.cluster = cluster;
   c.grid_clusters = {1, 1, 1};
   for (auto& [key, v] : params) c.params[key] = v;
