@@ -25,7 +25,7 @@ uint64_t TensorView::elements() const {
 std::string TensorView::str() const {
   std::string s = std::string(scalar_name(dtype)) + "[";
   for (size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
-  return s + "]";
+  return s + "]" + (pitch ? " (rows " + std::to_string(pitch) + " apart)" : "");
 }
 
 CUtensorMapDataType tensor_map_dtype(DType t) {
@@ -65,6 +65,14 @@ rt::TensorMapDesc tensor_map_desc(const TensorView& view, const ir::TensorMapDec
   std::vector<uint64_t> dims(view.shape.rbegin(), view.shape.rend());  // innermost first, as TMA counts
   rt::TensorMapDesc d =
       rt::TensorMapDesc::packed(tensor_map_dtype(decl.dtype), view.address, dims, decl.box, tensor_map_swizzle(decl.swizzle));
+  if (view.pitch != 0) {
+    if (view.pitch < dims[0])
+      throw usage(what + ": the tensor " + view.str() + " has rows " + std::to_string(view.pitch) +
+                  " elements apart, fewer than a row's " + std::to_string(dims[0]));
+    // Dimension 1 steps a pitch; each outer one the whole of the one inside it.
+    for (unsigned i = 1; i < d.rank && i < 5; ++i)
+      d.strides[i] = i == 1 ? view.pitch * scalar_bytes(view.dtype) : d.strides[i - 1] * dims[i - 1];
+  }
   std::vector<std::string> problems = rt::tensor_map_problems(d, decl.name);
   if (!problems.empty()) {
     std::string msg = what + " cannot read the tensor " + view.str() + " (TMA counts dimensions innermost first): ";

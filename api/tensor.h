@@ -29,16 +29,20 @@ constexpr DType dtype_of() {
   return dsl::scalar_of<std::remove_cv_t<T>>::value;
 }
 
-// A packed row-major tensor in device memory, owned by someone else (a Tensor, or the
-// caller's own allocation): address, element type and shape, outermost dimension first.
+// A row-major tensor in device memory, owned by someone else (a Tensor, or the caller's
+// own allocation): address, element type and shape, outermost dimension first; packed, or
+// with rows `pitch` elements apart (a matrix with padded rows, or a block of a wider one).
 struct TensorView {
   CUdeviceptr address = 0;
   DType dtype = DType::F32;
   std::vector<uint64_t> shape;  // {rows, cols}: row-major, outermost first
+  // Elements from the start of one row (innermost dimension) to the next, at least its
+  // extent; the outer dimensions pack on it. 0: the extent (packed).
+  uint64_t pitch = 0;
 
   unsigned rank() const { return static_cast<unsigned>(shape.size()); }
-  uint64_t elements() const;
-  uint64_t bytes() const { return elements() * scalar_bytes(dtype); }
+  uint64_t elements() const;                                    // the shape's, padding not counted
+  uint64_t bytes() const { return elements() * scalar_bytes(dtype); }  // packed; a pitched view spans more
   std::string str() const;  // "f32[64, 128]"
 };
 

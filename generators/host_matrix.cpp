@@ -43,7 +43,9 @@ void store(HostMatrix& m, size_t i, float v) {
 
 }  // namespace
 
-HostMatrix::HostMatrix(ir::Scalar t, int64_t r, int64_t c) : type(t), rows(r), cols(c) {
+HostMatrix::HostMatrix(ir::Scalar t, int64_t r, int64_t c, int64_t p) : type(t), rows(r), cols(c), pitch(p ? p : c) {
+  if (pitch < cols)
+    ir::internal_error("HostMatrix: a pitch of " + std::to_string(pitch) + " elements is shorter than a row of " + std::to_string(cols));
   bytes.assign(size() * element_bytes(t), 0);
 }
 
@@ -68,10 +70,14 @@ std::vector<float> HostMatrix::to_f32() const {
   return out;
 }
 
-HostMatrix random_matrix(ir::Scalar type, int64_t rows, int64_t cols, uint64_t seed, uint64_t stream) {
-  HostMatrix m(type, rows, cols);
+HostMatrix random_matrix(ir::Scalar type, int64_t rows, int64_t cols, uint64_t seed, uint64_t stream, int64_t pitch) {
+  HostMatrix m(type, rows, cols, pitch);
+  if (m.pitch > cols) std::fill(m.bytes.begin(), m.bytes.end(), uint8_t(0xFF));
   const uint64_t key = mix(seed) ^ mix(~stream);
-  const size_t pairs = (m.size() + 1) / 2;
+  // Element e in row-major order over rows x cols, wherever the pitch puts it.
+  const size_t elements = size_t(rows) * size_t(cols);
+  auto place = [&](size_t e) { return m.pitch == cols ? e : e / size_t(cols) * size_t(m.pitch) + e % size_t(cols); };
+  const size_t pairs = (elements + 1) / 2;
   // 8192 x 8192 is 2^26 elements: spread over the cores, it stays well under a second.
   const size_t threads = std::clamp<size_t>(std::thread::hardware_concurrency(), 1, 16);
   const size_t chunk = (pairs + threads - 1) / threads;
@@ -79,8 +85,8 @@ HostMatrix random_matrix(ir::Scalar type, int64_t rows, int64_t cols, uint64_t s
     for (size_t p = begin; p < end; ++p) {
       float a, b;
       uniform_pair(key, p, a, b);
-      store(m, 2 * p, a);
-      if (2 * p + 1 < m.size()) store(m, 2 * p + 1, b);
+      store(m, place(2 * p), a);
+      if (2 * p + 1 < elements) store(m, place(2 * p + 1), b);
     }
   };
   std::vector<std::thread> workers;

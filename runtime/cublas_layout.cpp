@@ -1,6 +1,7 @@
 #include "runtime/cublas_layout.h"
 
 #include <limits>
+#include <tuple>
 
 namespace tj::rt {
 
@@ -29,9 +30,9 @@ ColumnMajorGemm column_major(const RowMajorGemm& g) {
   c.m = g.n;
   c.n = g.m;
   c.k = g.k;
-  c.ld_first = g.layout == GemmLayout::TN ? g.k : g.n;
-  c.ld_second = g.k;
-  c.ld_out = g.n;
+  c.ld_first = g.ldb ? g.ldb : g.layout == GemmLayout::TN ? g.k : g.n;
+  c.ld_second = g.lda ? g.lda : g.k;
+  c.ld_out = g.ldd ? g.ldd : g.n;
   return c;
 }
 
@@ -41,6 +42,10 @@ std::vector<std::string> gemm_problems(const RowMajorGemm& g) {
   for (auto [name, v] : {std::pair{"M", g.m}, std::pair{"N", g.n}, std::pair{"K", g.k}})
     if (v < 1 || v > kMax)
       out.push_back(std::string(name) + " = " + std::to_string(v) + " is outside cuBLAS's range 1..2^31-1");
+  const int64_t b_row = g.layout == GemmLayout::TN ? g.k : g.n;
+  for (auto [name, ld, row] : {std::tuple{"lda", g.lda, g.k}, std::tuple{"ldb", g.ldb, b_row}, std::tuple{"ldd", g.ldd, g.n}})
+    if (ld != 0 && ld < row)
+      out.push_back(std::string(name) + " = " + std::to_string(ld) + " is shorter than a row of " + std::to_string(row) + " elements");
   if (g.in == BlasType::F32) out.push_back("inputs must be bf16 or f16, not f32");
   const BlasType half = g.in;
   if (g.in != BlasType::F32 && g.out != BlasType::F32 && g.out != half)

@@ -24,6 +24,9 @@ struct RowMajorGemm {
   BlasType in = BlasType::BF16;   // A and B
   BlasType out = BlasType::BF16;  // D
   float alpha = 1, beta = 0;
+  // Elements between consecutive rows of A, B and D (D's also C's); 0: dense (k for A,
+  // k or n for B, n for D).
+  int64_t lda = 0, ldb = 0, ldd = 0;
   std::string str() const;  // "4096x4096x4096 tn bf16->bf16"
 };
 

@@ -37,6 +37,12 @@ std::vector<ParamSpec> Gemm::params() const {
           {"dtype", 0, 0, 1, "input element type of A and B", kInTypes},
           {"out", 0, 0, 2, "element type of C and D (accumulation is f32)", kOutTypes},
           {"layout", 0, 0, 1, "tn: B is N x K row-major (K contiguous); nn: B is K x N row-major", kLayouts},
+          {"lda", 0, 0, 1 << 21, "elements from one row of A to the next (>= k, a multiple of 16 bytes); 0: k rounded up to 16 bytes"},
+          {"ldb", 0, 0, 1 << 21, "elements from one row of B to the next (>= k with layout tn, >= n with nn; a multiple of 16 bytes); 0: that rounded up to 16 bytes"},
+          {"ldd", 0, 0, 1 << 21,
+           "elements from one row of D (and C, the residual) to the next (>= n, a multiple of 16 bytes); 0: n rounded up to "
+           "16 bytes. D is stored in whole 16 bytes: where n is not a multiple of 16 bytes, each row's padding up to the next "
+           "16-byte boundary is overwritten, the rest is not"},
           {"bm", 128, 64, 256, "tile rows (M) per CTA: a multiple of 64 x consumers"},
           {"bn", 0, 0, 512,
            "tile columns (N) per CTA: a multiple of 16 up to 256 with layout tn (the last epilogue chunk of a width that is "
@@ -148,6 +154,7 @@ GemmShape gemm_shape(const Config& c) {
   const int64_t o = c.param("out");
   s.out = o == 0 ? ir::Scalar::BF16 : o == 1 ? ir::Scalar::F16 : ir::Scalar::F32;
   s.layout = c.param("layout") == 1 ? GemmLayout::NN : GemmLayout::TN;
+  s.lda = c.param("lda"), s.ldb = c.param("ldb"), s.ldd = c.param("ldd");
   s.alpha = c.real("alpha"), s.beta = c.real("beta");
   s.epilogue.bias = c.param("bias") == 1, s.epilogue.col_scale = c.param("col_scale") == 1;
   s.epilogue.act = GemmAct(c.param("act"));
@@ -258,10 +265,19 @@ std::vector<ConfigProblem> Gemm::check_config(const Config& c) const {
   auto need = [&](bool ok, const std::string& field, const std::string& msg) {
     if (!ok) out.push_back({field, msg});
   };
-  need(s.k * in % 16 == 0, "params.k", "rows of A (k = " + std::to_string(s.k) + " elements) must be a multiple of 16 bytes for TMA: use a k that is a multiple of " + std::to_string(16 / in));
-  if (s.layout == GemmLayout::NN)
-    need(s.n * in % 16 == 0, "params.n", "rows of B (n = " + std::to_string(s.n) + ") must be a multiple of 16 bytes for TMA: use an n that is a multiple of " + std::to_string(16 / in));
-  need(s.n * ob % 16 == 0, "params.n", "rows of D (n = " + std::to_string(s.n) + " x " + std::to_string(ob) + " bytes) must be a multiple of 16 bytes for TMA: use an n that is a multiple of " + std::to_string(16 / ob));
+  // TMA reads and writes rows whose starts are 16 bytes apart; a row of any length.
+  auto pitch_ok = [&](const char* name, int64_t ld, int64_t row, const char* matrix, uint64_t bytes) {
+    const std::string field = std::string("params.") + name, per16 = std::to_string(16 / bytes);
+    if (ld == 0) return;
+    need(ld >= row, field, std::string(name) + " = " + std::to_string(ld) + " is shorter than a row of " + matrix + " (" +
+                               std::to_string(row) + " elements): use " + std::to_string(row) + " or more, or 0");
+    need(uint64_t(ld) * bytes % 16 == 0, field, std::string(name) + " = " + std::to_string(ld) + " puts " + matrix +
+                                                    "'s rows " + std::to_string(uint64_t(ld) * bytes) +
+                                                    " bytes apart; TMA needs a multiple of 16 bytes: a multiple of " + per16 + ", or 0");
+  };
+  pitch_ok("lda", s.lda, s.k, "A", in);
+  pitch_ok("ldb", s.ldb, s.b_row(), "B", in);
+  pitch_ok("ldd", s.ldd, s.n, "D", ob);
   need(t.bm % (64 * t.tile_groups()) == 0, "params.bm",
        "bm = " + std::to_string(t.bm) + " must be a multiple of 64 x the warpgroups that share a tile (" +
            std::to_string(64 * t.tile_groups()) + ")");

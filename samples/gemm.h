@@ -52,7 +52,20 @@ struct GemmShape {
   GemmLayout layout = GemmLayout::TN;
   double alpha = 1.0, beta = 0.0;
   GemmEpilogue epilogue = {};
+  // Elements from one row of A, B or D to the next (C and the residual R share D's); 0:
+  // the row's extent rounded up to 16 bytes, what TMA needs (dense where it is a multiple).
+  int64_t lda = 0, ldb = 0, ldd = 0;
   double flops() const { return 2.0 * double(m) * double(n) * double(k); }
+  int64_t b_row() const { return layout == GemmLayout::TN ? k : n; }  // elements in a row of B
+  int64_t a_pitch() const { return pitch(lda, k, in); }
+  int64_t b_pitch() const { return pitch(ldb, b_row(), in); }
+  int64_t d_pitch() const { return pitch(ldd, n, out); }
+
+ private:
+  static int64_t pitch(int64_t ld, int64_t row, ir::Scalar t) {
+    const int64_t per16 = 16 / int64_t(ir::scalar_bytes(t));
+    return ld ? ld : (row + per16 - 1) / per16 * per16;
+  }
 };
 
 // How tiles reach clusters (the spec's `schedule`): Auto is resolved by for_device where
@@ -85,6 +98,9 @@ inline constexpr double kGemmSplitKPartial = 8.0, kGemmRate128 = 0.95;
 // 128's (the operand bytes per flop at bm 128), fitted to 128 and 192 columns' rates.
 inline constexpr unsigned kGemmMinPackedBn = 80;
 inline constexpr double kGemmNarrowBytesCost = 13.5;
+// Elements a tile's first column is a multiple of (16 bytes of bf16 and f16, 32 of f32):
+// TMA's innermost coordinate into D, and into B with layout nn.
+inline constexpr int32_t kGemmColumnAlign = 8;
 // A width that is not a multiple of 64 is a candidate only where the wave model puts it
 // this far ahead of the multiple of 64 above it in the same cluster (the tile it narrows).
 // From the H200 (same process, the default path against the previous choice,

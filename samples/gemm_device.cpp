@@ -45,11 +45,11 @@ unsigned gemm_auto_bn(const GemmShape& s, const GemmTiling& t, int sm_count) {
 }
 
 namespace {
-// Whether A's and B's rows (the K-contiguous ones, and B's N-contiguous rows with nn) start
-// kGemmAlignedPitch bytes apart: each 128-byte TMA box row is then one line.
+// Whether A's and B's rows start a multiple of kGemmAlignedPitch bytes apart: each 128-byte
+// TMA box row is then one line.
 bool rows_aligned(const GemmShape& s) {
   const uint64_t eb = ir::scalar_bytes(s.in);
-  return uint64_t(s.k) * eb % kGemmAlignedPitch == 0 && (s.layout == GemmLayout::TN || uint64_t(s.n) * eb % kGemmAlignedPitch == 0);
+  return uint64_t(s.a_pitch()) * eb % kGemmAlignedPitch == 0 && uint64_t(s.b_pitch()) * eb % kGemmAlignedPitch == 0;
 }
 
 // Where bn 0 takes the narrow tile (kGemmNarrowRows x kGemmNarrowCols, one MMA warpgroup,

@@ -1,5 +1,6 @@
 #include "samples/gemm_host.h"
 
+#include <algorithm>
 #include <cstring>
 #include <limits>
 #include <optional>
@@ -45,10 +46,11 @@ std::vector<Expected> expected_params(const GemmShape& s, bool tail) {
 
 bool is_half(ir::Scalar t) { return t == ir::Scalar::BF16 || t == ir::Scalar::F16; }
 
-// The tensor map `name` over `address` with the kernel's box and swizzle; dims innermost first.
-CUtensorMap encode(const ir::Kernel& k, const std::string& name, CUdeviceptr address, std::vector<uint64_t> dims) {
+// The tensor map `name` with the kernel's box and swizzle over the rows x cols matrix at
+// `address` whose rows start `pitch` elements apart.
+CUtensorMap encode(const ir::Kernel& k, const std::string& name, CUdeviceptr address, uint64_t rows, uint64_t cols, uint64_t pitch) {
   const ir::TensorMapDecl& d = *k.find_tensor_map(name);  // gemm_kernel_problems() checked it exists
-  return tj::encode_tensor_map(tj::TensorView{address, d.dtype, {dims.rbegin(), dims.rend()}}, d);
+  return tj::encode_tensor_map(tj::TensorView{address, d.dtype, {rows, cols}, pitch}, d);
 }
 
 rt::DeviceBuffer upload(const HostMatrix& m) {
@@ -117,28 +119,33 @@ class GemmHost final : public GemmInstance {
   GemmHost(const GemmShape& s, const ir::Kernel& kernel, uint64_t seed)
       : shape_(s),
         seed_(seed),
-        a_(random_matrix(s.in, s.m, s.k, seed, 0xA)),
-        b_(s.layout == GemmLayout::TN ? random_matrix(s.in, s.n, s.k, seed, 0xB) : random_matrix(s.in, s.k, s.n, seed, 0xB)),
-        c_(reads_c(s) ? random_matrix(s.out, s.m, s.n, seed, 0xC) : HostMatrix()),
+        a_(random_matrix(s.in, s.m, s.k, seed, 0xA, s.a_pitch())),
+        b_(s.layout == GemmLayout::TN ? random_matrix(s.in, s.n, s.k, seed, 0xB, s.b_pitch())
+                                      : random_matrix(s.in, s.k, s.n, seed, 0xB, s.b_pitch())),
+        c_(reads_c(s) ? random_matrix(s.out, s.m, s.n, seed, 0xC, s.d_pitch()) : HostMatrix()),
         col_scale_(random_vector(s.epilogue.col_scale, s.n, seed ^ 0x5C, 0.5, 1.5)),
         bias_(random_vector(s.epilogue.bias, s.n, seed ^ 0xB1, -1.0, 1.0)),
         a_dev_(upload(a_)),
         b_dev_(upload(b_)),
         c_dev_(upload(c_)),
-        d_dev_(size_t(s.m) * size_t(s.n) * ir::scalar_bytes(s.out)),
+        d_dev_(size_t(s.m) * size_t(s.d_pitch()) * ir::scalar_bytes(s.out)),
         col_scale_dev_(upload(col_scale_)),
         bias_dev_(upload(bias_)) {
-    const uint64_t m = uint64_t(s.m), n = uint64_t(s.n), k = uint64_t(s.k);
-    maps_[0] = encode(kernel, "A", a_dev_.ptr(), {k, m});
-    maps_[1] = encode(kernel, "B", b_dev_.ptr(), s.layout == GemmLayout::TN ? std::vector<uint64_t>{k, n} : std::vector<uint64_t>{n, k});
-    maps_[2] = encode(kernel, "D", d_dev_.ptr(), {n, m});
+    const uint64_t m = uint64_t(s.m), n = uint64_t(s.n), k = uint64_t(s.k), ldd = uint64_t(s.d_pitch());
+    // D's padding (columns n .. ldd - 1) holds all-ones bytes, as C's does: verify() checks
+    // that the kernel never writes there.
+    d_dev_.fill_u8(0xFF);
+    maps_[0] = encode(kernel, "A", a_dev_.ptr(), m, k, uint64_t(s.a_pitch()));
+    maps_[1] = s.layout == GemmLayout::TN ? encode(kernel, "B", b_dev_.ptr(), n, k, uint64_t(s.b_pitch()))
+                                          : encode(kernel, "B", b_dev_.ptr(), k, n, uint64_t(s.b_pitch()));
+    maps_[2] = encode(kernel, "D", d_dev_.ptr(), m, n, ldd);
     // The residual R is read through the map C; with neither it nor beta the kernel does
     // not read C: its map may point at D.
-    maps_[3] = encode(kernel, "C", reads_c(s) ? c_dev_.ptr() : d_dev_.ptr(), {n, m});
+    maps_[3] = encode(kernel, "C", reads_c(s) ? c_dev_.ptr() : d_dev_.ptr(), m, n, ldd);
     // The tail chunk's maps: the same matrices, boxes as narrow as the tail.
     if (has_tail_maps(kernel)) {
-      maps_.push_back(encode(kernel, "D_tail", d_dev_.ptr(), {n, m}));
-      maps_.push_back(encode(kernel, "C_tail", reads_c(s) ? c_dev_.ptr() : d_dev_.ptr(), {n, m}));
+      maps_.push_back(encode(kernel, "D_tail", d_dev_.ptr(), m, n, ldd));
+      maps_.push_back(encode(kernel, "C_tail", reads_c(s) ? c_dev_.ptr() : d_dev_.ptr(), m, n, ldd));
     }
   }
 
@@ -152,14 +159,16 @@ class GemmHost final : public GemmInstance {
     return a;  // split-K's workspace and counters: the runtime binds them at launch
   }
 
-  void poison() override { d_dev_.fill_u8(0xFF); }  // NaN in bf16, f16 and f32
+  void poison() override { d_dev_.fill_u8(0xFF); }  // NaN in bf16, f16 and f32 (the padding's bytes too)
 
   void perturb_output(int64_t row, int64_t col, int ulps) override {
-    if (row < 0 || row >= shape_.m || col < 0 || col >= shape_.n)
+    // Columns n .. ldd - 1 are the rows' padding: a test may write there too.
+    if (row < 0 || row >= shape_.m || col < 0 || col >= shape_.d_pitch())
       throw rt::RuntimeError(rt::ErrorKind::Usage, "perturb_output: D[" + std::to_string(row) + ", " + std::to_string(col) +
-                                                       "] is outside D (" + std::to_string(shape_.m) + " x " + std::to_string(shape_.n) + ")");
+                                                       "] is outside D (" + std::to_string(shape_.m) + " x " + std::to_string(shape_.n) +
+                                                       ", rows " + std::to_string(shape_.d_pitch()) + " apart)");
     const size_t bytes = ir::scalar_bytes(shape_.out);
-    const CUdeviceptr at = d_dev_.ptr() + (size_t(row) * size_t(shape_.n) + size_t(col)) * bytes;
+    const CUdeviceptr at = d_dev_.ptr() + (size_t(row) * size_t(shape_.d_pitch()) + size_t(col)) * bytes;
     uint32_t bits = 0;  // little-endian: a 2-byte element is the low half
     rt::check(rt::driver().cuMemcpyDtoH(&bits, at, bytes), "cuMemcpyDtoH (perturb_output)");
     bits += uint32_t(ulps);
@@ -175,7 +184,10 @@ class GemmHost final : public GemmInstance {
   Check verify() override;
 
   double bytes_per_launch() const override {
-    return double(a_.bytes.size() + b_.bytes.size() + d_dev_.bytes() + (reads_c(shape_) ? c_.bytes.size() : 0));
+    // The matrices' elements, not their padding.
+    const double in = double(ir::scalar_bytes(shape_.in)), out = double(ir::scalar_bytes(shape_.out));
+    const double mn = double(shape_.m) * double(shape_.n);
+    return in * double(shape_.k) * double(shape_.m + shape_.n) + out * mn * (reads_c(shape_) ? 2 : 1);
   }
   double flops_per_launch() const override { return shape_.flops(); }
   const GemmShape& shape() const override { return shape_; }
@@ -233,7 +245,9 @@ Check GemmHost::verify() {
   if (!blas_) blas_.emplace();
   const GemmInputs in = inputs();
   const GemmReference ref = cublas_reference(*blas_, shape_, in);
-  const int64_t n = shape_.n;
+  const int64_t n = shape_.n, ldd = shape_.d_pitch();
+  // D, C and the reference share D's pitch: element (row, col) is at row * ldd + col.
+  auto at = [&](int64_t row, int64_t col) { return size_t(row) * size_t(ldd) + size_t(col); };
 
   // The reference itself, at 64 random elements, against the host in double: a wrong
   // transposition in the cuBLAS call would show here, not as a kernel bug.
@@ -241,34 +255,60 @@ Check GemmHost::verify() {
   std::mt19937_64 rng(seed_ ^ 0x7e57ull);
   for (int i = 0; i < 64; ++i) {
     const int64_t row = int64_t(rng() % uint64_t(shape_.m)), col = int64_t(rng() % uint64_t(n));
-    const size_t at = size_t(row) * size_t(n) + size_t(col);
     const HostElement want = host_element(shape_, in, row, col);
-    ref_log.compare_close(ref.value[at], want.value, gemm_tolerance(shape_.out, want.value, want.abs_product, beta_c(at)),
+    ref_log.compare_close(ref.value[at(row, col)], want.value,
+                          gemm_tolerance(shape_.out, want.value, want.abs_product, beta_c(at(row, col))),
                           [&] { return "reference[" + std::to_string(row) + ", " + std::to_string(col) + "]"; });
   }
 
-  HostMatrix d(shape_.out, shape_.m, n);
+  HostMatrix d(shape_.out, shape_.m, n, ldd);
   d_dev_.download(d.bytes.data(), d.bytes.size());
   MismatchLog log;
   const GemmEpilogue& e = shape_.epilogue;
-  for (size_t i = 0; i < d.size(); ++i) {
-    const size_t col = i % size_t(n);
-    double want = ref.value[i], tol = gemm_tolerance(shape_.out, want, ref.abs_product[i], beta_c(i));
-    if (e.any()) {
-      // The epilogue on the reference, within samples/gemm_tolerance.h's bound for it.
-      const double scale = e.col_scale ? col_scale_[col] : 1.0, bias = e.bias ? bias_[col] : 0.0;
-      const double residual = e.residual ? c_.at(i) : 0.0;
-      want = gemm_epilogue_apply(e, ref.value[i], scale, bias, residual);
-      tol = gemm_epilogue_tolerance(shape_.out, e, want, ref.value[i] * scale + bias, scale, bias, ref.abs_product[i], residual);
+  const size_t eb = ir::scalar_bytes(shape_.out);
+  // TMA stores D in whole 16 bytes: with rows that are not a multiple of 16 bytes, each row's
+  // padding up to that boundary (columns n .. granule_end - 1) is written too (seen on the
+  // H200); the padding past it (a wider ldd) must keep its bytes.
+  const int64_t per16 = int64_t(16 / eb), granule_end = std::min(ldd, (n + per16 - 1) / per16 * per16);
+  int64_t padding_written = 0, granule_written = 0, first_row = -1, first_col = -1;
+  for (int64_t row = 0; row < shape_.m; ++row) {
+    for (int64_t col = 0; col < n; ++col) {
+      const size_t i = at(row, col);
+      double want = ref.value[i], tol = gemm_tolerance(shape_.out, want, ref.abs_product[i], beta_c(i));
+      if (e.any()) {
+        // The epilogue on the reference, within samples/gemm_tolerance.h's bound for it.
+        const double scale = e.col_scale ? col_scale_[size_t(col)] : 1.0, bias = e.bias ? bias_[size_t(col)] : 0.0;
+        const double residual = e.residual ? c_.at(i) : 0.0;
+        want = gemm_epilogue_apply(e, ref.value[i], scale, bias, residual);
+        tol = gemm_epilogue_tolerance(shape_.out, e, want, ref.value[i] * scale + bias, scale, bias, ref.abs_product[i], residual);
+      }
+      log.compare_close(d.at(i), want, tol, [&] { return "D[" + std::to_string(row) + ", " + std::to_string(col) + "]"; });
     }
-    log.compare_close(d.at(i), want, tol, [&] { return "D[" + std::to_string(i / size_t(n)) + ", " + std::to_string(col) + "]"; });
+    // The padding after the row keeps the all-ones bytes it was given, past granule_end.
+    for (int64_t col = n; col < ldd; ++col) {
+      const uint8_t* b = &d.bytes[at(row, col) * eb];
+      if (std::all_of(b, b + eb, [](uint8_t x) { return x == 0xFF; })) continue;
+      if (col < granule_end) ++granule_written;
+      else if (padding_written++ == 0) first_row = row, first_col = col;
+    }
   }
   const std::string what = "D (" + std::to_string(shape_.m) + " x " + std::to_string(n) + " " + type_name(shape_.out) +
-                           ") vs cuBLAS in f32" + (e.any() ? " with the epilogue applied in double" : "") + ", within " +
+                           (ldd != n ? ", rows " + std::to_string(ldd) + " apart" : std::string()) + ") vs cuBLAS in f32" +
+                           (e.any() ? " with the epilogue applied in double" : "") + ", within " +
                            (e.any() ? kGemmEpilogueToleranceText : kGemmToleranceText) +
                            (e.residual ? " + 2^-23 * (|act(x)| + |R|)" : "");
   const Check main = log.result(what), reference = ref_log.result("cuBLAS's reference vs the host in double at 64 elements");
-  return {main.ok && reference.ok, main.detail + "; " + reference.detail};
+  std::string padding;
+  if (granule_end != n)
+    padding = "; D's padding to the rows' 16-byte boundary (columns " + std::to_string(n) + ".." + std::to_string(granule_end - 1) +
+              ", TMA's whole 16 bytes) written at " + std::to_string(granule_written) + " of " +
+              std::to_string(shape_.m * (granule_end - n)) + " elements";
+  if (ldd != granule_end)
+    padding += padding_written == 0 ? "; D's row padding (columns " + std::to_string(granule_end) + ".." + std::to_string(ldd - 1) + ") untouched"
+                                    : "; D's row padding was written: " + std::to_string(padding_written) + " element(s), the first D[" +
+                                          std::to_string(first_row) + ", " + std::to_string(first_col) + "] (past column " +
+                                          std::to_string(granule_end - 1) + ")";
+  return {main.ok && reference.ok && padding_written == 0, main.detail + "; " + reference.detail + padding};
 }
 
 }  // namespace

@@ -16,8 +16,10 @@ class GemmInstance : public Instance {
   virtual const GemmShape& shape() const = 0;
   // Moves D[row, col] on the device by `ulps` units in the last place of the output type
   // (its bit pattern plus ulps): an error of known size, for tests that verify() can fail.
+  // col may be past n, up to the rows' pitch: the padding, which verify() checks is untouched.
   virtual void perturb_output(int64_t row, int64_t col, int ulps) = 0;
-  // D as the device holds it now, its bytes (m x n elements of the output type, row-major).
+  // D as the device holds it now, its bytes (m rows of d_pitch() elements of the output
+  // type, row-major, padding included).
   virtual std::vector<unsigned char> output_bytes() const = 0;
   // The same problem by cuBLAS on this instance's device buffers, queued on `stream`
   // (asynchronous): D = alpha*A*B + beta*C, where cuBLAS's C is D itself, so with beta

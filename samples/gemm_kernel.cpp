@@ -167,13 +167,17 @@ struct GemmKernel {
   // the H200 such a box costs more than one in bounds (a last tile row of 4 valid rows of 128
   // made a one-wave GEMM 1.41x slower), while a few rows past the edge cost less than the
   // moved tile's extra loads and stores. The moved tile's rows before the edge are the
-  // previous tile's too, which computes and stores the same values.
-  i32 origin(const i32& t, const i32& extent, const i32& tile) const {
+  // previous tile's too, which computes and stores the same values. A moved column origin
+  // is rounded up to a multiple of `align` elements: D's and (nn) B's innermost coordinate,
+  // which a TMA store with a coordinate off 16 bytes faults on (an illegal instruction on the
+  // H200 at n = 333: origin 253); the tile then reaches a few columns past n, which TMA clips.
+  i32 origin(const i32& t, const i32& extent, const i32& tile, int32_t align = 1) const {
     if (!edge_shift) return t * tile;
-    return select(extent >= tile && extent % tile * 2 < tile, min(t * tile, extent - tile), t * tile);
+    const i32 back = align == 1 ? extent - tile : (extent - tile + (align - 1)) / align * align;
+    return select(extent >= tile && extent % tile * 2 < tile, min(t * tile, back), t * tile);
   }
   i32 row_origin(const i32& tm) const { return origin(tm, m, bm); }
-  i32 col_origin(const i32& tn) const { return origin(tn, n, bn); }
+  i32 col_origin(const i32& tn) const { return origin(tn, n, bn, kGemmColumnAlign); }
 
   // One thread: k-block kb of tile (tm, tn) into stage st, completing on full[st].
   void load(const i32& st, const i32& tm, const i32& tn, const i32& kb) {

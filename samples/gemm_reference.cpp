@@ -34,11 +34,12 @@ rt::RowMajorGemm blas_problem(const GemmShape& s, ir::Scalar out) {
   g.out = blas_type(out);
   g.alpha = float(s.alpha);
   g.beta = float(s.beta);
+  g.lda = s.a_pitch(), g.ldb = s.b_pitch(), g.ldd = s.d_pitch();
   return g;
 }
 
 GemmReference cublas_reference(rt::Cublas& blas, const GemmShape& s, const GemmInputs& in) {
-  const size_t elems = size_t(s.m) * size_t(s.n);
+  const size_t elems = size_t(s.m) * size_t(s.d_pitch());  // D's pitch: the padding is never written
   rt::DeviceBuffer value(elems * 4), abs_product(elems * 4);
   // cuBLAS's C is its output: start from C in f32 (exact), or zeros when beta is 0.
   if (in.c) value.upload(in.c->to_f32());

@@ -22,7 +22,8 @@ struct GemmInputs {
   CUdeviceptr a_device = 0, b_device = 0;
 };
 
-// Per element of D, row-major: the reference value and the scale of its rounding error.
+// Per element of D, row-major with D's pitch (s.d_pitch()): the reference value and the
+// scale of its rounding error.
 struct GemmReference {
   std::vector<float> value;        // alpha * A * B + beta * C
   std::vector<float> abs_product;  // |alpha| * |A| * |B|

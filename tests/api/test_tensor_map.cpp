@@ -40,6 +40,26 @@ TEST_CASE("tensor_map_desc: the view's dims innermost first, the declaration's b
   CHECK(d3.strides[2] == 16 * 32 * 4);
 }
 
+TEST_CASE("tensor_map_desc: rows a pitch apart (padded rows, a block of a wider matrix)", "[api][tensor]") {
+  // 100 rows of 1001 bf16 whose starts are 1008 elements (2016 bytes) apart: TMA reads the
+  // 1001 and never the padding.
+  tj::rt::TensorMapDesc d = tj::tensor_map_desc({0x10000, tj::DType::BF16, {100, 1001}, 1008}, decl(tj::DType::BF16, {64, 128}));
+  CHECK(d.dims[0] == 1001);
+  CHECK(d.dims[1] == 100);
+  CHECK(d.strides[1] == 2016);
+  // 3-D: the outer dimension steps whole pitched planes.
+  tj::rt::TensorMapDesc d3 = tj::tensor_map_desc({0x20000, tj::DType::F32, {3, 16, 30}, 32}, decl(tj::DType::F32, {32, 4, 1}));
+  CHECK(d3.strides[1] == 32 * 4);
+  CHECK(d3.strides[2] == 16 * 32 * 4);
+  CHECK(tj::TensorView{0x10000, tj::DType::BF16, {100, 1001}, 1008}.str() == "bf16[100, 1001] (rows 1008 apart)");
+  // A pitch shorter than a row, and one TMA cannot step (2002 bytes), are refused by name.
+  const std::string a = "tensor map 'A' (declared at k.cpp:12: bf16, 2-D, box {64, 128} innermost first)";
+  CHECK(desc_error({0x10000, tj::DType::BF16, {100, 1001}, 1000}, decl(tj::DType::BF16, {64, 128})) ==
+        a + ": the tensor bf16[100, 1001] (rows 1000 apart) has rows 1000 elements apart, fewer than a row's 1001");
+  const std::string odd = desc_error({0x10000, tj::DType::BF16, {100, 1001}, 1001}, decl(tj::DType::BF16, {64, 128}));
+  CHECK(odd.find("stride of dimension 1 is 2002 bytes") != std::string::npos);
+}
+
 TEST_CASE("tensor_map_desc: a tensor the view cannot read is refused naming both", "[api][tensor]") {
   const std::string a = "tensor map 'A' (declared at k.cpp:12: f32, 2-D, box {32, 8} innermost first) ";
   CHECK(desc_error({0x10000, tj::DType::BF16, {8, 32}}, decl(tj::DType::F32, {32, 8})) ==

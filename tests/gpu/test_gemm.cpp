@@ -7,6 +7,7 @@
 #include "samples/builtin.h"
 #include "samples/gemm.h"
 #include "samples/gemm_host.h"
+#include "runtime/error.h"
 
 namespace {
 
@@ -496,6 +497,36 @@ TEST_CASE("gemm: the edge's tiles moved inside the operands against cuBLAS [gpu]
   for (size_t i = 0; i < cases.size(); ++i) check(cases[i], 1400 + i);
 }
 
+// Any M, N and K: rows that are not a multiple of 16 bytes stored padded (lda, ldb, ldd),
+// which cuBLAS reads with the same leading dimensions; verify() also checks that D's
+// padding keeps its bytes. The default path for this GPU, both layouts, f16 and f32,
+// beta, the fused epilogue with the residual, split-K, stream-K, dynamic, the edge's moved
+// tiles at an odd n, and pitches wider than the padding needs.
+TEST_CASE("gemm: any m, n, k, rows padded to 16 bytes, against cuBLAS [gpu]", "[gpu][gemm][pitch]") {
+  const tj::ir::Dim3 pair{2, 1, 1};
+  const std::vector<GemmCase> cases = {
+      {1000, 1001, 999, {}, pair, 1.0, 0.0, true},                                         // default path
+      {257, 333, 77, {}, pair, 1.0, 0.0, true},                                            // one k-block, a sliver
+      {3001, 2999, 3001, {}, pair, 1.0, 0.0, true},                                        // several waves
+      {7, 9, 3, {}, pair, 1.0, 0.0, true},                                                 // smaller than every box
+      {1001, 1003, 1005, {{"out", 2}}, pair, 1.5, 0.0, true},                              // f32 out: 4-element steps
+      {999, 1001, 1000, {{"layout", 1}}, pair},                                            // nn: B's rows hold n
+      {513, 771, 1003, {{"dtype", 1}, {"out", 1}, {"layout", 1}}, {1, 2, 1}},              // f16, nn
+      {1000, 1001, 1000, {}, pair, 1.5, -0.75},                                            // beta: C padded like D
+      {1000, 1001, 2000, {{"bias", 1}, {"act", 2}, {"residual", 1}}, pair},                // fused epilogue + R
+      {1000, 1001, 8191, {{"bn", 128}, {"schedule", 3}, {"splits", 3}, {"split_reduce", 1}}},  // split-K, workspace
+      {1000, 1001, 4097, {{"bn", 128}, {"schedule", 3}, {"splits", 2}, {"split_reduce", 2}}, {1, 1, 2}},  // in the cluster
+      {2001, 1999, 3001, {{"schedule", 2}}, {1, 1, 1}},                                    // stream-K
+      {1001, 1999, 2001, {{"schedule", 4}}, pair},                                         // dynamic
+      {900, 1401, 2049, {{"bn", 96}}, {1, 2, 1}},                                          // edge moved, odd n
+      {257, 333, 77, {{"bn", 80}}, {1, 1, 1}},                           // moved columns' origin 253 rounded up to 256
+      {257, 333, 200, {{"layout", 1}, {"bn", 64}}, pair},                // nn: B's moved columns rounded up too
+      {1000, 1000, 1000, {{"lda", 1064}, {"ldb", 1032}, {"ldd", 1096}}, pair},             // wider pitches
+      {1000, 1001, 1000, {{"ldd", 1024}, {"bias", 1}, {"act", 1}}, pair},                  // padding past the 16 bytes
+  };
+  for (size_t i = 0; i < cases.size(); ++i) check(cases[i], 1500 + i);
+}
+
 // Tiles of 128 rows held by one MMA warpgroup (two 64-row accumulators): widths with a tail,
 // ragged shapes, clusters along either side with multicast, C, f32 out, the fused epilogue
 // with the residual, split-K in the cluster and in the workspace, stream-K.
@@ -698,6 +729,37 @@ TEST_CASE("gemm: verify() rejects a result missing one k-block [gpu]", "[gpu][ge
       });
     }
   }
+}
+
+// ... and on a write into D's row padding past the 16-byte boundary that TMA's stores reach
+// (n = 1001, rows 1016 apart: columns 1001..1007 are stored in the last 16 bytes, 1008..1015
+// must keep their bytes).
+TEST_CASE("gemm: verify() rejects a write into D's row padding past the 16-byte boundary [gpu]", "[gpu][gemm][tolerance][pitch]") {
+  using namespace tj;
+  const samples::Sample* s = samples::find_sample("gemm");
+  REQUIRE(s != nullptr);
+  samples::Config c = samples::default_config(*s);
+  c.grid_clusters = {1, 1, 1};
+  c.params["m"] = 1000, c.params["n"] = 1001, c.params["k"] = 999, c.params["ldd"] = 1016;
+  JitKernel kernel = tj::load(samples::compile_sample(*s, c, gpu_test::target(), nullptr), gpu_test::device());
+  std::unique_ptr<samples::Instance> inst = s->instantiate(c, 900);
+  BoundArgs args = samples::bind_instance(kernel, *inst);
+  kernel.launch(samples::plan_launch(*s, c, kernel, args).grid, args);
+  kernel.synchronize();
+  const samples::Check whole = inst->verify();
+  INFO(whole.detail);
+  REQUIRE(whole.ok);
+  CHECK(whole.detail.find("D's row padding (columns 1008..1015) untouched") != std::string::npos);
+  auto* g = dynamic_cast<samples::GemmInstance*>(inst.get());
+  REQUIRE(g != nullptr);
+  g->perturb_output(517, 1004, 1);  // inside the last 16 bytes: TMA's to write
+  CHECK(inst->verify().ok);
+  g->perturb_output(517, 1010, 1);
+  const samples::Check written = inst->verify();
+  INFO(written.detail);
+  CHECK_FALSE(written.ok);
+  CHECK(written.detail.find("D's row padding was written: 1 element(s), the first D[517, 1010] (past column 1007)") != std::string::npos);
+  CHECK_THROWS_AS(g->perturb_output(517, 1016, 1), tj::rt::RuntimeError);
 }
 
 // ... and on an error of two units in the last place of one element of a 16-bit D (f32

@@ -70,6 +70,22 @@ TEST_CASE("column_major() makes cublasGemmEx compute the row-major GEMM", "[runt
     }
 }
 
+TEST_CASE("column_major() passes padded rows' pitches as cuBLAS's leading dimensions", "[runtime][cublas]") {
+  RowMajorGemm g;
+  g.m = 3, g.n = 5, g.k = 4;
+  g.lda = 8, g.ldb = 16, g.ldd = 24;
+  ColumnMajorGemm c = column_major(g);
+  CHECK(c.ld_first == 16);  // B's
+  CHECK(c.ld_second == 8);  // A's
+  CHECK(c.ld_out == 24);
+  CHECK(gemm_problems(g).empty());
+  g.lda = 3, g.ldd = 4;  // rows of 4 (k) and 5 (n) elements
+  CHECK(gemm_problems(g) == std::vector<std::string>{"lda = 3 is shorter than a row of 4 elements",
+                                                    "ldd = 4 is shorter than a row of 5 elements"});
+  g.lda = 0, g.ldd = 0, g.layout = GemmLayout::NN, g.ldb = 4;  // nn: B's rows hold n = 5
+  CHECK(gemm_problems(g) == std::vector<std::string>{"ldb = 4 is shorter than a row of 5 elements"});
+}
+
 TEST_CASE("the mapping check tells the layouts apart", "[runtime][cublas]") {
   // The other layout's transposition gives a different answer on a non-square B: the
   // check above would catch a mapping that ignored the layout.

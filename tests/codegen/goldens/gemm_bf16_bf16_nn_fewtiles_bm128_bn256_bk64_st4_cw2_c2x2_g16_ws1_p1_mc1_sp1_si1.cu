@@ -107,13 +107,13 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm(const __grid_constant_
           // TmaLoad at <loc>: tma_load(a[((((it % 4) * 8192) + 0) + ((0 + (((%cluster_ctaid.x * 1) + 0) * 64)) * 64))], A{((i *...
           tj::tma_load_2d_multicast(&a[((((it % 4) * 8192) + 0) + ((0 + (((tj::cluster_ctaid_x() * 1) + 0) * 64)) * 64))], &A, ((i * 64) + 0), (((((m >= 128) && (((m % 128) * 2) < 128)) ? tj::min_((tile_m * 128), (m - 128)) : (tile_m * 128)) + 0) + (((tj::cluster_ctaid_x() * 1) + 0) * 64)), &full[(it % 4)], (((1u << ((unsigned)tj::cluster_dim_x())) - 1u) << ((((unsigned)tj::cluster_ctaid_y()) * ((unsigned)tj::cluster_dim_x())) + ((((unsigned)tj::cluster_ctaid_z()) * ((unsigned)tj::cluster_dim_x())) * ((unsigned)tj::cluster_dim_y())))));
           // TmaLoad at <loc>: tma_load(b[((((it % 4) * 16384) + 0) + ((0 + (((%cluster_ctaid.y * 1) + 0) * 32)) * 64))], B{(sel...
-          tj::tma_load_2d_multicast(&b[((((it % 4) * 16384) + 0) + ((0 + (((tj::cluster_ctaid_y() * 1) + 0) * 32)) * 64))], &B, ((((n >= 256) && (((n % 256) * 2) < 256)) ? tj::min_((tile_n * 256), (n - 256)) : (tile_n * 256)) + 0), (((i * 64) + 0) + (((tj::cluster_ctaid_y() * 1) + 0) * 32)), &full[(it % 4)], (5u << (((unsigned)tj::cluster_ctaid_x()) + (((unsigned)tj::cluster_ctaid_z()) * 4u))));
+          tj::tma_load_2d_multicast(&b[((((it % 4) * 16384) + 0) + ((0 + (((tj::cluster_ctaid_y() * 1) + 0) * 32)) * 64))], &B, ((((n >= 256) && (((n % 256) * 2) < 256)) ? tj::min_((tile_n * 256), ((((n - 256) + 7) / 8) * 8)) : (tile_n * 256)) + 0), (((i * 64) + 0) + (((tj::cluster_ctaid_y() * 1) + 0) * 32)), &full[(it % 4)], (5u << (((unsigned)tj::cluster_ctaid_x()) + (((unsigned)tj::cluster_ctaid_z()) * 4u))));
           // TmaLoad at <loc>: tma_load(b[((((it % 4) * 16384) + 4096) + ((0 + (((%cluster_ctaid.y * 1) + 0) * 32)) * 64))], B{(...
-          tj::tma_load_2d_multicast(&b[((((it % 4) * 16384) + 4096) + ((0 + (((tj::cluster_ctaid_y() * 1) + 0) * 32)) * 64))], &B, ((((n >= 256) && (((n % 256) * 2) < 256)) ? tj::min_((tile_n * 256), (n - 256)) : (tile_n * 256)) + 64), (((i * 64) + 0) + (((tj::cluster_ctaid_y() * 1) + 0) * 32)), &full[(it % 4)], (5u << (((unsigned)tj::cluster_ctaid_x()) + (((unsigned)tj::cluster_ctaid_z()) * 4u))));
+          tj::tma_load_2d_multicast(&b[((((it % 4) * 16384) + 4096) + ((0 + (((tj::cluster_ctaid_y() * 1) + 0) * 32)) * 64))], &B, ((((n >= 256) && (((n % 256) * 2) < 256)) ? tj::min_((tile_n * 256), ((((n - 256) + 7) / 8) * 8)) : (tile_n * 256)) + 64), (((i * 64) + 0) + (((tj::cluster_ctaid_y() * 1) + 0) * 32)), &full[(it % 4)], (5u << (((unsigned)tj::cluster_ctaid_x()) + (((unsigned)tj::cluster_ctaid_z()) * 4u))));
           // TmaLoad at <loc>: tma_load(b[((((it % 4) * 16384) + 8192) + ((0 + (((%cluster_ctaid.y * 1) + 0) * 32)) * 64))], B{(...
-          tj::tma_load_2d_multicast(&b[((((it % 4) * 16384) + 8192) + ((0 + (((tj::cluster_ctaid_y() * 1) + 0) * 32)) * 64))], &B, ((((n >= 256) && (((n % 256) * 2) < 256)) ? tj::min_((tile_n * 256), (n - 256)) : (tile_n * 256)) + 128), (((i * 64) + 0) + (((tj::cluster_ctaid_y() * 1) + 0) * 32)), &full[(it % 4)], (5u << (((unsigned)tj::cluster_ctaid_x()) + (((unsigned)tj::cluster_ctaid_z()) * 4u))));
+          tj::tma_load_2d_multicast(&b[((((it % 4) * 16384) + 8192) + ((0 + (((tj::cluster_ctaid_y() * 1) + 0) * 32)) * 64))], &B, ((((n >= 256) && (((n % 256) * 2) < 256)) ? tj::min_((tile_n * 256), ((((n - 256) + 7) / 8) * 8)) : (tile_n * 256)) + 128), (((i * 64) + 0) + (((tj::cluster_ctaid_y() * 1) + 0) * 32)), &full[(it % 4)], (5u << (((unsigned)tj::cluster_ctaid_x()) + (((unsigned)tj::cluster_ctaid_z()) * 4u))));
           // TmaLoad at <loc>: tma_load(b[((((it % 4) * 16384) + 12288) + ((0 + (((%cluster_ctaid.y * 1) + 0) * 32)) * 64))], B{...
-          tj::tma_load_2d_multicast(&b[((((it % 4) * 16384) + 12288) + ((0 + (((tj::cluster_ctaid_y() * 1) + 0) * 32)) * 64))], &B, ((((n >= 256) && (((n % 256) * 2) < 256)) ? tj::min_((tile_n * 256), (n - 256)) : (tile_n * 256)) + 192), (((i * 64) + 0) + (((tj::cluster_ctaid_y() * 1) + 0) * 32)), &full[(it % 4)], (5u << (((unsigned)tj::cluster_ctaid_x()) + (((unsigned)tj::cluster_ctaid_z()) * 4u))));
+          tj::tma_load_2d_multicast(&b[((((it % 4) * 16384) + 12288) + ((0 + (((tj::cluster_ctaid_y() * 1) + 0) * 32)) * 64))], &B, ((((n >= 256) && (((n % 256) * 2) < 256)) ? tj::min_((tile_n * 256), ((((n - 256) + 7) / 8) * 8)) : (tile_n * 256)) + 192), (((i * 64) + 0) + (((tj::cluster_ctaid_y() * 1) + 0) * 32)), &full[(it % 4)], (5u << (((unsigned)tj::cluster_ctaid_x()) + (((unsigned)tj::cluster_ctaid_z()) * 4u))));
           // Assign at <loc>: it = (it + 1)
           it = (it + 1);
         }
@@ -240,8 +240,8 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm(const __grid_constant_
       tj::named_barrier_sync((wg0 + 9), 128u);
       // If at <loc>: if ((%tid.x % 128) == 0) {
       if ((((int)threadIdx.x % 128) == 0)) {
-        // TmaStore at <loc>: tma_store(D{((select(((n >= 256) && (((n % 256) * 2) < 256)), min((tile_n3 * 256), (n - 256)), (t...
-        tj::tma_store_2d(&D, (((((n >= 256) && (((n % 256) * 2) < 256)) ? tj::min_((tile_n3 * 256), (n - 256)) : (tile_n3 * 256)) + 0) + 0), ((((m >= 128) && (((m % 128) * 2) < 128)) ? tj::min_((tile_m2 * 128), (m - 128)) : (tile_m2 * 128)) + (0 + (wg0 * 64))), &d[(((0 * 8192) + 0) + ((0 + (wg0 * 64)) * 64))]);
+        // TmaStore at <loc>: tma_store(D{((select(((n >= 256) && (((n % 256) * 2) < 256)), min((tile_n3 * 256), ((((n - 256) +...
+        tj::tma_store_2d(&D, (((((n >= 256) && (((n % 256) * 2) < 256)) ? tj::min_((tile_n3 * 256), ((((n - 256) + 7) / 8) * 8)) : (tile_n3 * 256)) + 0) + 0), ((((m >= 128) && (((m % 128) * 2) < 128)) ? tj::min_((tile_m2 * 128), (m - 128)) : (tile_m2 * 128)) + (0 + (wg0 * 64))), &d[(((0 * 8192) + 0) + ((0 + (wg0 * 64)) * 64))]);
         // BulkGroup at <loc>: bulk_commit()
         tj::bulk_commit();
       }
@@ -281,8 +281,8 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm(const __grid_constant_
       tj::named_barrier_sync((wg0 + 9), 128u);
       // If at <loc>: if ((%tid.x % 128) == 0) {
       if ((((int)threadIdx.x % 128) == 0)) {
-        // TmaStore at <loc>: tma_store(D{((select(((n >= 256) && (((n % 256) * 2) < 256)), min((tile_n3 * 256), (n - 256)), (t...
-        tj::tma_store_2d(&D, (((((n >= 256) && (((n % 256) * 2) < 256)) ? tj::min_((tile_n3 * 256), (n - 256)) : (tile_n3 * 256)) + 64) + 0), ((((m >= 128) && (((m % 128) * 2) < 128)) ? tj::min_((tile_m2 * 128), (m - 128)) : (tile_m2 * 128)) + (0 + (wg0 * 64))), &d[(((1 * 8192) + 0) + ((0 + (wg0 * 64)) * 64))]);
+        // TmaStore at <loc>: tma_store(D{((select(((n >= 256) && (((n % 256) * 2) < 256)), min((tile_n3 * 256), ((((n - 256) +...
+        tj::tma_store_2d(&D, (((((n >= 256) && (((n % 256) * 2) < 256)) ? tj::min_((tile_n3 * 256), ((((n - 256) + 7) / 8) * 8)) : (tile_n3 * 256)) + 64) + 0), ((((m >= 128) && (((m % 128) * 2) < 128)) ? tj::min_((tile_m2 * 128), (m - 128)) : (tile_m2 * 128)) + (0 + (wg0 * 64))), &d[(((1 * 8192) + 0) + ((0 + (wg0 * 64)) * 64))]);
         // BulkGroup at <loc>: bulk_commit()
         tj::bulk_commit();
       }
@@ -322,8 +322,8 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm(const __grid_constant_
       tj::named_barrier_sync((wg0 + 9), 128u);
       // If at <loc>: if ((%tid.x % 128) == 0) {
       if ((((int)threadIdx.x % 128) == 0)) {
-        // TmaStore at <loc>: tma_store(D{((select(((n >= 256) && (((n % 256) * 2) < 256)), min((tile_n3 * 256), (n - 256)), (t...
-        tj::tma_store_2d(&D, (((((n >= 256) && (((n % 256) * 2) < 256)) ? tj::min_((tile_n3 * 256), (n - 256)) : (tile_n3 * 256)) + 128) + 0), ((((m >= 128) && (((m % 128) * 2) < 128)) ? tj::min_((tile_m2 * 128), (m - 128)) : (tile_m2 * 128)) + (0 + (wg0 * 64))), &d[(((0 * 8192) + 0) + ((0 + (wg0 * 64)) * 64))]);
+        // TmaStore at <loc>: tma_store(D{((select(((n >= 256) && (((n % 256) * 2) < 256)), min((tile_n3 * 256), ((((n - 256) +...
+        tj::tma_store_2d(&D, (((((n >= 256) && (((n % 256) * 2) < 256)) ? tj::min_((tile_n3 * 256), ((((n - 256) + 7) / 8) * 8)) : (tile_n3 * 256)) + 128) + 0), ((((m >= 128) && (((m % 128) * 2) < 128)) ? tj::min_((tile_m2 * 128), (m - 128)) : (tile_m2 * 128)) + (0 + (wg0 * 64))), &d[(((0 * 8192) + 0) + ((0 + (wg0 * 64)) * 64))]);
         // BulkGroup at <loc>: bulk_commit()
         tj::bulk_commit();
       }
@@ -363,8 +363,8 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm(const __grid_constant_
       tj::named_barrier_sync((wg0 + 9), 128u);
       // If at <loc>: if ((%tid.x % 128) == 0) {
       if ((((int)threadIdx.x % 128) == 0)) {
-        // TmaStore at <loc>: tma_store(D{((select(((n >= 256) && (((n % 256) * 2) < 256)), min((tile_n3 * 256), (n - 256)), (t...
-        tj::tma_store_2d(&D, (((((n >= 256) && (((n % 256) * 2) < 256)) ? tj::min_((tile_n3 * 256), (n - 256)) : (tile_n3 * 256)) + 192) + 0), ((((m >= 128) && (((m % 128) * 2) < 128)) ? tj::min_((tile_m2 * 128), (m - 128)) : (tile_m2 * 128)) + (0 + (wg0 * 64))), &d[(((1 * 8192) + 0) + ((0 + (wg0 * 64)) * 64))]);
+        // TmaStore at <loc>: tma_store(D{((select(((n >= 256) && (((n % 256) * 2) < 256)), min((tile_n3 * 256), ((((n - 256) +...
+        tj::tma_store_2d(&D, (((((n >= 256) && (((n % 256) * 2) < 256)) ? tj::min_((tile_n3 * 256), ((((n - 256) + 7) / 8) * 8)) : (tile_n3 * 256)) + 192) + 0), ((((m >= 128) && (((m % 128) * 2) < 128)) ? tj::min_((tile_m2 * 128), (m - 128)) : (tile_m2 * 128)) + (0 + (wg0 * 64))), &d[(((1 * 8192) + 0) + ((0 + (wg0 * 64)) * 64))]);
         // BulkGroup at <loc>: bulk_commit()
         tj::bulk_commit();
       }

@@ -107,9 +107,9 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm(const __grid_constant_
           // TmaLoad at <loc>: tma_load(a[((((it % 4) * 16384) + 0) + ((0 + (((%cluster_ctaid.x * 1) + 0) * 128)) * 64))], A{((i...
           tj::tma_load_2d_multicast(&a[((((it % 4) * 16384) + 0) + ((0 + (((tj::cluster_ctaid_x() * 1) + 0) * 128)) * 64))], &A, ((i * 64) + 0), (((((m >= 256) && (((m % 256) * 2) < 256)) ? tj::min_((tile_m * 256), (m - 256)) : (tile_m * 256)) + 0) + (((tj::cluster_ctaid_x() * 1) + 0) * 128)), &full[(it % 4)], (((1u << ((unsigned)tj::cluster_dim_x())) - 1u) << ((((unsigned)tj::cluster_ctaid_y()) * ((unsigned)tj::cluster_dim_x())) + ((((unsigned)tj::cluster_ctaid_z()) * ((unsigned)tj::cluster_dim_x())) * ((unsigned)tj::cluster_dim_y())))));
           // TmaLoad at <loc>: tma_load(b[((((it % 4) * 8192) + 0) + ((0 + (((0 * 1) + 0) * 64)) * 64))], B{(select(((n >= 128) ...
-          tj::tma_load_2d(&b[((((it % 4) * 8192) + 0) + ((0 + (((0 * 1) + 0) * 64)) * 64))], &B, ((((n >= 128) && (((n % 128) * 2) < 128)) ? tj::min_((tile_n * 128), (n - 128)) : (tile_n * 128)) + 0), (((i * 64) + 0) + (((0 * 1) + 0) * 64)), &full[(it % 4)]);
+          tj::tma_load_2d(&b[((((it % 4) * 8192) + 0) + ((0 + (((0 * 1) + 0) * 64)) * 64))], &B, ((((n >= 128) && (((n % 128) * 2) < 128)) ? tj::min_((tile_n * 128), ((((n - 128) + 7) / 8) * 8)) : (tile_n * 128)) + 0), (((i * 64) + 0) + (((0 * 1) + 0) * 64)), &full[(it % 4)]);
           // TmaLoad at <loc>: tma_load(b[((((it % 4) * 8192) + 4096) + ((0 + (((0 * 1) + 0) * 64)) * 64))], B{(select(((n >= 12...
-          tj::tma_load_2d(&b[((((it % 4) * 8192) + 4096) + ((0 + (((0 * 1) + 0) * 64)) * 64))], &B, ((((n >= 128) && (((n % 128) * 2) < 128)) ? tj::min_((tile_n * 128), (n - 128)) : (tile_n * 128)) + 64), (((i * 64) + 0) + (((0 * 1) + 0) * 64)), &full[(it % 4)]);
+          tj::tma_load_2d(&b[((((it % 4) * 8192) + 4096) + ((0 + (((0 * 1) + 0) * 64)) * 64))], &B, ((((n >= 128) && (((n % 128) * 2) < 128)) ? tj::min_((tile_n * 128), ((((n - 128) + 7) / 8) * 8)) : (tile_n * 128)) + 64), (((i * 64) + 0) + (((0 * 1) + 0) * 64)), &full[(it % 4)]);
           // Assign at <loc>: it = (it + 1)
           it = (it + 1);
         }
@@ -234,8 +234,8 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm(const __grid_constant_
       tj::named_barrier_sync((wg0 + 9), 128u);
       // If at <loc>: if ((%tid.x % 128) == 0) {
       if ((((int)threadIdx.x % 128) == 0)) {
-        // TmaStore at <loc>: tma_store(D{((select(((n >= 128) && (((n % 128) * 2) < 128)), min((tile_n3 * 128), (n - 128)), (t...
-        tj::tma_store_2d(&D, (((((n >= 128) && (((n % 128) * 2) < 128)) ? tj::min_((tile_n3 * 128), (n - 128)) : (tile_n3 * 128)) + 0) + 0), ((((m >= 256) && (((m % 256) * 2) < 256)) ? tj::min_((tile_m2 * 256), (m - 256)) : (tile_m2 * 256)) + (0 + (wg0 * 128))), &d[(((0 * 8192) + 0) + ((0 + (wg0 * 128)) * 32))]);
+        // TmaStore at <loc>: tma_store(D{((select(((n >= 128) && (((n % 128) * 2) < 128)), min((tile_n3 * 128), ((((n - 128) +...
+        tj::tma_store_2d(&D, (((((n >= 128) && (((n % 128) * 2) < 128)) ? tj::min_((tile_n3 * 128), ((((n - 128) + 7) / 8) * 8)) : (tile_n3 * 128)) + 0) + 0), ((((m >= 256) && (((m % 256) * 2) < 256)) ? tj::min_((tile_m2 * 256), (m - 256)) : (tile_m2 * 256)) + (0 + (wg0 * 128))), &d[(((0 * 8192) + 0) + ((0 + (wg0 * 128)) * 32))]);
         // BulkGroup at <loc>: bulk_commit()
         tj::bulk_commit();
       }
@@ -275,8 +275,8 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm(const __grid_constant_
       tj::named_barrier_sync((wg0 + 9), 128u);
       // If at <loc>: if ((%tid.x % 128) == 0) {
       if ((((int)threadIdx.x % 128) == 0)) {
-        // TmaStore at <loc>: tma_store(D{((select(((n >= 128) && (((n % 128) * 2) < 128)), min((tile_n3 * 128), (n - 128)), (t...
-        tj::tma_store_2d(&D, (((((n >= 128) && (((n % 128) * 2) < 128)) ? tj::min_((tile_n3 * 128), (n - 128)) : (tile_n3 * 128)) + 32) + 0), ((((m >= 256) && (((m % 256) * 2) < 256)) ? tj::min_((tile_m2 * 256), (m - 256)) : (tile_m2 * 256)) + (0 + (wg0 * 128))), &d[(((1 * 8192) + 0) + ((0 + (wg0 * 128)) * 32))]);
+        // TmaStore at <loc>: tma_store(D{((select(((n >= 128) && (((n % 128) * 2) < 128)), min((tile_n3 * 128), ((((n - 128) +...
+        tj::tma_store_2d(&D, (((((n >= 128) && (((n % 128) * 2) < 128)) ? tj::min_((tile_n3 * 128), ((((n - 128) + 7) / 8) * 8)) : (tile_n3 * 128)) + 32) + 0), ((((m >= 256) && (((m % 256) * 2) < 256)) ? tj::min_((tile_m2 * 256), (m - 256)) : (tile_m2 * 256)) + (0 + (wg0 * 128))), &d[(((1 * 8192) + 0) + ((0 + (wg0 * 128)) * 32))]);
         // BulkGroup at <loc>: bulk_commit()
         tj::bulk_commit();
       }
@@ -316,8 +316,8 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm(const __grid_constant_
       tj::named_barrier_sync((wg0 + 9), 128u);
       // If at <loc>: if ((%tid.x % 128) == 0) {
       if ((((int)threadIdx.x % 128) == 0)) {
-        // TmaStore at <loc>: tma_store(D{((select(((n >= 128) && (((n % 128) * 2) < 128)), min((tile_n3 * 128), (n - 128)), (t...
-        tj::tma_store_2d(&D, (((((n >= 128) && (((n % 128) * 2) < 128)) ? tj::min_((tile_n3 * 128), (n - 128)) : (tile_n3 * 128)) + 64) + 0), ((((m >= 256) && (((m % 256) * 2) < 256)) ? tj::min_((tile_m2 * 256), (m - 256)) : (tile_m2 * 256)) + (0 + (wg0 * 128))), &d[(((0 * 8192) + 0) + ((0 + (wg0 * 128)) * 32))]);
+        // TmaStore at <loc>: tma_store(D{((select(((n >= 128) && (((n % 128) * 2) < 128)), min((tile_n3 * 128), ((((n - 128) +...
+        tj::tma_store_2d(&D, (((((n >= 128) && (((n % 128) * 2) < 128)) ? tj::min_((tile_n3 * 128), ((((n - 128) + 7) / 8) * 8)) : (tile_n3 * 128)) + 64) + 0), ((((m >= 256) && (((m % 256) * 2) < 256)) ? tj::min_((tile_m2 * 256), (m - 256)) : (tile_m2 * 256)) + (0 + (wg0 * 128))), &d[(((0 * 8192) + 0) + ((0 + (wg0 * 128)) * 32))]);
         // BulkGroup at <loc>: bulk_commit()
         tj::bulk_commit();
       }
@@ -357,8 +357,8 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm(const __grid_constant_
       tj::named_barrier_sync((wg0 + 9), 128u);
       // If at <loc>: if ((%tid.x % 128) == 0) {
       if ((((int)threadIdx.x % 128) == 0)) {
-        // TmaStore at <loc>: tma_store(D{((select(((n >= 128) && (((n % 128) * 2) < 128)), min((tile_n3 * 128), (n - 128)), (t...
-        tj::tma_store_2d(&D, (((((n >= 128) && (((n % 128) * 2) < 128)) ? tj::min_((tile_n3 * 128), (n - 128)) : (tile_n3 * 128)) + 96) + 0), ((((m >= 256) && (((m % 256) * 2) < 256)) ? tj::min_((tile_m2 * 256), (m - 256)) : (tile_m2 * 256)) + (0 + (wg0 * 128))), &d[(((1 * 8192) + 0) + ((0 + (wg0 * 128)) * 32))]);
+        // TmaStore at <loc>: tma_store(D{((select(((n >= 128) && (((n % 128) * 2) < 128)), min((tile_n3 * 128), ((((n - 128) +...
+        tj::tma_store_2d(&D, (((((n >= 128) && (((n % 128) * 2) < 128)) ? tj::min_((tile_n3 * 128), ((((n - 128) + 7) / 8) * 8)) : (tile_n3 * 128)) + 96) + 0), ((((m >= 256) && (((m % 256) * 2) < 256)) ? tj::min_((tile_m2 * 256), (m - 256)) : (tile_m2 * 256)) + (0 + (wg0 * 128))), &d[(((1 * 8192) + 0) + ((0 + (wg0 * 128)) * 32))]);
         // BulkGroup at <loc>: bulk_commit()
         tj::bulk_commit();
       }

@@ -109,7 +109,7 @@ extern "C" __global__ void __launch_bounds__(512, 1) gemm(const __grid_constant_
           // TmaLoad at <loc>: tma_load(a[((((it % 4) * 12288) + 0) + ((0 + (((%cluster_ctaid.x * 1) + 0) * 96)) * 64))], A{((i ...
           tj::tma_load_2d_multicast(&a[((((it % 4) * 12288) + 0) + ((0 + (((tj::cluster_ctaid_x() * 1) + 0) * 96)) * 64))], &A, ((i * 64) + 0), (((((m >= 192) && (((m % 192) * 2) < 192)) ? tj::min_((tile_m * 192), (m - 192)) : (tile_m * 192)) + 0) + (((tj::cluster_ctaid_x() * 1) + 0) * 96)), &full[(it % 4)], (((1u << ((unsigned)tj::cluster_dim_x())) - 1u) << ((((unsigned)tj::cluster_ctaid_y()) * ((unsigned)tj::cluster_dim_x())) + ((((unsigned)tj::cluster_ctaid_z()) * ((unsigned)tj::cluster_dim_x())) * ((unsigned)tj::cluster_dim_y())))));
           // TmaLoad at <loc>: tma_load(b[((((it % 4) * 12288) + 0) + ((0 + (((0 * 1) + 0) * 192)) * 64))], B{((i * 64) + 0), ((...
-          tj::tma_load_2d(&b[((((it % 4) * 12288) + 0) + ((0 + (((0 * 1) + 0) * 192)) * 64))], &B, ((i * 64) + 0), (((((n >= 192) && (((n % 192) * 2) < 192)) ? tj::min_((tile_n * 192), (n - 192)) : (tile_n * 192)) + 0) + (((0 * 1) + 0) * 192)), &full[(it % 4)]);
+          tj::tma_load_2d(&b[((((it % 4) * 12288) + 0) + ((0 + (((0 * 1) + 0) * 192)) * 64))], &B, ((i * 64) + 0), (((((n >= 192) && (((n % 192) * 2) < 192)) ? tj::min_((tile_n * 192), ((((n - 192) + 7) / 8) * 8)) : (tile_n * 192)) + 0) + (((0 * 1) + 0) * 192)), &full[(it % 4)]);
           // Assign at <loc>: it = (it + 1)
           it = (it + 1);
         }
@@ -230,8 +230,8 @@ extern "C" __global__ void __launch_bounds__(512, 1) gemm(const __grid_constant_
       tj::named_barrier_sync((wg0 + 9), 128u);
       // If at <loc>: if ((%tid.x % 128) == 0) {
       if ((((int)threadIdx.x % 128) == 0)) {
-        // TmaStore at <loc>: tma_store(D{((select(((n >= 192) && (((n % 192) * 2) < 192)), min((tile_n3 * 192), (n - 192)), (t...
-        tj::tma_store_2d(&D, (((((n >= 192) && (((n % 192) * 2) < 192)) ? tj::min_((tile_n3 * 192), (n - 192)) : (tile_n3 * 192)) + 0) + 0), ((((m >= 192) && (((m % 192) * 2) < 192)) ? tj::min_((tile_m2 * 192), (m - 192)) : (tile_m2 * 192)) + (0 + (wg0 * 64))), &d[(((0 * 6144) + 0) + ((0 + (wg0 * 64)) * 32))]);
+        // TmaStore at <loc>: tma_store(D{((select(((n >= 192) && (((n % 192) * 2) < 192)), min((tile_n3 * 192), ((((n - 192) +...
+        tj::tma_store_2d(&D, (((((n >= 192) && (((n % 192) * 2) < 192)) ? tj::min_((tile_n3 * 192), ((((n - 192) + 7) / 8) * 8)) : (tile_n3 * 192)) + 0) + 0), ((((m >= 192) && (((m % 192) * 2) < 192)) ? tj::min_((tile_m2 * 192), (m - 192)) : (tile_m2 * 192)) + (0 + (wg0 * 64))), &d[(((0 * 6144) + 0) + ((0 + (wg0 * 64)) * 32))]);
         // BulkGroup at <loc>: bulk_commit()
         tj::bulk_commit();
       }
@@ -271,8 +271,8 @@ extern "C" __global__ void __launch_bounds__(512, 1) gemm(const __grid_constant_
       tj::named_barrier_sync((wg0 + 9), 128u);
       // If at <loc>: if ((%tid.x % 128) == 0) {
       if ((((int)threadIdx.x % 128) == 0)) {
-        // TmaStore at <loc>: tma_store(D{((select(((n >= 192) && (((n % 192) * 2) < 192)), min((tile_n3 * 192), (n - 192)), (t...
-        tj::tma_store_2d(&D, (((((n >= 192) && (((n % 192) * 2) < 192)) ? tj::min_((tile_n3 * 192), (n - 192)) : (tile_n3 * 192)) + 32) + 0), ((((m >= 192) && (((m % 192) * 2) < 192)) ? tj::min_((tile_m2 * 192), (m - 192)) : (tile_m2 * 192)) + (0 + (wg0 * 64))), &d[(((1 * 6144) + 0) + ((0 + (wg0 * 64)) * 32))]);
+        // TmaStore at <loc>: tma_store(D{((select(((n >= 192) && (((n % 192) * 2) < 192)), min((tile_n3 * 192), ((((n - 192) +...
+        tj::tma_store_2d(&D, (((((n >= 192) && (((n % 192) * 2) < 192)) ? tj::min_((tile_n3 * 192), ((((n - 192) + 7) / 8) * 8)) : (tile_n3 * 192)) + 32) + 0), ((((m >= 192) && (((m % 192) * 2) < 192)) ? tj::min_((tile_m2 * 192), (m - 192)) : (tile_m2 * 192)) + (0 + (wg0 * 64))), &d[(((1 * 6144) + 0) + ((0 + (wg0 * 64)) * 32))]);
         // BulkGroup at <loc>: bulk_commit()
         tj::bulk_commit();
       }
@@ -312,8 +312,8 @@ extern "C" __global__ void __launch_bounds__(512, 1) gemm(const __grid_constant_
       tj::named_barrier_sync((wg0 + 9), 128u);
       // If at <loc>: if ((%tid.x % 128) == 0) {
       if ((((int)threadIdx.x % 128) == 0)) {
-        // TmaStore at <loc>: tma_store(D{((select(((n >= 192) && (((n % 192) * 2) < 192)), min((tile_n3 * 192), (n - 192)), (t...
-        tj::tma_store_2d(&D, (((((n >= 192) && (((n % 192) * 2) < 192)) ? tj::min_((tile_n3 * 192), (n - 192)) : (tile_n3 * 192)) + 64) + 0), ((((m >= 192) && (((m % 192) * 2) < 192)) ? tj::min_((tile_m2 * 192), (m - 192)) : (tile_m2 * 192)) + (0 + (wg0 * 64))), &d[(((0 * 6144) + 0) + ((0 + (wg0 * 64)) * 32))]);
+        // TmaStore at <loc>: tma_store(D{((select(((n >= 192) && (((n % 192) * 2) < 192)), min((tile_n3 * 192), ((((n - 192) +...
+        tj::tma_store_2d(&D, (((((n >= 192) && (((n % 192) * 2) < 192)) ? tj::min_((tile_n3 * 192), ((((n - 192) + 7) / 8) * 8)) : (tile_n3 * 192)) + 64) + 0), ((((m >= 192) && (((m % 192) * 2) < 192)) ? tj::min_((tile_m2 * 192), (m - 192)) : (tile_m2 * 192)) + (0 + (wg0 * 64))), &d[(((0 * 6144) + 0) + ((0 + (wg0 * 64)) * 32))]);
         // BulkGroup at <loc>: bulk_commit()
         tj::bulk_commit();
       }
@@ -353,8 +353,8 @@ extern "C" __global__ void __launch_bounds__(512, 1) gemm(const __grid_constant_
       tj::named_barrier_sync((wg0 + 9), 128u);
       // If at <loc>: if ((%tid.x % 128) == 0) {
       if ((((int)threadIdx.x % 128) == 0)) {
-        // TmaStore at <loc>: tma_store(D{((select(((n >= 192) && (((n % 192) * 2) < 192)), min((tile_n3 * 192), (n - 192)), (t...
-        tj::tma_store_2d(&D, (((((n >= 192) && (((n % 192) * 2) < 192)) ? tj::min_((tile_n3 * 192), (n - 192)) : (tile_n3 * 192)) + 96) + 0), ((((m >= 192) && (((m % 192) * 2) < 192)) ? tj::min_((tile_m2 * 192), (m - 192)) : (tile_m2 * 192)) + (0 + (wg0 * 64))), &d[(((1 * 6144) + 0) + ((0 + (wg0 * 64)) * 32))]);
+        // TmaStore at <loc>: tma_store(D{((select(((n >= 192) && (((n % 192) * 2) < 192)), min((tile_n3 * 192), ((((n - 192) +...
+        tj::tma_store_2d(&D, (((((n >= 192) && (((n % 192) * 2) < 192)) ? tj::min_((tile_n3 * 192), ((((n - 192) + 7) / 8) * 8)) : (tile_n3 * 192)) + 96) + 0), ((((m >= 192) && (((m % 192) * 2) < 192)) ? tj::min_((tile_m2 * 192), (m - 192)) : (tile_m2 * 192)) + (0 + (wg0 * 64))), &d[(((1 * 6144) + 0) + ((0 + (wg0 * 64)) * 32))]);
         // BulkGroup at <loc>: bulk_commit()
         tj::bulk_commit();
       }
@@ -394,8 +394,8 @@ extern "C" __global__ void __launch_bounds__(512, 1) gemm(const __grid_constant_
       tj::named_barrier_sync((wg0 + 9), 128u);
       // If at <loc>: if ((%tid.x % 128) == 0) {
       if ((((int)threadIdx.x % 128) == 0)) {
-        // TmaStore at <loc>: tma_store(D{((select(((n >= 192) && (((n % 192) * 2) < 192)), min((tile_n3 * 192), (n - 192)), (t...
-        tj::tma_store_2d(&D, (((((n >= 192) && (((n % 192) * 2) < 192)) ? tj::min_((tile_n3 * 192), (n - 192)) : (tile_n3 * 192)) + 128) + 0), ((((m >= 192) && (((m % 192) * 2) < 192)) ? tj::min_((tile_m2 * 192), (m - 192)) : (tile_m2 * 192)) + (0 + (wg0 * 64))), &d[(((0 * 6144) + 0) + ((0 + (wg0 * 64)) * 32))]);
+        // TmaStore at <loc>: tma_store(D{((select(((n >= 192) && (((n % 192) * 2) < 192)), min((tile_n3 * 192), ((((n - 192) +...
+        tj::tma_store_2d(&D, (((((n >= 192) && (((n % 192) * 2) < 192)) ? tj::min_((tile_n3 * 192), ((((n - 192) + 7) / 8) * 8)) : (tile_n3 * 192)) + 128) + 0), ((((m >= 192) && (((m % 192) * 2) < 192)) ? tj::min_((tile_m2 * 192), (m - 192)) : (tile_m2 * 192)) + (0 + (wg0 * 64))), &d[(((0 * 6144) + 0) + ((0 + (wg0 * 64)) * 32))]);
         // BulkGroup at <loc>: bulk_commit()
         tj::bulk_commit();
       }
@@ -435,8 +435,8 @@ extern "C" __global__ void __launch_bounds__(512, 1) gemm(const __grid_constant_
       tj::named_barrier_sync((wg0 + 9), 128u);
       // If at <loc>: if ((%tid.x % 128) == 0) {
       if ((((int)threadIdx.x % 128) == 0)) {
-        // TmaStore at <loc>: tma_store(D{((select(((n >= 192) && (((n % 192) * 2) < 192)), min((tile_n3 * 192), (n - 192)), (t...
-        tj::tma_store_2d(&D, (((((n >= 192) && (((n % 192) * 2) < 192)) ? tj::min_((tile_n3 * 192), (n - 192)) : (tile_n3 * 192)) + 160) + 0), ((((m >= 192) && (((m % 192) * 2) < 192)) ? tj::min_((tile_m2 * 192), (m - 192)) : (tile_m2 * 192)) + (0 + (wg0 * 64))), &d[(((1 * 6144) + 0) + ((0 + (wg0 * 64)) * 32))]);
+        // TmaStore at <loc>: tma_store(D{((select(((n >= 192) && (((n % 192) * 2) < 192)), min((tile_n3 * 192), ((((n - 192) +...
+        tj::tma_store_2d(&D, (((((n >= 192) && (((n % 192) * 2) < 192)) ? tj::min_((tile_n3 * 192), ((((n - 192) + 7) / 8) * 8)) : (tile_n3 * 192)) + 160) + 0), ((((m >= 192) && (((m % 192) * 2) < 192)) ? tj::min_((tile_m2 * 192), (m - 192)) : (tile_m2 * 192)) + (0 + (wg0 * 64))), &d[(((1 * 6144) + 0) + ((0 + (wg0 * 64)) * 32))]);
         // BulkGroup at <loc>: bulk_commit()
         tj::bulk_commit();
       }

@@ -85,7 +85,7 @@ extern "C" __global__ void __launch_bounds__(128, 1) gemm(const __grid_constant_
           // TmaLoad at <loc>: tma_load(a[(((((it + i) % 1) * 8192) + 0) + ((0 + (((0 * 1) + 0) * 128)) * 64))], A{((i * 64) + 0...
           tj::tma_load_2d(&a[(((((it + i) % 1) * 8192) + 0) + ((0 + (((0 * 1) + 0) * 128)) * 64))], &A, ((i * 64) + 0), (((((m >= 128) && (((m % 128) * 2) < 128)) ? tj::min_((tile_m * 128), (m - 128)) : (tile_m * 128)) + 0) + (((0 * 1) + 0) * 128)), &full[((it + i) % 1)]);
           // TmaLoad at <loc>: tma_load(b[(((((it + i) % 1) * 8192) + 0) + ((0 + (((0 * 1) + 0) * 128)) * 64))], B{((i * 64) + 0...
-          tj::tma_load_2d(&b[(((((it + i) % 1) * 8192) + 0) + ((0 + (((0 * 1) + 0) * 128)) * 64))], &B, ((i * 64) + 0), (((((n >= 128) && (((n % 128) * 2) < 128)) ? tj::min_((tile_n * 128), (n - 128)) : (tile_n * 128)) + 0) + (((0 * 1) + 0) * 128)), &full[((it + i) % 1)]);
+          tj::tma_load_2d(&b[(((((it + i) % 1) * 8192) + 0) + ((0 + (((0 * 1) + 0) * 128)) * 64))], &B, ((i * 64) + 0), (((((n >= 128) && (((n % 128) * 2) < 128)) ? tj::min_((tile_n * 128), ((((n - 128) + 7) / 8) * 8)) : (tile_n * 128)) + 0) + (((0 * 1) + 0) * 128)), &full[((it + i) % 1)]);
         }
       }
       // For at <loc>: for i0 in [0, (((k + 64) - 1) / 64)) step 1 {
@@ -97,7 +97,7 @@ extern "C" __global__ void __launch_bounds__(128, 1) gemm(const __grid_constant_
           // TmaLoad at <loc>: tma_load(a[((((((it + i0) + 0) % 1) * 8192) + 0) + ((0 + (((0 * 1) + 0) * 128)) * 64))], A{(((i0 ...
           tj::tma_load_2d(&a[((((((it + i0) + 0) % 1) * 8192) + 0) + ((0 + (((0 * 1) + 0) * 128)) * 64))], &A, (((i0 + 0) * 64) + 0), (((((m >= 128) && (((m % 128) * 2) < 128)) ? tj::min_((tile_m * 128), (m - 128)) : (tile_m * 128)) + 0) + (((0 * 1) + 0) * 128)), &full[(((it + i0) + 0) % 1)]);
           // TmaLoad at <loc>: tma_load(b[((((((it + i0) + 0) % 1) * 8192) + 0) + ((0 + (((0 * 1) + 0) * 128)) * 64))], B{(((i0 ...
-          tj::tma_load_2d(&b[((((((it + i0) + 0) % 1) * 8192) + 0) + ((0 + (((0 * 1) + 0) * 128)) * 64))], &B, (((i0 + 0) * 64) + 0), (((((n >= 128) && (((n % 128) * 2) < 128)) ? tj::min_((tile_n * 128), (n - 128)) : (tile_n * 128)) + 0) + (((0 * 1) + 0) * 128)), &full[(((it + i0) + 0) % 1)]);
+          tj::tma_load_2d(&b[((((((it + i0) + 0) % 1) * 8192) + 0) + ((0 + (((0 * 1) + 0) * 128)) * 64))], &B, (((i0 + 0) * 64) + 0), (((((n >= 128) && (((n % 128) * 2) < 128)) ? tj::min_((tile_n * 128), ((((n - 128) + 7) / 8) * 8)) : (tile_n * 128)) + 0) + (((0 * 1) + 0) * 128)), &full[(((it + i0) + 0) % 1)]);
         }
         // MbarrierWait at <loc>: wait_local(full[((it + i0) % 1)])
         tj::mbar_wait_cta(&full[((it + i0) % 1)], (tj_phase_full >> ((it + i0) % 1)) & 1u);
@@ -160,8 +160,8 @@ extern "C" __global__ void __launch_bounds__(128, 1) gemm(const __grid_constant_
       tj::named_barrier_sync((wg + 8), 128u);
       // If at <loc>: if ((%tid.x % 128) == 0) {
       if ((((int)threadIdx.x % 128) == 0)) {
-        // TmaStore at <loc>: tma_store(D{((select(((n >= 128) && (((n % 128) * 2) < 128)), min((tile_n * 128), (n - 128)), (ti...
-        tj::tma_store_2d(&D, (((((n >= 128) && (((n % 128) * 2) < 128)) ? tj::min_((tile_n * 128), (n - 128)) : (tile_n * 128)) + 0) + 0), ((((m >= 128) && (((m % 128) * 2) < 128)) ? tj::min_((tile_m * 128), (m - 128)) : (tile_m * 128)) + (0 + (wg * 128))), &d[(((0 * 8192) + 0) + ((0 + (wg * 128)) * 64))]);
+        // TmaStore at <loc>: tma_store(D{((select(((n >= 128) && (((n % 128) * 2) < 128)), min((tile_n * 128), ((((n - 128) + ...
+        tj::tma_store_2d(&D, (((((n >= 128) && (((n % 128) * 2) < 128)) ? tj::min_((tile_n * 128), ((((n - 128) + 7) / 8) * 8)) : (tile_n * 128)) + 0) + 0), ((((m >= 128) && (((m % 128) * 2) < 128)) ? tj::min_((tile_m * 128), (m - 128)) : (tile_m * 128)) + (0 + (wg * 128))), &d[(((0 * 8192) + 0) + ((0 + (wg * 128)) * 64))]);
         // BulkGroup at <loc>: bulk_commit()
         tj::bulk_commit();
       }
@@ -201,8 +201,8 @@ extern "C" __global__ void __launch_bounds__(128, 1) gemm(const __grid_constant_
       tj::named_barrier_sync((wg + 8), 128u);
       // If at <loc>: if ((%tid.x % 128) == 0) {
       if ((((int)threadIdx.x % 128) == 0)) {
-        // TmaStore at <loc>: tma_store(D{((select(((n >= 128) && (((n % 128) * 2) < 128)), min((tile_n * 128), (n - 128)), (ti...
-        tj::tma_store_2d(&D, (((((n >= 128) && (((n % 128) * 2) < 128)) ? tj::min_((tile_n * 128), (n - 128)) : (tile_n * 128)) + 64) + 0), ((((m >= 128) && (((m % 128) * 2) < 128)) ? tj::min_((tile_m * 128), (m - 128)) : (tile_m * 128)) + (0 + (wg * 128))), &d[(((1 * 8192) + 0) + ((0 + (wg * 128)) * 64))]);
+        // TmaStore at <loc>: tma_store(D{((select(((n >= 128) && (((n % 128) * 2) < 128)), min((tile_n * 128), ((((n - 128) + ...
+        tj::tma_store_2d(&D, (((((n >= 128) && (((n % 128) * 2) < 128)) ? tj::min_((tile_n * 128), ((((n - 128) + 7) / 8) * 8)) : (tile_n * 128)) + 64) + 0), ((((m >= 128) && (((m % 128) * 2) < 128)) ? tj::min_((tile_m * 128), (m - 128)) : (tile_m * 128)) + (0 + (wg * 128))), &d[(((1 * 8192) + 0) + ((0 + (wg * 128)) * 64))]);
         // BulkGroup at <loc>: bulk_commit()
         tj::bulk_commit();
       }

@@ -113,7 +113,7 @@ extern "C" __global__ void __launch_bounds__(256, 1) gemm(const __grid_constant_
           // TmaLoad at <loc>: tma_load(a[((((it % 6) * 8192) + 0) + ((0 + (((%cluster_ctaid.x * 1) + 0) * 64)) * 64))], A{((i *...
           tj::tma_load_2d_multicast(&a[((((it % 6) * 8192) + 0) + ((0 + (((tj::cluster_ctaid_x() * 1) + 0) * 64)) * 64))], &A, ((i * 64) + 0), (((((m >= 128) && (((m % 128) * 2) < 128)) ? tj::min_((tile_m * 128), (m - 128)) : (tile_m * 128)) + 0) + (((tj::cluster_ctaid_x() * 1) + 0) * 64)), &full[(it % 6)], (((1u << ((unsigned)tj::cluster_dim_x())) - 1u) << ((((unsigned)tj::cluster_ctaid_y()) * ((unsigned)tj::cluster_dim_x())) + ((((unsigned)tj::cluster_ctaid_z()) * ((unsigned)tj::cluster_dim_x())) * ((unsigned)tj::cluster_dim_y())))));
           // TmaLoad at <loc>: tma_load(b[((((it % 6) * 8192) + 0) + ((0 + (((0 * 1) + 0) * 128)) * 64))], B{((i * 64) + 0), ((s...
-          tj::tma_load_2d(&b[((((it % 6) * 8192) + 0) + ((0 + (((0 * 1) + 0) * 128)) * 64))], &B, ((i * 64) + 0), (((((n >= 128) && (((n % 128) * 2) < 128)) ? tj::min_((tile_n * 128), (n - 128)) : (tile_n * 128)) + 0) + (((0 * 1) + 0) * 128)), &full[(it % 6)]);
+          tj::tma_load_2d(&b[((((it % 6) * 8192) + 0) + ((0 + (((0 * 1) + 0) * 128)) * 64))], &B, ((i * 64) + 0), (((((n >= 128) && (((n % 128) * 2) < 128)) ? tj::min_((tile_n * 128), ((((n - 128) + 7) / 8) * 8)) : (tile_n * 128)) + 0) + (((0 * 1) + 0) * 128)), &full[(it % 6)]);
           // Assign at <loc>: it = (it + 1)
           it = (it + 1);
         }
@@ -238,8 +238,8 @@ extern "C" __global__ void __launch_bounds__(256, 1) gemm(const __grid_constant_
       tj::named_barrier_sync((wg0 + 9), 128u);
       // If at <loc>: if ((%tid.x % 128) == 0) {
       if ((((int)threadIdx.x % 128) == 0)) {
-        // TmaStore at <loc>: tma_store(D{((select(((n >= 128) && (((n % 128) * 2) < 128)), min((tile_n3 * 128), (n - 128)), (t...
-        tj::tma_store_2d(&D, (((((n >= 128) && (((n % 128) * 2) < 128)) ? tj::min_((tile_n3 * 128), (n - 128)) : (tile_n3 * 128)) + 0) + 0), ((((m >= 128) && (((m % 128) * 2) < 128)) ? tj::min_((tile_m2 * 128), (m - 128)) : (tile_m2 * 128)) + (0 + (wg0 * 128))), &d[(((0 * 8192) + 0) + ((0 + (wg0 * 128)) * 64))]);
+        // TmaStore at <loc>: tma_store(D{((select(((n >= 128) && (((n % 128) * 2) < 128)), min((tile_n3 * 128), ((((n - 128) +...
+        tj::tma_store_2d(&D, (((((n >= 128) && (((n % 128) * 2) < 128)) ? tj::min_((tile_n3 * 128), ((((n - 128) + 7) / 8) * 8)) : (tile_n3 * 128)) + 0) + 0), ((((m >= 128) && (((m % 128) * 2) < 128)) ? tj::min_((tile_m2 * 128), (m - 128)) : (tile_m2 * 128)) + (0 + (wg0 * 128))), &d[(((0 * 8192) + 0) + ((0 + (wg0 * 128)) * 64))]);
         // BulkGroup at <loc>: bulk_commit()
         tj::bulk_commit();
       }
@@ -279,8 +279,8 @@ extern "C" __global__ void __launch_bounds__(256, 1) gemm(const __grid_constant_
       tj::named_barrier_sync((wg0 + 9), 128u);
       // If at <loc>: if ((%tid.x % 128) == 0) {
       if ((((int)threadIdx.x % 128) == 0)) {
-        // TmaStore at <loc>: tma_store(D{((select(((n >= 128) && (((n % 128) * 2) < 128)), min((tile_n3 * 128), (n - 128)), (t...
-        tj::tma_store_2d(&D, (((((n >= 128) && (((n % 128) * 2) < 128)) ? tj::min_((tile_n3 * 128), (n - 128)) : (tile_n3 * 128)) + 64) + 0), ((((m >= 128) && (((m % 128) * 2) < 128)) ? tj::min_((tile_m2 * 128), (m - 128)) : (tile_m2 * 128)) + (0 + (wg0 * 128))), &d[(((1 * 8192) + 0) + ((0 + (wg0 * 128)) * 64))]);
+        // TmaStore at <loc>: tma_store(D{((select(((n >= 128) && (((n % 128) * 2) < 128)), min((tile_n3 * 128), ((((n - 128) +...
+        tj::tma_store_2d(&D, (((((n >= 128) && (((n % 128) * 2) < 128)) ? tj::min_((tile_n3 * 128), ((((n - 128) + 7) / 8) * 8)) : (tile_n3 * 128)) + 64) + 0), ((((m >= 128) && (((m % 128) * 2) < 128)) ? tj::min_((tile_m2 * 128), (m - 128)) : (tile_m2 * 128)) + (0 + (wg0 * 128))), &d[(((1 * 8192) + 0) + ((0 + (wg0 * 128)) * 64))]);
         // BulkGroup at <loc>: bulk_commit()
         tj::bulk_commit();
       }

@@ -119,7 +119,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm(const __grid_constant_
           // TmaLoad at <loc>: tma_load(a[((((it % 4) * 8192) + 0) + ((0 + (((0 * 1) + 0) * 128)) * 64))], A{(((((split * (((k +...
           tj::tma_load_2d(&a[((((it % 4) * 8192) + 0) + ((0 + (((0 * 1) + 0) * 128)) * 64))], &A, (((((split * (((k + 64) - 1) / 64)) / splits) + i) * 64) + 0), (((((m >= 128) && (((m % 128) * 2) < 128)) ? tj::min_((tile_m * 128), (m - 128)) : (tile_m * 128)) + 0) + (((0 * 1) + 0) * 128)), &full[(it % 4)]);
           // TmaLoad at <loc>: tma_load(b[((((it % 4) * 16384) + 0) + ((0 + (((%cluster_ctaid.y * 1) + 0) * 128)) * 64))], B{(((...
-          tj::tma_load_2d_multicast(&b[((((it % 4) * 16384) + 0) + ((0 + (((tj::cluster_ctaid_y() * 1) + 0) * 128)) * 64))], &B, (((((split * (((k + 64) - 1) / 64)) / splits) + i) * 64) + 0), (((((n >= 256) && (((n % 256) * 2) < 256)) ? tj::min_((tile_n * 256), (n - 256)) : (tile_n * 256)) + 0) + (((tj::cluster_ctaid_y() * 1) + 0) * 128)), &full[(it % 4)], (3u << (((unsigned)tj::cluster_ctaid_x()) + (((unsigned)tj::cluster_ctaid_z()) * 2u))));
+          tj::tma_load_2d_multicast(&b[((((it % 4) * 16384) + 0) + ((0 + (((tj::cluster_ctaid_y() * 1) + 0) * 128)) * 64))], &B, (((((split * (((k + 64) - 1) / 64)) / splits) + i) * 64) + 0), (((((n >= 256) && (((n % 256) * 2) < 256)) ? tj::min_((tile_n * 256), ((((n - 256) + 7) / 8) * 8)) : (tile_n * 256)) + 0) + (((tj::cluster_ctaid_y() * 1) + 0) * 128)), &full[(it % 4)], (3u << (((unsigned)tj::cluster_ctaid_x()) + (((unsigned)tj::cluster_ctaid_z()) * 2u))));
           // Assign at <loc>: it = (it + 1)
           it = (it + 1);
         }
@@ -323,8 +323,8 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm(const __grid_constant_
         tj::named_barrier_sync((wg0 + 9), 128u);
         // If at <loc>: if ((%tid.x % 128) == 0) {
         if ((((int)threadIdx.x % 128) == 0)) {
-          // TmaStore at <loc>: tma_store(D{((select(((n >= 256) && (((n % 256) * 2) < 256)), min((tile_n4 * 256), (n - 256)), (t...
-          tj::tma_store_2d(&D, (((((n >= 256) && (((n % 256) * 2) < 256)) ? tj::min_((tile_n4 * 256), (n - 256)) : (tile_n4 * 256)) + 0) + 0), ((((m >= 128) && (((m % 128) * 2) < 128)) ? tj::min_((tile_m3 * 128), (m - 128)) : (tile_m3 * 128)) + (0 + (wg0 * 64))), &d[(((0 * 8192) + 0) + ((0 + (wg0 * 64)) * 64))]);
+          // TmaStore at <loc>: tma_store(D{((select(((n >= 256) && (((n % 256) * 2) < 256)), min((tile_n4 * 256), ((((n - 256) +...
+          tj::tma_store_2d(&D, (((((n >= 256) && (((n % 256) * 2) < 256)) ? tj::min_((tile_n4 * 256), ((((n - 256) + 7) / 8) * 8)) : (tile_n4 * 256)) + 0) + 0), ((((m >= 128) && (((m % 128) * 2) < 128)) ? tj::min_((tile_m3 * 128), (m - 128)) : (tile_m3 * 128)) + (0 + (wg0 * 64))), &d[(((0 * 8192) + 0) + ((0 + (wg0 * 64)) * 64))]);
           // BulkGroup at <loc>: bulk_commit()
           tj::bulk_commit();
         }
@@ -364,8 +364,8 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm(const __grid_constant_
         tj::named_barrier_sync((wg0 + 9), 128u);
         // If at <loc>: if ((%tid.x % 128) == 0) {
         if ((((int)threadIdx.x % 128) == 0)) {
-          // TmaStore at <loc>: tma_store(D{((select(((n >= 256) && (((n % 256) * 2) < 256)), min((tile_n4 * 256), (n - 256)), (t...
-          tj::tma_store_2d(&D, (((((n >= 256) && (((n % 256) * 2) < 256)) ? tj::min_((tile_n4 * 256), (n - 256)) : (tile_n4 * 256)) + 64) + 0), ((((m >= 128) && (((m % 128) * 2) < 128)) ? tj::min_((tile_m3 * 128), (m - 128)) : (tile_m3 * 128)) + (0 + (wg0 * 64))), &d[(((1 * 8192) + 0) + ((0 + (wg0 * 64)) * 64))]);
+          // TmaStore at <loc>: tma_store(D{((select(((n >= 256) && (((n % 256) * 2) < 256)), min((tile_n4 * 256), ((((n - 256) +...
+          tj::tma_store_2d(&D, (((((n >= 256) && (((n % 256) * 2) < 256)) ? tj::min_((tile_n4 * 256), ((((n - 256) + 7) / 8) * 8)) : (tile_n4 * 256)) + 64) + 0), ((((m >= 128) && (((m % 128) * 2) < 128)) ? tj::min_((tile_m3 * 128), (m - 128)) : (tile_m3 * 128)) + (0 + (wg0 * 64))), &d[(((1 * 8192) + 0) + ((0 + (wg0 * 64)) * 64))]);
           // BulkGroup at <loc>: bulk_commit()
           tj::bulk_commit();
         }
@@ -405,8 +405,8 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm(const __grid_constant_
         tj::named_barrier_sync((wg0 + 9), 128u);
         // If at <loc>: if ((%tid.x % 128) == 0) {
         if ((((int)threadIdx.x % 128) == 0)) {
-          // TmaStore at <loc>: tma_store(D{((select(((n >= 256) && (((n % 256) * 2) < 256)), min((tile_n4 * 256), (n - 256)), (t...
-          tj::tma_store_2d(&D, (((((n >= 256) && (((n % 256) * 2) < 256)) ? tj::min_((tile_n4 * 256), (n - 256)) : (tile_n4 * 256)) + 128) + 0), ((((m >= 128) && (((m % 128) * 2) < 128)) ? tj::min_((tile_m3 * 128), (m - 128)) : (tile_m3 * 128)) + (0 + (wg0 * 64))), &d[(((0 * 8192) + 0) + ((0 + (wg0 * 64)) * 64))]);
+          // TmaStore at <loc>: tma_store(D{((select(((n >= 256) && (((n % 256) * 2) < 256)), min((tile_n4 * 256), ((((n - 256) +...
+          tj::tma_store_2d(&D, (((((n >= 256) && (((n % 256) * 2) < 256)) ? tj::min_((tile_n4 * 256), ((((n - 256) + 7) / 8) * 8)) : (tile_n4 * 256)) + 128) + 0), ((((m >= 128) && (((m % 128) * 2) < 128)) ? tj::min_((tile_m3 * 128), (m - 128)) : (tile_m3 * 128)) + (0 + (wg0 * 64))), &d[(((0 * 8192) + 0) + ((0 + (wg0 * 64)) * 64))]);
           // BulkGroup at <loc>: bulk_commit()
           tj::bulk_commit();
         }
@@ -446,8 +446,8 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm(const __grid_constant_
         tj::named_barrier_sync((wg0 + 9), 128u);
         // If at <loc>: if ((%tid.x % 128) == 0) {
         if ((((int)threadIdx.x % 128) == 0)) {
-          // TmaStore at <loc>: tma_store(D{((select(((n >= 256) && (((n % 256) * 2) < 256)), min((tile_n4 * 256), (n - 256)), (t...
-          tj::tma_store_2d(&D, (((((n >= 256) && (((n % 256) * 2) < 256)) ? tj::min_((tile_n4 * 256), (n - 256)) : (tile_n4 * 256)) + 192) + 0), ((((m >= 128) && (((m % 128) * 2) < 128)) ? tj::min_((tile_m3 * 128), (m - 128)) : (tile_m3 * 128)) + (0 + (wg0 * 64))), &d[(((1 * 8192) + 0) + ((0 + (wg0 * 64)) * 64))]);
+          // TmaStore at <loc>: tma_store(D{((select(((n >= 256) && (((n % 256) * 2) < 256)), min((tile_n4 * 256), ((((n - 256) +...
+          tj::tma_store_2d(&D, (((((n >= 256) && (((n % 256) * 2) < 256)) ? tj::min_((tile_n4 * 256), ((((n - 256) + 7) / 8) * 8)) : (tile_n4 * 256)) + 192) + 0), ((((m >= 128) && (((m % 128) * 2) < 128)) ? tj::min_((tile_m3 * 128), (m - 128)) : (tile_m3 * 128)) + (0 + (wg0 * 64))), &d[(((1 * 8192) + 0) + ((0 + (wg0 * 64)) * 64))]);
           // BulkGroup at <loc>: bulk_commit()
           tj::bulk_commit();
         }

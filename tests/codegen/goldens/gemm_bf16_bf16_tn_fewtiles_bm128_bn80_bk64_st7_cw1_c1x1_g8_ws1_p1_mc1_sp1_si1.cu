@@ -119,7 +119,7 @@ extern "C" __global__ void __launch_bounds__(256, 1) gemm(const __grid_constant_
           // TmaLoad at <loc>: tma_load(a[((((it % 7) * 8192) + 0) + ((0 + (((0 * 1) + 0) * 128)) * 64))], A{((i * 64) + 0), ((s...
           tj::tma_load_2d(&a[((((it % 7) * 8192) + 0) + ((0 + (((0 * 1) + 0) * 128)) * 64))], &A, ((i * 64) + 0), (((((m >= 128) && (((m % 128) * 2) < 128)) ? tj::min_((tile_m * 128), (m - 128)) : (tile_m * 128)) + 0) + (((0 * 1) + 0) * 128)), &full[(it % 7)]);
           // TmaLoad at <loc>: tma_load(b[((((it % 7) * 5120) + 0) + ((0 + (((0 * 1) + 0) * 80)) * 64))], B{((i * 64) + 0), ((se...
-          tj::tma_load_2d(&b[((((it % 7) * 5120) + 0) + ((0 + (((0 * 1) + 0) * 80)) * 64))], &B, ((i * 64) + 0), (((((n >= 80) && (((n % 80) * 2) < 80)) ? tj::min_((tile_n * 80), (n - 80)) : (tile_n * 80)) + 0) + (((0 * 1) + 0) * 80)), &full[(it % 7)]);
+          tj::tma_load_2d(&b[((((it % 7) * 5120) + 0) + ((0 + (((0 * 1) + 0) * 80)) * 64))], &B, ((i * 64) + 0), (((((n >= 80) && (((n % 80) * 2) < 80)) ? tj::min_((tile_n * 80), ((((n - 80) + 7) / 8) * 8)) : (tile_n * 80)) + 0) + (((0 * 1) + 0) * 80)), &full[(it % 7)]);
           // Assign at <loc>: it = (it + 1)
           it = (it + 1);
         }
@@ -238,8 +238,8 @@ extern "C" __global__ void __launch_bounds__(256, 1) gemm(const __grid_constant_
       tj::named_barrier_sync((wg0 + 9), 128u);
       // If at <loc>: if ((%tid.x % 128) == 0) {
       if ((((int)threadIdx.x % 128) == 0)) {
-        // TmaStore at <loc>: tma_store(D{((select(((n >= 80) && (((n % 80) * 2) < 80)), min((tile_n3 * 80), (n - 80)), (tile_n...
-        tj::tma_store_2d(&D, (((((n >= 80) && (((n % 80) * 2) < 80)) ? tj::min_((tile_n3 * 80), (n - 80)) : (tile_n3 * 80)) + 0) + 0), ((((m >= 128) && (((m % 128) * 2) < 128)) ? tj::min_((tile_m2 * 128), (m - 128)) : (tile_m2 * 128)) + (0 + (wg0 * 128))), &d[(((0 * 8192) + 0) + ((0 + (wg0 * 128)) * 64))]);
+        // TmaStore at <loc>: tma_store(D{((select(((n >= 80) && (((n % 80) * 2) < 80)), min((tile_n3 * 80), ((((n - 80) + 7) /...
+        tj::tma_store_2d(&D, (((((n >= 80) && (((n % 80) * 2) < 80)) ? tj::min_((tile_n3 * 80), ((((n - 80) + 7) / 8) * 8)) : (tile_n3 * 80)) + 0) + 0), ((((m >= 128) && (((m % 128) * 2) < 128)) ? tj::min_((tile_m2 * 128), (m - 128)) : (tile_m2 * 128)) + (0 + (wg0 * 128))), &d[(((0 * 8192) + 0) + ((0 + (wg0 * 128)) * 64))]);
         // BulkGroup at <loc>: bulk_commit()
         tj::bulk_commit();
       }
@@ -279,8 +279,8 @@ extern "C" __global__ void __launch_bounds__(256, 1) gemm(const __grid_constant_
       tj::named_barrier_sync((wg0 + 9), 128u);
       // If at <loc>: if ((%tid.x % 128) == 0) {
       if ((((int)threadIdx.x % 128) == 0)) {
-        // TmaStore at <loc>: tma_store(D_tail{((select(((n >= 80) && (((n % 80) * 2) < 80)), min((tile_n3 * 80), (n - 80)), (t...
-        tj::tma_store_2d(&D_tail, (((((n >= 80) && (((n % 80) * 2) < 80)) ? tj::min_((tile_n3 * 80), (n - 80)) : (tile_n3 * 80)) + 64) + 0), ((((m >= 128) && (((m % 128) * 2) < 128)) ? tj::min_((tile_m2 * 128), (m - 128)) : (tile_m2 * 128)) + (0 + (wg0 * 128))), &d_tail[(((0 * 2048) + 0) + ((0 + (wg0 * 128)) * 16))]);
+        // TmaStore at <loc>: tma_store(D_tail{((select(((n >= 80) && (((n % 80) * 2) < 80)), min((tile_n3 * 80), ((((n - 80) +...
+        tj::tma_store_2d(&D_tail, (((((n >= 80) && (((n % 80) * 2) < 80)) ? tj::min_((tile_n3 * 80), ((((n - 80) + 7) / 8) * 8)) : (tile_n3 * 80)) + 64) + 0), ((((m >= 128) && (((m % 128) * 2) < 128)) ? tj::min_((tile_m2 * 128), (m - 128)) : (tile_m2 * 128)) + (0 + (wg0 * 128))), &d_tail[(((0 * 2048) + 0) + ((0 + (wg0 * 128)) * 16))]);
         // BulkGroup at <loc>: bulk_commit()
         tj::bulk_commit();
       }

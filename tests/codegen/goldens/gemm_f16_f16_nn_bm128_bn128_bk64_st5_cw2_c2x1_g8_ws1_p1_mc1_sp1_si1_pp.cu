@@ -111,9 +111,9 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm(const __grid_constant_
           // TmaLoad at <loc>: tma_load(a[((((it % 5) * 8192) + 0) + ((0 + (((%cluster_ctaid.x * 1) + 0) * 64)) * 64))], A{((i *...
           tj::tma_load_2d_multicast(&a[((((it % 5) * 8192) + 0) + ((0 + (((tj::cluster_ctaid_x() * 1) + 0) * 64)) * 64))], &A, ((i * 64) + 0), (((((m >= 128) && (((m % 128) * 2) < 128)) ? tj::min_((tile_m * 128), (m - 128)) : (tile_m * 128)) + 0) + (((tj::cluster_ctaid_x() * 1) + 0) * 64)), &full[(it % 5)], (((1u << ((unsigned)tj::cluster_dim_x())) - 1u) << ((((unsigned)tj::cluster_ctaid_y()) * ((unsigned)tj::cluster_dim_x())) + ((((unsigned)tj::cluster_ctaid_z()) * ((unsigned)tj::cluster_dim_x())) * ((unsigned)tj::cluster_dim_y())))));
           // TmaLoad at <loc>: tma_load(b[((((it % 5) * 8192) + 0) + ((0 + (((0 * 1) + 0) * 64)) * 64))], B{(select(((n >= 128) ...
-          tj::tma_load_2d(&b[((((it % 5) * 8192) + 0) + ((0 + (((0 * 1) + 0) * 64)) * 64))], &B, ((((n >= 128) && (((n % 128) * 2) < 128)) ? tj::min_((tile_n * 128), (n - 128)) : (tile_n * 128)) + 0), (((i * 64) + 0) + (((0 * 1) + 0) * 64)), &full[(it % 5)]);
+          tj::tma_load_2d(&b[((((it % 5) * 8192) + 0) + ((0 + (((0 * 1) + 0) * 64)) * 64))], &B, ((((n >= 128) && (((n % 128) * 2) < 128)) ? tj::min_((tile_n * 128), ((((n - 128) + 7) / 8) * 8)) : (tile_n * 128)) + 0), (((i * 64) + 0) + (((0 * 1) + 0) * 64)), &full[(it % 5)]);
           // TmaLoad at <loc>: tma_load(b[((((it % 5) * 8192) + 4096) + ((0 + (((0 * 1) + 0) * 64)) * 64))], B{(select(((n >= 12...
-          tj::tma_load_2d(&b[((((it % 5) * 8192) + 4096) + ((0 + (((0 * 1) + 0) * 64)) * 64))], &B, ((((n >= 128) && (((n % 128) * 2) < 128)) ? tj::min_((tile_n * 128), (n - 128)) : (tile_n * 128)) + 64), (((i * 64) + 0) + (((0 * 1) + 0) * 64)), &full[(it % 5)]);
+          tj::tma_load_2d(&b[((((it % 5) * 8192) + 4096) + ((0 + (((0 * 1) + 0) * 64)) * 64))], &B, ((((n >= 128) && (((n % 128) * 2) < 128)) ? tj::min_((tile_n * 128), ((((n - 128) + 7) / 8) * 8)) : (tile_n * 128)) + 64), (((i * 64) + 0) + (((0 * 1) + 0) * 64)), &full[(it % 5)]);
           // Assign at <loc>: it = (it + 1)
           it = (it + 1);
         }
@@ -251,8 +251,8 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm(const __grid_constant_
         tj::named_barrier_sync((wg0 + 9), 128u);
         // If at <loc>: if ((%tid.x % 128) == 0) {
         if ((((int)threadIdx.x % 128) == 0)) {
-          // TmaStore at <loc>: tma_store(D{((select(((n >= 128) && (((n % 128) * 2) < 128)), min((tile_n3 * 128), (n - 128)), (t...
-          tj::tma_store_2d(&D, (((((n >= 128) && (((n % 128) * 2) < 128)) ? tj::min_((tile_n3 * 128), (n - 128)) : (tile_n3 * 128)) + 0) + 0), (((((m >= 128) && (((m % 128) * 2) < 128)) ? tj::min_((tile_m2 * 128), (m - 128)) : (tile_m2 * 128)) - (wg0 * 128)) + (0 + (wg0 * 128))), &d[(((0 * 16384) + 0) + ((0 + (wg0 * 128)) * 64))]);
+          // TmaStore at <loc>: tma_store(D{((select(((n >= 128) && (((n % 128) * 2) < 128)), min((tile_n3 * 128), ((((n - 128) +...
+          tj::tma_store_2d(&D, (((((n >= 128) && (((n % 128) * 2) < 128)) ? tj::min_((tile_n3 * 128), ((((n - 128) + 7) / 8) * 8)) : (tile_n3 * 128)) + 0) + 0), (((((m >= 128) && (((m % 128) * 2) < 128)) ? tj::min_((tile_m2 * 128), (m - 128)) : (tile_m2 * 128)) - (wg0 * 128)) + (0 + (wg0 * 128))), &d[(((0 * 16384) + 0) + ((0 + (wg0 * 128)) * 64))]);
           // BulkGroup at <loc>: bulk_commit()
           tj::bulk_commit();
         }
@@ -292,8 +292,8 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm(const __grid_constant_
         tj::named_barrier_sync((wg0 + 9), 128u);
         // If at <loc>: if ((%tid.x % 128) == 0) {
         if ((((int)threadIdx.x % 128) == 0)) {
-          // TmaStore at <loc>: tma_store(D{((select(((n >= 128) && (((n % 128) * 2) < 128)), min((tile_n3 * 128), (n - 128)), (t...
-          tj::tma_store_2d(&D, (((((n >= 128) && (((n % 128) * 2) < 128)) ? tj::min_((tile_n3 * 128), (n - 128)) : (tile_n3 * 128)) + 64) + 0), (((((m >= 128) && (((m % 128) * 2) < 128)) ? tj::min_((tile_m2 * 128), (m - 128)) : (tile_m2 * 128)) - (wg0 * 128)) + (0 + (wg0 * 128))), &d[(((1 * 16384) + 0) + ((0 + (wg0 * 128)) * 64))]);
+          // TmaStore at <loc>: tma_store(D{((select(((n >= 128) && (((n % 128) * 2) < 128)), min((tile_n3 * 128), ((((n - 128) +...
+          tj::tma_store_2d(&D, (((((n >= 128) && (((n % 128) * 2) < 128)) ? tj::min_((tile_n3 * 128), ((((n - 128) + 7) / 8) * 8)) : (tile_n3 * 128)) + 64) + 0), (((((m >= 128) && (((m % 128) * 2) < 128)) ? tj::min_((tile_m2 * 128), (m - 128)) : (tile_m2 * 128)) - (wg0 * 128)) + (0 + (wg0 * 128))), &d[(((1 * 16384) + 0) + ((0 + (wg0 * 128)) * 64))]);
           // BulkGroup at <loc>: bulk_commit()
           tj::bulk_commit();
         }

@@ -109,11 +109,11 @@ extern "C" __global__ void __launch_bounds__(512, 1) gemm(const __grid_constant_
           // TmaLoad at <loc>: tma_load(a[((((it % 4) * 12288) + 0) + ((0 + (((0 * 1) + 0) * 192)) * 64))], A{((i * 64) + 0), ((...
           tj::tma_load_2d(&a[((((it % 4) * 12288) + 0) + ((0 + (((0 * 1) + 0) * 192)) * 64))], &A, ((i * 64) + 0), (((((m >= 192) && (((m % 192) * 2) < 192)) ? tj::min_((tile_m * 192), (m - 192)) : (tile_m * 192)) + 0) + (((0 * 1) + 0) * 192)), &full[(it % 4)]);
           // TmaLoad at <loc>: tma_load(b[((((it % 4) * 12288) + 0) + ((0 + (((%cluster_ctaid.y * 1) + 0) * 32)) * 64))], B{(sel...
-          tj::tma_load_2d_multicast(&b[((((it % 4) * 12288) + 0) + ((0 + (((tj::cluster_ctaid_y() * 1) + 0) * 32)) * 64))], &B, ((((n >= 192) && (((n % 192) * 2) < 192)) ? tj::min_((tile_n * 192), (n - 192)) : (tile_n * 192)) + 0), (((i * 64) + 0) + (((tj::cluster_ctaid_y() * 1) + 0) * 32)), &full[(it % 4)], (3u << (((unsigned)tj::cluster_ctaid_x()) + (((unsigned)tj::cluster_ctaid_z()) * 2u))));
+          tj::tma_load_2d_multicast(&b[((((it % 4) * 12288) + 0) + ((0 + (((tj::cluster_ctaid_y() * 1) + 0) * 32)) * 64))], &B, ((((n >= 192) && (((n % 192) * 2) < 192)) ? tj::min_((tile_n * 192), ((((n - 192) + 7) / 8) * 8)) : (tile_n * 192)) + 0), (((i * 64) + 0) + (((tj::cluster_ctaid_y() * 1) + 0) * 32)), &full[(it % 4)], (3u << (((unsigned)tj::cluster_ctaid_x()) + (((unsigned)tj::cluster_ctaid_z()) * 2u))));
           // TmaLoad at <loc>: tma_load(b[((((it % 4) * 12288) + 4096) + ((0 + (((%cluster_ctaid.y * 1) + 0) * 32)) * 64))], B{(...
-          tj::tma_load_2d_multicast(&b[((((it % 4) * 12288) + 4096) + ((0 + (((tj::cluster_ctaid_y() * 1) + 0) * 32)) * 64))], &B, ((((n >= 192) && (((n % 192) * 2) < 192)) ? tj::min_((tile_n * 192), (n - 192)) : (tile_n * 192)) + 64), (((i * 64) + 0) + (((tj::cluster_ctaid_y() * 1) + 0) * 32)), &full[(it % 4)], (3u << (((unsigned)tj::cluster_ctaid_x()) + (((unsigned)tj::cluster_ctaid_z()) * 2u))));
+          tj::tma_load_2d_multicast(&b[((((it % 4) * 12288) + 4096) + ((0 + (((tj::cluster_ctaid_y() * 1) + 0) * 32)) * 64))], &B, ((((n >= 192) && (((n % 192) * 2) < 192)) ? tj::min_((tile_n * 192), ((((n - 192) + 7) / 8) * 8)) : (tile_n * 192)) + 64), (((i * 64) + 0) + (((tj::cluster_ctaid_y() * 1) + 0) * 32)), &full[(it % 4)], (3u << (((unsigned)tj::cluster_ctaid_x()) + (((unsigned)tj::cluster_ctaid_z()) * 2u))));
           // TmaLoad at <loc>: tma_load(b[((((it % 4) * 12288) + 8192) + ((0 + (((%cluster_ctaid.y * 1) + 0) * 32)) * 64))], B{(...
-          tj::tma_load_2d_multicast(&b[((((it % 4) * 12288) + 8192) + ((0 + (((tj::cluster_ctaid_y() * 1) + 0) * 32)) * 64))], &B, ((((n >= 192) && (((n % 192) * 2) < 192)) ? tj::min_((tile_n * 192), (n - 192)) : (tile_n * 192)) + 128), (((i * 64) + 0) + (((tj::cluster_ctaid_y() * 1) + 0) * 32)), &full[(it % 4)], (3u << (((unsigned)tj::cluster_ctaid_x()) + (((unsigned)tj::cluster_ctaid_z()) * 2u))));
+          tj::tma_load_2d_multicast(&b[((((it % 4) * 12288) + 8192) + ((0 + (((tj::cluster_ctaid_y() * 1) + 0) * 32)) * 64))], &B, ((((n >= 192) && (((n % 192) * 2) < 192)) ? tj::min_((tile_n * 192), ((((n - 192) + 7) / 8) * 8)) : (tile_n * 192)) + 128), (((i * 64) + 0) + (((tj::cluster_ctaid_y() * 1) + 0) * 32)), &full[(it % 4)], (3u << (((unsigned)tj::cluster_ctaid_x()) + (((unsigned)tj::cluster_ctaid_z()) * 2u))));
           // Assign at <loc>: it = (it + 1)
           it = (it + 1);
         }
@@ -234,8 +234,8 @@ extern "C" __global__ void __launch_bounds__(512, 1) gemm(const __grid_constant_
       tj::named_barrier_sync((wg0 + 9), 128u);
       // If at <loc>: if ((%tid.x % 128) == 0) {
       if ((((int)threadIdx.x % 128) == 0)) {
-        // TmaStore at <loc>: tma_store(D{((select(((n >= 192) && (((n % 192) * 2) < 192)), min((tile_n3 * 192), (n - 192)), (t...
-        tj::tma_store_2d(&D, (((((n >= 192) && (((n % 192) * 2) < 192)) ? tj::min_((tile_n3 * 192), (n - 192)) : (tile_n3 * 192)) + 0) + 0), ((((m >= 192) && (((m % 192) * 2) < 192)) ? tj::min_((tile_m2 * 192), (m - 192)) : (tile_m2 * 192)) + (0 + (wg0 * 64))), &d[(((0 * 6144) + 0) + ((0 + (wg0 * 64)) * 32))]);
+        // TmaStore at <loc>: tma_store(D{((select(((n >= 192) && (((n % 192) * 2) < 192)), min((tile_n3 * 192), ((((n - 192) +...
+        tj::tma_store_2d(&D, (((((n >= 192) && (((n % 192) * 2) < 192)) ? tj::min_((tile_n3 * 192), ((((n - 192) + 7) / 8) * 8)) : (tile_n3 * 192)) + 0) + 0), ((((m >= 192) && (((m % 192) * 2) < 192)) ? tj::min_((tile_m2 * 192), (m - 192)) : (tile_m2 * 192)) + (0 + (wg0 * 64))), &d[(((0 * 6144) + 0) + ((0 + (wg0 * 64)) * 32))]);
         // BulkGroup at <loc>: bulk_commit()
         tj::bulk_commit();
       }
@@ -275,8 +275,8 @@ extern "C" __global__ void __launch_bounds__(512, 1) gemm(const __grid_constant_
       tj::named_barrier_sync((wg0 + 9), 128u);
       // If at <loc>: if ((%tid.x % 128) == 0) {
       if ((((int)threadIdx.x % 128) == 0)) {
-        // TmaStore at <loc>: tma_store(D{((select(((n >= 192) && (((n % 192) * 2) < 192)), min((tile_n3 * 192), (n - 192)), (t...
-        tj::tma_store_2d(&D, (((((n >= 192) && (((n % 192) * 2) < 192)) ? tj::min_((tile_n3 * 192), (n - 192)) : (tile_n3 * 192)) + 32) + 0), ((((m >= 192) && (((m % 192) * 2) < 192)) ? tj::min_((tile_m2 * 192), (m - 192)) : (tile_m2 * 192)) + (0 + (wg0 * 64))), &d[(((1 * 6144) + 0) + ((0 + (wg0 * 64)) * 32))]);
+        // TmaStore at <loc>: tma_store(D{((select(((n >= 192) && (((n % 192) * 2) < 192)), min((tile_n3 * 192), ((((n - 192) +...
+        tj::tma_store_2d(&D, (((((n >= 192) && (((n % 192) * 2) < 192)) ? tj::min_((tile_n3 * 192), ((((n - 192) + 7) / 8) * 8)) : (tile_n3 * 192)) + 32) + 0), ((((m >= 192) && (((m % 192) * 2) < 192)) ? tj::min_((tile_m2 * 192), (m - 192)) : (tile_m2 * 192)) + (0 + (wg0 * 64))), &d[(((1 * 6144) + 0) + ((0 + (wg0 * 64)) * 32))]);
         // BulkGroup at <loc>: bulk_commit()
         tj::bulk_commit();
       }
@@ -316,8 +316,8 @@ extern "C" __global__ void __launch_bounds__(512, 1) gemm(const __grid_constant_
       tj::named_barrier_sync((wg0 + 9), 128u);
       // If at <loc>: if ((%tid.x % 128) == 0) {
       if ((((int)threadIdx.x % 128) == 0)) {
-        // TmaStore at <loc>: tma_store(D{((select(((n >= 192) && (((n % 192) * 2) < 192)), min((tile_n3 * 192), (n - 192)), (t...
-        tj::tma_store_2d(&D, (((((n >= 192) && (((n % 192) * 2) < 192)) ? tj::min_((tile_n3 * 192), (n - 192)) : (tile_n3 * 192)) + 64) + 0), ((((m >= 192) && (((m % 192) * 2) < 192)) ? tj::min_((tile_m2 * 192), (m - 192)) : (tile_m2 * 192)) + (0 + (wg0 * 64))), &d[(((0 * 6144) + 0) + ((0 + (wg0 * 64)) * 32))]);
+        // TmaStore at <loc>: tma_store(D{((select(((n >= 192) && (((n % 192) * 2) < 192)), min((tile_n3 * 192), ((((n - 192) +...
+        tj::tma_store_2d(&D, (((((n >= 192) && (((n % 192) * 2) < 192)) ? tj::min_((tile_n3 * 192), ((((n - 192) + 7) / 8) * 8)) : (tile_n3 * 192)) + 64) + 0), ((((m >= 192) && (((m % 192) * 2) < 192)) ? tj::min_((tile_m2 * 192), (m - 192)) : (tile_m2 * 192)) + (0 + (wg0 * 64))), &d[(((0 * 6144) + 0) + ((0 + (wg0 * 64)) * 32))]);
         // BulkGroup at <loc>: bulk_commit()
         tj::bulk_commit();
       }
@@ -357,8 +357,8 @@ extern "C" __global__ void __launch_bounds__(512, 1) gemm(const __grid_constant_
       tj::named_barrier_sync((wg0 + 9), 128u);
       // If at <loc>: if ((%tid.x % 128) == 0) {
       if ((((int)threadIdx.x % 128) == 0)) {
-        // TmaStore at <loc>: tma_store(D{((select(((n >= 192) && (((n % 192) * 2) < 192)), min((tile_n3 * 192), (n - 192)), (t...
-        tj::tma_store_2d(&D, (((((n >= 192) && (((n % 192) * 2) < 192)) ? tj::min_((tile_n3 * 192), (n - 192)) : (tile_n3 * 192)) + 96) + 0), ((((m >= 192) && (((m % 192) * 2) < 192)) ? tj::min_((tile_m2 * 192), (m - 192)) : (tile_m2 * 192)) + (0 + (wg0 * 64))), &d[(((1 * 6144) + 0) + ((0 + (wg0 * 64)) * 32))]);
+        // TmaStore at <loc>: tma_store(D{((select(((n >= 192) && (((n % 192) * 2) < 192)), min((tile_n3 * 192), ((((n - 192) +...
+        tj::tma_store_2d(&D, (((((n >= 192) && (((n % 192) * 2) < 192)) ? tj::min_((tile_n3 * 192), ((((n - 192) + 7) / 8) * 8)) : (tile_n3 * 192)) + 96) + 0), ((((m >= 192) && (((m % 192) * 2) < 192)) ? tj::min_((tile_m2 * 192), (m - 192)) : (tile_m2 * 192)) + (0 + (wg0 * 64))), &d[(((1 * 6144) + 0) + ((0 + (wg0 * 64)) * 32))]);
         // BulkGroup at <loc>: bulk_commit()
         tj::bulk_commit();
       }
@@ -398,8 +398,8 @@ extern "C" __global__ void __launch_bounds__(512, 1) gemm(const __grid_constant_
       tj::named_barrier_sync((wg0 + 9), 128u);
       // If at <loc>: if ((%tid.x % 128) == 0) {
       if ((((int)threadIdx.x % 128) == 0)) {
-        // TmaStore at <loc>: tma_store(D{((select(((n >= 192) && (((n % 192) * 2) < 192)), min((tile_n3 * 192), (n - 192)), (t...
-        tj::tma_store_2d(&D, (((((n >= 192) && (((n % 192) * 2) < 192)) ? tj::min_((tile_n3 * 192), (n - 192)) : (tile_n3 * 192)) + 128) + 0), ((((m >= 192) && (((m % 192) * 2) < 192)) ? tj::min_((tile_m2 * 192), (m - 192)) : (tile_m2 * 192)) + (0 + (wg0 * 64))), &d[(((0 * 6144) + 0) + ((0 + (wg0 * 64)) * 32))]);
+        // TmaStore at <loc>: tma_store(D{((select(((n >= 192) && (((n % 192) * 2) < 192)), min((tile_n3 * 192), ((((n - 192) +...
+        tj::tma_store_2d(&D, (((((n >= 192) && (((n % 192) * 2) < 192)) ? tj::min_((tile_n3 * 192), ((((n - 192) + 7) / 8) * 8)) : (tile_n3 * 192)) + 128) + 0), ((((m >= 192) && (((m % 192) * 2) < 192)) ? tj::min_((tile_m2 * 192), (m - 192)) : (tile_m2 * 192)) + (0 + (wg0 * 64))), &d[(((0 * 6144) + 0) + ((0 + (wg0 * 64)) * 32))]);
         // BulkGroup at <loc>: bulk_commit()
         tj::bulk_commit();
       }
@@ -439,8 +439,8 @@ extern "C" __global__ void __launch_bounds__(512, 1) gemm(const __grid_constant_
       tj::named_barrier_sync((wg0 + 9), 128u);
       // If at <loc>: if ((%tid.x % 128) == 0) {
       if ((((int)threadIdx.x % 128) == 0)) {
-        // TmaStore at <loc>: tma_store(D{((select(((n >= 192) && (((n % 192) * 2) < 192)), min((tile_n3 * 192), (n - 192)), (t...
-        tj::tma_store_2d(&D, (((((n >= 192) && (((n % 192) * 2) < 192)) ? tj::min_((tile_n3 * 192), (n - 192)) : (tile_n3 * 192)) + 160) + 0), ((((m >= 192) && (((m % 192) * 2) < 192)) ? tj::min_((tile_m2 * 192), (m - 192)) : (tile_m2 * 192)) + (0 + (wg0 * 64))), &d[(((1 * 6144) + 0) + ((0 + (wg0 * 64)) * 32))]);
+        // TmaStore at <loc>: tma_store(D{((select(((n >= 192) && (((n % 192) * 2) < 192)), min((tile_n3 * 192), ((((n - 192) +...
+        tj::tma_store_2d(&D, (((((n >= 192) && (((n % 192) * 2) < 192)) ? tj::min_((tile_n3 * 192), ((((n - 192) + 7) / 8) * 8)) : (tile_n3 * 192)) + 160) + 0), ((((m >= 192) && (((m % 192) * 2) < 192)) ? tj::min_((tile_m2 * 192), (m - 192)) : (tile_m2 * 192)) + (0 + (wg0 * 64))), &d[(((1 * 6144) + 0) + ((0 + (wg0 * 64)) * 32))]);
         // BulkGroup at <loc>: bulk_commit()
         tj::bulk_commit();
       }

@@ -115,9 +115,9 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm(const __grid_constant_
           // TmaLoad at <loc>: tma_load(a[((((it % 6) * 8192) + 0) + ((0 + (((0 * 1) + 0) * 256)) * 32))], A{((i * 32) + 0), ((s...
           tj::tma_load_2d(&a[((((it % 6) * 8192) + 0) + ((0 + (((0 * 1) + 0) * 256)) * 32))], &A, ((i * 32) + 0), (((((m >= 256) && (((m % 256) * 2) < 256)) ? tj::min_((tile_m * 256), (m - 256)) : (tile_m * 256)) + 0) + (((0 * 1) + 0) * 256)), &full[(it % 6)]);
           // TmaLoad at <loc>: tma_load(b[((((it % 6) * 4096) + 0) + ((0 + (((%cluster_ctaid.y * 1) + 0) * 16)) * 64))], B{(sele...
-          tj::tma_load_2d_multicast(&b[((((it % 6) * 4096) + 0) + ((0 + (((tj::cluster_ctaid_y() * 1) + 0) * 16)) * 64))], &B, ((((n >= 128) && (((n % 128) * 2) < 128)) ? tj::min_((tile_n * 128), (n - 128)) : (tile_n * 128)) + 0), (((i * 32) + 0) + (((tj::cluster_ctaid_y() * 1) + 0) * 16)), &full[(it % 6)], (3u << (((unsigned)tj::cluster_ctaid_x()) + (((unsigned)tj::cluster_ctaid_z()) * 2u))));
+          tj::tma_load_2d_multicast(&b[((((it % 6) * 4096) + 0) + ((0 + (((tj::cluster_ctaid_y() * 1) + 0) * 16)) * 64))], &B, ((((n >= 128) && (((n % 128) * 2) < 128)) ? tj::min_((tile_n * 128), ((((n - 128) + 7) / 8) * 8)) : (tile_n * 128)) + 0), (((i * 32) + 0) + (((tj::cluster_ctaid_y() * 1) + 0) * 16)), &full[(it % 6)], (3u << (((unsigned)tj::cluster_ctaid_x()) + (((unsigned)tj::cluster_ctaid_z()) * 2u))));
           // TmaLoad at <loc>: tma_load(b[((((it % 6) * 4096) + 2048) + ((0 + (((%cluster_ctaid.y * 1) + 0) * 16)) * 64))], B{(s...
-          tj::tma_load_2d_multicast(&b[((((it % 6) * 4096) + 2048) + ((0 + (((tj::cluster_ctaid_y() * 1) + 0) * 16)) * 64))], &B, ((((n >= 128) && (((n % 128) * 2) < 128)) ? tj::min_((tile_n * 128), (n - 128)) : (tile_n * 128)) + 64), (((i * 32) + 0) + (((tj::cluster_ctaid_y() * 1) + 0) * 16)), &full[(it % 6)], (3u << (((unsigned)tj::cluster_ctaid_x()) + (((unsigned)tj::cluster_ctaid_z()) * 2u))));
+          tj::tma_load_2d_multicast(&b[((((it % 6) * 4096) + 2048) + ((0 + (((tj::cluster_ctaid_y() * 1) + 0) * 16)) * 64))], &B, ((((n >= 128) && (((n % 128) * 2) < 128)) ? tj::min_((tile_n * 128), ((((n - 128) + 7) / 8) * 8)) : (tile_n * 128)) + 64), (((i * 32) + 0) + (((tj::cluster_ctaid_y() * 1) + 0) * 16)), &full[(it % 6)], (3u << (((unsigned)tj::cluster_ctaid_x()) + (((unsigned)tj::cluster_ctaid_z()) * 2u))));
           // Assign at <loc>: it = (it + 1)
           it = (it + 1);
         }
@@ -238,8 +238,8 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm(const __grid_constant_
       tj::named_barrier_sync((wg0 + 9), 128u);
       // If at <loc>: if ((%tid.x % 128) == 0) {
       if ((((int)threadIdx.x % 128) == 0)) {
-        // TmaStore at <loc>: tma_store(D{((select(((n >= 128) && (((n % 128) * 2) < 128)), min((tile_n3 * 128), (n - 128)), (t...
-        tj::tma_store_2d(&D, (((((n >= 128) && (((n % 128) * 2) < 128)) ? tj::min_((tile_n3 * 128), (n - 128)) : (tile_n3 * 128)) + 0) + 0), ((((m >= 256) && (((m % 256) * 2) < 256)) ? tj::min_((tile_m2 * 256), (m - 256)) : (tile_m2 * 256)) + (0 + (wg0 * 128))), &d[(((0 * 16384) + 0) + ((0 + (wg0 * 128)) * 64))]);
+        // TmaStore at <loc>: tma_store(D{((select(((n >= 128) && (((n % 128) * 2) < 128)), min((tile_n3 * 128), ((((n - 128) +...
+        tj::tma_store_2d(&D, (((((n >= 128) && (((n % 128) * 2) < 128)) ? tj::min_((tile_n3 * 128), ((((n - 128) + 7) / 8) * 8)) : (tile_n3 * 128)) + 0) + 0), ((((m >= 256) && (((m % 256) * 2) < 256)) ? tj::min_((tile_m2 * 256), (m - 256)) : (tile_m2 * 256)) + (0 + (wg0 * 128))), &d[(((0 * 16384) + 0) + ((0 + (wg0 * 128)) * 64))]);
         // BulkGroup at <loc>: bulk_commit()
         tj::bulk_commit();
       }
@@ -279,8 +279,8 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm(const __grid_constant_
       tj::named_barrier_sync((wg0 + 9), 128u);
       // If at <loc>: if ((%tid.x % 128) == 0) {
       if ((((int)threadIdx.x % 128) == 0)) {
-        // TmaStore at <loc>: tma_store(D{((select(((n >= 128) && (((n % 128) * 2) < 128)), min((tile_n3 * 128), (n - 128)), (t...
-        tj::tma_store_2d(&D, (((((n >= 128) && (((n % 128) * 2) < 128)) ? tj::min_((tile_n3 * 128), (n - 128)) : (tile_n3 * 128)) + 64) + 0), ((((m >= 256) && (((m % 256) * 2) < 256)) ? tj::min_((tile_m2 * 256), (m - 256)) : (tile_m2 * 256)) + (0 + (wg0 * 128))), &d[(((1 * 16384) + 0) + ((0 + (wg0 * 128)) * 64))]);
+        // TmaStore at <loc>: tma_store(D{((select(((n >= 128) && (((n % 128) * 2) < 128)), min((tile_n3 * 128), ((((n - 128) +...
+        tj::tma_store_2d(&D, (((((n >= 128) && (((n % 128) * 2) < 128)) ? tj::min_((tile_n3 * 128), ((((n - 128) + 7) / 8) * 8)) : (tile_n3 * 128)) + 64) + 0), ((((m >= 256) && (((m % 256) * 2) < 256)) ? tj::min_((tile_m2 * 256), (m - 256)) : (tile_m2 * 256)) + (0 + (wg0 * 128))), &d[(((1 * 16384) + 0) + ((0 + (wg0 * 128)) * 64))]);
         // BulkGroup at <loc>: bulk_commit()
         tj::bulk_commit();
       }

@@ -109,7 +109,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm(const __grid_constant_
           // TmaLoad at <loc>: tma_load(a[((((it % 4) * 8192) + 0) + ((0 + (((0 * 1) + 0) * 128)) * 64))], A{((i * 64) + 0), ((s...
           tj::tma_load_2d(&a[((((it % 4) * 8192) + 0) + ((0 + (((0 * 1) + 0) * 128)) * 64))], &A, ((i * 64) + 0), (((((m >= 128) && (((m % 128) * 2) < 128)) ? tj::min_((tile_m * 128), (m - 128)) : (tile_m * 128)) + 0) + (((0 * 1) + 0) * 128)), &full[(it % 4)]);
           // TmaLoad at <loc>: tma_load(b[((((it % 4) * 16384) + 0) + ((0 + (((%cluster_ctaid.y * 1) + 0) * 128)) * 64))], B{((i...
-          tj::tma_load_2d_multicast(&b[((((it % 4) * 16384) + 0) + ((0 + (((tj::cluster_ctaid_y() * 1) + 0) * 128)) * 64))], &B, ((i * 64) + 0), (((((n >= 256) && (((n % 256) * 2) < 256)) ? tj::min_((tile_n * 256), (n - 256)) : (tile_n * 256)) + 0) + (((tj::cluster_ctaid_y() * 1) + 0) * 128)), &full[(it % 4)], (3u << (((unsigned)tj::cluster_ctaid_x()) + (((unsigned)tj::cluster_ctaid_z()) * 2u))));
+          tj::tma_load_2d_multicast(&b[((((it % 4) * 16384) + 0) + ((0 + (((tj::cluster_ctaid_y() * 1) + 0) * 128)) * 64))], &B, ((i * 64) + 0), (((((n >= 256) && (((n % 256) * 2) < 256)) ? tj::min_((tile_n * 256), ((((n - 256) + 7) / 8) * 8)) : (tile_n * 256)) + 0) + (((tj::cluster_ctaid_y() * 1) + 0) * 128)), &full[(it % 4)], (3u << (((unsigned)tj::cluster_ctaid_x()) + (((unsigned)tj::cluster_ctaid_z()) * 2u))));
           // Assign at <loc>: it = (it + 1)
           it = (it + 1);
         }
@@ -142,10 +142,10 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm(const __grid_constant_
       int tile_m2 = (((tj_sched1_first_row + (tj_sched1_in_group % tj_sched1_group_rows)) * 2) + tj::cluster_ctaid_y());
       // Declare at <loc>: let tile_n3: i32 = (((tj_sched1_in_group / tj_sched1_group_rows) * 1) + %cluster_ctaid.x)
       int tile_n3 = (((tj_sched1_in_group / tj_sched1_group_rows) * 1) + tj::cluster_ctaid_x());
-      // Declare at <loc>: let vec: f32 = bias[min(((select(((n >= 256) && (((n % 256) * 2) < 256)), min((tile_n3 * 256), (n...
-      float vec = bias[tj::min_((((((n >= 256) && (((n % 256) * 2) < 256)) ? tj::min_((tile_n3 * 256), (n - 256)) : (tile_n3 * 256)) + 0) + ((int)threadIdx.x % 128)), (n - 1))];
+      // Declare at <loc>: let vec: f32 = bias[min(((select(((n >= 256) && (((n % 256) * 2) < 256)), min((tile_n3 * 256), ((...
+      float vec = bias[tj::min_((((((n >= 256) && (((n % 256) * 2) < 256)) ? tj::min_((tile_n3 * 256), ((((n - 256) + 7) / 8) * 8)) : (tile_n3 * 256)) + 0) + ((int)threadIdx.x % 128)), (n - 1))];
       // Declare at <loc>: let vec4: f32 = bias[min(((select(((n >= 256) && (((n % 256) * 2) < 256)), min((tile_n3 * 256), (...
-      float vec4 = bias[tj::min_((((((n >= 256) && (((n % 256) * 2) < 256)) ? tj::min_((tile_n3 * 256), (n - 256)) : (tile_n3 * 256)) + 128) + ((int)threadIdx.x % 128)), (n - 1))];
+      float vec4 = bias[tj::min_((((((n >= 256) && (((n % 256) * 2) < 256)) ? tj::min_((tile_n3 * 256), ((((n - 256) + 7) / 8) * 8)) : (tile_n3 * 256)) + 128) + ((int)threadIdx.x % 128)), (n - 1))];
       // For at <loc>: for i5 in [0, (((k + 64) - 1) / 64)) step 1 {
       for (int i5 = 0; i5 < (((k + 64) - 1) / 64); i5 += 1) {
         // MbarrierWait at <loc>: wait_local(full[(it1 % 4)])
@@ -241,8 +241,8 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm(const __grid_constant_
       tj::named_barrier_sync((wg0 + 9), 128u);
       // If at <loc>: if ((%tid.x % 128) == 0) {
       if ((((int)threadIdx.x % 128) == 0)) {
-        // TmaStore at <loc>: tma_store(D{((select(((n >= 256) && (((n % 256) * 2) < 256)), min((tile_n3 * 256), (n - 256)), (t...
-        tj::tma_store_2d(&D, (((((n >= 256) && (((n % 256) * 2) < 256)) ? tj::min_((tile_n3 * 256), (n - 256)) : (tile_n3 * 256)) + 0) + 0), ((((m >= 128) && (((m % 128) * 2) < 128)) ? tj::min_((tile_m2 * 128), (m - 128)) : (tile_m2 * 128)) + (0 + (wg0 * 64))), &d[(((0 * 8192) + 0) + ((0 + (wg0 * 64)) * 64))]);
+        // TmaStore at <loc>: tma_store(D{((select(((n >= 256) && (((n % 256) * 2) < 256)), min((tile_n3 * 256), ((((n - 256) +...
+        tj::tma_store_2d(&D, (((((n >= 256) && (((n % 256) * 2) < 256)) ? tj::min_((tile_n3 * 256), ((((n - 256) + 7) / 8) * 8)) : (tile_n3 * 256)) + 0) + 0), ((((m >= 128) && (((m % 128) * 2) < 128)) ? tj::min_((tile_m2 * 128), (m - 128)) : (tile_m2 * 128)) + (0 + (wg0 * 64))), &d[(((0 * 8192) + 0) + ((0 + (wg0 * 64)) * 64))]);
         // BulkGroup at <loc>: bulk_commit()
         tj::bulk_commit();
       }
@@ -283,8 +283,8 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm(const __grid_constant_
       tj::named_barrier_sync((wg0 + 9), 128u);
       // If at <loc>: if ((%tid.x % 128) == 0) {
       if ((((int)threadIdx.x % 128) == 0)) {
-        // TmaStore at <loc>: tma_store(D{((select(((n >= 256) && (((n % 256) * 2) < 256)), min((tile_n3 * 256), (n - 256)), (t...
-        tj::tma_store_2d(&D, (((((n >= 256) && (((n % 256) * 2) < 256)) ? tj::min_((tile_n3 * 256), (n - 256)) : (tile_n3 * 256)) + 64) + 0), ((((m >= 128) && (((m % 128) * 2) < 128)) ? tj::min_((tile_m2 * 128), (m - 128)) : (tile_m2 * 128)) + (0 + (wg0 * 64))), &d[(((1 * 8192) + 0) + ((0 + (wg0 * 64)) * 64))]);
+        // TmaStore at <loc>: tma_store(D{((select(((n >= 256) && (((n % 256) * 2) < 256)), min((tile_n3 * 256), ((((n - 256) +...
+        tj::tma_store_2d(&D, (((((n >= 256) && (((n % 256) * 2) < 256)) ? tj::min_((tile_n3 * 256), ((((n - 256) + 7) / 8) * 8)) : (tile_n3 * 256)) + 64) + 0), ((((m >= 128) && (((m % 128) * 2) < 128)) ? tj::min_((tile_m2 * 128), (m - 128)) : (tile_m2 * 128)) + (0 + (wg0 * 64))), &d[(((1 * 8192) + 0) + ((0 + (wg0 * 64)) * 64))]);
         // BulkGroup at <loc>: bulk_commit()
         tj::bulk_commit();
       }
@@ -325,8 +325,8 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm(const __grid_constant_
       tj::named_barrier_sync((wg0 + 9), 128u);
       // If at <loc>: if ((%tid.x % 128) == 0) {
       if ((((int)threadIdx.x % 128) == 0)) {
-        // TmaStore at <loc>: tma_store(D{((select(((n >= 256) && (((n % 256) * 2) < 256)), min((tile_n3 * 256), (n - 256)), (t...
-        tj::tma_store_2d(&D, (((((n >= 256) && (((n % 256) * 2) < 256)) ? tj::min_((tile_n3 * 256), (n - 256)) : (tile_n3 * 256)) + 128) + 0), ((((m >= 128) && (((m % 128) * 2) < 128)) ? tj::min_((tile_m2 * 128), (m - 128)) : (tile_m2 * 128)) + (0 + (wg0 * 64))), &d[(((0 * 8192) + 0) + ((0 + (wg0 * 64)) * 64))]);
+        // TmaStore at <loc>: tma_store(D{((select(((n >= 256) && (((n % 256) * 2) < 256)), min((tile_n3 * 256), ((((n - 256) +...
+        tj::tma_store_2d(&D, (((((n >= 256) && (((n % 256) * 2) < 256)) ? tj::min_((tile_n3 * 256), ((((n - 256) + 7) / 8) * 8)) : (tile_n3 * 256)) + 128) + 0), ((((m >= 128) && (((m % 128) * 2) < 128)) ? tj::min_((tile_m2 * 128), (m - 128)) : (tile_m2 * 128)) + (0 + (wg0 * 64))), &d[(((0 * 8192) + 0) + ((0 + (wg0 * 64)) * 64))]);
         // BulkGroup at <loc>: bulk_commit()
         tj::bulk_commit();
       }
@@ -367,8 +367,8 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm(const __grid_constant_
       tj::named_barrier_sync((wg0 + 9), 128u);
       // If at <loc>: if ((%tid.x % 128) == 0) {
       if ((((int)threadIdx.x % 128) == 0)) {
-        // TmaStore at <loc>: tma_store(D{((select(((n >= 256) && (((n % 256) * 2) < 256)), min((tile_n3 * 256), (n - 256)), (t...
-        tj::tma_store_2d(&D, (((((n >= 256) && (((n % 256) * 2) < 256)) ? tj::min_((tile_n3 * 256), (n - 256)) : (tile_n3 * 256)) + 192) + 0), ((((m >= 128) && (((m % 128) * 2) < 128)) ? tj::min_((tile_m2 * 128), (m - 128)) : (tile_m2 * 128)) + (0 + (wg0 * 64))), &d[(((1 * 8192) + 0) + ((0 + (wg0 * 64)) * 64))]);
+        // TmaStore at <loc>: tma_store(D{((select(((n >= 256) && (((n % 256) * 2) < 256)), min((tile_n3 * 256), ((((n - 256) +...
+        tj::tma_store_2d(&D, (((((n >= 256) && (((n % 256) * 2) < 256)) ? tj::min_((tile_n3 * 256), ((((n - 256) + 7) / 8) * 8)) : (tile_n3 * 256)) + 192) + 0), ((((m >= 128) && (((m % 128) * 2) < 128)) ? tj::min_((tile_m2 * 128), (m - 128)) : (tile_m2 * 128)) + (0 + (wg0 * 64))), &d[(((1 * 8192) + 0) + ((0 + (wg0 * 64)) * 64))]);
         // BulkGroup at <loc>: bulk_commit()
         tj::bulk_commit();
       }
