@@ -17,7 +17,10 @@ std::vector<ParamSpec> Attention::params() const {
           {"heads", 16, 1, 65535, "heads (batch x heads at most 65535: one grid row each)"},
           {"seq_q", 4096, 1, 1 << 24, "queries per head"},
           {"seq_k", 4096, 1, 1 << 24, "keys (and values) per head"},
-          {"head_dim", 128, 64, 256, "d, the length of each query, key and value: 64, 128 or 256"},
+          {"head_dim", 128, 8, 256,
+           "d, the length of each query, key and value: a multiple of 8 up to 256. The kernel's tiles hold 64, 128 or 256 "
+           "(one, two or four 128-byte panels), the least that holds d, with the columns past d zeros: a d between them "
+           "(96, 192) costs the larger one's MMAs"},
           {"causal", 0, 0, 1, "1: query i sees keys j <= i (top-left aligned); 0: every key"},
           {"consumers", 2, 1, 2, "consumer warpgroups, 64 query rows each: a CTA's query block is 64 x consumers rows"},
           {"block_n", 0, 0, 256,
@@ -47,7 +50,7 @@ AttentionSchedule attention_auto_schedule(const AttentionShape& s, unsigned bloc
   // on every length, and at d 128 up to 32 key blocks per unit (64 when causal); on longer
   // d 128 units and at d 256 (no room for a second Q) one CTA per unit from the grid does.
   const int64_t key_blocks = (s.seq_k + block_n - 1) / block_n;
-  const bool persistent = s.head_dim <= 64 || (s.head_dim <= 128 && key_blocks <= (s.causal ? 64 : 32));
+  const bool persistent = s.panel_dim() <= 64 || (s.panel_dim() <= 128 && key_blocks <= (s.causal ? 64 : 32));
   if (!persistent) return AttentionSchedule::Grid;
   return s.causal ? AttentionSchedule::Dynamic : AttentionSchedule::Static;
 }
@@ -56,7 +59,7 @@ AttentionTiling attention_tiling(const Config& c) {
   AttentionTiling t;
   t.consumers = unsigned(c.param("consumers"));
   t.block_n = unsigned(c.param("block_n"));
-  if (t.block_n == 0) t.block_n = attention_default_block_n(c.param("head_dim"));
+  if (t.block_n == 0) t.block_n = attention_default_block_n(attention_shape(c).panel_dim());
   t.stages = unsigned(c.param("stages"));
   const int64_t schedule = c.param("schedule");
   const bool automatic = schedule == 3;
@@ -77,21 +80,21 @@ std::vector<ConfigProblem> Attention::check_config(const Config& c) const {
   const AttentionShape s = attention_shape(c);
   const AttentionTiling t = attention_tiling(c);
   need(c.cluster.count() == 1, "cluster", "attention runs without clusters: use cluster 1");
-  need(s.head_dim == 64 || s.head_dim == 128 || s.head_dim == 256, "params.head_dim",
-       "head_dim = " + str(uint64_t(s.head_dim)) +
-           ": the kernel takes d = 64, 128 or 256 (one, two or four 128-byte panels of bf16)");
+  need(s.head_dim % 8 == 0, "params.head_dim",
+       "head_dim = " + str(uint64_t(s.head_dim)) + ": rows of Q, K, V and O must be a multiple of 16 bytes for TMA: use a "
+       "multiple of 8 (the kernel holds d in 64, 128 or 256 columns)");
   need(t.block_n % 64 == 0, "params.block_n", "block_n = " + str(t.block_n) + " must be a multiple of 64");
   need(s.batch * s.heads <= 65535, "params.heads",
        "batch x heads = " + str(uint64_t(s.batch * s.heads)) + ": one grid row per (batch, head) allows at most 65535");
   const unsigned regs = attention_fragment_registers(s, t), budget = attention_consumer_registers(t.consumers);
   need(regs + codegen::kMmaRoleOverheadRegisters <= budget, "params.block_n",
-       "a consumer warpgroup holds S (64 x " + str(t.block_n) + "), O (64 x " + str(uint64_t(s.head_dim)) +
+       "a consumer warpgroup holds S (64 x " + str(t.block_n) + "), O (64 x " + str(uint64_t(s.panel_dim())) +
            "), P in bf16 and its row fragments: " + str(regs) + " registers per thread plus about " +
            str(codegen::kMmaRoleOverheadRegisters) + " more; a consumer of " + str(t.consumers) + " has " + str(budget) +
            ": use a smaller block_n");
   const uint64_t smem = attention_smem_bytes(s, t);
   need(smem <= kSmemPerCta, "params.stages",
-       str(t.stages) + " stages of K and V (" + str(t.block_n) + " x " + str(uint64_t(s.head_dim)) + " each) plus Q, which also holds the output (" +
+       str(t.stages) + " stages of K and V (" + str(t.block_n) + " x " + str(uint64_t(s.panel_dim())) + " each) plus Q, which also holds the output (" +
            str(t.block_m()) + " rows), and the logsumexp rows need " + str(smem) + " bytes of shared memory; a CTA has " + str(kSmemPerCta) +
            ": use fewer stages or a smaller block_n");
   return out;

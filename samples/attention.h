@@ -32,6 +32,10 @@ namespace tj::samples {
 struct AttentionShape {
   int64_t batch = 1, heads = 1, seq_q = 1, seq_k = 1, head_dim = 64;
   bool causal = false;
+  // The d the kernel's tiles hold: 64, 128 or 256 (one, two or four 128-byte panels of bf16),
+  // the least of them that holds head_dim. TMA fills the columns past head_dim with zeros
+  // (they add nothing to Q K^T, and P V's are never stored); the scale is head_dim's.
+  int64_t panel_dim() const { return head_dim <= 64 ? 64 : head_dim <= 128 ? 128 : 256; }
   int64_t rows_q() const { return batch * heads * seq_q; }
   int64_t rows_k() const { return batch * heads * seq_k; }
   // 4 b h sq sk d (two GEMMs of 2 flops per multiply-add), halved when causal.

@@ -80,11 +80,11 @@ unsigned attention_consumer_registers(unsigned consumers) {
 
 unsigned attention_fragment_registers(const AttentionShape& s, const AttentionTiling& t) {
   // S and O as f32 (64 x n / 128 threads), P as bf16 pairs, four row fragments of 2.
-  return 64 * t.block_n / 128 + 64 * unsigned(s.head_dim) / 128 + 64 * t.block_n / 256 + 4 * 2;
+  return 64 * t.block_n / 128 + 64 * unsigned(s.panel_dim()) / 128 + 64 * t.block_n / 256 + 4 * 2;
 }
 
 uint64_t attention_smem_bytes(const AttentionShape& s, const AttentionTiling& t) {
-  const uint64_t d = uint64_t(s.head_dim), bm = t.block_m();
+  const uint64_t d = uint64_t(s.panel_dim()), bm = t.block_m();
   // Q (bf16, also the output's tile) per Q buffer, K and V per stage, the logsumexp rows, alignment and barriers.
   return uint64_t(t.q_stages) * bm * d * 2 + uint64_t(t.stages) * 2 * t.block_n * d * 2 + bm * kLseCols * 4 + 1024;
 }
@@ -92,7 +92,7 @@ uint64_t attention_smem_bytes(const AttentionShape& s, const AttentionTiling& t)
 ir::Kernel build_attention_kernel(const AttentionShape& s, const AttentionTiling& t) {
   KernelBuilder k("attention");
   k.threads(t.threads());
-  const unsigned d = unsigned(s.head_dim), bm = t.block_m(), bn = t.block_n, stages = t.stages;
+  const unsigned d = unsigned(s.panel_dim()), bm = t.block_m(), bn = t.block_n, stages = t.stages;  // d: the tiles' (c: head_dim's)
   const ir::Scalar bf = ir::Scalar::BF16;
   // Q, and the output on its way out: each consumer warpgroup writes O / l over its own
   // 64 rows once the MMAs that read them have completed (at d 256 a separate output tile

@@ -1,7 +1,8 @@
 // The attention sample on the GPU against softmax attention in double (the instance's
 // check: O and the logsumexp at every row of three heads, or a sample of rows of long
 // heads, within a bound from P's and O's bf16 roundings): lengths that are and are not
-// multiples of the blocks, causal and not, d 64, 128 and 256, one and two consumers.
+// multiples of the blocks, causal and not, d 64, 128 and 256 and d between them (8 to 248),
+// one and two consumers.
 // Every head dim writes O through its consumer's rows of the Q tile.
 #include "tests/gpu/gpu_fixture.h"
 
@@ -77,6 +78,14 @@ TEST_CASE("attention: lengths, causal masks and head dims against softmax in dou
       {1, 2, 517, 333, 256, true},
       {2, 4, 1024, 1024, 256, false, {{"consumers", 1}}},
       {2, 4, 777, 1031, 256, true, {{"consumers", 1}}},
+      // d between the panels: the tiles hold 64, 128 or 256 columns, TMA's zeros past d
+      {2, 3, 200, 300, 96, false},
+      {2, 2, 1000, 1000, 96, true},
+      {1, 2, 333, 517, 40, true},
+      {2, 3, 300, 200, 8, false},
+      {2, 3, 200, 300, 136, false},                  // the fourth panel wholly past d
+      {1, 2, 517, 333, 192, true},
+      {1, 2, 1000, 1000, 248, false},
   };
   for (size_t i = 0; i < cases.size(); ++i) check(cases[i], 500 + i);
 }

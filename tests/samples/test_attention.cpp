@@ -43,10 +43,13 @@ TEST_CASE("attention: sm_90a PTX has wgmma with register A, 3-D TMA and ex2.appr
       {{"head_dim", 256}, {"schedule", 1}},
       {{"head_dim", 256}, {"schedule", 2}, {"causal", 1}},
       {{"head_dim", 256}, {"consumers", 1}},
+      {{"head_dim", 96}},                                          // d between panels: the tiles hold 128
+      {{"head_dim", 40}, {"causal", 1}},                           // ... 64
+      {{"head_dim", 192}},                                         // ... 256
   };
   for (const auto& params : cases) {
     samples::Config cfg = attention_config(params);
-    const unsigned d = unsigned(cfg.param("head_dim")), bn = samples::attention_tiling(cfg).block_n;
+    const unsigned d = unsigned(samples::attention_shape(cfg).panel_dim()), bn = samples::attention_tiling(cfg).block_n;
     INFO("head_dim " << d << " block_n " << bn << " causal " << cfg.param("causal") << " consumers " << cfg.param("consumers"));
     REQUIRE(problems(cfg).empty());
     codegen::Lowered l = codegen::lower(s->build(cfg), codegen::Target::sm90a());
@@ -71,8 +74,13 @@ TEST_CASE("attention: sm_90a PTX has wgmma with register A, 3-D TMA and ex2.appr
 TEST_CASE("attention: check_config refuses at the spec's fields", "[samples][attention][config]") {
   using P = std::vector<std::pair<std::string, std::string>>;
   CHECK(problems(attention_config({})).empty());
-  CHECK(problems(attention_config({{"head_dim", 96}})) ==
-        P{{"params.head_dim", "head_dim = 96: the kernel takes d = 64, 128 or 256 (one, two or four 128-byte panels of bf16)"}});
+  CHECK(problems(attention_config({{"head_dim", 100}})) ==
+        P{{"params.head_dim", "head_dim = 100: rows of Q, K, V and O must be a multiple of 16 bytes for TMA: use a multiple of 8 "
+                              "(the kernel holds d in 64, 128 or 256 columns)"}});
+  for (int64_t d : {8, 40, 96, 136, 192, 248}) {
+    INFO("head_dim " << d);
+    CHECK(problems(attention_config({{"head_dim", d}})).empty());
+  }
   CHECK(problems(attention_config({{"block_n", 96}, {"head_dim", 64}})) == P{{"params.block_n", "block_n = 96 must be a multiple of 64"}});
   CHECK(problems(attention_config({{"block_n", 256}})) ==
         P{{"params.block_n",
@@ -98,8 +106,6 @@ TEST_CASE("attention: check_config refuses at the spec's fields", "[samples][att
         P{{"params.stages",
            "3 stages of K and V (64 x 256 each) plus Q, which also holds the output (128 rows), and the logsumexp rows need "
            "279552 bytes of shared memory; a CTA has 232448: use fewer stages or a smaller block_n"}});
-  CHECK(problems(attention_config({{"head_dim", 192}, {"block_n", 64}})) ==
-        P{{"params.head_dim", "head_dim = 192: the kernel takes d = 64, 128 or 256 (one, two or four 128-byte panels of bf16)"}});
   CHECK(problems(attention_config({{"batch", 300}, {"heads", 256}})) ==
         P{{"params.heads", "batch x heads = 76800: one grid row per (batch, head) allows at most 65535"}});
   samples::Config clustered = attention_config({});
