@@ -18,9 +18,9 @@ std::vector<ParamSpec> Attention::params() const {
           {"seq_q", 4096, 1, 1 << 24, "queries per head"},
           {"seq_k", 4096, 1, 1 << 24, "keys (and values) per head"},
           {"head_dim", 128, 8, 256,
-           "d, the length of each query, key and value: a multiple of 8 up to 256. The kernel's tiles hold 64, 128 or 256 "
-           "(one, two or four 128-byte panels), the least that holds d, with the columns past d zeros: a d between them "
-           "(96, 192) costs the larger one's MMAs"},
+           "d, the length of each query, key and value: a multiple of 8 up to 256. The kernel's tiles hold d rounded up "
+           "to whole 128-byte panels (64, 128, 192 or 256 columns), the columns past d zeros: a d between them (96, 160) "
+           "costs the larger one's MMAs"},
           {"causal", 0, 0, 1, "1: query i sees keys j <= i (top-left aligned); 0: every key"},
           {"consumers", 2, 1, 2, "consumer warpgroups, 64 query rows each: a CTA's query block is 64 x consumers rows"},
           {"block_n", 0, 0, 256,
@@ -82,7 +82,7 @@ std::vector<ConfigProblem> Attention::check_config(const Config& c) const {
   need(c.cluster.count() == 1, "cluster", "attention runs without clusters: use cluster 1");
   need(s.head_dim % 8 == 0, "params.head_dim",
        "head_dim = " + str(uint64_t(s.head_dim)) + ": rows of Q, K, V and O must be a multiple of 16 bytes for TMA: use a "
-       "multiple of 8 (the kernel holds d in 64, 128 or 256 columns)");
+       "multiple of 8 (the kernel holds d in 64, 128, 192 or 256 columns)");
   need(t.block_n % 64 == 0, "params.block_n", "block_n = " + str(t.block_n) + " must be a multiple of 64");
   need(s.batch * s.heads <= 65535, "params.heads",
        "batch x heads = " + str(uint64_t(s.batch * s.heads)) + ": one grid row per (batch, head) allows at most 65535");

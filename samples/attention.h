@@ -15,7 +15,8 @@
 // S = Q K^T on the tensor cores, the online softmax in registers
 // (running row max m and row sum l, O rescaled by 2^(m_old - m_new)), O += P V with
 // P converted to bf16 in registers as the MMA's A operand, then O / l through the
-// warpgroup's own rows of the Q tile and a TMA store. d is 64, 128 or 256. The tensors are viewed by TMA as 3-D (d, seq,
+// warpgroup's own rows of the Q tile and a TMA store. d is any multiple of 8 up to 256,
+// held in 64, 128, 192 or 256 columns. The tensors are viewed by TMA as 3-D (d, seq,
 // batch * head), so a block that runs past seq is zero-filled on load and clipped
 // on store within its own head; keys past seq_k are masked with -inf.
 #pragma once
@@ -32,10 +33,10 @@ namespace tj::samples {
 struct AttentionShape {
   int64_t batch = 1, heads = 1, seq_q = 1, seq_k = 1, head_dim = 64;
   bool causal = false;
-  // The d the kernel's tiles hold: 64, 128 or 256 (one, two or four 128-byte panels of bf16),
-  // the least of them that holds head_dim. TMA fills the columns past head_dim with zeros
-  // (they add nothing to Q K^T, and P V's are never stored); the scale is head_dim's.
-  int64_t panel_dim() const { return head_dim <= 64 ? 64 : head_dim <= 128 ? 128 : 256; }
+  // The d the kernel's tiles hold: head_dim rounded up to whole 128-byte panels of bf16 (64,
+  // 128, 192 or 256). TMA fills the columns past head_dim with zeros (they add nothing to
+  // Q K^T, and P V's are never stored); the scale is head_dim's.
+  int64_t panel_dim() const { return (head_dim + 63) / 64 * 64; }
   int64_t rows_q() const { return batch * heads * seq_q; }
   int64_t rows_k() const { return batch * heads * seq_k; }
   // 4 b h sq sk d (two GEMMs of 2 flops per multiply-add), halved when causal.

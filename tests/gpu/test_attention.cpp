@@ -1,7 +1,7 @@
 // The attention sample on the GPU against softmax attention in double (the instance's
 // check: O and the logsumexp at every row of three heads, or a sample of rows of long
 // heads, within a bound from P's and O's bf16 roundings): lengths that are and are not
-// multiples of the blocks, causal and not, d 64, 128 and 256 and d between them (8 to 248),
+// multiples of the blocks, causal and not, d 64, 128, 192 and 256 and d between them (8 to 248),
 // one and two consumers.
 // Every head dim writes O through its consumer's rows of the Q tile.
 #include "tests/gpu/gpu_fixture.h"
@@ -83,7 +83,10 @@ TEST_CASE("attention: lengths, causal masks and head dims against softmax in dou
       {2, 2, 1000, 1000, 96, true},
       {1, 2, 333, 517, 40, true},
       {2, 3, 300, 200, 8, false},
-      {2, 3, 200, 300, 136, false},                  // the fourth panel wholly past d
+      {2, 3, 200, 300, 136, false},                  // three panels, the third 8 columns of d
+      {2, 3, 300, 200, 192, false},                  // three whole panels
+      {2, 4, 777, 1031, 192, true, {{"consumers", 1}}},
+      {1, 2, 1000, 1000, 160, true},
       {1, 2, 517, 333, 192, true},
       {1, 2, 1000, 1000, 248, false},
   };

@@ -45,7 +45,8 @@ TEST_CASE("attention: sm_90a PTX has wgmma with register A, 3-D TMA and ex2.appr
       {{"head_dim", 256}, {"consumers", 1}},
       {{"head_dim", 96}},                                          // d between panels: the tiles hold 128
       {{"head_dim", 40}, {"causal", 1}},                           // ... 64
-      {{"head_dim", 192}},                                         // ... 256
+      {{"head_dim", 192}},                                         // three panels
+      {{"head_dim", 136}, {"causal", 1}},                          // ... 192
   };
   for (const auto& params : cases) {
     samples::Config cfg = attention_config(params);
@@ -76,7 +77,7 @@ TEST_CASE("attention: check_config refuses at the spec's fields", "[samples][att
   CHECK(problems(attention_config({})).empty());
   CHECK(problems(attention_config({{"head_dim", 100}})) ==
         P{{"params.head_dim", "head_dim = 100: rows of Q, K, V and O must be a multiple of 16 bytes for TMA: use a multiple of 8 "
-                              "(the kernel holds d in 64, 128 or 256 columns)"}});
+                              "(the kernel holds d in 64, 128, 192 or 256 columns)"}});
   for (int64_t d : {8, 40, 96, 136, 192, 248}) {
     INFO("head_dim " << d);
     CHECK(problems(attention_config({{"head_dim", d}})).empty());
