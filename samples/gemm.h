@@ -145,6 +145,18 @@ inline constexpr unsigned kGemmNarrowRows = 64, kGemmNarrowCols = 128;
 // 1408x512x8192; at K 4096 0.94x (896x768) and 1.02x (1408x512). In 2 splits (each
 // config against cuBLAS in its own process) 0.78-1.11x, so those keep the narrow tile.
 inline constexpr uint64_t kGemmNarrowYieldSplits = 3;
+// The narrow tile unsplit narrows from kGemmNarrowCols in 16-column steps (tn, down to
+// kGemmMinPackedBn) where its pairs still fit one wave, taking the width whose tile the rate
+// model (kGemmNarrowBytesCost) puts this far ahead of 128 columns' (all tiles run at once, so
+// the time is one tile's). From the H200 at 256x2560x3072 (40 pairs of 128 columns on 66
+// clusters; each config against cuBLAS in its own process, ours' median TFLOP/s): 80 columns
+// (64 pairs) 410.8 against 128's 367.1 (1.12x; the model says 1.50x), 96 386.0 (1.05x; 1.29x),
+// 112 368.3 (1.00x; 1.13x). Then the rule against 128 columns, same process, per-rep medians:
+// 1.35x (256x2560x3072, 80), 1.21x (2000x384x3072, 96), 1.19x (512x1536x4096), 1.21x
+// (256x3072x4096), 1.19x (384x2048x4096, edge moved), 1.07x (384x2048x8192), 1.09x
+// (256x2560x6144), 1.17x (512x1536x6144); but 0.86x at 768x1024x4096 and x6144 and 1.00x at
+// x3072, whose last 96-column tile holds 64 (hence narrow_width's whole last column).
+inline constexpr double kGemmNarrowWidthGain = 1.2;
 inline constexpr uint64_t kGemmNarrowYieldMinKblocks = 128;
 // The narrow tile also where its pairs fill the clusters in at least this many splits of K
 // (split-K with the workspace): each partial half a 128-row tile's, and fewer of them. From

@@ -88,6 +88,26 @@ NarrowTile narrow_tile_clusters(const Config& c, const GemmShape& s, const Sampl
   return splits >= kGemmNarrowMinSplits ? NarrowTile{clusters, true} : NarrowTile{};
 }
 
+// The narrow tile's width where its pairs run unsplit in one wave of `clusters`: the
+// narrowest multiple of 16 from kGemmNarrowCols down to kGemmMinPackedBn (tn) whose pairs
+// still fit, where the rate model puts its tile kGemmNarrowWidthGain ahead of 128 columns',
+// and whose last tile column lies wholly inside B: n a multiple of the width, or the edge's
+// tiles moved back (`edges_move`: less than half a tile left over). In one wave the slowest
+// pair sets the time, and a B box partly past n slows its CTA (768x1024x4096 and x6144 ran
+// 0.86x at 96 columns, a last column of 64, against 128; see kGemmNarrowWidthGain).
+unsigned narrow_width(const GemmShape& s, uint64_t clusters, bool edges_move) {
+  auto tile_time = [](unsigned w) { return double(w) * (1.0 + kGemmNarrowBytesCost * (1.0 / w - 1.0 / kGemmNarrowCols)); };
+  const uint64_t row_pairs = ceil_div(ceil_div(uint64_t(s.m), kGemmNarrowRows), 2), n = uint64_t(s.n);
+  unsigned best = kGemmNarrowCols;
+  if (s.layout != GemmLayout::TN) return best;
+  for (unsigned w = kGemmNarrowCols - 16; w >= kGemmMinPackedBn; w -= 16) {
+    const bool inside = n % w == 0 || (edges_move && n >= w && n % w * 2 < w);
+    if (inside && row_pairs * ceil_div(n, w) <= clusters && tile_time(kGemmNarrowCols) >= kGemmNarrowWidthGain * tile_time(w))
+      best = w;
+  }
+  return best;
+}
+
 // multicast auto with the tile width chosen (kGemmAlignedPitch): a 2-CTA cluster on one
 // wave of whole tiles, or under stream-K, runs unclustered where the operands' rows are
 // 128-byte aligned; else multicast stays on, with 64-column tiles the pair along N.
@@ -304,7 +324,7 @@ void choose_width(const Gemm& gemm, const Config& c, const Sample::DeviceFacts& 
     // and with a short K 64 columns fill it with none (kGemmNarrowMaxKblocks).
     const uint64_t narrow64 = cluster_tiles(s, t, 64);
     if ((narrow = narrow_tile_clusters(c, s, device)).clusters > 0)
-      bn = kGemmNarrowCols;
+      bn = narrow.split ? kGemmNarrowCols : narrow_width(s, narrow.clusters, t.edge && s.beta == 0 && !s.epilogue.residual);
     else if (ceil_div(uint64_t(s.k), t.bk) <= kGemmNarrowMaxKblocks && narrow64 <= clusters && 2 * narrow64 > clusters)
       bn = 64;
     else

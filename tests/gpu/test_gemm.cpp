@@ -388,6 +388,21 @@ TEST_CASE("gemm: packing's width and cluster on the default path against cuBLAS 
     check(g, 4242);
 }
 
+// The narrow tile (64 rows, one MMA warpgroup, 1x2 without multicast) narrowed on the default
+// path where its pairs of 128 columns leave clusters idle: 80 columns at 256 x 2560, 96 at
+// 2000 x 384 and at 384 x 2048 (the last tile column moved back inside B), 96 at 1536 x 384 x 8192.
+TEST_CASE("gemm: the narrow tile's narrower widths on the default path against cuBLAS [gpu]", "[gpu][gemm][narrow]") {
+  const tj::ir::Dim3 pair{2, 1, 1};
+  for (const GemmCase& g : std::vector<GemmCase>{
+           {256, 2560, 3072, {}, pair, 1.0, 0.0, true, {{"bn", 80}, {"bm", 64}}},
+           {2000, 384, 3072, {}, pair, 1.0, 0.0, true, {{"bn", 96}, {"bm", 64}}},
+           {384, 2048, 4096, {}, pair, 1.0, 0.0, true, {{"bn", 96}, {"bm", 64}}},
+           {1536, 384, 8192, {}, pair, 1.0, 0.0, true, {{"bn", 96}, {"bm", 64}}},
+           {256, 2560, 3072, {{"out", 2}, {"bias", 1}, {"act", 2}}, pair, 1.0, 0.0, true, {{"bn", 80}, {"bm", 64}}},
+       })
+    check(g, 4343);
+}
+
 // Tile widths of any multiple of 16 (tn): the last epilogue chunk narrower than 128 bytes
 // of D goes through its own buffer and maps (D_tail, C_tail): 32- and 64-byte rows swizzled,
 // 96-byte rows plain; a tail that is the whole tile (48 columns); f32 out (16-column tail of

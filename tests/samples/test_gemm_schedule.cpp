@@ -194,6 +194,29 @@ TEST_CASE("gemm schedule auto: for_device resolves it and says why, an explicit 
                        " pairs of 64x128 tiles fill one wave of 66 clusters with all of K each, one MMA warpgroup reading "
                        "each operand byte once; schedule auto -> static") != std::string::npos);
   }
+  // Pairs of 128 columns that leave clusters idle narrow in 16-column steps while the pairs fit
+  // one wave, where the rate model puts the tile kGemmNarrowWidthGain ahead and the last tile
+  // column lies inside B (n a multiple of the width, or the edge moved back): 256 x 2560 (40
+  // pairs) -> 80 (64), 2000 x 384 (48) -> 96 (64), 384 x 2048 -> 96 (66, last column 32: moved);
+  // not 768 x 1024 (96 leaves a last column of 64; 112's gain is under the margin), not with
+  // beta (no move: 384 x 2048 stays 128), not nn.
+  for (auto [m, n, k, layout, beta, want] :
+       {std::tuple{256, 2560, 3072, 0, 0.0, 80}, {2000, 384, 3072, 0, 0.0, 96}, {384, 2048, 4096, 0, 0.0, 96},
+        {512, 1536, 6144, 0, 0.0, 96}, {768, 1024, 4096, 0, 0.0, 128}, {384, 2048, 4096, 0, 0.5, 128},
+        {256, 2560, 3072, 1, 0.0, 128}}) {
+    INFO(m << " x " << n << " x " << k << " layout " << layout << " beta " << beta);
+    c = test::gemm_config({{"m", m}, {"n", n}, {"k", k}, {"layout", layout}}, {2, 1, 1});
+    c.reals["beta"] = beta;
+    d = s->for_device(c, 132);
+    REQUIRE(d.has_value());
+    INFO(d->line);
+    CHECK(d->config.param("bm") == 64);
+    CHECK(d->config.param("bn") == want);
+    CHECK(d->config.param("schedule") == int64_t(GemmSchedule::Static));
+    CHECK(s->check_config(d->config).empty());
+    const uint64_t pairs = (uint64_t(m) / 64 + 1) / 2 * ((uint64_t(n) + want - 1) / want);
+    CHECK(d->line.find(std::to_string(pairs) + " pairs of 64x" + std::to_string(want) + " tiles fill one wave") != std::string::npos);
+  }
   // Pairs that fill at most 2/3 of the wave: where 128-row tiles in the spec's pair split K
   // in 3 (kGemmNarrowYieldSplits), those run instead (2304 x 256: 36 pairs, 18 cluster tiles
   // of 128 x 128 in 2x1; 1280 x 512: 40, 20; 768 x 768: 36, 18); with 2 splits (1536 x 384:
@@ -204,7 +227,7 @@ TEST_CASE("gemm schedule auto: for_device resolves it and says why, an explicit 
     d = s->for_device(test::gemm_config({{"m", m}, {"n", n}, {"k", k}}, {2, 1, 1}), 132);
     REQUIRE(d.has_value());
     INFO(d->line);
-    CHECK(d->config.param("bn") == 128);
+    CHECK(d->config.param("bn") == (m == 1536 ? 96 : 128));  // 1536 x 384: 36 pairs narrow to 48 of 96 columns
     CHECK(d->config.param("bm") == (narrow ? 64 : 128));
     CHECK(d->config.param("consumers") == (narrow ? 1 : 2));
     CHECK(d->config.param("schedule") == int64_t(narrow ? GemmSchedule::Static : GemmSchedule::SplitK));
