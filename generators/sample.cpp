@@ -22,7 +22,7 @@ ir::Dim3 Config::grid_ctas() const {
 
 Config default_config(const Sample& s) {
   Config c;
-  c.cluster = {2, 1, 1};
+  c.cluster = s.default_cluster();
   c.grid_clusters = {2, 1, 1};
   for (const ParamSpec& p : s.params()) c.params[p.name] = p.default_value;
   for (const RealParamSpec& p : s.real_params()) c.reals[p.name] = p.default_value;

@@ -91,6 +91,9 @@ class Sample {
   virtual std::string summary() const = 0;
   virtual std::vector<ParamSpec> params() const = 0;
   virtual std::vector<RealParamSpec> real_params() const { return {}; }
+  // The cluster a spec that names none gets (default_config): 2x1, or 1 for kernels that
+  // run without clusters.
+  virtual ir::Dim3 default_cluster() const { return {2, 1, 1}; }
   // Rules beyond the DSL verifier's (e.g. a 1-D cluster); empty when fine.
   virtual std::vector<ConfigProblem> check_config(const Config& c) const { return {}; }
   // Builds the kernel with the DSL.

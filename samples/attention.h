@@ -96,6 +96,7 @@ class Attention final : public Sample {
     return "softmax attention forward (FlashAttention-style online softmax) with wgmma, register P and a TMA pipeline";
   }
   std::vector<ParamSpec> params() const override;
+  ir::Dim3 default_cluster() const override { return {1, 1, 1}; }  // runs without clusters
   std::vector<ConfigProblem> check_config(const Config& c) const override;
   ir::Kernel build(const Config& c) const override;
   std::unique_ptr<Instance> instantiate(const Config& c, uint64_t seed) const override;

@@ -83,6 +83,7 @@ class Softmax final : public Sample {
     return "row softmax (f32 or bf16): each row in registers, max and sum by warp shuffles, across warps through shared memory";
   }
   std::vector<ParamSpec> params() const override;
+  ir::Dim3 default_cluster() const override { return {1, 1, 1}; }  // runs without clusters
   std::vector<ConfigProblem> check_config(const Config& c) const override;
   ir::Kernel build(const Config& c) const override;
   std::unique_ptr<Instance> instantiate(const Config& c, uint64_t seed) const override;

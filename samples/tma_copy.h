@@ -16,6 +16,7 @@ class TmaCopy final : public Sample {
     return "copies a rows x cols f32 matrix through `stages` shared-memory stages with TMA loads and stores";
   }
   std::vector<ParamSpec> params() const override;
+  ir::Dim3 default_cluster() const override { return {1, 1, 1}; }  // runs without clusters
   std::vector<ConfigProblem> check_config(const Config& c) const override;
   ir::Kernel build(const Config& c) const override;
   std::unique_ptr<Instance> instantiate(const Config& c, uint64_t seed) const override;

@@ -1,0 +1,73 @@
+// refused:
+<loc>: error: acc_map works on register fragments (wgmma, sm_90a); tcgen05 keeps accumulators in tensor memory, read only through store_accumulator
+  fix: compute on the elements in store_accumulator's function (value, row, column), or compile for sm_90a
+<loc>: error: acc_map works on register fragments (wgmma, sm_90a); tcgen05 keeps accumulators in tensor memory, read only through store_accumulator
+  fix: compute on the elements in store_accumulator's function (value, row, column), or compile for sm_90a
+<loc>: error: acc_map works on register fragments (wgmma, sm_90a); tcgen05 keeps accumulators in tensor memory, read only through store_accumulator
+  fix: compute on the elements in store_accumulator's function (value, row, column), or compile for sm_90a
+<loc>: error: mma_wait waits for wgmma groups (sm_90a); tcgen05 MMAs complete on an mbarrier
+  fix: after the MMAs, mma_commit(bar[i], group) from the thread that issued them, and wait on bar[i] where the accumulator or the stages are needed
+<loc>: error: acc_map works on register fragments (wgmma, sm_90a); tcgen05 keeps accumulators in tensor memory, read only through store_accumulator
+  fix: compute on the elements in store_accumulator's function (value, row, column), or compile for sm_90a
+<loc>: error: acc_map works on register fragments (wgmma, sm_90a); tcgen05 keeps accumulators in tensor memory, read only through store_accumulator
+  fix: compute on the elements in store_accumulator's function (value, row, column), or compile for sm_90a
+<loc>: error: row_max works on register fragments (wgmma, sm_90a); tcgen05 keeps accumulators in tensor memory, read only through store_accumulator
+  fix: compute on the elements in store_accumulator's function (value, row, column), or compile for sm_90a
+<loc>: error: row_max works on register fragments (wgmma, sm_90a); tcgen05 keeps accumulators in tensor memory, read only through store_accumulator
+  fix: compute on the elements in store_accumulator's function (value, row, column), or compile for sm_90a
+<loc>: error: acc_map works on register fragments (wgmma, sm_90a); tcgen05 keeps accumulators in tensor memory, read only through store_accumulator
+  fix: compute on the elements in store_accumulator's function (value, row, column), or compile for sm_90a
+<loc>: error: acc_map works on register fragments (wgmma, sm_90a); tcgen05 keeps accumulators in tensor memory, read only through store_accumulator
+  fix: compute on the elements in store_accumulator's function (value, row, column), or compile for sm_90a
+<loc>: error: acc_map works on register fragments (wgmma, sm_90a); tcgen05 keeps accumulators in tensor memory, read only through store_accumulator
+  fix: compute on the elements in store_accumulator's function (value, row, column), or compile for sm_90a
+<loc>: error: row_sum works on register fragments (wgmma, sm_90a); tcgen05 keeps accumulators in tensor memory, read only through store_accumulator
+  fix: compute on the elements in store_accumulator's function (value, row, column), or compile for sm_90a
+<loc>: error: row_sum works on register fragments (wgmma, sm_90a); tcgen05 keeps accumulators in tensor memory, read only through store_accumulator
+  fix: compute on the elements in store_accumulator's function (value, row, column), or compile for sm_90a
+<loc>: error: acc_map works on register fragments (wgmma, sm_90a); tcgen05 keeps accumulators in tensor memory, read only through store_accumulator
+  fix: compute on the elements in store_accumulator's function (value, row, column), or compile for sm_90a
+<loc>: error: mma with A from accumulator 'p' in registers: tcgen05 reads A from shared memory
+  fix: store the accumulator into a shared tile (store_accumulator) and give that tile as A, or compile for sm_90a
+<loc>: error: mma_wait waits for wgmma groups (sm_90a); tcgen05 MMAs complete on an mbarrier
+  fix: after the MMAs, mma_commit(bar[i], group) from the thread that issued them, and wait on bar[i] where the accumulator or the stages are needed
+<loc>: error: acc_map works on register fragments (wgmma, sm_90a); tcgen05 keeps accumulators in tensor memory, read only through store_accumulator
+  fix: compute on the elements in store_accumulator's function (value, row, column), or compile for sm_90a
+<loc>: error: acc_map works on register fragments (wgmma, sm_90a); tcgen05 keeps accumulators in tensor memory, read only through store_accumulator
+  fix: compute on the elements in store_accumulator's function (value, row, column), or compile for sm_90a
+<loc>: error: row_max works on register fragments (wgmma, sm_90a); tcgen05 keeps accumulators in tensor memory, read only through store_accumulator
+  fix: compute on the elements in store_accumulator's function (value, row, column), or compile for sm_90a
+<loc>: error: row_max works on register fragments (wgmma, sm_90a); tcgen05 keeps accumulators in tensor memory, read only through store_accumulator
+  fix: compute on the elements in store_accumulator's function (value, row, column), or compile for sm_90a
+<loc>: error: acc_map works on register fragments (wgmma, sm_90a); tcgen05 keeps accumulators in tensor memory, read only through store_accumulator
+  fix: compute on the elements in store_accumulator's function (value, row, column), or compile for sm_90a
+<loc>: error: acc_map works on register fragments (wgmma, sm_90a); tcgen05 keeps accumulators in tensor memory, read only through store_accumulator
+  fix: compute on the elements in store_accumulator's function (value, row, column), or compile for sm_90a
+<loc>: error: acc_map works on register fragments (wgmma, sm_90a); tcgen05 keeps accumulators in tensor memory, read only through store_accumulator
+  fix: compute on the elements in store_accumulator's function (value, row, column), or compile for sm_90a
+<loc>: error: row_sum works on register fragments (wgmma, sm_90a); tcgen05 keeps accumulators in tensor memory, read only through store_accumulator
+  fix: compute on the elements in store_accumulator's function (value, row, column), or compile for sm_90a
+<loc>: error: row_sum works on register fragments (wgmma, sm_90a); tcgen05 keeps accumulators in tensor memory, read only through store_accumulator
+  fix: compute on the elements in store_accumulator's function (value, row, column), or compile for sm_90a
+<loc>: error: mma_wait waits for wgmma groups (sm_90a); tcgen05 MMAs complete on an mbarrier
+  fix: after the MMAs, mma_commit(bar[i], group) from the thread that issued them, and wait on bar[i] where the accumulator or the stages are needed
+<loc>: error: acc_map works on register fragments (wgmma, sm_90a); tcgen05 keeps accumulators in tensor memory, read only through store_accumulator
+  fix: compute on the elements in store_accumulator's function (value, row, column), or compile for sm_90a
+<loc>: error: acc_map works on register fragments (wgmma, sm_90a); tcgen05 keeps accumulators in tensor memory, read only through store_accumulator
+  fix: compute on the elements in store_accumulator's function (value, row, column), or compile for sm_90a
+<loc>: error: mma with A from accumulator 'p' in registers: tcgen05 reads A from shared memory
+  fix: store the accumulator into a shared tile (store_accumulator) and give that tile as A, or compile for sm_90a
+<loc>: error: mma_wait waits for wgmma groups (sm_90a); tcgen05 MMAs complete on an mbarrier
+  fix: after the MMAs, mma_commit(bar[i], group) from the thread that issued them, and wait on bar[i] where the accumulator or the stages are needed
+<loc>: error: acc_map works on register fragments (wgmma, sm_90a); tcgen05 keeps accumulators in tensor memory, read only through store_accumulator
+  fix: compute on the elements in store_accumulator's function (value, row, column), or compile for sm_90a
+<loc>: error: store_accumulator's function reads fragment 'alpha' beside accumulator 'acc_o'; with tcgen05 an epilogue reads the accumulator it stores (one tensor-memory row per thread)
+  fix: read only e.value, e.row, e.col and e[tile] in the function
+<loc>: error: store_accumulator's function reads fragment 'm' beside accumulator 'acc_o'; with tcgen05 an epilogue reads the accumulator it stores (one tensor-memory row per thread)
+  fix: read only e.value, e.row, e.col and e[tile] in the function
+<loc>: error: store_accumulator's function reads fragment 'l' beside accumulator 'acc_o'; with tcgen05 an epilogue reads the accumulator it stores (one tensor-memory row per thread)
+  fix: read only e.value, e.row, e.col and e[tile] in the function
+<loc>: error: accumulator 's' has 64 rows; a tcgen05 accumulator holds 128 per CTA, one per tensor-memory lane (a pair's mma_pair makes 256 rows from two CTAs of 128)
+  fix: declare it with k.accumulator("s", 128, 128)
+<loc>: error: accumulator 'acc_o' has 64 rows; a tcgen05 accumulator holds 128 per CTA, one per tensor-memory lane (a pair's mma_pair makes 256 rows from two CTAs of 128)
+  fix: declare it with k.accumulator("acc_o", 128, 128)
