@@ -4,7 +4,8 @@
 # multicast traffic with ncu, and compute-sanitizer on every sample. Run from the repo root with
 # the binaries staged by scripts/stage.sh in .stage/; logs go to $OUT (or ./out).
 #   scripts/gpu_session.sh [SECTION...]   sections: tests runs faults plugins races bench gemm epilogue pdl splitk-cluster pingpong attention attention-schedules attention-table softmax schedules streamk gemm-configs readme-table sweep gemm-versus gemm-grid gemm-ab ncu ncu-sass timeline gemm-timelines tune multicast sanitizer
-# (all but attention-table, gemm-configs, readme-table, sweep and gemm-timelines when none is named; named ones append to out/summary.txt, so a session can be split
+#   ragged attention-dims
+# (all but attention-table, gemm-configs, readme-table, sweep, gemm-timelines, ragged and attention-dims when none is named; named ones append to out/summary.txt, so a session can be split
 # across several commands).
 set -uo pipefail
 OUT=${OUT:-out}; mkdir -p "$OUT"
@@ -210,6 +211,19 @@ fi
 # The softmax sample: its GPU tests, its spec through the CLI, the bench against a device
 # copy of the same bytes (interleaved, every launch shape it tries), then torch.softmax
 # against its own copy in the same call (bench/softmax_torch.py: another process).
+# Shapes whose N or K is not a multiple of 8 (rows padded, lda / ldb / ldd): their GPU tests,
+# then ours against cuBLAS on the same padded buffers (only when named).
+if [[ "$SECTIONS" == *" ragged "* ]]; then
+$B/tilejit_gpu_tests "[pitch]" > "$OUT/pitch_tests.log" 2>&1; note "gpu tests [pitch] rc=$?: $(grep -E '^(All tests|test cases)' "$OUT/pitch_tests.log" | tr '\n' ' ')"
+$B/tilejit_bench_gemm --no-tuned --iters 20 --reps 3 --sustained 0 \
+  --shapes 1000x1001x999,4096x4095x4097,2000x3001x1999,8191x8191x8191,1023x1025x4095,333x4444x2222,4096x4096x4095,4095x4096x4096 \
+  > "$OUT/bench_ragged.log" 2>&1; note "bench gemm, padded rows rc=$?"; grep -E '^\|' "$OUT/bench_ragged.log" >> "$summary"
+fi
+# Attention at head dims between the panels (96, 160, 192) against SDPA cuDNN (only when named).
+if [[ "$SECTIONS" == *" attention-dims "* ]]; then
+python3 bench/attention_vs_sdpa.py $B/tilejit .stage/specs/attention.json --dims 96,160,192 --seqs 4096 --rounds 2 > "$OUT/attention_dims.log" 2>&1
+note "attention d 96/160/192 vs SDPA cuDNN rc=$?"; grep -E '^\|' "$OUT/attention_dims.log" >> "$summary"
+fi
 if section softmax; then
 $B/tilejit_gpu_tests "[softmax]" > "$OUT/gpu_tests_softmax.log" 2>&1
 note "gpu tests [softmax] rc=$?: $(grep -E '^(All tests|test cases)' "$OUT/gpu_tests_softmax.log" | tr '\n' ' ')"
