@@ -183,6 +183,17 @@ inline constexpr uint64_t kGemmAlignedPitch = 128;
 // 80 columns at 1000x1280x16384 ran 1.18x faster in 2x1 with multicast than unclustered
 // (1.08x in 1x2); 96-160 columns at K 1024-2048 ran 1.08-1.10x faster unclustered.
 inline constexpr uint64_t kGemmLongKblocks = 128;
+// Where packing takes a width under 128 columns (static, one wave) over at least
+// kGemmLongKblocks k-blocks and the spec names no cluster: the narrowest width from 128 up
+// whose tiles in 2x1 pairs, split in 2, still fit one wave of pairs, if schedule auto splits
+// it so (choose_long_split). Each CTA then reads (bm + bn / 2) operand rows for 2x the
+// outputs per k-block, over half the k-blocks: fewer L2 reads per flop, which the wave model
+// does not weigh (it rates both alike). From the H200 (same process, the split tile against
+// packing's, per-rep medians): 1.11x at 1000x1280x16384 (160 against 80), 1.05x at
+// 1024x1120x16384, 1.06x at 1000x1280x8192, 1.33x at 1200x1000x16384 (192 against 80), 1.01x
+// at 900x1400x12288 (192 against 96); 0.54x at 1100x1280x12288 at 192 columns, whose split
+// tiles made 70 cluster units on 66 clusters (two waves, which the rule excludes).
+inline constexpr bool kGemmLongSplit = true;
 
 // bn 0 with schedule and multicast auto (but not the narrow tile, nor 64 columns): the tile's
 // width (256, 192 or 128 columns) and its cluster (the spec's pair, or where the spec names

@@ -280,6 +280,34 @@ void choose_packing(const Gemm& gemm, const Config& c, const Sample::DeviceFacts
       (aligned ? "" : " with the TMA rows of unaligned operand rows"));
 }
 
+// kGemmLongSplit: packing's narrow static width over a long K gives way to the narrowest width
+// of at least 128 columns whose tiles in 2x1 pairs, split in 2 (workspace or cluster, as
+// choose_split_plane decides), fill at most one wave of the pairs the device runs at once.
+void choose_long_split(const Gemm& gemm, const Config& c, const Sample::DeviceFacts& device, Sample::DeviceChoice& d, const Say& say) {
+  const GemmShape s = gemm_shape(d.config);
+  const GemmTiling t = gemm_tiling(d.config);
+  if (!kGemmLongSplit || c.named.count("cluster") || s.layout != GemmLayout::TN || t.bm != 128 || t.consumers != 2 ||
+      t.bn >= 128 || ceil_div(uint64_t(s.k), t.bk) < kGemmLongKblocks ||
+      GemmMulticast(c.param("multicast")) != GemmMulticast::Auto)
+    return;
+  const uint64_t pairs = uint64_t(std::max(0, device.clusters_that_fit(2).value_or(device.sm_count / 2)));
+  Config v = d.config;
+  v.cluster = {2, 1, 1};
+  for (unsigned bn = 128; bn <= 256; bn += 16) {
+    v.params["bn"] = int64_t(bn);
+    if (!gemm.check_config(v).empty() || 2 * cluster_tiles(s, gemm_tiling(v), bn) > pairs) continue;
+    const GemmScheduleChoice a = gemm_auto_schedule(s, gemm_tiling(v), device.sm_count);
+    if (a.schedule != GemmSchedule::SplitK || a.splits != 2) return;
+    say("long split -> bn " + std::to_string(bn) + " in 2x1, split-K 2: " + std::to_string(cluster_tiles(s, gemm_tiling(v), bn)) +
+        " pairs of 128x" + std::to_string(bn) + " tiles in 2 splits fill one wave of " + std::to_string(pairs) + " where " +
+        std::to_string(t.bn) + "-column tiles read more operand rows per flop over " +
+        std::to_string(ceil_div(uint64_t(s.k), t.bk)) + " k-blocks");
+    d.config.params["bn"] = int64_t(bn);
+    d.config.cluster = v.cluster;
+    return;
+  }
+}
+
 // Split-K's regime with the spec's default pair (2x1, sharing A; no cluster named): the pair
 // along M instead, sharing B, where B has more rows than A and the pairs along M make no more
 // cluster tiles. Few tiles over a long K read their operands from DRAM more than once
@@ -360,6 +388,7 @@ void choose_width(const Gemm& gemm, const Config& c, const Sample::DeviceFacts& 
                      ") in as few cluster tiles"
                : std::string()));
   if (auto_schedule && bn != 64) choose_packing(gemm, c, device, d, say);
+  if (auto_schedule && bn != 64) choose_long_split(gemm, c, device, d, say);
 }
 
 // splits 0: the count the kernel would take at run time, at one CTA per SM (gemm_workspace).

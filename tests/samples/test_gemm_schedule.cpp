@@ -217,6 +217,31 @@ TEST_CASE("gemm schedule auto: for_device resolves it and says why, an explicit 
     const uint64_t pairs = (uint64_t(m) / 64 + 1) / 2 * ((uint64_t(n) + want - 1) / want);
     CHECK(d->line.find(std::to_string(pairs) + " pairs of 64x" + std::to_string(want) + " tiles fill one wave") != std::string::npos);
   }
+  // Packing's width under 128 columns over a long K (kGemmLongSplit) gives way to the
+  // narrowest width from 128 whose 2x1 pairs in 2 splits fit one wave: 1000 x 1280 x 16384 (80)
+  // -> 160, 1024 x 1120 -> 144, 1200 x 1000 -> 176, 1100 x 1280 x 12288 (96) -> 224; not at
+  // K 4096 (64 k-blocks), nor where the spec names the cluster.
+  for (auto [m, n, k, named, want] :
+       {std::tuple{1000, 1280, 16384, false, 160}, {1024, 1120, 16384, false, 144}, {1200, 1000, 16384, false, 176},
+        {1100, 1280, 12288, false, 224}, {1000, 1280, 8192, false, 160}, {1000, 1280, 4096, false, 0},
+        {1000, 1280, 16384, true, 0}}) {
+    INFO(m << " x " << n << " x " << k << (named ? " cluster named" : ""));
+    c = test::gemm_config({{"m", m}, {"n", n}, {"k", k}}, {2, 1, 1});
+    if (named) c.named.insert("cluster");
+    d = s->for_device(c, samples::Sample::DeviceFacts{132, [](unsigned ctas) { return ctas == 4 ? 30 : 132 / int(ctas); }});
+    REQUIRE(d.has_value());
+    INFO(d->line);
+    CHECK(s->check_config(d->config).empty());
+    if (want == 0) {
+      CHECK(d->line.find("long split") == std::string::npos);
+      continue;
+    }
+    CHECK(d->config.param("bn") == want);
+    CHECK(d->config.cluster.str() == ir::Dim3{2, 1, 1}.str());
+    CHECK(d->config.param("schedule") == int64_t(GemmSchedule::SplitK));
+    CHECK(d->config.param("splits") == 2);
+    CHECK(d->line.find("long split -> bn " + std::to_string(want) + " in 2x1, split-K 2") != std::string::npos);
+  }
   // Pairs that fill at most 2/3 of the wave: where 128-row tiles in the spec's pair split K
   // in 3 (kGemmNarrowYieldSplits), those run instead (2304 x 256: 36 pairs, 18 cluster tiles
   // of 128 x 128 in 2x1; 1280 x 512: 40, 20; 768 x 768: 36, 18); with 2 splits (1536 x 384:
@@ -520,8 +545,8 @@ TEST_CASE("gemm multicast auto: unclustered for one aligned wave or stream-K, 64
            {2048, 2048, 2048, c1x1, off, "multicast auto -> off, cluster 1x2 -> 1x1: 64 cluster tiles in one wave of 66 clusters"},
            {2048, 2048, 4096, c1x1, off, "-> 1x1: 64 cluster tiles in one wave"},
            {512, 8192, 8192, c1x1, off, "-> 1x1: 64 cluster tiles in one wave"},
-           // Narrow widths (packing's) over a long K keep the pair, turned to share A (kGemmLongKblocks);
-           // over a short K they run unclustered.
+           // Narrow widths (packing's) over a long K keep the pair, turned to share A (kGemmLongKblocks;
+           // the spec naming its pair, else the long split takes the shape); over a short K unclustered.
            {1000, 1280, 16384, c2x1, on, "multicast auto -> on, cluster 1x2 -> 2x1: 80-column tiles over 256 k-blocks, where "
                                          "sharing loads relieves L2 (the pair shares A's 128 rows)"},
            {1280, 1152, 2048, c1x1, off, "multicast auto -> off, cluster 1x2 -> 1x1"},
@@ -542,7 +567,10 @@ TEST_CASE("gemm multicast auto: unclustered for one aligned wave or stream-K, 64
            {4096, 2048, 2048, c1x2, on, ""},
        }) {
     INFO(w.m << " x " << w.n << " x " << w.k);
-    const std::optional<samples::Sample::DeviceChoice> d = s->for_device(test::gemm_config({{"m", w.m}, {"n", w.n}, {"k", w.k}}, c1x2), 132);
+    samples::Config c = test::gemm_config({{"m", w.m}, {"n", w.n}, {"k", w.k}}, c1x2);
+    // 1000 x 1280 x 16384 with the pair named: else the long split (kGemmLongSplit) takes it.
+    if (w.m == 1000 && w.k == 16384) c.named.insert("cluster");
+    const std::optional<samples::Sample::DeviceChoice> d = s->for_device(c, 132);
     REQUIRE(d.has_value());
     INFO(d->line);
     CHECK(d->config.cluster.str() == w.cluster.str());
@@ -611,9 +639,12 @@ TEST_CASE("gemm packing: width and cluster chosen together where the wave model'
            {1280, 8192, 2048, c1x2, true, 320, c1x2, "packing -> bn 320 in 1x2: est. 0.86x the time of 256 columns in 1x2"},
            // Widths of 16-column steps: 3 waves of 144 (18 x 11 cluster tiles) against 2 of 256, as cuBLAS tiles it.
            {4608, 1536, 1024, c2x1, false, 144, c1x2, "packing -> bn 144, cluster 2x1 -> 1x2: est. 0.88x the time of 256 columns in 2x1"},
-           // One wave of 80 columns, all of K, against stream-K at 128 (multicast auto then keeps a pair
-           // over the long K, turned to share A: kGemmLongKblocks).
-           {1000, 1280, 16384, c2x1, false, 80, c2x1, "packing -> bn 80, cluster 2x1 -> 1x2: est. 0.89x the time of 128 columns in 2x1"},
+           // One wave of 80 columns, all of K, against stream-K at 128; then, over the long K, 160
+           // columns in 2 splits in 2x1 (kGemmLongSplit).
+           {1000, 1280, 16384, c2x1, false, 160, c2x1, "packing -> bn 80, cluster 2x1 -> 1x2: est. 0.89x the time of 128 columns in 2x1"},
+           // With the cluster named, no long split: 80 columns, which multicast auto keeps in a pair
+           // over the long K, turned to share A (kGemmLongKblocks).
+           {1000, 1280, 16384, c1x2, true, 80, c2x1, "packing -> bn 80 in 1x2: est. 0.89x the time of 128 columns in 1x2"},
            // 176 narrows 192 by 0.92x only (6 waves each): under kGemmFineMargin, no packing.
            {4224, 4224, 4096, c2x1, false, 192, c2x1, ""},
            // Unaligned rows: 5 waves of 320 columns against 7 of 256 (224 narrows 256 by 0.94x only) and 9 of 192.
