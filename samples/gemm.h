@@ -192,7 +192,11 @@ inline constexpr uint64_t kGemmLongKblocks = 128;
 // packing's, per-rep medians): 1.11x at 1000x1280x16384 (160 against 80), 1.05x at
 // 1024x1120x16384, 1.06x at 1000x1280x8192, 1.33x at 1200x1000x16384 (192 against 80), 1.01x
 // at 900x1400x12288 (192 against 96); 0.54x at 1100x1280x12288 at 192 columns, whose split
-// tiles made 70 cluster units on 66 clusters (two waves, which the rule excludes).
+// tiles made 70 cluster units on 66 clusters (two waves, which the rule excludes). The rule
+// against packing's choice, same process: 1.10x (1000x1280x16384, 160), 1.14x (1024x1120x16384,
+// 144), 1.03x (1000x1280x8192), 1.06x (900x1400x12288, 176), 1.35x (1200x1000x16384, 176);
+// 0.92x at 1100x1280x12288 (224), whose 9 tile rows leave a pair's CTA past m: odd tile rows
+// are left to packing.
 inline constexpr bool kGemmLongSplit = true;
 
 // bn 0 with schedule and multicast auto (but not the narrow tile, nor 64 columns): the tile's
