@@ -715,7 +715,7 @@ TEST_CASE("gemm: split-K and stream-K three times in a row, the counters reset b
 
 namespace {
 
-// The GEMM sample 1024 x 1024 x k with `params` set, compiled, launched once and verified
+// The GEMM sample 1024 x 1024 x k with `params` set (m and n among them where given), compiled, launched once and verified
 // whole; then `then` breaks the result some way (the checks below must see it).
 void with_verified_gemm(int64_t k, const std::map<std::string, int64_t>& params, uint64_t seed,
                         const std::function<void(tj::JitKernel&, const tj::samples::LaunchPlan&, tj::samples::Instance&,
@@ -765,31 +765,22 @@ TEST_CASE("gemm: verify() rejects a result missing one k-block [gpu]", "[gpu][ge
 // (n = 1001, rows 1016 apart: columns 1001..1007 are stored in the last 16 bytes, 1008..1015
 // must keep their bytes).
 TEST_CASE("gemm: verify() rejects a write into D's row padding past the 16-byte boundary [gpu]", "[gpu][gemm][tolerance][pitch]") {
-  using namespace tj;
-  const samples::Sample* s = samples::find_sample("gemm");
-  REQUIRE(s != nullptr);
-  samples::Config c = samples::default_config(*s);
-  c.grid_clusters = {1, 1, 1};
-  c.params["m"] = 1000, c.params["n"] = 1001, c.params["k"] = 999, c.params["ldd"] = 1016;
-  JitKernel kernel = tj::load(samples::compile_sample(*s, c, gpu_test::target(), nullptr), gpu_test::device());
-  std::unique_ptr<samples::Instance> inst = s->instantiate(c, 900);
-  BoundArgs args = samples::bind_instance(kernel, *inst);
-  kernel.launch(samples::plan_launch(*s, c, kernel, args).grid, args);
-  kernel.synchronize();
-  const samples::Check whole = inst->verify();
-  INFO(whole.detail);
-  REQUIRE(whole.ok);
-  CHECK(whole.detail.find("D's row padding (columns 1008..1015) untouched") != std::string::npos);
-  auto* g = dynamic_cast<samples::GemmInstance*>(inst.get());
-  REQUIRE(g != nullptr);
-  g->perturb_output(517, 1004, 1);  // inside the last 16 bytes: TMA's to write
-  CHECK(inst->verify().ok);
-  g->perturb_output(517, 1010, 1);
-  const samples::Check written = inst->verify();
-  INFO(written.detail);
-  CHECK_FALSE(written.ok);
-  CHECK(written.detail.find("D's row padding was written: 1 element(s), the first D[517, 1010] (past column 1007)") != std::string::npos);
-  CHECK_THROWS_AS(g->perturb_output(517, 1016, 1), tj::rt::RuntimeError);
+  with_verified_gemm(999, {{"m", 1000}, {"n", 1001}, {"ldd", 1016}}, 900, [&](tj::JitKernel&, const tj::samples::LaunchPlan&,
+                                                                              tj::samples::Instance& inst, tj::BoundArgs&) {
+    const tj::samples::Check whole = inst.verify();
+    INFO(whole.detail);
+    CHECK(whole.detail.find("D's row padding (columns 1008..1015) untouched") != std::string::npos);
+    auto* g = dynamic_cast<tj::samples::GemmInstance*>(&inst);
+    REQUIRE(g != nullptr);
+    g->perturb_output(517, 1004, 1);  // inside the last 16 bytes: TMA's to write
+    CHECK(inst.verify().ok);
+    g->perturb_output(517, 1010, 1);
+    const tj::samples::Check written = inst.verify();
+    INFO(written.detail);
+    CHECK_FALSE(written.ok);
+    CHECK(written.detail.find("D's row padding was written: 1 element(s), the first D[517, 1010] (past column 1007)") != std::string::npos);
+    CHECK_THROWS_AS(g->perturb_output(517, 1016, 1), tj::rt::RuntimeError);
+  });
 }
 
 // ... and on an error of two units in the last place of one element of a 16-bit D (f32
