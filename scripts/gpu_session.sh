@@ -3,9 +3,9 @@
 # GPU tests, every sample spec through the CLI, benchmarks, tuning (gpu_tune.sh),
 # multicast traffic with ncu, and compute-sanitizer on every sample. Run from the repo root with
 # the binaries staged by scripts/stage.sh in .stage/; logs go to $OUT (or ./out).
-#   scripts/gpu_session.sh [SECTION...]   sections: tests runs faults plugins races bench gemm epilogue pdl splitk-cluster pingpong attention attention-schedules attention-table softmax schedules streamk gemm-configs readme-table sweep gemm-versus gemm-grid gemm-ab ncu ncu-sass timeline gemm-timelines tune multicast sanitizer
+#   scripts/gpu_session.sh [SECTION...]   sections: tests runs faults plugins races bench gemm epilogue pdl splitk-cluster pingpong attention attention-schedules attention-table softmax schedules streamk gemm-configs readme-table sweep gemm-versus gemm-grid gemm-ab fuzz ncu ncu-sass timeline gemm-timelines tune multicast sanitizer
 #   ragged attention-dims
-# (all but attention-table, gemm-configs, readme-table, sweep, gemm-timelines, ragged and attention-dims when none is named; named ones append to out/summary.txt, so a session can be split
+# (all but attention-table, gemm-configs, readme-table, sweep, gemm-timelines, ragged, attention-dims and fuzz when none is named; named ones append to out/summary.txt, so a session can be split
 # across several commands).
 set -uo pipefail
 OUT=${OUT:-out}; mkdir -p "$OUT"
@@ -325,6 +325,7 @@ while read -r shape cfg; do
   args=(--config "$cfg"); [ "$cfg" = default ] && args=()
   timeout 120 $B/tilejit_bench_gemm --no-tuned --iters "${GEMM_ITERS:-20}" --reps "${GEMM_REPS:-3}" --sustained 0 "${args[@]}" \
     --shapes "$shape" > "$OUT/bench_grid.log" 2>&1; rc=$?
+  cat "$OUT/bench_grid.log" >> "$OUT/bench_grid_all.log"
   decided=$(grep -o "schedule auto -> [a-z_]*\( (splits [0-9]*)\)\?\|cluster [0-9x]* -> [0-9x]*\|packing -> [^:;]*\|bn 0 -> [0-9]*" "$OUT/bench_grid.log" | sort -u | tr '\n' ';')
   note "grid $shape $cfg rc=$rc:$(grep -E '^\| [0-9]' "$OUT/bench_grid.log" | awk -F'|' '{print $5 "|" $6 "|" $8}') [$decided]"
 done < "${GEMM_GRID:?gemm-grid needs GEMM_GRID, a file of SHAPE CONFIG lines}"
@@ -339,6 +340,7 @@ while read -r shape cfg variant; do
   args=(--config "$cfg"); [ "$cfg" = default ] && args=()
   timeout 120 $B/tilejit_bench_gemm --no-tuned --iters "${GEMM_ITERS:-20}" --reps "${GEMM_REPS:-5}" --sustained 0 "${args[@]}" \
     --versus "$variant" --shapes "$shape" > "$OUT/bench_ab.log" 2>&1; rc=$?
+  cat "$OUT/bench_ab.log" >> "$OUT/bench_ab_all.log"
   note "ab $shape $cfg vs $variant rc=$rc: $(grep -E '^\| [0-9]' "$OUT/bench_ab.log" | tail -1)"
 done < "${GEMM_AB:?gemm-ab needs GEMM_AB, a file of SHAPE CONFIG VARIANT lines}"
 fi
@@ -402,6 +404,14 @@ for shape in ${TIMELINE_SHAPES:-5120x5120x5120}; do
     note "timeline gemm $shape $sched rc=$rc: $(grep -E '^(verify|timeline)' "$OUT/timeline_run.log" | tr -s ' ' | tr '\n' ' ')"
   done
 done
+fi
+
+# Random problems (only when named): the GEMM's default path, attention and softmax, FUZZ_CASES of each
+# (default 100) from FUZZ_SEED (default: the time, printed so a failure can be run again).
+if [[ "$SECTIONS" == *" fuzz "* ]]; then
+seed=${FUZZ_SEED:-$(date +%s)}
+TILEJIT_FUZZ_CASES=${FUZZ_CASES:-100} TILEJIT_FUZZ_SEED=$seed $B/tilejit_gpu_tests "[fuzz]" > "$OUT/gpu_tests_fuzz.log" 2>&1
+note "gpu tests [fuzz] seed $seed, ${FUZZ_CASES:-100} cases each rc=$?: $(grep -E '^(All tests|test cases)' "$OUT/gpu_tests_fuzz.log" | tr '\n' ' ')"
 fi
 
 if section tune; then

@@ -4,6 +4,9 @@
 // multiples of the blocks, causal and not, d 64, 128, 192 and 256 and d between them (8 to 248),
 // one and two consumers.
 // Every head dim writes O through its consumer's rows of the Q tile.
+#include <cstdlib>
+#include <random>
+
 #include "tests/gpu/gpu_fixture.h"
 
 #include "samples/builtin.h"
@@ -127,4 +130,23 @@ TEST_CASE("attention: the spec's shape (4 x 16 heads x 4096, d 128) [gpu]", "[gp
 TEST_CASE("attention: d 256 at the spec's shape (4 x 16 heads x 4096) [gpu]", "[gpu][attention]") {
   check({4, 16, 4096, 4096, 256, false}, 610);
   check({4, 16, 4096, 4096, 256, true}, 611);
+}
+
+// Random problems with the spec's defaults for the rest (schedule auto, block_n and stages
+// chosen by the sample): batch and heads, query and key lengths from 1 to 2048 (ragged
+// against every block), any head dim that is a multiple of 8, causal or not.
+// TILEJIT_FUZZ_CASES sets how many (default 12), TILEJIT_FUZZ_SEED the first seed (default 1).
+TEST_CASE("attention: random problems against softmax in double [gpu]", "[gpu][attention][fuzz]") {
+  auto env = [](const char* name, uint64_t fallback) {
+    const char* v = std::getenv(name);
+    return v != nullptr && *v != '\0' ? std::strtoull(v, nullptr, 10) : fallback;
+  };
+  const uint64_t count = env("TILEJIT_FUZZ_CASES", 12), seed = env("TILEJIT_FUZZ_SEED", 1);
+  std::mt19937_64 rng(seed ^ 0xa77e);
+  auto pick = [&](uint64_t n) { return int64_t(rng() % n); };
+  auto length = [&] { return pick(3) == 0 ? 64 * (1 + pick(32)) : 1 + pick(2048); };
+  for (uint64_t i = 0; i < count; ++i) {
+    const int64_t seq_q = length(), seq_k = pick(3) == 0 ? seq_q : length();
+    check({1 + pick(3), 1 + pick(4), seq_q, seq_k, 8 * (1 + pick(32)), pick(2) == 0}, seed * 1000 + i);
+  }
 }

@@ -2,6 +2,9 @@
 // the same device inputs, an f32 reference and a per-element bound): shapes
 // with ragged edges, tiles, clusters, both B layouts, input and output types,
 // alpha and beta.
+#include <cstdlib>
+#include <random>
+
 #include "tests/gpu/gpu_fixture.h"
 
 #include "samples/builtin.h"
@@ -446,7 +449,8 @@ TEST_CASE("gemm: tile widths of any multiple of 16 against cuBLAS [gpu]", "[gpu]
   for (const GemmCase& g : std::vector<GemmCase>{
            {4608, 1536, 1024, {}, pair, 1.0, 0.0, true, {{"bn", 144}}},
            {3072, 2304, 512, {}, pair, 1.0, 0.0, true, {{"bn", 144}}},
-           {1000, 1280, 16384, {}, pair, 1.0, 0.0, true, {{"bn", 80}}},
+           {1000, 1280, 4096, {}, pair, 1.0, 0.0, true, {{"bn", 80}}},
+           {1000, 1280, 16384, {}, pair, 1.0, 0.0, true, {{"bn", 160}, {"splits", 2}}},  // the long-K split
            {8192, 1280, 1000, {}, pair, 1.0, 0.0, true, {{"bn", 320}}, "(1,2,1)"},  // the wide tile (kGemmWideBn), in a pair
        })
     check(g, 4343);
@@ -803,5 +807,49 @@ TEST_CASE("gemm: verify() rejects one element of D two ulps off [gpu]", "[gpu][g
         }
       });
     }
+  }
+}
+
+// Random problems on the default path, as a user's specs would come: any m, n and k (small,
+// ragged, aligned, long-K), both layouts and input types, every output type, alpha and beta
+// or a fused epilogue, now and then wider pitches. Each is made concrete for this GPU (bn 0,
+// splits 0, schedule and cluster auto) and checked against cuBLAS. TILEJIT_FUZZ_CASES sets
+// how many (default 24), TILEJIT_FUZZ_SEED the first seed (default 1); a failing section
+// names its problem, so it can be run again as a spec.
+TEST_CASE("gemm: random problems on the default path against cuBLAS [gpu]", "[gpu][gemm][fuzz]") {
+  auto env = [](const char* name, uint64_t fallback) {
+    const char* v = std::getenv(name);
+    return v != nullptr && *v != '\0' ? std::strtoull(v, nullptr, 10) : fallback;
+  };
+  const uint64_t count = env("TILEJIT_FUZZ_CASES", 24), seed = env("TILEJIT_FUZZ_SEED", 1);
+  std::mt19937_64 rng(seed);
+  auto pick = [&](uint64_t n) { return int64_t(rng() % n); };
+  // A dimension: a few elements, a ragged size, a multiple of 64 or 128, or a long one.
+  auto dim = [&](int64_t cap) -> int64_t {
+    switch (pick(5)) {
+      case 0: return 1 + pick(96);
+      case 1: return 64 * (1 + pick(cap / 64));
+      case 2: return 128 * (1 + pick(cap / 128));
+      default: return 1 + pick(cap);
+    }
+  };
+  for (uint64_t i = 0; i < count; ++i) {
+    GemmCase g{dim(6000), dim(6000), pick(8) == 0 ? 8192 + pick(8192) : dim(5000), {}, {2, 1, 1}, 1.0, 0.0, true};
+    g.params["layout"] = pick(2), g.params["dtype"] = pick(2), g.params["out"] = pick(3);
+    if (pick(2) == 0) {
+      g.alpha = pick(2) == 0 ? 1.0 : 0.5 + 0.25 * double(pick(5));
+      g.beta = pick(2) == 0 ? 0.0 : -0.75 + 0.5 * double(pick(4));
+    } else {
+      g.params["bias"] = pick(2), g.params["col_scale"] = pick(2), g.params["act"] = pick(4), g.params["residual"] = pick(2);
+    }
+    // Wider pitches than the 16-byte rounding, in whole 16-byte steps (8 elements of 2 bytes,
+    // 4 of f32 out).
+    if (pick(6) == 0) {
+      const int64_t b_row = g.params["layout"] == 0 ? g.k : g.n, out_step = g.params["out"] == 2 ? 4 : 8;
+      g.params["lda"] = (g.k + 7) / 8 * 8 + 8 * pick(4);
+      g.params["ldb"] = (b_row + 7) / 8 * 8 + 8 * pick(4);
+      g.params["ldd"] = (g.n + out_step - 1) / out_step * out_step + out_step * pick(4);
+    }
+    check(g, seed * 1000 + i);
   }
 }

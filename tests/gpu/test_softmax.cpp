@@ -3,7 +3,12 @@
 // untouched): column counts that do and do not fill the vectors and the row's threads
 // (1000, 4097, 33, 1), row counts that do not fill the last CTA (7), one and several
 // warps per row, every vector width of f32 and bf16, 128 to 1024 threads.
+#include <cstdlib>
+#include <random>
+
 #include "tests/gpu/gpu_fixture.h"
+
+#include "samples/builtin.h"
 
 namespace {
 
@@ -55,4 +60,35 @@ TEST_CASE("softmax: the spec's shape (8192 x 4096 f32) and the bench's [gpu]", "
   check({16384, 1024, "f32"}, 801);
   check({4096, 16384, "f32", 512}, 802);
   check({8192, 4096, "bf16"}, 803);
+}
+
+// Random problems: rows and columns (1 to 65536 columns, ragged against every vector and
+// warp), f32 or bf16, 128 to 1024 threads, the sample's warps per row. A problem the sample
+// refuses (a row too long for the CTA's registers) is drawn again, and the count of those is
+// printed. TILEJIT_FUZZ_CASES sets how many run (default 12), TILEJIT_FUZZ_SEED the first
+// seed (default 1).
+TEST_CASE("softmax: random problems against softmax in double [gpu]", "[gpu][softmax][fuzz]") {
+  auto env = [](const char* name, uint64_t fallback) {
+    const char* v = std::getenv(name);
+    return v != nullptr && *v != '\0' ? std::strtoull(v, nullptr, 10) : fallback;
+  };
+  const uint64_t count = env("TILEJIT_FUZZ_CASES", 12), seed = env("TILEJIT_FUZZ_SEED", 1);
+  std::mt19937_64 rng(seed ^ 0x50f7);
+  auto pick = [&](uint64_t n) { return int64_t(rng() % n); };
+  const tj::samples::Sample* s = tj::samples::find_sample("softmax");
+  REQUIRE(s != nullptr);
+  uint64_t refused = 0;
+  for (uint64_t i = 0; i < count;) {
+    const int64_t cols = pick(2) == 0 ? 1 + pick(4096) : 1 + pick(65536);
+    SoftmaxCase c{1 + pick(cols > 4096 ? 300 : 3000), cols, pick(2) == 0 ? "f32" : "bf16", 128u << pick(4)};
+    tj::samples::Config config = tj::samples::default_config(*s);
+    config.threads = c.threads;
+    config.params["rows"] = c.rows, config.params["cols"] = c.cols, config.params["dtype"] = std::string(c.dtype) == "bf16";
+    if (!s->check_config(config).empty()) {
+      ++refused;
+      continue;
+    }
+    check(c, seed * 1000 + i++);
+  }
+  WARN(refused << " drawn problems refused by the sample (rows too long for their CTA) and drawn again");
 }
