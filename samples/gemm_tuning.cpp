@@ -29,6 +29,7 @@ constexpr Tile kTallTile = {kGemmTallRows, 192};
 // Ping-pong tiles: each consumer owns a whole tile of these, 128 accumulator registers.
 constexpr Tile kPingpongTiles[] = {{128, 128}, {64, 256}};
 constexpr ir::Dim3 kClusters[] = {{1, 2, 1}, {2, 1, 1}, {1, 1, 1}, {2, 2, 1}};
+constexpr ir::Dim3 kQuadAlongM = {1, 4, 1};
 constexpr int64_t kGroups[] = {8, 16};
 constexpr int64_t kSplits[] = {2, 4, 8};
 // Split-K candidates are tried when the problem has at most this many 128x256 tiles:
@@ -89,6 +90,14 @@ std::vector<Config> Gemm::tuning_candidates(const Config& c) const {
   for (const ir::Dim3& cluster : {kClusters[0], kClusters[1]}) candidate(kWideTile, cluster, kGroups[0], 64, 3);
   // ...the tall tile (three consumer warpgroups of 64 rows; packing's for unaligned rows) in pairs...
   for (const ir::Dim3& cluster : {kClusters[1], kClusters[0]}) candidate(kTallTile, cluster, kGroups[0], 64, 0, 1, 0, 3);
+  // ...and alone, where `schedule auto` takes stream-K over a ragged last wave (on the H200,
+  // each against cuBLAS in its own process: 0.955 of cuBLAS at 4608x2304x8192 against the
+  // default path's 0.905)...
+  candidate(kTallTile, kClusters[2], kGroups[0], 64, 0, 1, 0, 3);
+  // ...and 128x256 in clusters of four along M (B shared, each CTA loading a 64-row slice):
+  // 0.898 of cuBLAS at 3000x1000x5000 against the default path's 0.797 (packing weighs it,
+  // but rates the tall tile ahead there).
+  candidate(kTiles[0], kQuadAlongM, kGroups[0], 64, 0);
   // ...then split-K, for problems with fewer output tiles than SMs and a long K (at
   // least 4 k-blocks of 64 per split): 128x256 and 128x128 tiles, clusters 1x1 and 1x2.
   const uint64_t m = uint64_t(c.param("m")), n = uint64_t(c.param("n")), kblocks = (uint64_t(c.param("k")) + 63) / 64;

@@ -4,9 +4,6 @@
 // multiples of the blocks, causal and not, d 64, 128, 192 and 256 and d between them (8 to 248),
 // one and two consumers.
 // Every head dim writes O through its consumer's rows of the Q tile.
-#include <cstdlib>
-#include <random>
-
 #include "tests/gpu/gpu_fixture.h"
 
 #include "samples/builtin.h"
@@ -137,13 +134,9 @@ TEST_CASE("attention: d 256 at the spec's shape (4 x 16 heads x 4096) [gpu]", "[
 // against every block), any head dim that is a multiple of 8, causal or not.
 // TILEJIT_FUZZ_CASES sets how many (default 12), TILEJIT_FUZZ_SEED the first seed (default 1).
 TEST_CASE("attention: random problems against softmax in double [gpu]", "[gpu][attention][fuzz]") {
-  auto env = [](const char* name, uint64_t fallback) {
-    const char* v = std::getenv(name);
-    return v != nullptr && *v != '\0' ? std::strtoull(v, nullptr, 10) : fallback;
-  };
-  const uint64_t count = env("TILEJIT_FUZZ_CASES", 12), seed = env("TILEJIT_FUZZ_SEED", 1);
-  std::mt19937_64 rng(seed ^ 0xa77e);
-  auto pick = [&](uint64_t n) { return int64_t(rng() % n); };
+  tj::gpu_test::FuzzDraws draws(12, 0xa77e);
+  const uint64_t count = draws.count, seed = draws.seed;
+  auto pick = [&](uint64_t n) { return draws.pick(n); };
   auto length = [&] { return pick(3) == 0 ? 64 * (1 + pick(32)) : 1 + pick(2048); };
   for (uint64_t i = 0; i < count; ++i) {
     const int64_t seq_q = length(), seq_k = pick(3) == 0 ? seq_q : length();

@@ -2,9 +2,6 @@
 // the same device inputs, an f32 reference and a per-element bound): shapes
 // with ragged edges, tiles, clusters, both B layouts, input and output types,
 // alpha and beta.
-#include <cstdlib>
-#include <random>
-
 #include "tests/gpu/gpu_fixture.h"
 
 #include "samples/builtin.h"
@@ -817,13 +814,9 @@ TEST_CASE("gemm: verify() rejects one element of D two ulps off [gpu]", "[gpu][g
 // how many (default 24), TILEJIT_FUZZ_SEED the first seed (default 1); a failing section
 // names its problem, so it can be run again as a spec.
 TEST_CASE("gemm: random problems on the default path against cuBLAS [gpu]", "[gpu][gemm][fuzz]") {
-  auto env = [](const char* name, uint64_t fallback) {
-    const char* v = std::getenv(name);
-    return v != nullptr && *v != '\0' ? std::strtoull(v, nullptr, 10) : fallback;
-  };
-  const uint64_t count = env("TILEJIT_FUZZ_CASES", 24), seed = env("TILEJIT_FUZZ_SEED", 1);
-  std::mt19937_64 rng(seed);
-  auto pick = [&](uint64_t n) { return int64_t(rng() % n); };
+  tj::gpu_test::FuzzDraws draws(24, 0);
+  const uint64_t count = draws.count, seed = draws.seed;
+  auto pick = [&](uint64_t n) { return draws.pick(n); };
   // A dimension: a few elements, a ragged size, a multiple of 64 or 128, or a long one.
   auto dim = [&](int64_t cap) -> int64_t {
     switch (pick(5)) {

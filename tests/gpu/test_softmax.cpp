@@ -3,9 +3,6 @@
 // untouched): column counts that do and do not fill the vectors and the row's threads
 // (1000, 4097, 33, 1), row counts that do not fill the last CTA (7), one and several
 // warps per row, every vector width of f32 and bf16, 128 to 1024 threads.
-#include <cstdlib>
-#include <random>
-
 #include "tests/gpu/gpu_fixture.h"
 
 #include "samples/builtin.h"
@@ -68,13 +65,9 @@ TEST_CASE("softmax: the spec's shape (8192 x 4096 f32) and the bench's [gpu]", "
 // printed. TILEJIT_FUZZ_CASES sets how many run (default 12), TILEJIT_FUZZ_SEED the first
 // seed (default 1).
 TEST_CASE("softmax: random problems against softmax in double [gpu]", "[gpu][softmax][fuzz]") {
-  auto env = [](const char* name, uint64_t fallback) {
-    const char* v = std::getenv(name);
-    return v != nullptr && *v != '\0' ? std::strtoull(v, nullptr, 10) : fallback;
-  };
-  const uint64_t count = env("TILEJIT_FUZZ_CASES", 12), seed = env("TILEJIT_FUZZ_SEED", 1);
-  std::mt19937_64 rng(seed ^ 0x50f7);
-  auto pick = [&](uint64_t n) { return int64_t(rng() % n); };
+  tj::gpu_test::FuzzDraws draws(12, 0x50f7);
+  const uint64_t count = draws.count, seed = draws.seed;
+  auto pick = [&](uint64_t n) { return draws.pick(n); };
   const tj::samples::Sample* s = tj::samples::find_sample("softmax");
   REQUIRE(s != nullptr);
   uint64_t refused = 0;

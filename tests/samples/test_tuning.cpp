@@ -69,13 +69,14 @@ TuningDb db_at(const std::string& path) { return TuningDb::load(path); }
 
 }  // namespace
 
-TEST_CASE("gemm: 40 tuning candidates, each valid and distinct, likeliest first", "[samples][tuning][gemm]") {
+TEST_CASE("gemm: 42 tuning candidates, each valid and distinct, likeliest first", "[samples][tuning][gemm]") {
   const Config spec = spec_config(R"("m": 8192, "n": 8192, "k": 8192)");
   const std::vector<Config> cands = gemm().tuning_candidates(spec);
   // 3 tiles x 4 clusters x 2 groups with the most stages of bk 64, then 2 ping-pong tiles
   // x 3 clusters, then per tile one stage fewer and bk 32, then the wide 128x320 tile with
-  // clusters 1x2 and 2x1, then the tall 192x192 with 2x1 and 1x2: none refused at 8192^3 bf16.
-  REQUIRE(cands.size() == 40);
+  // clusters 1x2 and 2x1, then the tall 192x192 with 2x1, 1x2 and 1x1, then 128x256 in 1x4:
+  // none refused at 8192^3 bf16.
+  REQUIRE(cands.size() == 42);
   std::set<std::string> seen;
   for (const Config& c : cands) {
     INFO(label(c));
@@ -108,6 +109,8 @@ TEST_CASE("gemm: 40 tuning candidates, each valid and distinct, likeliest first"
   CHECK((label(cands[38]) == "bm=192 bn=192 cluster 2x1 group=8" && cands[38].param("stages") == 4 &&
          cands[38].param("consumers") == 3 && tj::samples::gemm_tiling(cands[38]).chunk_bytes == 64));
   CHECK(label(cands[39]) == "bm=192 bn=192 cluster 1x2 group=8");
+  CHECK(label(cands[40]) == "bm=192 bn=192 cluster 1x1 group=8");
+  CHECK((label(cands[41]) == "bm=128 bn=256 cluster 1x4 group=8" && cands[41].param("consumers") == 2));
 }
 
 TEST_CASE("gemm: few tiles add split-K, split-K in the cluster, the narrow tile and one-warpgroup tiles to the candidates",
@@ -151,12 +154,12 @@ TEST_CASE("gemm: candidates check_config refuses are dropped", "[samples][tuning
     INFO(params);
     const std::vector<Config> cands = gemm().tuning_candidates(spec_config(params));
     CHECK(cands.size() >= 15);
-    CHECK(cands.size() <= 40);
+    CHECK(cands.size() <= 42);
     for (const Config& c : cands) CHECK(gemm().check_config(c).empty());
   }
   // A spec's own tile choices do not leak into the candidates.
   const std::vector<Config> from_hand = gemm().tuning_candidates(spec_config(R"("bm": 64, "bn": 128, "consumers": 1, "stages": 3)", R"("cluster": [4, 2], )"));
-  REQUIRE(from_hand.size() == 40);
+  REQUIRE(from_hand.size() == 42);
   CHECK(label(from_hand[0]) == "bm=128 bn=256 cluster 1x2 group=8");
   CHECK(from_hand[0].param("stages") == 4);
   CHECK(from_hand[0].param("consumers") == 2);
