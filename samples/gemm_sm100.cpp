@@ -148,9 +148,13 @@ ir::Kernel build_gemm_sm100_kernel(const GemmShape& s, const GemmSm100Tiling& t)
     for_each_tile(schedule, tiles_m, tiles_n, [&](i32 tm, i32 tn) {
       i32 buf = buffer(tile);
       wait(acc_full[buf]);
-      for (unsigned ch = 0; ch < unsigned(t.bn) / chunk; ++ch) {
-        // Chunk buffer ch % 2 was last read by the store two chunks back.
-        if_(leader_thread, [&] { bulk_wait_read(1); });
+      const unsigned chunks = unsigned(t.bn) / chunk;
+      for (unsigned ch = 0; ch < chunks; ++ch) {
+        // Chunk buffer ch % 2 was last read by the store two chunks back, or, for the first
+        // chunk of a tile of an odd chunk count (bn 64 of 16-bit D: one chunk), by the last
+        // store of the previous tile, the newest in flight: that one must have read it too.
+        const uint32_t in_flight = ch == 0 && chunks % 2 == 1 ? 0 : 1;
+        if_(leader_thread, [&] { bulk_wait_read(in_flight); });
         warpgroup_sync(wg);
         store_accumulator(stage(d, int32_t(ch % 2)), acc_of(buf), Columns{ch * chunk, chunk},
                           [&](const Elem& e) { return e.value * alpha; });

@@ -200,6 +200,30 @@ TEST_CASE("gemm_sm100: one accumulator buffer, the epilogue before the next tile
   CHECK(check_text(l, "arrivals on barrier 'acc_full'").find("verified (1 per phase)") != std::string::npos);
 }
 
+// The epilogue's two chunk buffers alternate within a tile; where a tile has an odd number
+// of chunks (bn 64 of 16-bit D: one), its first chunk reuses the buffer of the previous
+// tile's last store, so it waits for every store to have read its source. Every width and
+// output type the config check takes must pass the race check.
+TEST_CASE("gemm_sm100: every width and output type it accepts passes the race check", "[samples][gemm_sm100][tcgen05]") {
+  unsigned accepted = 0, one_chunk_accepted = 0;
+  for (unsigned cluster_y : {1u, 2u})
+    for (int64_t bn : {64, 128, 256})
+      for (int64_t out : {0, 1, 2}) {
+        samples::Config c = spec_config(cluster_y, bn);
+        c.params["out"] = out;
+        INFO("cluster 1x" << cluster_y << " bn " << bn << " out " << out);
+        if (!samples::GemmSm100().check_config(c).empty()) continue;
+        codegen::Lowered l;
+        REQUIRE_NOTHROW(l = codegen::lower(samples::GemmSm100().build(c), Target::sm100a()));
+        const bool one_chunk = bn == 64 && out != 2;
+        CHECK(test::contains(l.cuda, "tj::bulk_wait_read<0>();\n") == one_chunk);
+        CHECK(test::contains(l.cuda, "tj::bulk_wait_read<1>();") != one_chunk);
+        ++accepted, one_chunk_accepted += one_chunk;
+      }
+  CHECK(accepted >= 6);
+  CHECK(one_chunk_accepted >= 1);  // the case the alternation alone got wrong
+}
+
 TEST_CASE("gemm_sm100: sm_90a refuses it, naming the target it is written for", "[samples][gemm_sm100][tcgen05]") {
   const samples::GemmSm100 sample;
   try {
