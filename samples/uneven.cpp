@@ -42,8 +42,9 @@ std::vector<ParamSpec> Uneven::params() const {
           {"order", 0, 0, 1, "the units' order: rasterized, or longest_first (the costliest rows first)",
            {"rasterized", "longest_first"}},
           {"group", 8, 1, 64, "grouped rasterization: rows of cluster tiles walked together"},
-          {"reserve_kib", 120, 0, 227,
-           "shared memory each CTA holds (unused): above half an SM's 228 KiB keeps one CTA, one unit, per SM"}};
+          {"reserve_kib", 120, 0, 226,
+           "shared memory each CTA holds (unused): above half an SM's 228 KiB keeps one CTA, one unit, per SM (at most "
+           "226, so that the schedule's own bytes still fit the 227 KiB a CTA may hold)"}};
 }
 
 UnevenPlan uneven_plan(const Config& c) {
