@@ -3,9 +3,9 @@
 # GPU tests, every sample spec through the CLI, benchmarks, tuning (gpu_tune.sh),
 # multicast traffic with ncu, and compute-sanitizer on every sample. Run from the repo root with
 # the binaries staged by scripts/stage.sh in .stage/; logs go to $OUT (or ./out).
-#   scripts/gpu_session.sh [SECTION...]   sections: tests runs faults plugins races bench gemm epilogue pdl splitk-cluster pingpong attention attention-schedules attention-table softmax schedules streamk gemm-configs readme-table sweep gemm-versus gemm-grid gemm-ab fuzz ncu ncu-sass timeline gemm-timelines tune multicast sanitizer
+#   scripts/gpu_session.sh [SECTION...]   sections: tests runs faults plugins races bench gemm epilogue pdl splitk-cluster pingpong attention attention-schedules attention-table softmax schedules streamk gemm-configs readme-table sweep random-sweep gemm-versus gemm-grid gemm-ab fuzz ncu ncu-sass timeline gemm-timelines tune multicast sanitizer
 #   ragged attention-dims
-# (all but attention-table, gemm-configs, readme-table, sweep, gemm-timelines, ragged, attention-dims and fuzz when none is named; named ones append to out/summary.txt, so a session can be split
+# (all but attention-table, gemm-configs, readme-table, sweep, gemm-timelines, ragged, attention-dims, fuzz and random-sweep when none is named; named ones append to out/summary.txt, so a session can be split
 # across several commands).
 set -uo pipefail
 OUT=${OUT:-out}; mkdir -p "$OUT"
@@ -288,6 +288,23 @@ if [[ "$SECTIONS" == *" sweep "* ]]; then
   rc=$?
   note "bench gemm, the sweep of $(echo "$SWEEP_SHAPES" | tr ',' '\n' | wc -l) shapes rc=$rc: geometric mean of the per-rep medians $(grep -E '^\| [0-9]' "$OUT/bench_sweep.log" | awk -F'|' '{split($8, p, "/"); s += log(p[2]); n++} END {if (n) printf "%.3f over %d shapes", exp(s / n), n}')"
   grep -E '^\| [0-9]' "$OUT/bench_sweep.log" >> "$summary"
+fi
+
+# The default path on random shapes against cuBLAS (only when named): RANDOM_SWEEP_COUNT shapes (default 40)
+# from RANDOM_SWEEP_SEED (default: the time, printed): M from 128 to 9000, N and K multiples of 8 (cuBLAS's
+# 16-byte rows) up to 9000 and 20000, each spread evenly in its logarithm; the geometric mean and the five lowest.
+if [[ "$SECTIONS" == *" random-sweep "* ]]; then
+  seed=${RANDOM_SWEEP_SEED:-$(date +%s)}
+  shapes=$(python3 -c "
+import math, random, sys
+r = random.Random(int(sys.argv[1]))
+def pick(hi, step):
+    return int(math.exp(r.uniform(math.log(128), math.log(hi)))) // step * step
+print(','.join(f'{pick(9000, 1)}x{pick(9000, 8)}x{pick(20000, 8)}' for _ in range(int(sys.argv[2]))))" "$seed" "${RANDOM_SWEEP_COUNT:-40}")
+  timeout 540 $B/tilejit_bench_gemm --no-tuned --iters 20 --reps 3 --sustained 0 --shapes "$shapes" > "$OUT/bench_random_sweep.log" 2>&1
+  rc=$?
+  note "bench gemm, $(echo "$shapes" | tr ',' '\n' | wc -l) random shapes from seed $seed rc=$rc: geometric mean of the per-rep medians $(grep -E '^\| [0-9]' "$OUT/bench_random_sweep.log" | awk -F'|' '{split($8, p, "/"); s += log(p[2]); n++} END {if (n) printf "%.3f over %d shapes", exp(s / n), n}'); lowest:"
+  grep -E '^\| [0-9]' "$OUT/bench_random_sweep.log" | awk -F'|' '{split($8, p, "/"); print p[2] + 0 " " $0}' | sort -n | head -5 | cut -d' ' -f2- >> "$summary"
 fi
 
 # The GEMM bench per config, each against cuBLAS interleaved per shape: GEMM_CONFIGS (configs
