@@ -106,3 +106,52 @@ TEST_CASE("samples: random configs they accept lower on every target their defau
     }
   }
 }
+
+// The default path: random problems (any m, n, k; types, layout, alpha and beta or a fused
+// epilogue; a cluster named or not) made concrete for random devices (SM counts from 8 to
+// 170, clusters that fit at once a little under SMs / CTAs, or unknown), as `tilejit run`
+// does on the GPU and `compile --sms` here: what for_device decides must pass the config
+// check and lower.
+TEST_CASE("gemm: the default path's choices for random problems and devices lower", "[samples][random][gemm]") {
+  const samples::Sample* s = samples::find_sample("gemm");
+  REQUIRE(s != nullptr);
+  std::mt19937_64 rng(20261204);
+  auto pick = [&](uint64_t n) { return int64_t(rng() % n); };
+  auto dim = [&](int64_t cap) -> int64_t {
+    switch (pick(4)) {
+      case 0: return 1 + pick(96);
+      case 1: return 64 * (1 + pick(cap / 64));
+      default: return 1 + pick(cap);
+    }
+  };
+  const int sms[] = {8, 20, 66, 78, 114, 132, 144, 148, 170};
+  unsigned decided = 0;
+  for (int i = 0; i < 120; ++i) {
+    Config c = samples::default_config(*s);
+    c.params["m"] = dim(9000), c.params["n"] = dim(9000), c.params["k"] = pick(4) == 0 ? 8192 + pick(12000) : dim(6000);
+    c.params["layout"] = pick(2), c.params["dtype"] = pick(2), c.params["out"] = pick(3);
+    if (pick(2) == 0) {
+      c.reals["beta"] = pick(2) == 0 ? 0.0 : 0.5;
+    } else {
+      c.params["bias"] = pick(2), c.params["col_scale"] = pick(2), c.params["act"] = pick(4), c.params["residual"] = pick(2);
+    }
+    if (pick(4) == 0) {
+      c.cluster = std::vector<ir::Dim3>{{1, 1, 1}, {2, 1, 1}, {1, 2, 1}}[size_t(pick(3))];
+      c.named.insert("cluster");
+    }
+    const int count = sms[pick(std::size(sms))];
+    const int slack = int(pick(3));
+    const samples::Sample::DeviceFacts device =
+        pick(3) == 0 ? samples::Sample::DeviceFacts(count)
+                     : samples::Sample::DeviceFacts(count, [count, slack](unsigned ctas) { return std::max(1, int(count / ctas) - slack); });
+    INFO(describe(c) << " on " << count << " SMs");
+    REQUIRE(s->check_config(c).empty());
+    const std::optional<samples::Sample::DeviceChoice> d = s->for_device(c, device);
+    REQUIRE(d.has_value());
+    INFO(d->line);
+    CHECK(s->check_config(d->config).empty());
+    CHECK(lower_error(*s, d->config, Target::sm90a()) == "");
+    ++decided;
+  }
+  CHECK(decided == 120);
+}
