@@ -76,7 +76,12 @@ TEST_CASE("samples: random configs they accept lower on every target their defau
       const Config defaults = samples::default_config(*s);
       const std::vector<std::string> archs = s->targets();
       if (!archs.empty() && std::find(archs.begin(), archs.end(), target.arch) == archs.end()) continue;
-      if (!s->check_config(defaults).empty() || !lower_error(*s, defaults, target).empty()) continue;
+      // Every sample written for sm_90a lowers there with its defaults; sm_100a refuses the
+      // wgmma-shaped ones (gemm, attention) by design, and those are left out for it.
+      const std::string default_error = s->check_config(defaults).empty() ? lower_error(*s, defaults, target) : "config refused";
+      INFO(s->name() << "'s defaults for " << target.arch);
+      if (target.arch == "sm_90a") REQUIRE(default_error == "");
+      if (!default_error.empty()) continue;
       std::mt19937_64 rng(std::hash<std::string>{}(s->name() + target.arch));
       unsigned accepted = 0;
       for (int i = 0; i < kDraws; ++i) {
