@@ -147,6 +147,29 @@ TEST_CASE("gemm: few tiles add split-K, split-K in the cluster, the narrow tile 
   for (const Config& c : gemm().tuning_candidates(spec_config(R"("m": 8192, "n": 8192, "k": 8192)"))) CHECK(c.param("consumers") >= 2);
 }
 
+// Where the default path lagged on the H200 and another config did not: 128 x 256 in 1x4 at
+// 3000x1000x5000 (0.898 of cuBLAS against 0.797), 192 x 192 unclustered under stream-K at
+// 4608x2304x8192 (0.955 against 0.905). Both must be among that problem's candidates.
+TEST_CASE("gemm: the candidates that beat the default on lagging shapes are tried there", "[samples][tuning][gemm]") {
+  auto has = [](const std::vector<Config>& cands, const std::string& want) {
+    for (const Config& c : cands)
+      if (label(c) == want) return true;
+    return false;
+  };
+  CHECK(has(gemm().tuning_candidates(spec_config(R"("m": 3000, "n": 1000, "k": 5000)")), "bm=128 bn=256 cluster 1x4 group=8"));
+  const std::vector<Config> tall = gemm().tuning_candidates(spec_config(R"("m": 4608, "n": 2304, "k": 8192)"));
+  REQUIRE(has(tall, "bm=192 bn=192 cluster 1x1 group=8"));
+  for (const Config& c : tall)
+    if (label(c) == "bm=192 bn=192 cluster 1x1 group=8") {
+      CHECK(c.param("consumers") == 3);
+      // schedule auto: the device decides (stream-K on an H200's 132 SMs), not the candidate.
+      CHECK(c.param("schedule") == 0);
+      const std::optional<tj::samples::Sample::DeviceChoice> d = gemm().for_device(c, 132);
+      REQUIRE(d.has_value());
+      CHECK(d->config.param("schedule") == 2);
+    }
+}
+
 TEST_CASE("gemm: candidates check_config refuses are dropped", "[samples][tuning][gemm]") {
   // f32 output: the 128x256 and 256x128 output tiles take 128 KiB of shared memory, which
   // still leaves two stages; every candidate must pass, whatever the count.
