@@ -59,6 +59,7 @@ void check_bound(const BoundArgs& args, CUfunction function, const std::string& 
 
 void JitKernel::prepare(Grid grid, BoundArgs& args, CUstream stream) {
   check_bound(args, module_.function(), name());
+  check_schedule_launch(kernel(), args.pack(), ir::Dim3{grid.x, grid.y, grid.z});
   device_.make_current();
   workspaces_->bind(kernel(), ir::Dim3{grid.x, grid.y, grid.z}, stream, args.pack());
 }

@@ -72,6 +72,25 @@ std::optional<uint64_t> schedule_clusters(const ir::Kernel& kernel, const rt::Ar
   return std::max<uint64_t>(1, std::min<uint64_t>(n, uint64_t(std::max(1, max_active_clusters))));
 }
 
+void check_schedule_launch(const ir::Kernel& kernel, const rt::ArgPack& args, ir::Dim3 grid_clusters) {
+  if (!kernel.schedule_grid) return;
+  const std::string grid = "(" + std::to_string(grid_clusters.x) + ", " + std::to_string(grid_clusters.y) + ", " +
+                           std::to_string(grid_clusters.z) + ") clusters";
+  if (grid_clusters.y != 1 || grid_clusters.z != 1)
+    throw rt::RuntimeError(rt::ErrorKind::Usage, "kernel '" + kernel.name + "' walks a dynamic schedule, whose units follow the grid's x "
+                                                 "only: a grid of " + grid + " would run each unit " +
+                                                 std::to_string(uint64_t(grid_clusters.y) * grid_clusters.z) +
+                                                 " times; launch the grid JitKernel::schedule_grid gives (N, 1, 1)");
+  if (!kernel.schedule_grid->per_unit) return;
+  const uint64_t units = *schedule_clusters(kernel, args, 1);
+  if (grid_clusters.x != units)
+    throw rt::RuntimeError(rt::ErrorKind::Usage, "kernel '" + kernel.name + "' claims its units with cluster launch control, one cluster "
+                                                 "per unit: this launch has " + std::to_string(units) + " units and a grid of " + grid +
+                                                 (grid_clusters.x < units ? ", so the last units would never run"
+                                                                          : ", so clusters past the last unit would run tiles outside the grid") +
+                                                 "; launch the grid JitKernel::schedule_grid gives (" + std::to_string(units) + ", 1, 1)");
+}
+
 void Workspaces::bind(const ir::Kernel& kernel, ir::Dim3 grid_clusters, CUstream stream, rt::ArgPack& args) {
   for (size_t i = 0; i < kernel.params.size(); ++i) {
     const ir::Param& p = kernel.params[i];

@@ -32,6 +32,13 @@ uint64_t workspace_elements(const ir::Kernel& kernel, size_t param, const rt::Ar
 // Throws rt::RuntimeError (Usage) when the unit count cannot be evaluated from `args`.
 std::optional<uint64_t> schedule_clusters(const ir::Kernel& kernel, const rt::ArgPack& args, int max_active_clusters);
 
+// Refuses (rt::RuntimeError, Usage) a launch of a kernel whose schedule decides the grid on
+// `grid_clusters` that would lose or repeat units: its units are numbered along the
+// grid's x only (y and z must be 1), and with cluster launch control (sm_100a) one
+// cluster per unit is the only grid that runs each unit once (fewer leave units
+// unclaimed, more start clusters past the last unit). Nothing to check for other kernels.
+void check_schedule_launch(const ir::Kernel& kernel, const rt::ArgPack& args, ir::Dim3 grid_clusters);
+
 class Workspaces {
  public:
   // Writes the buffers of `kernel`'s workspace parameters into `args` for a launch on

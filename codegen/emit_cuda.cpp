@@ -102,9 +102,15 @@ struct ExprEmitter {
   std::string operator()(const Cast& n) const {
     Scalar from = n.a->type.scalar, to = n.type.scalar;
     if (from == to) return e(n.a);
-    if (to == Scalar::BF16 || to == Scalar::F16)
-      return std::string(to == Scalar::BF16 ? "tj::to_bf16(" : "tj::to_f16(") +
-             (from == Scalar::F32 ? e(n.a) : "(float)" + e(n.a)) + ")";
+    if (to == Scalar::BF16 || to == Scalar::F16) {
+      const std::string half = to == Scalar::BF16 ? "tj::to_bf16" : "tj::to_f16";
+      // One rounding each: bf16 and f16 widen to f32 exactly; integers convert directly
+      // (u64 unsigned, every other one as s64, exact), not through a float.
+      if (from == Scalar::F32) return half + "(" + e(n.a) + ")";
+      if (from == Scalar::BF16 || from == Scalar::F16) return half + "(tj::to_f32(" + e(n.a) + "))";
+      if (from == Scalar::U64) return half + "_u64(" + e(n.a) + ")";
+      return half + "_s64((long long)" + e(n.a) + ")";
+    }
     if (from == Scalar::BF16 || from == Scalar::F16) {
       std::string f = "tj::to_f32(" + e(n.a) + ")";
       return to == Scalar::F32 ? f : "((" + scalar_cuda(to) + ")" + f + ")";

@@ -17,6 +17,8 @@
 #include "codegen/passes/verify_dsmem.h"
 #include "codegen/passes/verify_launch_bounds.h"
 #include "codegen/passes/verify_shared_memory.h"
+#include "codegen/passes/verify_bounds.h"
+#include "codegen/passes/verify_scopes.h"
 #include "codegen/passes/verify_tensor_memory.h"
 #include "dsl/diagnostic.h"
 #include "dsl/ir/printer.h"
@@ -79,6 +81,8 @@ const std::vector<Pass>& passes() {
       {"verify_tiles", Stage::Verify, [](PassState& s) { add(s, verify_tiles(s.kernel, s.target)); }},
       {"verify_launch_bounds", Stage::Verify, [](PassState& s) { add(s, verify_launch_bounds(s.kernel, s.target)); }},
       {"verify_tensor_memory", Stage::Verify, [](PassState& s) { add(s, verify_tensor_memory(s.kernel, s.target)); }},
+      {"verify_scopes", Stage::Verify, [](PassState& s) { add(s, verify_scopes(s.kernel)); }},
+      {"verify_bounds", Stage::VerifyWellFormed, [](PassState& s) { add(s, verify_bounds(s.kernel)); }},
       {"verify_transactions", Stage::VerifyWellFormed,
        [](PassState& s) {
          s.transactions = account_transactions(s.kernel);

@@ -11,6 +11,7 @@ namespace tj::dsl {
 namespace {
 
 thread_local KernelBuilder* g_active = nullptr;
+thread_local uint64_t g_next_scope = 1;  // scope ids, unique across builders
 
 ir::Loc L(const SrcLoc& l) { return ir::Loc::from(l); }
 
@@ -58,6 +59,7 @@ KernelBuilder::KernelBuilder(std::string name, SrcLoc loc) {
   kernel_.block_loc = L(loc);
   names_.insert(kernel_.name);
   blocks_.emplace_back();
+  scopes_.push_back(Scope{0, "kernel", L(loc)});
   previous_ = g_active;
   g_active = this;
 }
@@ -91,12 +93,28 @@ void KernelBuilder::close_race_allowance() {
   allowances_.pop_back();
 }
 
-void KernelBuilder::push_block() { blocks_.emplace_back(); }
+void KernelBuilder::push_block(const char* what, const ir::Loc& loc) {
+  blocks_.emplace_back();
+  scopes_.push_back(Scope{g_next_scope++, what, loc});
+}
+
+uint64_t current_scope() { return g_active && !g_active->scopes_.empty() ? g_active->scopes_.back().id : 0; }
+
+void check_rebind(uint64_t home) {
+  if (!g_active || g_active->scopes_.empty() || g_active->scopes_.back().id == home) return;
+  const KernelBuilder::Scope& s = g_active->scopes_.back();
+  throw UserError(s.loc, std::string("a DSL value made outside this ") + s.what +
+                             " body is assigned inside it: a C++ assignment to a value records no statement, so the "
+                             "kernel would use the new value everywhere after the body, unconditionally (or name "
+                             "what the body declared, outside it)",
+                  "make it a variable, whose assignments are statements: auto x = var(f32(0.0f)); then x = ... inside the body");
+}
 
 std::vector<ir::Stmt> KernelBuilder::pop_block() {
   if (blocks_.size() < 2) ir::internal_error("KernelBuilder::pop_block: no open block");
   std::vector<ir::Stmt> out = std::move(blocks_.back());
   blocks_.pop_back();
+  scopes_.pop_back();
   return out;
 }
 
@@ -280,7 +298,7 @@ void build_for(const Val<T>& begin, const Val<T>& end, const Val<T>& step, const
     throw UserError(L(loc), "for_ step is " + std::to_string(*s) + ", the loop would never end",
                     "use a positive step");
   std::string name = b.fresh_name("i", loc);
-  b.push_block();
+  b.push_block("for_", L(loc));
   body(Val<T>(ir::VarRef::make(name, begin.expr()->type, L(loc))));
   ir::Stmt inner = ir::Block::make(b.pop_block(), L(loc));
   b.append(ir::For::make(name, begin.expr(), end.expr(), step.expr(), inner, L(loc)));
@@ -300,7 +318,7 @@ void for_(const i64& begin, const i64& end, const i64& step, const std::function
 namespace {
 void build_while(const boolean& cond, std::optional<ir::LoopUnits> units, const std::function<void()>& body, const SrcLoc& loc) {
   KernelBuilder& b = KernelBuilder::active(loc);
-  b.push_block();
+  b.push_block("while_", L(loc));
   body();
   ir::Stmt inner = ir::Block::make(b.pop_block(), L(loc));
   b.append(ir::While::make(cond.expr(), inner, L(loc), std::move(units)));
@@ -318,7 +336,7 @@ void while_units(const boolean& cond, const i32& unit, const i64& count, const s
 
 IfChain if_(const boolean& cond, const std::function<void()>& then, SrcLoc loc) {
   KernelBuilder& b = KernelBuilder::active(loc);
-  b.push_block();
+  b.push_block("if_", L(loc));
   then();
   ir::Stmt then_body = ir::Block::make(b.pop_block(), L(loc));
   b.append(ir::If::make(cond.expr(), then_body, nullptr, L(loc)));
@@ -331,7 +349,7 @@ void IfChain::else_(const std::function<void()>& body, SrcLoc loc) {
   const ir::If* prev = same ? block[index_]->as<ir::If>() : nullptr;
   if (!prev || prev->else_body)
     throw UserError(L(loc), "else_ must follow its if_ directly", "write if_(cond, then).else_(other)");
-  b_->push_block();
+  b_->push_block("else_", L(loc));
   body();
   ir::Stmt else_body = ir::Block::make(b_->pop_block(), L(loc));
   std::vector<ir::Stmt>& again = b_->current_block();

@@ -210,7 +210,8 @@ class KernelBuilder {
   // ---- used by the DSL functions ----
   static KernelBuilder& active(const SrcLoc& loc);
   void append(ir::Stmt s);
-  void push_block();
+  // A nested body (of an if_, a loop, a role, ...: `what` at `loc`) opens.
+  void push_block(const char* what, const ir::Loc& loc);
   std::vector<ir::Stmt> pop_block();
   std::vector<ir::Stmt>& current_block();
   size_t depth() const { return blocks_.size(); }
@@ -233,6 +234,15 @@ class KernelBuilder {
 
   ir::Kernel kernel_;
   std::vector<std::vector<ir::Stmt>> blocks_;
+  // Per open block: its scope id (0 for the kernel's own body) and what opened it.
+  struct Scope {
+    uint64_t id;
+    const char* what;
+    ir::Loc loc;
+  };
+  std::vector<Scope> scopes_;
+  friend uint64_t current_scope();
+  friend void check_rebind(uint64_t home);
   std::set<std::string> names_;
   int counter_ = 0;
   bool built_ = false;

@@ -39,7 +39,7 @@ auto element_value(const char* what, const std::string& self, const Fn& fn, cons
                    std::shared_ptr<ElemScope> scope = nullptr) {
   KernelBuilder& b = KernelBuilder::active(loc);
   if (!scope) scope = std::make_shared<ElemScope>(ElemScope{what, false, std::nullopt});
-  b.push_block();
+  b.push_block(what, L(loc));
   std::optional<decltype(fn(std::declval<Elem>()))> value;
   try {
     value.emplace(fn(elem_of(self, L(loc), scope)));

@@ -48,7 +48,8 @@ void SplitK::declare_count(const i32& tiles_m, const i32& tiles_n, const i32& kb
   }
   if (partition_ == KPartition::Cluster) {
     const i32 splits = i32(int32_t(k_.cluster_shape().z));
-    count_ = splits, count_expr_ = splits, kblocks_ = kblocks;
+    // emplace: each role declares its own (values are not reassigned across bodies).
+    count_.emplace(splits), count_expr_.emplace(splits), kblocks_.emplace(kblocks);
     sent_.reset();  // each role declares its own
     sent_.emplace(var(i32(0), "cluster_sent"));
     return;
@@ -61,10 +62,10 @@ void SplitK::declare_count(const i32& tiles_m, const i32& tiles_n, const i32& kb
     return max(i32(1), min(min(kblocks / 4, i32(int32_t(max_splits_))), launched / cluster_tiles));
   };
   const i32 splits = requested_ == 0 ? automatic() : min(i32(int32_t(requested_)), kblocks);
-  count_ = var(splits, "splits");
+  count_.emplace(var(splits, "splits"));
   // The walk gets the expression, not the role's local: its unit count (a timeline's
   // bound) is then readable in every role and by the host.
-  count_expr_ = splits;
+  count_expr_.emplace(splits);
   // Tiles are numbered over the grid padded to whole clusters (finish()); per tile, S
   // slots and one counter for each MMA warpgroup. A launch whose S is 1 touches neither.
   const i64 tiles = cast<int64_t>((tiles_m + (ccy - 1)) / ccy * ccy) * cast<int64_t>((tiles_n + (ccx - 1)) / ccx * ccx);

@@ -2,6 +2,7 @@
 // per-launch plan, each cluster's walk over its units, and the fix-up of the tiles
 // that clusters share.
 #include "dsl/cluster.h"
+#include "dsl/diagnostic.h"
 #include "dsl/fragment.h"
 #include "dsl/split_k.h"
 
@@ -31,7 +32,8 @@ void SplitK::declare_stream_k(const i32& tiles_m, const i32& tiles_n, const i32&
   k_.size_workspace(counters_, select(used, cast<int64_t>(sk_tiles) * groups, none), loc);
   // Then as locals of the role, computed once.
   const i32 v_tiles = var(sk_tiles, "sk_tiles"), iters = var(v_tiles * kblocks, "sk_iters");
-  sk_ = StreamKPlan{var(workers, "sk_workers"),
+  // emplace: each role's plan is its own (values are not reassigned across bodies).
+  sk_.emplace(StreamKPlan{var(workers, "sk_workers"),
                     v_tiles,
                     iters,
                     var(max(i32(1), min(workers, iters / kMinShare)), "sk_share_workers"),
@@ -39,7 +41,7 @@ void SplitK::declare_stream_k(const i32& tiles_m, const i32& tiles_n, const i32&
                     var(cols, "sk_cols"),
                     var(tiles, "sk_cluster_tiles"),
                     kblocks,
-                    cast<int64_t>(tiles) + cast<int64_t>(workers)};
+                    cast<int64_t>(tiles) + cast<int64_t>(workers)});
 }
 
 namespace {
@@ -58,6 +60,11 @@ void SplitK::for_each_stream_k_unit(const ir::TileSchedule& schedule, const i32&
                                     const i32& kblocks, const std::function<void(i32, i32, i32, i32, i32)>& body,
                                     SrcLoc loc) const {
   (void)tiles_m, (void)tiles_n, (void)kblocks;  // declare_count's plan holds them
+  if (schedule.kind != ir::ScheduleKind::StaticPersistent)
+    throw UserError(ir::Loc::from(loc), "stream-K with a " + std::string(ir::schedule_name(schedule.kind)) +
+                                            " schedule: stream-K fixes each cluster's share of the k-blocks before the "
+                                            "launch, so no unit is left to claim at run time",
+                    "give stream-K static_persistent(group); dynamic(...) takes split-K or whole tiles");
   if (!sk_) ir::internal_error("stream-K: units walked before declare_count");
   const StreamKPlan& p = *sk_;
   const int32_t ccx = int32_t(k_.cluster_shape().x), ccy = int32_t(k_.cluster_shape().y);

@@ -106,7 +106,7 @@ void KernelBuilder::role(std::string name, unsigned warpgroups, unsigned max_reg
   roles_.emplace_back(name, first, warpgroups, max_regs, role_count_, nullptr, L(loc), std::string());
   next_warpgroup_ += warpgroups;
   ++role_count_;
-  push_block();
+  push_block("role", L(loc));
   i32 wg = var(thread_idx_x() / 128 - int32_t(first), "wg", loc);
   const std::string index_var = wg.expr()->as<ir::VarRef>()->name;
   body(wg);
@@ -189,6 +189,13 @@ void for_each_load_box(const TileView& dst, const TileMap& map, const i32& row0,
                                 dst.tile().name + "'",
                     "load a tile through the tile_map made for it");
   const int32_t pc = int32_t(t.panel_cols()), br = int32_t(map.box_rows);
+  const std::optional<int64_t> p = ir::const_int(part.expr()), r = ir::const_int(dst.row().expr());
+  if (p && r && (*p < 0 || *r + (*p + 1) * br > int64_t(t.rows)))
+    throw UserError(L(loc), "part " + std::to_string(*p) + " of tile '" + dst.tile().name + "'" +
+                                (*r ? " from row " + std::to_string(*r) : std::string()) + ": its " + std::to_string(t.rows) +
+                                " rows in boxes of " + std::to_string(br) + " rows (tile map '" + map.map.decl.name +
+                                "') hold parts 0.." + std::to_string((int64_t(t.rows) - *r) / br - 1),
+                    "load parts 0 to " + std::to_string((int64_t(t.rows) - *r) / br - 1) + " of the tile");
   i32 slice = part * br;
   for (unsigned p = 0; p < t.panels(); ++p) {
     i32 offset = dst.stage() * int32_t(t.stage_elems()) + int32_t(p * t.panel_elems()) + (dst.row() + slice) * pc;
@@ -340,7 +347,7 @@ void for_each_tile(const ir::TileSchedule& schedule, const i32& tiles_m, const i
   KernelBuilder& b = KernelBuilder::active(loc);
   check_schedule(schedule, loc);
   std::string vm = b.fresh_name("tile_m", loc), vn = b.fresh_name("tile_n", loc);
-  b.push_block();
+  b.push_block("for_each_tile", L(loc));
   body(i32(ir::VarRef::make(vm, ir::Type::of(ir::Scalar::I32), L(loc))), i32(ir::VarRef::make(vn, ir::Type::of(ir::Scalar::I32), L(loc))));
   ir::Stmt inner = ir::Block::make(b.pop_block(), L(loc));
   b.append(ir::ForEachTile::make(schedule, tiles_m.expr(), tiles_n.expr(), vm, vn, inner, L(loc)));
@@ -354,7 +361,7 @@ void for_each_tile(const ir::TileSchedule& schedule, const i32& tiles_m, const i
     throw UserError(L(loc), "for_each_tile with " + std::to_string(*s) + " splits", "use at least 1 split (1: no split-K)");
   std::string vm = b.fresh_name("tile_m", loc), vn = b.fresh_name("tile_n", loc), vs = b.fresh_name("split", loc);
   auto ref = [&](const std::string& n) { return i32(ir::VarRef::make(n, ir::Type::of(ir::Scalar::I32), L(loc))); };
-  b.push_block();
+  b.push_block("for_each_tile", L(loc));
   body(ref(vm), ref(vn), ref(vs));
   ir::Stmt inner = ir::Block::make(b.pop_block(), L(loc));
   b.append(ir::ForEachTile::make(schedule, tiles_m.expr(), tiles_n.expr(), vm, vn, inner, L(loc), splits.expr(), vs));

@@ -149,7 +149,11 @@ inline ir::TileSchedule dynamic(unsigned group = 8, unsigned slots = 2, ir::Unit
 }
 // body(tile_m, tile_n) for each tile of the tiles_m x tiles_n grid that the
 // schedule gives this CTA. The CTAs of a cluster take neighbouring tiles: rank
-// (x, y) in the cluster takes tile_n + x, tile_m + y of the cluster's block.
+// (x, y) in the cluster takes tile_n + x, tile_m + y of the cluster's block (so
+// k.cluster(2, 1) pairs tiles along N, k.cluster(1, 2) along M). Where the cluster
+// does not divide the grid, the last blocks reach past it: those CTAs still run the
+// body (a multicast needs every CTA of its cluster) with tile_m >= tiles_m or
+// tile_n >= tiles_n, so guard what the body stores by them.
 void for_each_tile(const ir::TileSchedule& schedule, const i32& tiles_m, const i32& tiles_n,
                    const std::function<void(i32, i32)>& body, SrcLoc loc = SrcLoc::current());
 // Split-K: body(tile_m, tile_n, split) for each unit (tile, split), split in

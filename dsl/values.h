@@ -72,12 +72,25 @@ concept HasLiteral = DslScalar<T> && !StorageOnly<T>;
 template <class T>
 concept Integral = Arithmetic<T> && std::is_integral_v<T>;
 
+// The innermost DSL body being built (0: the kernel's own, or none); and the check that
+// a value assigned there was made there (defined in builder.cpp).
+uint64_t current_scope();
+void check_rebind(uint64_t home);
+
 template <DslScalar T>
 class Val {
  public:
   explicit Val(ir::Expr e) : e_(std::move(e)) {}
   // A literal of T. Not for bf16: write cast<bf16>(1.0f).
   Val(T literal) requires HasLiteral<T> : e_(make_literal(literal)) {}
+  // A copy lives in the body where it is made. Assigning a Val records nothing, so a Val
+  // made outside an if_ or loop body must not be assigned inside it (use var()): refused.
+  Val(const Val& o) : e_(o.e_) {}
+  Val& operator=(const Val& o) {
+    check_rebind(scope_);
+    e_ = o.e_;
+    return *this;
+  }
 
   const ir::Expr& expr() const { return e_; }
 
@@ -129,6 +142,7 @@ class Val {
     else return ir::IntImm::make(scalar_of<T>::value, static_cast<int64_t>(v));
   }
   ir::Expr e_;
+  uint64_t scope_ = current_scope();
 };
 
 using i32 = Val<int32_t>;

@@ -23,10 +23,11 @@ Expr stage_term(const Expr& e, int64_t stage_elems) {
 }
 
 // A tile buffer is indexed by stage; an element offset into it becomes one.
-MemAccess ranged(const Kernel& k, BufferRef buf, const Expr& elem_index, uint64_t elems, std::string what, const Loc& loc) {
+MemAccess ranged(const Kernel& k, BufferRef buf, const Expr& elem_index, uint64_t elems, std::string what, const Loc& loc,
+                 AccessView view) {
   MemAccess a{buf, elem_index, std::max<uint64_t>(elems, 1), false, false, true, std::move(what), loc};
   const SharedBuffer* b = k.find_shared(buf.name);
-  if (b && b->tile && elem_index) {
+  if (b && b->tile && elem_index && view == AccessView::Race) {
     a.index = stage_term(elem_index, int64_t(b->tile->stage_elems()));
     if (!a.index) a.index = Binary::make(BinOp::Div, Cast::make(Scalar::I64, elem_index), i64(int64_t(b->tile->stage_elems())));
     a.extent = 1;
@@ -34,8 +35,16 @@ MemAccess ranged(const Kernel& k, BufferRef buf, const Expr& elem_index, uint64_
   return a;
 }
 
-MemAccess tile_access(const TileOperand& t, bool write, bool async, std::string what, const Loc& loc) {
-  return MemAccess{buffer_of(t.tile), t.stage, 1, write, false, async, std::move(what), loc};
+MemAccess tile_access(const Kernel& k, const TileOperand& t, bool write, bool async, std::string what, const Loc& loc,
+                      AccessView view) {
+  MemAccess a{buffer_of(t.tile), t.stage, 1, write, false, async, std::move(what), loc};
+  const SharedBuffer* b = k.find_shared(a.buf.name);
+  if (view == AccessView::Elements && b && b->tile && t.stage) {  // the stage's elements
+    const int64_t n = int64_t(b->tile->stage_elems());
+    a.index = Binary::make(BinOp::Mul, Cast::make(Scalar::I64, t.stage), i64(n));
+    a.extent = uint64_t(n);
+  }
+  return a;
 }
 
 uint64_t elems_of(const Kernel& k, const BufferRef& buf, uint64_t bytes) {
@@ -45,7 +54,7 @@ uint64_t elems_of(const Kernel& k, const BufferRef& buf, uint64_t bytes) {
 
 }  // namespace
 
-std::vector<MemAccess> accesses_of(const Kernel& k, const StmtNode& s) {
+std::vector<MemAccess> accesses_of(const Kernel& k, const StmtNode& s, AccessView view) {
   std::vector<MemAccess> out;
   std::vector<Expr> exprs;  // whose loads are read
   auto generic = [&](const Expr& ptr, const Expr& index, bool write, bool atomic, const char* what) {
@@ -61,22 +70,29 @@ std::vector<MemAccess> accesses_of(const Kernel& k, const StmtNode& s) {
     generic(at->ptr, at->index, true, true, "atomic_add");
   } else if (const If* i = s.as<If>()) exprs = {i->cond};
   else if (std::optional<LoopView> l = as_loop(s)) exprs = l->control_exprs();
-  else if (const MbarrierArrive* m = s.as<MbarrierArrive>()) exprs = {m->tx};
+  else if (const MbarrierArrive* m = s.as<MbarrierArrive>()) {
+    exprs = {m->tx};
+    if (view == AccessView::Elements) out.push_back({buffer_of(m->bar), m->index, 1, true, true, false, "arrive", s.loc});
+  } else if (const MbarrierWait* w = s.as<MbarrierWait>(); w && view == AccessView::Elements) {
+    out.push_back({buffer_of(w->bar), w->index, 1, false, false, false, "wait", s.loc});
+  } else if (const MbarrierInit* i = s.as<MbarrierInit>(); i && view == AccessView::Elements) {
+    out.push_back({buffer_of(i->bar), i->index, 1, true, false, false, "mbarrier init", s.loc});
+  }
   else if (const TmaLoad* t = s.as<TmaLoad>()) {
     exprs = t->coords;
     const TensorMapDecl* d = k.find_tensor_map(t->tmap->as<VarRef>()->name);
     BufferRef dst = buffer_of(t->dst);
-    MemAccess a = ranged(k, dst, t->dst_index, d ? elems_of(k, dst, d->box_bytes()) : 1, t->mask ? "multicast TMA load" : "TMA load", s.loc);
+    MemAccess a = ranged(k, dst, t->dst_index, d ? elems_of(k, dst, d->box_bytes()) : 1, t->mask ? "multicast TMA load" : "TMA load", s.loc, view);
     a.write = true;
     out.push_back(a);
   } else if (const TmaStore* t = s.as<TmaStore>()) {
     exprs = t->coords;
     const TensorMapDecl* d = k.find_tensor_map(t->tmap->as<VarRef>()->name);
     BufferRef src = buffer_of(t->src);
-    out.push_back(ranged(k, src, t->src_index, d ? elems_of(k, src, d->box_bytes()) : 1, "TMA store", s.loc));
+    out.push_back(ranged(k, src, t->src_index, d ? elems_of(k, src, d->box_bytes()) : 1, "TMA store", s.loc, view));
   } else if (const BulkCopy* c = s.as<BulkCopy>()) {
-    out.push_back(ranged(k, buffer_of(c->src), c->src_index, elems_of(k, buffer_of(c->src), c->bytes), "bulk copy", s.loc));
-    MemAccess w = ranged(k, buffer_of(c->dst), c->dst_index, elems_of(k, buffer_of(c->dst), c->bytes), "bulk copy", s.loc);
+    out.push_back(ranged(k, buffer_of(c->src), c->src_index, elems_of(k, buffer_of(c->src), c->bytes), "bulk copy", s.loc, view));
+    MemAccess w = ranged(k, buffer_of(c->dst), c->dst_index, elems_of(k, buffer_of(c->dst), c->bytes), "bulk copy", s.loc, view);
     w.write = true;
     out.push_back(w);
   } else if (const ClcTryCancel* c = s.as<ClcTryCancel>()) {
@@ -93,7 +109,7 @@ std::vector<MemAccess> accesses_of(const Kernel& k, const StmtNode& s) {
     if (const AccumulatorDecl* a = k.find_accumulator(p->acc)) {
       const int64_t floats = int64_t(a->m) * p->col_count(a->n);
       const Expr first = Binary::make(BinOp::Mul, Cast::make(Scalar::I64, p->slot), IntImm::make(Scalar::I64, floats));
-      MemAccess m = ranged(k, buffer_of(p->ptr), first, floats, p->op == AccPartialOp::Send ? "send_accumulator_partial" : "add_accumulator_partial", s.loc);
+      MemAccess m = ranged(k, buffer_of(p->ptr), first, floats, p->op == AccPartialOp::Send ? "send_accumulator_partial" : "add_accumulator_partial", s.loc, view);
       m.write = p->op == AccPartialOp::Send;
       m.async = p->op == AccPartialOp::Send;
       out.push_back(m);
@@ -102,8 +118,8 @@ std::vector<MemAccess> accesses_of(const Kernel& k, const StmtNode& s) {
     exprs = {sa->dst_index, sa->value};
     out.push_back({buffer_of(sa->dst), sa->dst_index, 1, true, false, true, "st_async", s.loc});
   } else if (const Mma* m = s.as<Mma>()) {
-    if (m->a_fragment.empty()) out.push_back(tile_access(m->a, false, true, "mma", s.loc));
-    out.push_back(tile_access(m->b, false, true, "mma", s.loc));
+    if (m->a_fragment.empty()) out.push_back(tile_access(k, m->a, false, true, "mma", s.loc, view));
+    out.push_back(tile_access(k, m->b, false, true, "mma", s.loc, view));
   } else if (const FragMap* f = s.as<FragMap>()) {
     exprs = {f->value};
   } else if (const RowStore* r = s.as<RowStore>()) {
@@ -111,17 +127,17 @@ std::vector<MemAccess> accesses_of(const Kernel& k, const StmtNode& s) {
     generic(r->ptr, r->index, true, false, "store_rows");
   } else if (const AccStore* a = s.as<AccStore>()) {
     exprs = {a->epilogue};
-    if (a->c) out.push_back(tile_access(*a->c, false, false, "store_accumulator", s.loc));
-    out.push_back(tile_access(a->dst, true, false, "store_accumulator", s.loc));
+    if (a->c) out.push_back(tile_access(k, *a->c, false, false, "store_accumulator", s.loc, view));
+    out.push_back(tile_access(k, a->dst, true, false, "store_accumulator", s.loc, view));
   }
   std::vector<const Load*> loads;
   for (const Expr& e : exprs)
     if (e) loads_in(e, loads);
   for (const Load* l : loads) out.insert(out.begin(), MemAccess{buffer_of(l->ptr), l->index, 1, false, false, false, "load", s.loc});
-  // Only shared buffers other than mbarriers (whose operations are atomic by nature).
+  // Only shared buffers, and in the race check's view not mbarriers (whose operations are atomic by nature).
   std::erase_if(out, [&](const MemAccess& a) {
     const SharedBuffer* b = a.buf.name.empty() ? nullptr : k.find_shared(a.buf.name);
-    return !b || b->elem == Scalar::MBarrier;
+    return !b || (b->elem == Scalar::MBarrier && view == AccessView::Race);
   });
   return out;
 }

@@ -21,8 +21,12 @@ struct MemAccess {
   std::string what;     // "store", "load", "TMA load", ...
   ir::Loc loc;
 };
+// Race: memory as the race check sees it (a tile buffer by stage; no mbarriers, whose
+// operations are atomic by nature). Elements: every element each access reaches, tile
+// buffers and mbarrier arrays included (the bounds check).
+enum class AccessView : uint8_t { Race, Elements };
 // The accesses of one statement, not of the statements nested in it.
-std::vector<MemAccess> accesses_of(const ir::Kernel& k, const ir::StmtNode& s);
+std::vector<MemAccess> accesses_of(const ir::Kernel& k, const ir::StmtNode& s, AccessView view = AccessView::Race);
 
 // Whether two ranges certainly do not overlap: their indices are evaluated with the
 // loop indices in `loops` set to the same trial values plus each access's offset

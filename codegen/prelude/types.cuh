@@ -12,6 +12,17 @@ TJ_DEVICE bf16 to_bf16(float f) {
   asm("cvt.rn.bf16.f32 %0, %1;" : "=h"(v.bits) : "f"(f));
   return v;
 }
+// Integers round once, to the nearest bf16 (through a float they would round twice).
+TJ_DEVICE bf16 to_bf16_s64(long long i) {
+  bf16 v;
+  asm("cvt.rn.bf16.s64 %0, %1;" : "=h"(v.bits) : "l"(i));
+  return v;
+}
+TJ_DEVICE bf16 to_bf16_u64(unsigned long long i) {
+  bf16 v;
+  asm("cvt.rn.bf16.u64 %0, %1;" : "=h"(v.bits) : "l"(i));
+  return v;
+}
 
 // ---- f16 --------------------------------------------------------------------
 struct f16 {
@@ -25,6 +36,16 @@ TJ_DEVICE float to_f32(f16 v) {
 TJ_DEVICE f16 to_f16(float f) {
   f16 v;
   asm("cvt.rn.f16.f32 %0, %1;" : "=h"(v.bits) : "f"(f));
+  return v;
+}
+TJ_DEVICE f16 to_f16_s64(long long i) {
+  f16 v;
+  asm("cvt.rn.f16.s64 %0, %1;" : "=h"(v.bits) : "l"(i));
+  return v;
+}
+TJ_DEVICE f16 to_f16_u64(unsigned long long i) {
+  f16 v;
+  asm("cvt.rn.f16.u64 %0, %1;" : "=h"(v.bits) : "l"(i));
   return v;
 }
 

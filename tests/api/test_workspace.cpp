@@ -10,7 +10,9 @@
 #include "dsl/ir/printer.h"
 #include "samples/gemm.h"
 #include "tests/api/api_kernels.h"
+#include "tests/codegen/dynamic_kernels.h"
 #include "tests/codegen/gemm_test_support.h"
+#include "codegen/lower.h"
 
 using namespace tj;
 
@@ -177,4 +179,31 @@ TEST_CASE("stream-K's workspace is sized for the launched clusters, as the host'
     // Whole waves: nothing to share.
     CHECK((want.counters == 0) == (c.sms == 128));
   }
+}
+
+TEST_CASE("a dynamic schedule's launch must have the schedule's grid where a wrong one loses or repeats units", "[api][workspace][dynamic]") {
+  // sm_100a: cluster launch control, one cluster per unit (3 x 5 tiles in clusters of 1: 15 units).
+  const ir::Kernel clc = codegen::lower(test::dynamic_count_kernel(1), codegen::Target::sm100a()).kernel;
+  const rt::ArgPack args = bind_args(clc, {device_ptr<uint32_t>(0x1000), 3, 5});
+  CHECK(runtime_error([&] { check_schedule_launch(clc, args, {15, 1, 1}); }) == "(no error)");
+  CHECK(runtime_error([&] { check_schedule_launch(clc, args, {14, 1, 1}); }) ==
+        "kernel 'dynamic_count' claims its units with cluster launch control, one cluster per unit: this launch has 15 "
+        "units and a grid of (14, 1, 1) clusters, so the last units would never run; launch the grid "
+        "JitKernel::schedule_grid gives (15, 1, 1)");
+  CHECK(runtime_error([&] { check_schedule_launch(clc, args, {16, 1, 1}); }) ==
+        "kernel 'dynamic_count' claims its units with cluster launch control, one cluster per unit: this launch has 15 "
+        "units and a grid of (16, 1, 1) clusters, so clusters past the last unit would run tiles outside the grid; launch "
+        "the grid JitKernel::schedule_grid gives (15, 1, 1)");
+  // sm_90a: a persistent grid of any size claims every unit once, but along x only.
+  const ir::Kernel atomic = codegen::lower(test::dynamic_count_kernel(2), codegen::Target::sm90a()).kernel;
+  const rt::ArgPack args90 = bind_args(atomic, {device_ptr<uint32_t>(0x1000), 3, 5});
+  CHECK(runtime_error([&] { check_schedule_launch(atomic, args90, {7, 1, 1}); }) == "(no error)");
+  CHECK(runtime_error([&] { check_schedule_launch(atomic, args90, {200, 1, 1}); }) == "(no error)");
+  CHECK(runtime_error([&] { check_schedule_launch(atomic, args90, {7, 2, 1}); }) ==
+        "kernel 'dynamic_count' walks a dynamic schedule, whose units follow the grid's x only: a grid of (7, 2, 1) "
+        "clusters would run each unit 2 times; launch the grid JitKernel::schedule_grid gives (N, 1, 1)");
+  // Other kernels: the caller's grid.
+  const ir::Kernel plain = api_test::workspaces();
+  CHECK(runtime_error([&] { check_schedule_launch(plain, bind_args(plain, {device_ptr<uint32_t>(0x1000), 7, 5u}), {3, 4, 5}); }) ==
+        "(no error)");
 }

@@ -297,3 +297,39 @@ TEST_CASE("scalar layer: a kernel using every op compiles for sm_90a and sm_100a
     CHECK(contains(ptx, ".minnctapersm 2"));
   }
 }
+
+TEST_CASE("scalar layer: every cast between the arithmetic types compiles, 16-bit floats and integers rounding once", "[codegen][scalar][nvrtc]") {
+  KernelBuilder k("every_cast");
+  k.threads(32);
+  auto h = k.param<bf16*>("h");
+  auto g = k.param<f16*>("g");
+  auto f = k.param<float*>("f");
+  auto i = k.param<int32_t*>("i");
+  auto u = k.param<uint32_t*>("u");
+  auto l = k.param<int64_t*>("l");
+  auto ul = k.param<uint64_t*>("ul");
+  // Every source into each 16-bit float, and the 16-bit floats into every other type.
+  h[0] = cast<bf16>(g[0]), h[1] = cast<bf16>(f[0]), h[2] = cast<bf16>(i[0]), h[3] = cast<bf16>(u[0]);
+  h[4] = cast<bf16>(l[0]), h[5] = cast<bf16>(ul[0]);
+  g[1] = cast<f16>(h[8]), g[2] = cast<f16>(f[1]), g[3] = cast<f16>(i[1]), g[4] = cast<f16>(u[1]);
+  g[5] = cast<f16>(l[1]), g[6] = cast<f16>(ul[1]);
+  f[2] = cast<float>(h[9]) + cast<float>(g[9]);
+  i[2] = cast<int32_t>(h[10]) + cast<int32_t>(g[10]);
+  u[2] = cast<uint32_t>(h[11]) + cast<uint32_t>(g[11]);
+  l[2] = cast<int64_t>(h[12]) + cast<int64_t>(g[12]);
+  ul[2] = cast<uint64_t>(h[13]) + cast<uint64_t>(g[13]);
+  ir::Kernel kern = k.build();
+  const std::string cuda = codegen::lower(kern, Target::sm90a()).cuda;
+  CHECK(contains(cuda, "h[0] = tj::to_bf16(tj::to_f32(g[0]));"));
+  CHECK(contains(cuda, "g[1] = tj::to_f16(tj::to_f32(h[8]));"));
+  CHECK(contains(cuda, "h[2] = tj::to_bf16_s64((long long)i[0]);"));
+  CHECK(contains(cuda, "h[5] = tj::to_bf16_u64(ul[0]);"));
+  for (const Target& t : {Target::sm90a(), Target::sm100a()}) {
+    INFO(t.arch);
+    const std::string ptx = ptx_of(kern, t);
+    CHECK(contains(ptx, "cvt.rn.bf16.s64"));
+    CHECK(contains(ptx, "cvt.rn.bf16.u64"));
+    CHECK(contains(ptx, "cvt.rn.f16.s64"));
+    CHECK(contains(ptx, "cvt.rn.f16.u64"));
+  }
+}

@@ -512,3 +512,60 @@ TEST_CASE("split-K in the cluster: DSL and verifier errors name the user's line"
     CHECK(d[2].str().find("; it reads global f32 memory or this CTA's f32 shared memory") != std::string::npos);
   }
 }
+
+TEST_CASE("stream-K refuses a dynamic schedule: its shares are fixed before the launch", "[codegen][tiles][splitk][streamk]") {
+  auto build = [](bool dyn, unsigned* line) {
+    KernelBuilder k(dyn ? "sk_dynamic" : "sk_static");
+    k.threads(128);
+    SharedTile a = k.shared_tile<bf16>("a", 64, 64), b = k.shared_tile<bf16>("b", 64, 64), d = k.shared_tile<float>("d", 64, 64);
+    TileMap amap = k.tile_map("A", a, 64), bmap = k.tile_map("B", b, 64), dmap = k.tile_map("D", d, 64);
+    auto M = k.param<int32_t>("M"), N = k.param<int32_t>("N"), K = k.param<int32_t>("K");
+    auto full = k.mbarriers("full", 1, 1);
+    Accumulator acc = k.accumulator("acc", 64, 64);
+    SplitK sk(k, 1, 32, 1, 64 * 64, KPartition::StreamK);
+    sk.declare_shared(64);
+    k.role("main", 1, 0, [&](i32 wg) {
+      i32 tm = (M + 63) / 64, tn = (N + 63) / 64, kb = (K + 63) / 64;
+      sk.declare_count(tm, tn, kb);
+      *line = __LINE__ + 1;
+      sk.for_each_unit(dyn ? dynamic(8, 2) : static_persistent(8), tm, tn, kb, [&](i32 m, i32 n, i32 sp, i32 origin, i32 count) {
+        for_(0, count, [&](i32 j) {
+          if_(thread_idx_x() == 0, [&] {
+            arrive_expect_tx(full[0], u32(tile_load_bytes(amap) + tile_load_bytes(bmap)));
+            tma_load_tile(stage(a, 0), amap, m * 64, sk.kblock(origin, j) * 64, full[0]);
+            tma_load_tile(stage(b, 0), bmap, n * 64, sk.kblock(origin, j) * 64, full[0]);
+          });
+          wait(full[0]);
+          mma(acc, stage(a, 0), stage(b, 0), j > 0);
+          mma_wait(0);
+          role_sync();
+        });
+        sk.finish(acc, wg, m, n, sp, tn, [&](Columns) {
+          if_(thread_idx_x() == 0, [&] { bulk_wait_read(0); });
+          role_sync();
+          store_accumulator(stage(d, 0), acc, [&](const Elem& e) { return e.value; });
+          fence_proxy_async();
+          role_sync();
+          if_(thread_idx_x() == 0, [&] {
+            tma_store_tile(dmap, m * 64, n * 64, stage(d, 0));
+            bulk_commit();
+          });
+        });
+      });
+      if_(thread_idx_x() == 0, [&] { bulk_wait(0); });
+    });
+    return k.build();
+  };
+  unsigned line = 0;
+  CHECK(lower_errors(build(false, &line)).empty());
+  std::string got;
+  try {
+    build(true, &line);
+  } catch (const UserError& e) {
+    got = e.what();
+  }
+  CHECK(got == "test_split_k.cpp:" + std::to_string(line) +
+                   ": error: stream-K with a dynamic schedule: stream-K fixes each cluster's share of the k-blocks before "
+                   "the launch, so no unit is left to claim at run time\n  fix: give stream-K static_persistent(group); "
+                   "dynamic(...) takes split-K or whole tiles");
+}

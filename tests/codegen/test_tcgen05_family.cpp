@@ -35,7 +35,7 @@ struct Tcgen05Kernel {
     SharedTile b = k.shared_tile(ir::Scalar::BF16, "b", pair ? acc_n / 2 : acc_n, 64, 2);
     SharedTile d = k.shared_tile(ir::Scalar::BF16, "d", 128, 64, 1);
     TileMap amap = k.tile_map("A", a, 128), bmap = k.tile_map("B", b, pair ? acc_n / 2 : acc_n);
-    auto full = k.mbarriers("full", 1, 1), empty = k.mbarriers("empty", 1, 1), done = k.mbarriers("done", 1, 1);
+    auto full = k.mbarriers("full", 2, 1), empty = k.mbarriers("empty", 2, 1), done = k.mbarriers("done", 1, 1);
     acc_line = __LINE__ + 1;
     Accumulator acc = k.accumulator("acc", 128, acc_n);
     for (unsigned i = 1; i < accumulators; ++i) {

@@ -1,6 +1,7 @@
 // Verifier diagnostics, each with its exact text: codegen::lower() throws one
 // UserError carrying every diagnostic the verification passes found.
 #include <catch2/catch.hpp>
+#include <optional>
 
 #include "tests/codegen/codegen_test_support.h"
 
@@ -36,7 +37,7 @@ ir::Kernel cluster_kernel(unsigned x, unsigned y, unsigned z, bool non_portable,
   if (cluster_line) *cluster_line = __LINE__ + 1;
   k.cluster(x, y, z);
   if (non_portable) k.allow_non_portable_cluster();
-  auto buf = k.shared<int32_t>("buf", 32);
+  auto buf = k.shared<int32_t>("buf", 128);
   map_shared_rank(buf, (cluster_ctarank() + 1) % cluster_nctarank())[thread_idx_x()] = 1;
   cluster_sync();
   return k.build();
@@ -266,7 +267,7 @@ TEST_CASE("a constant peer rank must lie inside the cluster", "[codegen][verify]
   auto b = ok.shared<float>("b", 8);
   allow_race("test: ranks only", [&] { map_shared_rank(b, 0)[0] = 1.0f; });
   allow_race("test: ranks only", [&] { map_shared_rank(b, 3)[0] = 1.0f; });
-  allow_race("test: ranks only", [&] { map_shared_rank(b, cluster_ctarank() + 7)[0] = 1.0f; });
+  allow_race("test: ranks only", [&] { map_shared_rank(b, (cluster_ctarank() + 7) % 4)[0] = 1.0f; });
   cluster_sync();
   CHECK(lower_errors(ok.build()).empty());
 }
@@ -396,4 +397,60 @@ TEST_CASE("targets: features, limits and parsing", "[codegen][target]") {
   CHECK_FALSE(Target::parse("sm_80").has_value());
   CHECK(Target::known() == std::vector<std::string>{"sm_90a", "sm_100a"});
   CHECK(codegen::feature_name(codegen::Feature::DistributedShared) == "distributed shared memory");
+}
+
+TEST_CASE("a local read outside the body that declares it is refused with both lines", "[codegen][verify][scopes]") {
+  const std::string fix =
+      "read it inside that body, or carry the value out in a variable declared before the body (auto x = var(...); x = ... inside it)";
+  {
+    // A loop index kept in a C++ variable and read after the loop.
+    KernelBuilder k("escaped_index");
+    auto out = k.param<int32_t*>("out");
+    std::optional<i32> last;
+    const unsigned loop_line = __LINE__ + 1;
+    for_(0, 4, [&](i32 i) { last.emplace(i); });
+    const unsigned use_line = __LINE__ + 1;
+    out[0] = *last;
+    ir::Kernel kern = k.build();
+    CHECK(lower_what(kern) == at(use_line) + ": error: 'i' (the index of the for_ at " + at(loop_line) +
+                                  ") is read here, outside the body it belongs to\n  fix: " + fix);
+  }
+  {
+    // A variable declared in an if_ body, read after it.
+    KernelBuilder k("escaped_var");
+    auto out = k.param<int32_t*>("out");
+    std::optional<Var<int32_t>> t;
+    const unsigned declare_line = __LINE__ + 1;
+    if_(thread_idx_x() == 0, [&] { t.emplace(var(i32(3), "t")); });
+    const unsigned use_line = __LINE__ + 1;
+    out[1] = *t + 1;
+    CHECK(lower_what(k.build()) == at(use_line) + ": error: 't' (declared at " + at(declare_line) +
+                                       ") is read here, outside the body it belongs to\n  fix: " + fix);
+  }
+  {
+    // A value of another kernel.
+    KernelBuilder other("other");
+    auto alpha = other.param<float>("alpha");
+    other.build();
+    KernelBuilder k("borrowed");
+    auto out = k.param<float*>("out");
+    const unsigned use_line = __LINE__ + 1;
+    out[0] = alpha;
+    CHECK(lower_what(k.build()) == at(use_line) +
+                                       ": error: 'alpha' is read here, but kernel 'borrowed' never declares it: a DSL "
+                                       "value of another kernel?\n  fix: build every value a kernel reads inside that "
+                                       "kernel's KernelBuilder");
+  }
+  {
+    // Inside its body, and a variable declared before the body and assigned in it: fine.
+    KernelBuilder k("scoped");
+    auto out = k.param<int32_t*>("out");
+    auto sum = var(i32(0), "sum");
+    for_(0, 4, [&](i32 i) {
+      auto sq = var(i * i, "sq");
+      sum = sum + sq;
+    });
+    out[0] = sum;
+    CHECK(lower_what(k.build()) == "lowered");
+  }
 }

@@ -212,3 +212,47 @@ TEST_CASE("UserError joins several diagnostics, one per line", "[dsl][errors]") 
   REQUIRE(e.diagnostics().size() == 3);
   CHECK(e.diagnostics()[1].str() == "b.cpp:9: error: second");
 }
+
+// A Val is an expression, not a variable: assigning one inside a body records nothing,
+// so `m = x` inside an if_ would apply unconditionally (and a loop's `acc = acc + x[j]`
+// would name the loop's index after the loop).
+TEST_CASE("a value made outside an if_ or loop body cannot be assigned inside it", "[dsl][errors]") {
+  const std::string message =
+      " body is assigned inside it: a C++ assignment to a value records no statement, so the kernel would use the new "
+      "value everywhere after the body, unconditionally (or name what the body declared, outside it)";
+  const std::string fix = "make it a variable, whose assignments are statements: auto x = var(f32(0.0f)); then x = ... inside the body";
+  unsigned line = 0;
+  {
+    KernelBuilder k("rebind_if");
+    auto x = k.param<float*>("x");
+    f32 m = 0.0f;
+    std::string got = user_error_of([&] {
+      line = __LINE__; if_(thread_idx_x() < 16, [&] { m = f32(x[thread_idx_x()]); });
+    });
+    CHECK(got == diag(line, "a DSL value made outside this if_" + message, fix));
+  }
+  {
+    KernelBuilder k("rebind_for");
+    auto x = k.param<float*>("x");
+    f32 acc = 0.0f;
+    std::string got = user_error_of([&] { line = __LINE__; for_(0, 8, [&](i32 j) { acc = acc + x[j]; }); });
+    CHECK(got == diag(line, "a DSL value made outside this for_" + message, fix));
+  }
+  {
+    // Values made and reassigned in one body, and variables assigned anywhere, are fine.
+    KernelBuilder k("fine");
+    auto x = k.param<float*>("x");
+    auto out = k.param<float*>("out");
+    auto total = var(f32(0.0f), "total");
+    f32 scale = 2.0f;
+    scale = scale * 3.0f;
+    CHECK(user_error_of([&] {
+            for_(0, 8, [&](i32 j) {
+              f32 v = x[j];
+              v = v * scale;
+              total = total + v;
+            });
+            if_(thread_idx_x() == 0, [&] { out[0] = total; });
+          }) == "no error");
+  }
+}

@@ -1,0 +1,200 @@
+#include "codegen/passes/verify_bounds.h"
+
+#include <set>
+#include <string>
+#include <tuple>
+
+#include "codegen/analysis/eval.h"
+#include "codegen/analysis/guards.h"
+#include "codegen/analysis/index_sets.h"
+#include "codegen/analysis/shared_accesses.h"
+#include "dsl/ir/loops.h"
+
+namespace tj::codegen {
+namespace {
+
+using namespace tj::ir;
+
+// Evaluations per access (ranks x threads x loop trips) before it is left unchecked.
+constexpr size_t kMaxEvaluations = 1 << 15;
+constexpr int64_t kMaxTrips = 1024;
+
+std::string thread_text(const std::optional<Dim3>& t) {
+  if (!t) return "";
+  return " (thread " + std::to_string(t->x) + (t->y || t->z ? "," + std::to_string(t->y) + "," + std::to_string(t->z) : "") + ")";
+}
+
+class Bounds {
+ public:
+  Bounds(const Kernel& k, std::vector<Diagnostic>& out) : k_(k), d_(single_assignment_defs(k)), out_(out) {}
+
+  void walk(const Stmt& s) {
+    if (!s) return;
+    if (const Block* b = s->as<Block>()) {
+      for (const Stmt& c : b->body) walk(c);
+      return;
+    }
+    check(*s);
+    const size_t depth = guards_.size();
+    if (const If* i = s->as<If>()) {
+      push_guard(guards_, i->cond, false);
+      walk(i->then_body);
+      guards_.resize(depth);
+      push_guard(guards_, i->cond, true);
+      walk(i->else_body);
+      guards_.resize(depth);
+    } else if (const Role* r = s->as<Role>()) {
+      push_guard(guards_, r->condition(), false);
+      walk(r->body);
+      guards_.resize(depth);
+    } else if (std::optional<LoopView> l = as_loop(*s)) {
+      loops_.push_back(LoopTrip{l->node, l->var, l->begin, l->end, l->step});
+      walk(l->body);
+      loops_.pop_back();
+    }
+  }
+
+ private:
+  struct Found {
+    int64_t value;
+    unsigned rank;
+    std::optional<Dim3> thread;
+  };
+
+  void check(const StmtNode& s) {
+    for (const MemAccess& a : accesses_of(k_, s, AccessView::Elements)) {
+      const SharedBuffer* b = k_.find_shared(a.buf.name);
+      if (!b || !a.index) continue;
+      if (!reported_.insert({s.loc.str(), a.buf.name, a.what}).second) continue;
+      a_ = &a, buf_ = b, evaluations_ = 0;
+      found_index_.reset(), found_rank_.reset(), found_align_.reset();
+      // A literal rank outside the cluster is verify_dsmem's to report.
+      check_rank_ = a.buf.rank && !const_int(a.buf.rank);
+      align_ = a.what == "bulk copy" ? 16 : 0;
+      for (unsigned r = 0; r < k_.cluster.count() && !done(); ++r) {
+        rank_ = r;
+        loop(0);
+      }
+      report(s);
+    }
+  }
+
+  bool done() const { return found_index_ && (!check_rank_ || found_rank_) && (!align_ || found_align_); }
+
+  EvalEnv env() const { return EvalEnv{k_.cluster, k_.block, rank_, thread_, &vars_, &d_}; }
+
+  // Binds the counted loops with constant bounds in turn, each at every trip.
+  void loop(size_t i) {
+    if (done() || evaluations_ > kMaxEvaluations) return;
+    if (i == loops_.size()) return leaf();
+    const LoopTrip& l = loops_[i];
+    std::optional<int64_t> b, e, st;
+    thread_ = std::nullopt;
+    if (!l.var.empty()) b = eval_int(l.begin, env()), e = eval_int(l.end, env()), st = eval_int(l.step, env());
+    if (!b || !e || !st || *st <= 0 || (*e - *b) / *st > kMaxTrips) return loop(i + 1);  // left unbound
+    for (int64_t v = *b; v < *e && !done(); v += *st) {
+      vars_[l.var] = v;
+      loop(i + 1);
+    }
+    vars_.erase(l.var);
+  }
+
+  // Whether every guard certainly holds (nullopt: one does not evaluate).
+  std::optional<bool> guards_hold() const {
+    bool unknown = false;
+    for (const Guard& g : guards_) {
+      std::optional<int64_t> v = eval_int(g.expr, env());
+      if (!v) unknown = true;
+      else if ((*v != 0) == g.negated) return false;
+    }
+    return unknown ? std::nullopt : std::optional<bool>(true);
+  }
+
+  // One evaluation; false when something depends on the thread.
+  bool evaluate() {
+    ++evaluations_;
+    const std::optional<bool> reached = guards_hold();
+    if (reached && !*reached) return true;
+    const std::optional<int64_t> v = eval_int(a_->index, env());
+    const std::optional<int64_t> r = check_rank_ ? eval_int(a_->buf.rank, env()) : std::nullopt;
+    if (!reached || !v || (check_rank_ && !r)) return false;
+    const int64_t n = int64_t(buf_->count);
+    if (!found_index_ && (*v < 0 || *v + int64_t(a_->extent) > n)) found_index_ = Found{*v, rank_, thread_};
+    if (check_rank_ && !found_rank_ && (*r < 0 || *r >= int64_t(k_.cluster.count()))) found_rank_ = Found{*r, rank_, thread_};
+    if (align_ && !found_align_ && (*v * int64_t(scalar_bytes(buf_->elem))) % align_ != 0) found_align_ = Found{*v, rank_, thread_};
+    return true;
+  }
+
+  void leaf() {
+    thread_ = std::nullopt;
+    if (evaluate()) return;
+    for (unsigned z = 0; z < k_.block.z; ++z)
+      for (unsigned y = 0; y < k_.block.y; ++y)
+        for (unsigned x = 0; x < k_.block.x && !done() && evaluations_ <= kMaxEvaluations; ++x) {
+          thread_ = Dim3{x, y, z};
+          evaluate();
+        }
+    thread_ = std::nullopt;
+  }
+
+  void report(const StmtNode& s) {
+    const MemAccess& a = *a_;
+    const std::string whose = a.buf.rank ? "a peer's '" + a.buf.name + "'" : "'" + a.buf.name + "'";
+    const std::string decl = "'" + a.buf.name + "' (declared at " + buf_->loc.str() + ") has " + std::to_string(buf_->count) +
+                             " element" + (buf_->count == 1 ? "" : "s");
+    if (found_index_) {
+      const Found& f = *found_index_;
+      const std::string range = a.extent > 1 ? "elements " + std::to_string(f.value) + ".." + std::to_string(f.value + int64_t(a.extent) - 1)
+                                             : "element " + std::to_string(f.value);
+      out_.push_back({s.loc, a.what + " of " + whose + " reaches " + range + " in CTA rank " + std::to_string(f.rank) +
+                                 thread_text(f.thread) + ", outside the buffer: " + decl,
+                      "keep the index within 0.." + std::to_string(int64_t(buf_->count) - int64_t(a.extent)) +
+                          (a.extent > 1 ? " (the access covers " + std::to_string(a.extent) + " elements)" : "") +
+                          ", or declare the buffer larger"});
+    }
+    if (found_rank_) {
+      const Found& f = *found_rank_;
+      const unsigned size = k_.cluster.count();
+      out_.push_back({s.loc, a.what + " through map_shared_rank names CTA rank " + std::to_string(f.value) + " in CTA rank " +
+                                 std::to_string(f.rank) + thread_text(f.thread) + ", outside the cluster of " + std::to_string(size) +
+                                 " CTA" + (size == 1 ? "" : "s") + " (ranks 0.." + std::to_string(size - 1) + ")",
+                      "use a rank below " + std::to_string(size) + ", e.g. (cluster_ctarank() + 1) % cluster_nctarank()"});
+    }
+    if (found_align_) {
+      const Found& f = *found_align_;
+      const uint64_t bytes = uint64_t(f.value) * scalar_bytes(buf_->elem);
+      out_.push_back({s.loc, a.what + " at element " + std::to_string(f.value) + " of " + whose + " (byte " + std::to_string(bytes) +
+                                 ") in CTA rank " + std::to_string(f.rank) + thread_text(f.thread) +
+                                 ": cp.async.bulk needs 16-byte aligned shared addresses",
+                      "start the copy at an element whose byte offset is a multiple of 16"});
+    }
+  }
+
+  const Kernel& k_;
+  const Defs d_;
+  std::vector<Diagnostic>& out_;
+  Guards guards_;
+  std::vector<LoopTrip> loops_;
+  std::set<std::tuple<std::string, std::string, std::string>> reported_;
+  // The access being evaluated.
+  const MemAccess* a_ = nullptr;
+  const SharedBuffer* buf_ = nullptr;
+  bool check_rank_ = false;
+  unsigned align_ = 0;
+  unsigned rank_ = 0;
+  std::optional<Dim3> thread_;
+  Bindings vars_;
+  size_t evaluations_ = 0;
+  std::optional<Found> found_index_, found_rank_, found_align_;
+};
+
+}  // namespace
+
+std::vector<Diagnostic> verify_bounds(const Kernel& k) {
+  std::vector<Diagnostic> out;
+  Bounds b(k, out);
+  b.walk(k.body);
+  return out;
+}
+
+}  // namespace tj::codegen
