@@ -47,6 +47,9 @@ class Family {
 
   // ---- accumulators ----
   virtual AccumulatorHome accumulator_home() const = 0;
+  // The threads that issue one mma together (verify_collectives): 128, a warpgroup
+  // (wgmma.mma_async.sync.aligned), or 1 (tcgen05.mma, one thread for the CTA).
+  virtual unsigned mma_issuers() const = 0;
   // f32 registers per thread of each warpgroup that owns `a` (0 where it lives in
   // tensor memory): what the register budget check adds up per role.
   virtual unsigned accumulator_registers(const ir::AccumulatorDecl& a) const = 0;

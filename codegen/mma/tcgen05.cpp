@@ -46,6 +46,7 @@ class Tcgen05 final : public Family {
  public:
   std::string_view name() const override { return "tcgen05"; }
   AccumulatorHome accumulator_home() const override { return AccumulatorHome::TensorMemory; }
+  unsigned mma_issuers() const override { return 1; }
   // Tensor memory, not registers; the epilogue holds one 16-column chunk of a row at a time.
   unsigned accumulator_registers(const AccumulatorDecl&) const override { return 0; }
 

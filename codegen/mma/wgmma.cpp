@@ -49,6 +49,7 @@ class Wgmma final : public Family {
  public:
   std::string_view name() const override { return "wgmma"; }
   AccumulatorHome accumulator_home() const override { return AccumulatorHome::Registers; }
+  unsigned mma_issuers() const override { return 128; }
   // An m x n f32 fragment spread over the warpgroup's 128 threads.
   // A row fragment: two rows of each 64-row block per thread.
   unsigned accumulator_registers(const AccumulatorDecl& a) const override {

@@ -90,8 +90,8 @@ TEST_CASE("min_blocks_per_sm must fit the SM", "[dsl][errors][scalar]") {
     KernelBuilder k("with_roles");
     k.threads(256);
     line = __LINE__; k.min_blocks_per_sm(2);
-    k.role("a", 1, 0, [](i32) { sync_threads(); });
-    k.role("b", 1, 0, [](i32) { sync_threads(); });
+    k.role("a", 1, 0, [](i32) { role_sync(); });
+    k.role("b", 1, 0, [](i32) { role_sync(); });
     CHECK(lowered_error(k.build()) ==
           diag(line, "min_blocks_per_sm(2) on kernel 'with_roles': a kernel with warpgroup roles runs one CTA per SM (setmaxnreg shares its registers)",
                "drop min_blocks_per_sm, or ask for 1"));

@@ -1,0 +1,219 @@
+#include "codegen/passes/verify_collectives.h"
+
+#include <cstdio>
+#include <optional>
+#include <set>
+#include <string>
+
+#include "codegen/analysis/eval.h"
+#include "codegen/analysis/guards.h"
+#include "codegen/mma/family.h"
+#include "dsl/ir/loops.h"
+#include "dsl/ir/visitor.h"
+
+namespace tj::codegen {
+namespace {
+
+using namespace tj::ir;
+
+// Who must reach an operation together.
+enum class Group { Warp, Warpgroup, Cta };
+
+std::string thread_count(uint64_t n) { return std::to_string(n) + " thread" + (n == 1 ? "" : "s"); }
+
+// The warp shuffles and reductions an expression, or a statement without nested
+// statements, calls.
+struct WarpOps : Visitor {
+  std::vector<const Intrinsic*> found;
+  void visit_node(const Intrinsic& n) override {
+    switch (n.op) {
+      case IntrinsicOp::ShflXor:
+      case IntrinsicOp::ShflUp:
+      case IntrinsicOp::ShflDown:
+      case IntrinsicOp::ShflIdx:
+      case IntrinsicOp::WarpSum:
+      case IntrinsicOp::WarpMax:
+      case IntrinsicOp::WarpMin: found.push_back(&n); break;
+      default: break;
+    }
+    Visitor::visit_node(n);
+  }
+  using Visitor::visit_node;
+};
+
+class Collectives {
+ public:
+  Collectives(const Kernel& k, const Target& t, std::vector<Diagnostic>& out)
+      : k_(k), d_(single_assignment_defs(k)), out_(out), mma_by_warpgroup_(mma::family_for(t) && mma::family_for(t)->mma_issuers() == 128) {}
+
+  void walk(const Stmt& s) {
+    if (!s) return;
+    if (const Block* b = s->as<Block>()) {
+      for (const Stmt& c : b->body) walk(c);
+      return;
+    }
+    check(*s);
+    const size_t depth = guards_.size();
+    if (const If* i = s->as<If>()) {
+      push_guard(guards_, i->cond, false, i->loc);
+      walk(i->then_body);
+      guards_.resize(depth);
+      push_guard(guards_, i->cond, true, i->loc);
+      walk(i->else_body);
+      guards_.resize(depth);
+    } else if (const Role* r = s->as<Role>()) {
+      push_guard(guards_, r->condition(), false, r->loc);
+      walk(r->body);
+      guards_.resize(depth);
+    } else if (std::optional<LoopView> l = as_loop(*s)) {
+      walk(l->body);
+    }
+  }
+
+ private:
+  void check(const StmtNode& s) {
+    if (s.as<Mma>()) {
+      if (mma_by_warpgroup_) group(s, Group::Warpgroup, "mma", "an MMA is issued by a whole warpgroup");
+    }
+    else if (s.as<MmaWait>()) group(s, Group::Warpgroup, "mma_wait", "mma_wait waits for a whole warpgroup's MMAs");
+    else if (s.as<AccStore>()) group(s, Group::Warpgroup, "store_accumulator", "each thread of the warpgroup holds part of the accumulator");
+    else if (s.as<FragMap>()) group(s, Group::Warpgroup, "acc_map", "each thread of the warpgroup holds part of the fragment");
+    else if (s.as<RowReduce>()) group(s, Group::Warpgroup, "the row reduction", "each thread of the warpgroup holds part of the rows");
+    else if (s.as<AccPartial>()) group(s, Group::Warpgroup, "the accumulator partial", "each thread of the warpgroup holds part of the accumulator");
+    else if (s.as<NamedBarrier>()) group(s, Group::Warp, "the named barrier", "bar.sync and bar.arrive count whole warps");
+    else if (s.as<SyncThreads>()) group(s, Group::Cta, "sync_threads", "every thread of the CTA must reach it");
+    // Warp shuffles and reductions in the statement's own expressions.
+    WarpOps ops;
+    if (const If* i = s.as<If>()) ops.visit(i->cond);
+    else if (std::optional<LoopView> l = as_loop(s)) {
+      for (const Expr& e : l->control_exprs()) ops.visit(e);
+    } else if (!s.as<Role>()) {
+      dispatch(s, [&](const auto& n) { ops.visit_node(n); });
+    }
+    for (const Intrinsic* op : ops.found) lanes(s, *op);
+  }
+
+  // Whether thread t of CTA `rank` passes every guard; nullopt when one does not evaluate.
+  std::optional<bool> passes(unsigned rank, const Dim3& t) const {
+    const EvalEnv env{k_.cluster, k_.block, rank, t, nullptr, &d_};
+    bool unknown = false;
+    for (const Guard& g : guards_) {
+      std::optional<int64_t> v = eval_int(g.expr, env);
+      if (!v) unknown = true;
+      else if ((*v != 0) == g.negated) return false;
+    }
+    return unknown ? std::nullopt : std::optional<bool>(true);
+  }
+
+  // The guard that first splits threads [first, last) of CTA `rank` (those that pass the
+  // guards before it: some pass it and some do not).
+  const Guard* splitter(unsigned rank, uint64_t first, uint64_t last) const {
+    std::vector<bool> alive(last - first, true);
+    for (const Guard& g : guards_) {
+      bool some = false, none = false;
+      std::vector<bool> next = alive;
+      for (uint64_t i = first; i < last; ++i) {
+        if (!alive[i - first]) continue;
+        const EvalEnv env{k_.cluster, k_.block, rank, thread(i), nullptr, &d_};
+        std::optional<int64_t> v = eval_int(g.expr, env);
+        const bool pass = v && (*v != 0) != g.negated;
+        (pass ? some : none) = true;
+        next[i - first] = pass;
+      }
+      if (some && none) return &g;
+      alive = next;
+    }
+    return nullptr;
+  }
+
+  Dim3 thread(uint64_t linear) const {
+    return Dim3{unsigned(linear % k_.block.x), unsigned(linear / k_.block.x % k_.block.y), unsigned(linear / (uint64_t(k_.block.x) * k_.block.y))};
+  }
+
+  void group(const StmtNode& s, Group g, const std::string& what, const std::string& why) {
+    if (guards_.empty()) return;
+    const uint64_t threads = k_.block.count();
+    const uint64_t size = g == Group::Warp ? 32 : g == Group::Warpgroup ? 128 : threads;
+    for (unsigned rank = 0; rank < k_.cluster.count(); ++rank)
+      for (uint64_t first = 0; first < threads; first += size) {
+        const uint64_t last = std::min(threads, first + size);
+        uint64_t pass = 0;
+        bool unknown = false;
+        for (uint64_t i = first; i < last && !unknown; ++i) {
+          std::optional<bool> p = passes(rank, thread(i));
+          if (!p) unknown = true;
+          else pass += *p;
+        }
+        if (unknown || pass == 0 || pass == last - first) continue;
+        const Guard* split = splitter(rank, first, last);
+        const std::string name = g == Group::Warp ? "warp " + std::to_string(first / 32)
+                               : g == Group::Warpgroup ? "warpgroup " + std::to_string(first / 128)
+                                                       : "the CTA";
+        out_.push_back({s.loc, what + " runs in " + std::to_string(pass) + " of the " + thread_count(last - first) + " of " + name +
+                                   " (CTA rank " + std::to_string(rank) + ")" +
+                                   (split && split->loc.known() ? ", split by the condition at " + split->loc.str() : "") + ": " +
+                                   why + ", every thread of it or none; on the GPU this hangs or is undefined",
+                       g == Group::Cta ? "call it where every thread of the CTA gets: outside conditions on the thread index"
+                                       : "call it where every thread of the " + std::string(g == Group::Warp ? "warp" : "warpgroup") +
+                                             " gets (e.g. under the role or a condition on the warpgroup index), and guard "
+                                             "only what one thread does"});
+        return;  // once per statement
+      }
+  }
+
+  // A shuffle or warp reduction: every lane of its mask must run it.
+  void lanes(const StmtNode& s, const Intrinsic& op) {
+    const size_t mask_arg = op.args.size() == 4 ? 2 : 1;
+    const std::optional<int64_t> m = const_int(op.args[mask_arg]);
+    if (!m) return;
+    const uint32_t mask = uint32_t(*m);
+    const uint64_t threads = k_.block.count();
+    for (unsigned rank = 0; rank < k_.cluster.count(); ++rank)
+      for (uint64_t first = 0; first < threads; first += 32) {
+        uint32_t present = 0, passing = 0;
+        bool unknown = false;
+        for (uint64_t i = first; i < std::min(threads, first + 32) && !unknown; ++i) {
+          present |= 1u << (i - first);
+          std::optional<bool> p = passes(rank, thread(i));
+          if (!p) unknown = true;
+          else if (*p) passing |= 1u << (i - first);
+        }
+        if (unknown || passing == 0 || (mask & passing) == mask) continue;
+        char buf[16];
+        std::snprintf(buf, sizeof buf, "0x%08x", mask);
+        const std::string name = std::string(intrinsic_name(op.op));
+        if ((mask & present) != mask) {
+          out_.push_back({s.loc, name + " with mask " + buf + " in warp " + std::to_string(first / 32) + ", which has " +
+                                     thread_count(uint64_t(__builtin_popcount(present))) + " (a CTA of " + thread_count(threads) +
+                                     "): the mask names lanes that do not exist, and the shuffle waits for them",
+                          "use a block of whole warps (a multiple of 32 threads), or a mask of the lanes the warp has"});
+          return;
+        }
+        const Guard* split = splitter(rank, first, std::min(threads, first + 32));
+        out_.push_back({s.loc, name + " with mask " + buf + " runs in " + std::to_string(__builtin_popcount(passing & mask)) + " of its " +
+                                   std::to_string(__builtin_popcount(mask)) + " lanes in warp " + std::to_string(first / 32) +
+                                   " (CTA rank " + std::to_string(rank) + ")" +
+                                   (split && split->loc.known() ? ", split by the condition at " + split->loc.str() : "") +
+                                   ": every lane of the mask must execute it; on the GPU this hangs or is undefined",
+                        "call it where every lane of the mask gets, or give it the mask of the lanes that do"});
+        return;
+      }
+  }
+
+  const Kernel& k_;
+  const Defs d_;
+  std::vector<Diagnostic>& out_;
+  Guards guards_;
+  bool mma_by_warpgroup_;
+};
+
+}  // namespace
+
+std::vector<Diagnostic> verify_collectives(const Kernel& k, const Target& t) {
+  std::vector<Diagnostic> out;
+  Collectives c(k, t, out);
+  c.walk(k.body);
+  return out;
+}
+
+}  // namespace tj::codegen

@@ -1,0 +1,128 @@
+// The collectives check (codegen/passes/verify_collectives.h): operations a warp, a
+// warpgroup or the CTA runs together, reached by part of it. Each with its exact text;
+// and what it must accept or cannot decide.
+#include <catch2/catch.hpp>
+
+#include "tests/codegen/codegen_test_support.h"
+
+#include "codegen/lower.h"
+#include "dsl/dsl.h"
+
+using namespace tj;
+using namespace tj::dsl;
+using tj::codegen::Target;
+using namespace tj::test;
+
+namespace {
+
+std::string at(unsigned line) { return "test_verify_collectives.cpp:" + std::to_string(line); }
+
+// The diagnostics of `k` for `t`, one per line as "<line>: <message> | <fix>"; "lowered" when none.
+std::string errors(const ir::Kernel& k, const Target& t = Target::sm90a()) {
+  std::vector<Diagnostic> d = lower_errors(k, t);
+  if (d.empty()) return "lowered";
+  std::string out;
+  for (const Diagnostic& x : d) out += (out.empty() ? "" : "\n") + x.loc.str() + ": " + x.message + " | " + x.fix;
+  return out;
+}
+
+const char* kWarpgroupFix =
+    "call it where every thread of the warpgroup gets (e.g. under the role or a condition on the warpgroup index), and "
+    "guard only what one thread does";
+
+}  // namespace
+
+TEST_CASE("collectives: a warpgroup's mma and a named barrier under a condition on the thread", "[codegen][verify][collectives]") {
+  KernelBuilder k("one_thread");
+  SharedTile a = k.shared_tile<bf16>("a", 64, 64), b = k.shared_tile<bf16>("b", 64, 64);
+  Accumulator acc = k.accumulator("acc", 64, 64);
+  unsigned cond = 0;
+  k.role("main", 1, 0, [&](i32) {
+    cond = __LINE__ + 1;
+    if_(thread_idx_x() == 0, [&] {
+      mma(acc, stage(a, 0), stage(b, 0), false);
+      role_sync();
+    });
+    mma_wait(0);
+  });
+  CHECK(errors(k.build()) ==
+        at(cond + 1) + ": mma runs in 1 of the 128 threads of warpgroup 0 (CTA rank 0), split by the condition at " + at(cond) +
+            ": an MMA is issued by a whole warpgroup, every thread of it or none; on the GPU this hangs or is undefined | " +
+            kWarpgroupFix + "\n" + at(cond + 2) + ": the named barrier runs in 1 of the 32 threads of warp 0 (CTA rank 0), "
+            "split by the condition at " + at(cond) + ": bar.sync and bar.arrive count whole warps, every thread of it or "
+            "none; on the GPU this hangs or is undefined | call it where every thread of the warp gets (e.g. under the role "
+            "or a condition on the warpgroup index), and guard only what one thread does");
+}
+
+TEST_CASE("collectives: sync_threads under a condition on the thread, and shuffles in part of their mask", "[codegen][verify][collectives]") {
+  {
+    KernelBuilder k("half_sync");
+    auto out = k.param<float*>("out");
+    const unsigned cond = __LINE__ + 1;
+    if_(thread_idx_x() < 64, [&] { sync_threads(); });
+    out[thread_idx_x()] = 1.0f;
+    CHECK(errors(k.build()) == at(cond) + ": sync_threads runs in 64 of the 128 threads of the CTA (CTA rank 0), split by the "
+                                          "condition at " + at(cond) + ": every thread of the CTA must reach it, every thread "
+                                          "of it or none; on the GPU this hangs or is undefined | call it where every thread "
+                                          "of the CTA gets: outside conditions on the thread index");
+  }
+  {
+    KernelBuilder k("half_warp_sum");
+    auto out = k.param<float*>("out");
+    const unsigned cond = __LINE__ + 1;
+    if_(lane_id() < 16, [&] { out[thread_idx_x()] = warp_sum(f32(1.0f)); });
+    CHECK(errors(k.build()) == at(cond) + ": warp_sum with mask 0xffffffff runs in 16 of its 32 lanes in warp 0 (CTA rank 0), "
+                                          "split by the condition at " + at(cond) + ": every lane of the mask must execute it; "
+                                          "on the GPU this hangs or is undefined | call it where every lane of the mask gets, or "
+                                          "give it the mask of the lanes that do");
+    // The same with the mask of the lanes that run it lowers.
+    KernelBuilder ok("masked_warp_sum");
+    auto out2 = ok.param<float*>("out");
+    if_(lane_id() < 16, [&] { out2[thread_idx_x()] = warp_sum(f32(1.0f), u32(0xffffu)); });
+    CHECK(errors(ok.build()) == "lowered");
+  }
+  {
+    KernelBuilder k("partial_warp");
+    k.threads(100);
+    auto out = k.param<float*>("out");
+    const unsigned use = __LINE__ + 1;
+    if_(thread_idx_x() >= 0, [&] { out[thread_idx_x()] = warp_sum(f32(1.0f)); });
+    CHECK(errors(k.build()) == at(use) + ": warp_sum with mask 0xffffffff in warp 3, which has 4 threads (a CTA of 100 "
+                                         "threads): the mask names lanes that do not exist, and the shuffle waits for them | "
+                                         "use a block of whole warps (a multiple of 32 threads), or a mask of the lanes the warp has");
+  }
+}
+
+TEST_CASE("collectives: what is accepted, and what depends on data is not decided", "[codegen][verify][collectives]") {
+  // Warpgroup-uniform conditions, the role's own, a parameter's: fine.
+  KernelBuilder k("uniform");
+  k.threads(256);
+  auto n = k.param<int32_t>("n");
+  auto out = k.param<float*>("out");
+  SharedTile a = k.shared_tile<bf16>("a", 64, 64), b = k.shared_tile<bf16>("b", 64, 64);
+  Accumulator acc = k.accumulator("acc", 64, 64);
+  k.role("main", 2, 0, [&](i32 wg) {
+    if_(wg == 0, [&] {
+      mma(acc, stage(a, 0), stage(b, 0), false);
+      mma_wait(0);
+    });
+    role_sync();
+  });
+  if_(n > 3, [&] { sync_threads(); });
+  if_(thread_idx_x() < 64, [&] { out[thread_idx_x()] = warp_max(f32(2.0f)); });
+  CHECK(errors(k.build()) == "lowered");
+  // tcgen05 (sm_100a) issues an MMA from one thread.
+  KernelBuilder t("one_issuer");
+  SharedTile ta = t.shared_tile<bf16>("a", 128, 64), tb = t.shared_tile<bf16>("b", 128, 64);
+  Accumulator tacc = t.accumulator("acc", 128, 128);
+  auto done = t.mbarriers("done", 1, 1);
+  t.role("main", 1, 0, [&](i32) {
+    if_(thread_idx_x() == 0, [&] {
+      mma(tacc, stage(ta, 0), stage(tb, 0), false);
+      mma_commit(done[0], CtaGroup::One);
+    });
+    wait(done[0]);
+  });
+  const std::string got = errors(t.build(), Target::sm100a());
+  CHECK(got.find("runs in 1 of the 128 threads") == std::string::npos);
+}
