@@ -207,7 +207,10 @@ void AsyncWalk::walk(const Stmt& s, State& st) {
     }
     if (f->counted()) iteration_.erase(f->var);
     st = merge(std::move(st), entry);
+  } else if (const ClusterBarrier* c = s->as<ClusterBarrier>(); c && c->op != ClusterBarrierOp::Arrive) {
+    st.bulk_sources.clear();  // a receiver may have handed the sources back
   } else if (const MbarrierWait* w = s->as<MbarrierWait>()) {
+    st.bulk_sources.clear();  // a receiver may have handed the sources back
     // The barrier waited on; in the pair leader, also as the barrier its pair loads complete on.
     std::vector<std::string> names = {buffer_of(w->bar).name};
     if (in_pair_leader()) names.push_back(names[0] + kPairSuffix);

@@ -128,6 +128,17 @@ void AsyncWalk::access(const MemAccess& m, const std::string& bar, State& st) {
           }
         }
     found = false;
+    for (const Issued& s : st.bulk_sources)
+      if (!found && overlaps(m, s)) {
+        found = true;
+        error("bulk copy source overwritten", m, s.m,
+              "the " + m.what + " at " + m.loc.str() + " overwrites " + buf + " while the bulk copy at " + s.m.loc.str() +
+                  " may still be reading it: its reads end when the receiver's barrier completes, and this thread waited on "
+                  "no barrier since",
+              "have the receiver hand the buffer back (an mbarrier it arrives on after its wait, or a cluster barrier) and "
+              "wait for that between " + line_of(s.m.loc) + " and " + line_of(m.loc));
+      }
+    found = false;
     for (const std::vector<Issued>& g : st.mmas)
       for (const Issued& s : g)
         if (!found && overlaps(m, s)) {
@@ -139,18 +150,20 @@ void AsyncWalk::access(const MemAccess& m, const std::string& bar, State& st) {
         }
   }
   // The async proxy reads what ordinary writes left only after a proxy fence.
-  const bool tma_store = m.what == "TMA store", mma = m.what == "mma";
-  if (tma_store || mma) {
+  const bool tma_store = m.what == "TMA store", mma = m.what == "mma", bulk_source = m.what == "bulk copy" && !m.write;
+  if (tma_store || mma || bulk_source) {
     async_reads_.push_back({"", agent_, m});
     for (const Issued& w : st.unfenced)
       if (overlaps(m, w)) {
         fenced_.insert({w.m.loc.str() + ":" + std::to_string(w.m.loc.column), m.loc.str() + ":" + std::to_string(m.loc.column)});
-        error(tma_store ? "generic write read by a TMA store without a fence" : "generic write read by an MMA without a fence",
+        error(tma_store     ? "generic write read by a TMA store without a fence"
+              : bulk_source ? "generic write read by a bulk copy without a fence"
+                            : "generic write read by an MMA without a fence",
               m, w.m,
               "the " + m.what + " at " + m.loc.str() + " reads " + buf + " written by the " + w.m.what + " at " +
                   w.m.loc.str() + " with no fence_proxy_async() between: " +
-                  (tma_store ? "the copy engine may read old data"
-                             : "the tensor cores read it through the async proxy and may read old data"),
+                  (mma ? "the tensor cores read it through the async proxy and may read old data"
+                       : "the copy engine may read old data"),
               "add fence_proxy_async() (and a barrier among the writing threads) between " + line_of(w.m.loc) + " and " +
                   line_of(m.loc));
         break;
@@ -161,6 +174,7 @@ void AsyncWalk::access(const MemAccess& m, const std::string& bar, State& st) {
   Issued now = issued(m, bar, st);
   if (is_copy(m)) st.copies.push_back(now);
   else if (tma_store) st.open_stores.push_back(now);
+  else if (bulk_source) st.bulk_sources.push_back(now);
   else if (mma) st.mmas.back().push_back(now);
   else if (m.write) st.unfenced.push_back(now);
 }

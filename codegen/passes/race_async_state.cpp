@@ -35,6 +35,7 @@ State merge(State a, const State& b) {
   a.maybe_waited.insert(b.maybe_waited.begin(), b.maybe_waited.end());
   unite(a.copies, b.copies);
   unite(a.open_stores, b.open_stores);
+  unite(a.bulk_sources, b.bulk_sources);
   unite(a.unfenced, b.unfenced);
   unite(a.released, b.released);
   a.store_groups = unite_groups(a.store_groups, b.store_groups);

@@ -43,6 +43,8 @@ struct State {
   std::vector<Issued> copies;                  // into shared memory, not waited for
   std::vector<std::vector<Issued>> store_groups;
   std::vector<Issued> open_stores;             // not committed yet
+  std::vector<Issued> bulk_sources;            // bulk copies' sources, read until the receiver's barrier
+                                               // completes: in flight until this thread next waits on a barrier
   std::vector<std::vector<Issued>> mmas;       // MMA groups (one per mma), newest last
   std::vector<Issued> committed;               // tcgen05 MMAs a commit covers, until a wait on its barrier
   std::vector<Issued> unfenced;                // ordinary writes since fence_proxy_async

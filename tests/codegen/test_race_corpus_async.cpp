@@ -729,3 +729,51 @@ RACY("bulk_wait_read(2) with two alternating tile buffers", alternating_tile_buf
 RACE_FREE("a Pipeline consumer reads its stage in an inner loop (thread branches)", inner_loop_reads)
 RACE_FREE("a Pipeline consumer reads its stage in nested inner loops (roles)", nested_inner_loops)
 RACE_FREE("an MMA consumer issues its stage in an inner loop", inner_loop_mma)
+
+// A bulk copy to a peer reads its source through the async proxy: ordinary writes need a
+// proxy fence before it, and the source may be reused only once the receiver handed it
+// back (this thread waits on a barrier between).
+TEST_CASE("racy: a bulk copy's source written without a fence, and overwritten while in flight", "[codegen][verify][races][corpus]") {
+  auto build = [](bool fence, bool overwrite, bool handback, unsigned* write_line, unsigned* copy_line, unsigned* again_line) {
+    KernelBuilder k(fence ? (overwrite ? (handback ? "bulk_handback" : "bulk_overwrite") : "bulk_fenced") : "bulk_unfenced");
+    k.threads(128).cluster(2);
+    auto in = k.param<float*>("in");
+    auto out = k.param<float*>("out");
+    auto src = k.shared<float>("src", 4);
+    auto inbox = k.shared<float>("inbox", 8);
+    auto got = k.mbarriers("got", 1, 1), back = k.mbarriers("back", 1, 1);
+    cluster_sync();
+    if_(thread_idx_x() == 0, [&] {
+      *write_line = __LINE__ + 1;
+      src[0] = in[0];
+      if (fence) fence_proxy_async();
+      if_(cluster_ctarank() == 0, [&] { arrive_expect_tx(got[0], u32(32u)); });
+      *copy_line = __LINE__ + 1;
+      bulk_copy_to_peer(map_shared_rank(inbox, 0)[cluster_ctarank() * 4], src[0], 16, map_shared_rank(got, 0)[0]);
+      if (handback) wait(back[0]);
+      *again_line = __LINE__ + 1;
+      if (overwrite) src[0] = in[1];
+    });
+    if_(cluster_ctarank() == 0 && thread_idx_x() == 0, [&] {
+      wait(got[0]);
+      out[0] = inbox[0] + inbox[4];
+      arrive(back[0]);
+      arrive(map_shared_rank(back, 1)[0]);
+    });
+    cluster_sync();
+    return k.build();
+  };
+  unsigned w = 0, c = 0, a = 0;
+  std::vector<Diagnostic> d = lower_errors(build(false, false, false, &w, &c, &a));
+  REQUIRE(!d.empty());
+  CHECK(d[0].message == "the bulk copy at test_race_corpus_async.cpp:" + std::to_string(c) + " reads shared buffer 'src' written by the store at "
+                        "test_race_corpus_async.cpp:" + std::to_string(w) + " with no fence_proxy_async() between: the copy "
+                        "engine may read old data");
+  d = lower_errors(build(true, true, false, &w, &c, &a));
+  REQUIRE(!d.empty());
+  CHECK(d[0].message == "the store at test_race_corpus_async.cpp:" + std::to_string(a) + " overwrites shared buffer 'src' while the bulk copy at "
+                        "test_race_corpus_async.cpp:" + std::to_string(c) + " may still be reading it: its reads end when the "
+                        "receiver's barrier completes, and this thread waited on no barrier since");
+  CHECK(lower_errors(build(true, false, false, &w, &c, &a)).empty());
+  CHECK(lower_errors(build(true, true, true, &w, &c, &a)).empty());
+}
