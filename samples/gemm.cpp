@@ -66,8 +66,8 @@ std::vector<ParamSpec> Gemm::params() const {
            "1: a producer warpgroup and `consumers` MMA warpgroups; 0: one warpgroup loads and computes (the ladder's first steps)"},
           {"persistent", 1, 0, 1, "1: as many clusters as fit walk the tiles; 0: one cluster per cluster tile (per tile and split with split-K)"},
           {"multicast", 2, 0, 2,
-           "on: a cluster row shares A and a column B through TMA multicast; off: every CTA loads its own; auto: on, except "
-           "where bn 0 picks the tile width for a known device: there a 2-CTA cluster whose tiles are one wave, or that runs "
+           "on: a cluster row shares A and a column B through TMA multicast (not with warp_specialized 0); off: every CTA "
+           "loads its own; auto: on, except with warp_specialized 0, and where bn 0 picks the tile width for a known device: there a 2-CTA cluster whose tiles are one wave, or that runs "
            "stream-K, with operand rows a multiple of 128 bytes runs unclustered, and 64-column tiles take the pair along N "
            "(`tilejit run` prints the choice)",
            kMulticasts},
@@ -170,7 +170,9 @@ GemmTiling gemm_tiling(const Config& c) {
   t.group = unsigned(c.param("group"));
   t.cluster_n = c.cluster.x, t.cluster_m = c.cluster.y, t.cluster_k = c.cluster.z;
   t.warp_specialized = c.param("warp_specialized") == 1, t.persistent = c.param("persistent") == 1;
-  t.multicast = GemmMulticast(c.param("multicast")) != GemmMulticast::Off;  // auto: on unless for_device decided
+  // auto: on unless for_device decided, and never for one warpgroup (check_config says why).
+  const GemmMulticast multicast = GemmMulticast(c.param("multicast"));
+  t.multicast = multicast == GemmMulticast::On || (multicast == GemmMulticast::Auto && t.warp_specialized);
   t.split_issue = c.param("split_issue") == 1;
   t.edge = c.param("edge") == 1;
   t.pingpong = c.param("pingpong") == 1;
@@ -322,6 +324,12 @@ std::vector<ConfigProblem> Gemm::check_config(const Config& c) const {
   need(t.warp_specialized || uint64_t(t.bm) * t.bn / 128 <= 128, "params.consumers",
        "one MMA warpgroup holding a " + std::to_string(t.bm) + "x" + std::to_string(t.bn) + " accumulator (" +
            std::to_string(t.bm * t.bn / 128) + " registers per thread) makes ptxas spill to local memory: use consumers 2, or a smaller tile");
+  // One warpgroup refills a stage once its own MMAs have read it; a multicast load refills it
+  // in every CTA of its mask, whose MMAs may still read it (no CTA hands stages to another).
+  need(!(t.multicast && !t.warp_specialized && c.cluster.x * c.cluster.y > 1), "params.multicast",
+       "one warpgroup (warp_specialized 0) refills a stage as soon as its own MMAs have read it, but a multicast load "
+       "refills it in the other CTAs of the cluster too, which may still be reading it: use multicast off (or auto), "
+       "or warp_specialized 1");
   const unsigned cx = t.multicast ? c.cluster.x : 1, cy = t.multicast ? c.cluster.y : 1;
   need(t.bm % (8 * cx) == 0, "cluster", "each of the " + std::to_string(cx) + " CTAs of a cluster row loads bm / " + std::to_string(cx) + " rows of A: that must be a multiple of 8");
   const unsigned brows = s.layout == GemmLayout::NN ? t.bk : t.bn;

@@ -332,6 +332,33 @@ void check_async_proxy(const Kernel& k, Findings& out) {
   w.check_handed_over_writes(st);
   size_t copies = 0;
   for (const auto& [b, c] : w.copies_) copies += c.size();
+  // A multicast TMA load in a loop refills its buffer in every CTA of its mask, each refill gated by
+  // the issuing CTA's waits: the other CTAs' readers are ordered before it only when they
+  // give the buffer back to it too (an arrive through map_shared_rank on a gating barrier).
+  // Where none does, whether their reads are done is not checked here.
+  std::set<std::string> peer_arrived;
+  for_each_stmt(k.body, [&](const StmtNode& s) {
+    if (const MbarrierArrive* a = s.as<MbarrierArrive>(); a && buffer_of(a->bar).rank) peer_arrived.insert(buffer_of(a->bar).name);
+  });
+  std::string unchecked;
+  for (const auto& [buf, placed] : w.copies_)
+    for (const Placed& c : placed) {
+      // Only a load that repeats (in a loop) refills what readers may still be reading.
+      if (c.m.what != "multicast TMA load" || !w.repeating_.count(c.barrier) || !unchecked.empty()) continue;
+      const std::set<std::string>& gates = w.gates_[buf];
+      bool handed_back = false;
+      std::string names;
+      for (const std::string& g : gates) {
+        handed_back |= peer_arrived.count(g) > 0;
+        names += (names.empty() ? "'" : ", '") + g + "'";
+      }
+      if (!handed_back)
+        unchecked = "the multicast TMA load at " + c.m.loc.str() + " refills shared buffer '" + buf +
+                    "' in the other CTAs of its mask too, but their readers give it back on no barrier it waits for " +
+                    (names.empty() ? "(it waits on none)" : "(no arrive on " + names + " through map_shared_rank)") +
+                    ": whether their reads are done is not checked";
+    }
+  if (!unchecked.empty() && out.errors.size() == errors) out.checks.push_back({RaceCheck::NotChecked, "async proxy", unchecked});
   if (out.errors.size() == errors && out.checks.size() == lines)
     out.checks.push_back({RaceCheck::Verified, "async proxy",
                           std::to_string(w.accesses) + " shared-memory accesses walked, " + std::to_string(copies) +

@@ -103,7 +103,30 @@ TEST_CASE("the GEMM passes the race check in every cluster shape, with and witho
             CHECK(std::count_if(l.races.begin(), l.races.end(), [](const codegen::race::RaceCheck& r) {
                     return r.outcome == codegen::race::RaceCheck::Verified && r.subject.rfind("arrivals on barrier 'full'", 0) == 0;
                   }) >= 1);
+            // Multicast refills are handed back by every CTA they land in.
+            CHECK(std::count_if(l.races.begin(), l.races.end(), [](const codegen::race::RaceCheck& r) {
+                    return r.outcome == codegen::race::RaceCheck::Verified && r.subject == "async proxy";
+                  }) == 1);
           }
+}
+
+// One warpgroup refills a stage as soon as its own MMAs have read it: a multicast refill
+// would land in a peer still reading it. Refused on; auto leaves multicast off.
+TEST_CASE("the GEMM of one warpgroup refuses multicast in a cluster", "[samples][races][gemm]") {
+  const samples::Sample* gemm = samples::find_sample("gemm");
+  samples::Config on = gemm_config(1, 2, true, false, false);
+  const std::vector<samples::ConfigProblem> problems = gemm->check_config(on);
+  REQUIRE(problems.size() == 1);
+  CHECK(problems[0].field == "params.multicast");
+  CHECK(problems[0].message ==
+        "one warpgroup (warp_specialized 0) refills a stage as soon as its own MMAs have read it, but a multicast load refills "
+        "it in the other CTAs of the cluster too, which may still be reading it: use multicast off (or auto), or "
+        "warp_specialized 1");
+  samples::Config automatic = on;
+  automatic.params["multicast"] = 2;  // auto
+  REQUIRE(gemm->check_config(automatic).empty());
+  codegen::Lowered l = lower_ok(*gemm, automatic, "one warpgroup, multicast auto");
+  CHECK(l.cuda.find("multicast") == std::string::npos);
 }
 
 // Ping-pong: each stage is released by the one consumer whose tile it holds (u % 2 == wg),
