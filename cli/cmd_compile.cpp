@@ -80,8 +80,7 @@ int cmd_compile(const CompileArgs& args) {
   }
   std::cout << "compiled " << name << " for " << target.arch << " in " << compile_time_text(c.times, c.result.from_cache)
             << (c.result.from_cache ? " (cache hit)" : " (NVRTC " + rt::nvrtc_version() + ")") << "\n";
-  print_transaction_checks(std::cout, c.lowered);
-  print_race_checks(std::cout, c.lowered);
+  print_checks(std::cout, c.lowered);
   if (!c.result.log.empty()) std::cerr << c.result.log;
   return kOk;
 }

@@ -77,8 +77,7 @@ int cmd_run(const RunArgs& args) {
     std::cout << "compile   " << compile_time_text(c.times, false) << " for " << target.arch << " (NVRTC "
               << rt::nvrtc_version() << "); PTX written to " << path << "\n"
               << "launch    not run: no GPU here (" << why << "). Launching needs an sm_90a or sm_100a GPU.\n";
-    print_transaction_checks(std::cout, c.lowered);
-    print_race_checks(std::cout, c.lowered);
+    print_checks(std::cout, c.lowered);
     if (!args.timeline.empty()) {
       compile_timeline(spec, spec.config, target);
       std::cout << "timeline  not recorded: no GPU here (the kernel compiles with the timeline; nothing was written to "
@@ -108,8 +107,7 @@ int cmd_run(const RunArgs& args) {
   const samples::Compiled& c = kernel.compiled();
   // What a user waits for before the first launch.
   std::cout << "compile   " << compile_time_text(c.times, c.result.from_cache, load_s) << " (" << source << ")\n";
-  print_transaction_checks(std::cout, c.lowered);
-  print_race_checks(std::cout, c.lowered);
+  print_checks(std::cout, c.lowered);
 
   samples::RunOptions opts;
   opts.iters = args.iters;

@@ -17,13 +17,8 @@ std::string compile_time_text(const samples::CompileTimes& t, bool from_cache, d
   return out + " ms";
 }
 
-void print_transaction_checks(std::ostream& out, const codegen::Lowered& lowered) {
-  if (lowered.transactions.empty()) out << "tx check  no barrier receives transaction bytes\n";
-  for (const codegen::TransactionCheck& c : lowered.transactions) out << "tx check  " << codegen::to_string(c) << "\n";
-}
-
-void print_race_checks(std::ostream& out, const codegen::Lowered& lowered) {
-  for (const codegen::race::RaceCheck& c : lowered.races) out << "race check  " << codegen::race::to_string(c) << "\n";
+void print_checks(std::ostream& out, const codegen::Lowered& lowered) {
+  out << lowered.check_report();
   char buf[80];
   std::snprintf(buf, sizeof buf, "%.3f ms", lowered.race_check_seconds * 1e3);
   out << "race check  took " << buf << "\n";

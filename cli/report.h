@@ -17,10 +17,9 @@ namespace tj::cli {
 // `load_s` is negative).
 std::string compile_time_text(const samples::CompileTimes& t, bool from_cache, double load_s = -1);
 
-// One "tx check" line per barrier and phase that receives transaction bytes.
-void print_transaction_checks(std::ostream& out, const codegen::Lowered& lowered);
-// One "race check" line per part of the race check (verified, not checked and why,
-// allowed by allow_race), then the check's time.
-void print_race_checks(std::ostream& out, const codegen::Lowered& lowered);
+// One "tx check" line per barrier and phase that receives transaction bytes, one "race
+// check" line per part of the race check (verified, not checked and why, allowed by
+// allow_race), then the race check's time.
+void print_checks(std::ostream& out, const codegen::Lowered& lowered);
 
 }  // namespace tj::cli

@@ -111,6 +111,14 @@ const std::vector<Pass>& passes() {
 
 }  // namespace
 
+std::string Lowered::check_report() const {
+  std::string out;
+  if (transactions.empty()) out += "tx check  no barrier receives transaction bytes\n";
+  for (const TransactionCheck& c : transactions) out += "tx check  " + to_string(c) + "\n";
+  for (const race::RaceCheck& c : races) out += "race check  " + race::to_string(c) + "\n";
+  return out;
+}
+
 const std::vector<std::string>& pass_names() {
   static const std::vector<std::string> names = [] {
     std::vector<std::string> out;

@@ -37,6 +37,10 @@ struct Lowered {
   // The race check's lines (verified, not checked and why, allowed by allow_race) and its time.
   std::vector<race::RaceCheck> races;
   double race_check_seconds = 0;
+  // Both checks as `tilejit compile` prints them: a "tx check" line per barrier and phase
+  // that receives bytes, then a "race check" line per part of the race check. Read the
+  // "not verified" and "not checked" lines: they say what was not decided before run time.
+  std::string check_report() const;
 };
 
 // Verifies `k` for `target` (throws UserError with every diagnostic found),
