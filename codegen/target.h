@@ -29,6 +29,8 @@ struct Target {
   unsigned max_threads_per_cta = 1024;
   unsigned max_threads_per_sm = 2048;  // resident threads of all CTAs on one SM
   unsigned max_ctas_per_sm = 32;       // resident CTAs on one SM
+  unsigned max_shared_per_sm = 233472;  // shared memory of one SM, bytes (228 KiB)
+  unsigned reserved_shared_per_cta = 1024;  // what the system keeps of it per resident CTA
 
   bool has(Feature f) const { return (features & static_cast<unsigned>(f)) != 0; }
   bool operator==(const Target& o) const { return arch == o.arch; }

@@ -20,6 +20,14 @@ std::vector<Diagnostic> verify_launch_bounds(const ir::Kernel& k, const Target& 
                        std::to_string(t.max_threads_per_sm),
                    "ask for at most " + std::to_string(std::max<uint64_t>(1, t.max_threads_per_sm / k.block.count())) +
                        " CTAs per SM, or use fewer threads per CTA"});
+  const uint64_t smem = k.static_shared_bytes() + k.dynamic_shared_bytes() + t.reserved_shared_per_cta;
+  if (n <= t.max_ctas_per_sm && threads <= t.max_threads_per_sm && n * smem > t.max_shared_per_sm)
+    out.push_back({k.min_blocks_loc,
+                   what + ": " + std::to_string(n) + " CTAs of " + std::to_string(smem - t.reserved_shared_per_cta) +
+                       " bytes of shared memory (plus " + std::to_string(t.reserved_shared_per_cta) + " the system keeps per CTA) are " +
+                       std::to_string(n * smem) + " bytes; an SM of " + t.arch + " has " + std::to_string(t.max_shared_per_sm),
+                   "ask for at most " + std::to_string(std::max<uint64_t>(1, t.max_shared_per_sm / smem)) +
+                       " CTAs per SM, or use less shared memory per CTA"});
   struct Roles : ir::Visitor {
     bool found = false;
     void visit_node(const ir::Role&) override { found = true; }

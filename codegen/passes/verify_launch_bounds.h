@@ -1,5 +1,6 @@
 // The minimum CTAs per SM a kernel asks for (KernelBuilder::min_blocks_per_sm) must
-// fit the target's SM: its threads, its CTA slots, and one CTA per SM for kernels
+// fit the target's SM: its threads, its CTA slots, its shared memory (with what the system
+// keeps per CTA), and one CTA per SM for kernels
 // with warpgroup roles (they split the registers with setmaxnreg).
 #pragma once
 

@@ -87,6 +87,22 @@ TEST_CASE("min_blocks_per_sm must fit the SM", "[dsl][errors][scalar]") {
                                            "ask for at most 32 CTAs per SM"));
   }
   {
+    // 8 CTAs of 64 KiB of shared memory: with the 1 KiB the system keeps per CTA, 3 fit in 228 KiB.
+    KernelBuilder k("too_much_shared");
+    line = __LINE__; k.threads(128).min_blocks_per_sm(8);
+    auto buf = k.dynamic_shared<float>("buf", 16384);
+    buf[thread_idx_x()] = 1.0f;
+    CHECK(lowered_error(k.build()) ==
+          diag(line, "min_blocks_per_sm(8) on kernel 'too_much_shared': 8 CTAs of 65536 bytes of shared memory (plus 1024 the "
+                     "system keeps per CTA) are 532480 bytes; an SM of sm_90a has 233472",
+               "ask for at most 3 CTAs per SM, or use less shared memory per CTA"));
+    KernelBuilder fits("three_fit");
+    fits.threads(128).min_blocks_per_sm(3);
+    auto b2 = fits.dynamic_shared<float>("buf", 16384);
+    b2[thread_idx_x()] = 1.0f;
+    CHECK(lowered_error(fits.build()) == "no error");
+  }
+  {
     KernelBuilder k("with_roles");
     k.threads(256);
     line = __LINE__; k.min_blocks_per_sm(2);
