@@ -311,11 +311,24 @@ template <Arithmetic T>
 Val<T> min(const Val<T>& a, const Val<T>& b) { return Val<T>(ir::Binary::make(ir::BinOp::Min, a.expr(), b.expr())); }
 template <Arithmetic T>
 Val<T> max(const Val<T>& a, const Val<T>& b) { return Val<T>(ir::Binary::make(ir::BinOp::Max, a.expr(), b.expr())); }
+// With a host constant on either side: max(x, 0.0f), min(i, 7).
+template <Arithmetic T>
+Val<T> min(const Val<T>& a, std::type_identity_t<T> b) { return min(a, Val<T>(b)); }
+template <Arithmetic T>
+Val<T> min(std::type_identity_t<T> a, const Val<T>& b) { return min(Val<T>(a), b); }
+template <Arithmetic T>
+Val<T> max(const Val<T>& a, std::type_identity_t<T> b) { return max(a, Val<T>(b)); }
+template <Arithmetic T>
+Val<T> max(std::type_identity_t<T> a, const Val<T>& b) { return max(Val<T>(a), b); }
 // cond ? a : b
 template <DslScalar T>
 Val<T> select(const boolean& cond, const Val<T>& a, const Val<T>& b) {
   return Val<T>(ir::Select::make(cond.expr(), a.expr(), b.expr()));
 }
+template <HasLiteral T>
+Val<T> select(const boolean& cond, const Val<T>& a, std::type_identity_t<T> b) { return select(cond, a, Val<T>(b)); }
+template <HasLiteral T>
+Val<T> select(const boolean& cond, std::type_identity_t<T> a, const Val<T>& b) { return select(cond, Val<T>(a), b); }
 
 // ---- special registers (all i32) ------------------------------------------------
 #define TJ_SREG(Enum, name, ptx, cluster) \

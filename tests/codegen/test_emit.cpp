@@ -363,3 +363,17 @@ TEST_CASE("the PTX does not carry the compiling process's working directory", "[
   CHECK(r.ptx.find(".file") != std::string::npos);
   CHECK(r.ptx.find(cwd + "/") == std::string::npos);
 }
+
+TEST_CASE("min max and select take a host constant on either side", "[codegen][emit]") {
+  KernelBuilder k("constants");
+  auto f = k.param<float*>("f");
+  auto n = k.param<int32_t>("n");
+  f[0] = max(f[1], 0.0f) + min(1.5f, f[2]);
+  f[3] = cast<float>(min(n, 7) + max(0, n)) + select(n > 2, f[4], 2.0f) + select(n > 3, 3.0f, f[5]);
+  CHECK(code_lines(codegen::emit_cuda(k.build(), Target::sm90a())) ==
+        std::vector<std::string>{
+            "f[0] = (tj::max_(f[1], 0.0f) + tj::min_(1.5f, f[2]));",
+            "f[3] = ((((float)(tj::min_(n, 7) + tj::max_(0, n))) + ((n > 2) ? f[4] : 2.0f)) + ((n > 3) ? 3.0f : f[5]));",
+            "}",
+        });
+}
