@@ -1,9 +1,12 @@
 #include "dsl/async.h"
 
 #include "dsl/cluster.h"
+#include "dsl/diagnostic.h"
 
 namespace tj::dsl {
 namespace {
+
+constexpr unsigned kTmaSharedAlign = 128;  // a TMA box's shared address
 
 ir::Loc L(const SrcLoc& l) { return ir::Loc::from(l); }
 void add(ir::Stmt s, const SrcLoc& loc) { KernelBuilder::active(loc).append(std::move(s)); }
@@ -12,6 +15,22 @@ std::vector<ir::Expr> exprs(const std::vector<i32>& coords) {
   std::vector<ir::Expr> out;
   for (const i32& c : coords) out.push_back(c.expr());
   return out;
+}
+
+// One coordinate per dimension of the map, which TMA takes 1 to 5 of (the IR node
+// requires it: refused here with the user's line). The box's shared buffer gets the
+// 128-byte alignment TMA needs (its offset within the buffer is verify_bounds's to check).
+std::vector<ir::Expr> coords_for(const TensorMap& map, const std::vector<i32>& coords, const Slot& box, const SrcLoc& loc) {
+  KernelBuilder::active(loc).align_at_least(box.ptr, kTmaSharedAlign);
+  const unsigned rank = map.decl.rank;
+  if (rank < 1 || rank > 5)
+    throw UserError(L(loc), "tensor map '" + map.decl.name + "' has rank " + std::to_string(rank) + "; TMA takes 1 to 5 dimensions",
+                    "give the map 1 to 5 box dimensions");
+  if (coords.size() != rank)
+    throw UserError(L(loc), "tensor map '" + map.decl.name + "' has rank " + std::to_string(rank) + " but " +
+                                std::to_string(coords.size()) + " coordinates were given",
+                    "give one coordinate per dimension, innermost first");
+  return exprs(coords);
 }
 
 }  // namespace
@@ -35,27 +54,27 @@ void skip_phases(const Ptr<mbarrier_t>& bars, const i32& first, const i32& count
 }
 
 void tma_load(const Slot& dst, const TensorMap& map, const std::vector<i32>& coords, const BarrierRef& bar, SrcLoc loc) {
-  add(ir::TmaLoad::make(map.ref, exprs(coords), dst.ptr, dst.index, bar.ptr(), bar.index(), nullptr, L(loc)), loc);
+  add(ir::TmaLoad::make(map.ref, coords_for(map, coords, dst, loc), dst.ptr, dst.index, bar.ptr(), bar.index(), nullptr, L(loc)), loc);
 }
 
 void tma_load_multicast(const Slot& dst, const TensorMap& map, const std::vector<i32>& coords, const BarrierRef& bar,
                         const u32& cta_mask, SrcLoc loc) {
-  add(ir::TmaLoad::make(map.ref, exprs(coords), dst.ptr, dst.index, bar.ptr(), bar.index(), cta_mask.expr(), L(loc)),
+  add(ir::TmaLoad::make(map.ref, coords_for(map, coords, dst, loc), dst.ptr, dst.index, bar.ptr(), bar.index(), cta_mask.expr(), L(loc)),
       loc);
 }
 
 void tma_load_pair(const Slot& dst, const TensorMap& map, const std::vector<i32>& coords, const BarrierRef& bar, SrcLoc loc) {
-  add(ir::TmaLoad::make(map.ref, exprs(coords), dst.ptr, dst.index, bar.ptr(), bar.index(), nullptr, L(loc), 2), loc);
+  add(ir::TmaLoad::make(map.ref, coords_for(map, coords, dst, loc), dst.ptr, dst.index, bar.ptr(), bar.index(), nullptr, L(loc), 2), loc);
 }
 
 void tma_load_pair_multicast(const Slot& dst, const TensorMap& map, const std::vector<i32>& coords, const BarrierRef& bar,
                              const u32& cta_mask, SrcLoc loc) {
-  add(ir::TmaLoad::make(map.ref, exprs(coords), dst.ptr, dst.index, bar.ptr(), bar.index(), cta_mask.expr(), L(loc), 2),
+  add(ir::TmaLoad::make(map.ref, coords_for(map, coords, dst, loc), dst.ptr, dst.index, bar.ptr(), bar.index(), cta_mask.expr(), L(loc), 2),
       loc);
 }
 
 void tma_store(const TensorMap& map, const std::vector<i32>& coords, const Slot& src, SrcLoc loc) {
-  add(ir::TmaStore::make(map.ref, exprs(coords), src.ptr, src.index, L(loc)), loc);
+  add(ir::TmaStore::make(map.ref, coords_for(map, coords, src, loc), src.ptr, src.index, L(loc)), loc);
 }
 
 void bulk_commit(SrcLoc loc) { add(ir::BulkGroup::make(ir::BulkGroupOp::Commit, 0, L(loc)), loc); }

@@ -120,6 +120,14 @@ std::vector<ir::Stmt> KernelBuilder::pop_block() {
 
 std::vector<ir::Stmt>& KernelBuilder::current_block() { return blocks_.back(); }
 
+void KernelBuilder::align_at_least(const ir::Expr& ptr, unsigned bytes) {
+  ir::Expr base = ptr;
+  if (const auto* m = ptr->as<ir::MapSharedRank>()) base = m->buffer;
+  if (const auto* s = base->as<ir::SharedRef>())
+    for (ir::SharedBuffer& b : kernel_.shared)
+      if (b.name == s->name) b.align = std::max(b.align, bytes);
+}
+
 std::string KernelBuilder::claim_name(std::string name, const SrcLoc& loc) {
   if (!is_identifier(name) || is_reserved(name))
     throw UserError(L(loc), "'" + name + "' is not a usable name in kernel '" + kernel_.name + "'",

@@ -214,6 +214,9 @@ class KernelBuilder {
   void push_block(const char* what, const ir::Loc& loc);
   std::vector<ir::Stmt> pop_block();
   std::vector<ir::Stmt>& current_block();
+  // The shared buffer `ptr` names (itself or a peer's through map_shared_rank) aligned to at
+  // least `bytes` (TMA boxes need 128); nothing for other pointers.
+  void align_at_least(const ir::Expr& ptr, unsigned bytes);
   size_t depth() const { return blocks_.size(); }
   std::string fresh_name(std::string hint, const SrcLoc& loc);
   // What `e` reads that the host cannot evaluate before a launch (a local, a load, a

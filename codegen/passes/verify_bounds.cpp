@@ -1,5 +1,6 @@
 #include "codegen/passes/verify_bounds.h"
 
+#include <algorithm>
 #include <set>
 #include <string>
 #include <tuple>
@@ -70,7 +71,14 @@ class Bounds {
       found_index_.reset(), found_rank_.reset(), found_align_.reset();
       // A literal rank outside the cluster is verify_dsmem's to report.
       check_rank_ = a.buf.rank && !const_int(a.buf.rank);
-      align_ = a.what == "bulk copy" ? 16 : 0;
+      align_ = a.what == "bulk copy" ? 16 : tma_alignment(s);
+      if (align_ && buf_->align < align_) {
+        out_.push_back({s.loc, a.what + " into " + std::string(a.buf.rank ? "a peer's " : "") + "'" + a.buf.name + "' needs " +
+                                   std::to_string(align_) + "-byte aligned shared addresses" + ", but '" +
+                                   a.buf.name + "' (declared at " + b->loc.str() + ") is aligned to " + std::to_string(buf_->align),
+                        "declare it with k.dynamic_shared<T>(name, count, " + std::to_string(align_) + ")"});
+        align_ = 0;
+      }
       for (unsigned r = 0; r < k_.cluster.count() && !done(); ++r) {
         rank_ = r;
         loop(0);
@@ -78,6 +86,9 @@ class Bounds {
       report(s);
     }
   }
+
+  // What a TMA box's shared address must be aligned to: 128 bytes (0 for other statements).
+  static unsigned tma_alignment(const StmtNode& s) { return s.as<TmaLoad>() || s.as<TmaStore>() ? 128 : 0; }
 
   bool done() const { return found_index_ && (!check_rank_ || found_rank_) && (!align_ || found_align_); }
 
@@ -163,10 +174,11 @@ class Bounds {
     if (found_align_) {
       const Found& f = *found_align_;
       const uint64_t bytes = uint64_t(f.value) * scalar_bytes(buf_->elem);
+      const std::string needs = a.what == "bulk copy" ? "cp.async.bulk needs 16-byte aligned shared addresses"
+                                                      : "a TMA box needs " + std::to_string(align_) + "-byte aligned shared addresses";
       out_.push_back({s.loc, a.what + " at element " + std::to_string(f.value) + " of " + whose + " (byte " + std::to_string(bytes) +
-                                 ") in CTA rank " + std::to_string(f.rank) + thread_text(f.thread) +
-                                 ": cp.async.bulk needs 16-byte aligned shared addresses",
-                      "start the copy at an element whose byte offset is a multiple of 16"});
+                                 ") in CTA rank " + std::to_string(f.rank) + thread_text(f.thread) + ": " + needs,
+                      "start it at an element whose byte offset is a multiple of " + std::to_string(align_)});
     }
   }
 

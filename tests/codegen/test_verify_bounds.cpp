@@ -177,8 +177,8 @@ TEST_CASE("bounds: a bulk copy past its destination, and one not 16-byte aligned
                                       "0..0 (the access covers 4 elements), or declare the buffer larger");
   ir::Kernel misaligned = kernel("bulk_misaligned", 20, 1, &use, &decl);
   CHECK(only_error(misaligned) == at(use) + ": bulk copy at element 1 of a peer's 'inbox' (byte 4) in CTA rank 0 (thread 0): "
-                                            "cp.async.bulk needs 16-byte aligned shared addresses | start the copy at an "
-                                            "element whose byte offset is a multiple of 16");
+                                            "cp.async.bulk needs 16-byte aligned shared addresses | start it at an element "
+                                            "whose byte offset is a multiple of 16");
   CHECK(only_error(kernel("bulk_fits", 16, 0, &use, &decl)) == "lowered");
 }
 
@@ -214,4 +214,31 @@ TEST_CASE("bounds: a TMA box loaded as a part the tile does not have", "[codegen
   CHECK(only_error(k) == at(use) + ": TMA load of 'b' reaches elements 8192..12287 in CTA rank 1 (thread 0), outside the "
                                    "buffer: 'b' (declared at " + at(decl) + ") has 8192 elements | keep the index within "
                                    "0..4096 (the access covers 4096 elements), or declare the buffer larger");
+}
+
+TEST_CASE("bounds: a TMA box needs 128-byte aligned shared memory", "[codegen][verify][bounds]") {
+  auto kernel = [](unsigned align, int offset, unsigned* use, unsigned* decl) {
+    KernelBuilder k("tma_align");
+    TensorMap map = k.tensor_map<float>("src", {32, 8});
+    *decl = __LINE__ + 1;
+    auto buf = k.dynamic_shared<float>("buf", 4096, align);
+    auto bar = k.mbarriers("bar", 1, 1);
+    *use = __LINE__ + 3;
+    if_(thread_idx_x() == 0, [&] {
+      arrive_expect_tx(bar[0], u32(1024u));
+      tma_load(buf[offset], map, {0, 0}, bar[0]);
+    });
+    wait(bar[0]);
+    return k.build();
+  };
+  unsigned use = 0, decl = 0;
+  // The DSL aligns a TMA box's buffer itself (here declared with 16 bytes).
+  ir::Kernel low = kernel(16, 0, &use, &decl);
+  REQUIRE(low.find_shared("buf"));
+  CHECK(low.find_shared("buf")->align == 128);
+  CHECK(only_error(low) == "lowered");
+  ir::Kernel off = kernel(16, 4, &use, &decl);
+  CHECK(only_error(off) == at(use) + ": TMA load at element 4 of 'buf' (byte 16) in CTA rank 0 (thread 0): a TMA box needs "
+                               "128-byte aligned shared addresses | start it at an element whose byte offset is a multiple of 128");
+  CHECK(only_error(kernel(128, 32, &use, &decl)) == "lowered");
 }

@@ -64,3 +64,19 @@ TEST_CASE("a refused dynamic_shared alignment leaves no buffer behind", "[dsl][e
   ir::Kernel kern = k.build();
   CHECK(kern.shared.size() == 1);
 }
+
+TEST_CASE("tma_load and tma_store take one coordinate per dimension of the map", "[dsl][errors][tma]") {
+  KernelBuilder k("coords");
+  TensorMap map = k.tensor_map<float>("src", {32, 8});
+  auto buf = k.dynamic_shared<float>("buf", 256, 128);
+  auto bar = k.mbarriers("bar", 1, 1);
+  const std::string fix = "give one coordinate per dimension, innermost first";
+  unsigned line = 0;
+  std::string got = dsl_error_of([&] { line = __LINE__; tma_load(buf[0], map, {0, 0, 0, 0, 0, 0}, bar[0]); });
+  CHECK(got == diag(line, "tensor map 'src' has rank 2 but 6 coordinates were given", fix));
+  got = dsl_error_of([&] { line = __LINE__; tma_load(buf[0], map, {}, bar[0]); });
+  CHECK(got == diag(line, "tensor map 'src' has rank 2 but 0 coordinates were given", fix));
+  got = dsl_error_of([&] { line = __LINE__; tma_store(map, {0}, buf[0]); });
+  CHECK(got == diag(line, "tensor map 'src' has rank 2 but 1 coordinates were given", fix));
+  CHECK(dsl_error_of([&] { tma_load(buf[0], map, {0, 0}, bar[0]); }) == "no error");
+}
