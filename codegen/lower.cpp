@@ -19,6 +19,7 @@
 #include "codegen/passes/verify_shared_memory.h"
 #include "codegen/passes/verify_bounds.h"
 #include "codegen/passes/verify_collectives.h"
+#include "codegen/passes/verify_fragment_owners.h"
 #include "codegen/passes/verify_scopes.h"
 #include "codegen/passes/verify_tensor_memory.h"
 #include "dsl/diagnostic.h"
@@ -84,6 +85,7 @@ const std::vector<Pass>& passes() {
       {"verify_tensor_memory", Stage::Verify, [](PassState& s) { add(s, verify_tensor_memory(s.kernel, s.target)); }},
       {"verify_scopes", Stage::Verify, [](PassState& s) { add(s, verify_scopes(s.kernel)); }},
       {"verify_collectives", Stage::Verify, [](PassState& s) { add(s, verify_collectives(s.kernel, s.target)); }},
+      {"verify_fragment_owners", Stage::Verify, [](PassState& s) { add(s, verify_fragment_owners(s.kernel, s.target)); }},
       {"verify_bounds", Stage::VerifyWellFormed, [](PassState& s) { add(s, verify_bounds(s.kernel)); }},
       {"verify_transactions", Stage::VerifyWellFormed,
        [](PassState& s) {

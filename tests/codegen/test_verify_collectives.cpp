@@ -126,3 +126,39 @@ TEST_CASE("collectives: what is accepted, and what depends on data is not decide
   const std::string got = errors(t.build(), Target::sm100a());
   CHECK(got.find("runs in 1 of the 128 threads") == std::string::npos);
 }
+
+TEST_CASE("fragments in registers belong to one role", "[codegen][verify][fragments]") {
+  const std::string tail = ": it lives in registers, each role's warpgroups hold their own copy, so this one never sees what "
+                           "the other wrote | use it within one role, or hand its values over through shared memory "
+                           "(store_accumulator or store_rows, then a barrier both roles pass)";
+  {
+    KernelBuilder k("cross_role");
+    k.threads(256);
+    auto out = k.param<float*>("out");
+    RowFragment m = k.row_fragment("m", 64);
+    const unsigned fill_line = __LINE__ + 1;
+    k.role("a", 1, 0, [&](i32) { fill(m, f32(3.0f)); });
+    const unsigned store_line = __LINE__ + 1;
+    k.role("b", 1, 0, [&](i32) { store_rows(m, out, [&](const Elem& e) { return cast<int64_t>(e.row); }); });
+    CHECK(errors(k.build()) == at(store_line) + ": row fragment 'm' is used here by role 'b', but role 'a' used it at " +
+                                   at(fill_line) + tail);
+  }
+  {
+    // An accumulator of one role read by another's row reduction.
+    KernelBuilder k("cross_acc");
+    k.threads(256);
+    SharedTile a = k.shared_tile<bf16>("a", 64, 64), b = k.shared_tile<bf16>("b", 64, 64);
+    Accumulator s = k.accumulator("s", 64, 64);
+    RowFragment m = k.row_fragment("m", 64);
+    const unsigned mma_line = __LINE__ + 2;
+    k.role("mma", 1, 0, [&](i32) {
+      mma(s, stage(a, 0), stage(b, 0), false);
+      mma_wait(0);
+    });
+    const unsigned read_line = __LINE__ + 1;
+    k.role("reader", 1, 0, [&](i32) { row_max(m, s); });
+    const std::string got = errors(k.build());
+    CHECK(got.find(at(read_line) + ": accumulator 's' is used here by role 'reader', but role 'mma' used it at " + at(mma_line) +
+                   tail) != std::string::npos);
+  }
+}
