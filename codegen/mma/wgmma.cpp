@@ -247,10 +247,14 @@ class Wgmma final : public Family {
       diags.push_back({n.loc, "mma reads tile '" + bv.name + "' with a " + std::string(swizzle_name(b.swizzle)) + " swizzle " +
                                   std::string(major_name(b.major)) + "; the wgmma lowering reads B 128-byte-swizzled (or 32, 64 K-major)",
                        "declare '" + bv.name + "' with Swizzle::B128 (the default of shared_tile)"});
-    if (a.n != kb || a.n % 16 != 0)
+    if (a.n != kb)
       diags.push_back({n.loc, "mma with A from accumulator '" + a.name + "' (" + std::to_string(a.m) + "x" + std::to_string(a.n) +
                                   ": K = " + std::to_string(a.n) + ") and B '" + bv.name + "' with a K extent of " + std::to_string(kb),
                        "give B as many rows of K as the accumulator has columns (a multiple of 16)"});
+    else if (a.n % 16 != 0)
+      diags.push_back({n.loc, "mma with A from accumulator '" + a.name + "' (" + std::to_string(a.m) + "x" + std::to_string(a.n) +
+                                  "): K = " + std::to_string(a.n) + " is not a multiple of 16, the K of one wgmma step",
+                       "give the accumulator (and B's K extent) a multiple of 16 columns"});
   }
 
 };

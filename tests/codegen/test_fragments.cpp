@@ -180,6 +180,25 @@ TEST_CASE("fragments: misuse is an error at the user's line", "[codegen][fragmen
     CHECK(d[0].str() == at(line) + ": error: mma with A from accumulator 'p' (64x64: K = 64) and B 'v' with a K extent of 128\n"
                                    "  fix: give B as many rows of K as the accumulator has columns (a multiple of 16)");
   }
+  SECTION("A from an accumulator whose columns are B's K but not a multiple of 16") {
+    KernelBuilder k("pv24");
+    k.threads(128);
+    SharedTile v = k.shared_tile(ir::Scalar::BF16, "v", 24, 64, 1, ir::Major::MN);
+    Accumulator p = k.accumulator("p", 64, 24), o = k.accumulator("o", 64, 64);
+    unsigned line = 0;
+    k.role("math", 1, 0, [&](i32) {
+      line = __LINE__ + 1;
+      mma(o, registers(p), stage(v, 0), boolean(false));
+      mma_wait(0);
+    });
+    std::vector<Diagnostic> d = lower_errors(k.build());
+    REQUIRE(!d.empty());
+    bool found = false;
+    for (const Diagnostic& x : d)
+      found |= x.str() == at(line) + ": error: mma with A from accumulator 'p' (64x24): K = 24 is not a multiple of 16, the K of "
+                                     "one wgmma step\n  fix: give the accumulator (and B's K extent) a multiple of 16 columns";
+    CHECK(found);
+  }
   SECTION("the register budget counts row fragments") {
     KernelBuilder k("budget");
     k.threads(256);
