@@ -17,7 +17,7 @@ namespace {
 using namespace tj::ir;
 
 // Who must reach an operation together.
-enum class Group { Warp, Warpgroup, Cta };
+enum class Group { Warp, Warpgroup, Role, Cta };
 
 std::string thread_count(uint64_t n) { return std::to_string(n) + " thread" + (n == 1 ? "" : "s"); }
 
@@ -63,7 +63,10 @@ class Collectives {
       guards_.resize(depth);
     } else if (const Role* r = s->as<Role>()) {
       push_guard(guards_, r->condition(), false, r->loc);
+      const Role* saved = role_;
+      role_ = r;
       walk(r->body);
+      role_ = saved;
       guards_.resize(depth);
     } else if (std::optional<LoopView> l = as_loop(*s)) {
       walk(l->body);
@@ -80,7 +83,17 @@ class Collectives {
     else if (s.as<FragMap>()) group(s, Group::Warpgroup, "acc_map", "each thread of the warpgroup holds part of the fragment");
     else if (s.as<RowReduce>()) group(s, Group::Warpgroup, "the row reduction", "each thread of the warpgroup holds part of the rows");
     else if (s.as<AccPartial>()) group(s, Group::Warpgroup, "the accumulator partial", "each thread of the warpgroup holds part of the accumulator");
-    else if (s.as<NamedBarrier>()) group(s, Group::Warp, "the named barrier", "bar.sync and bar.arrive count whole warps");
+    else if (const NamedBarrier* b = s.as<NamedBarrier>()) {
+      // In a role: role_sync and the turns (each warpgroup waits for its turn there) are met
+      // by all of its warpgroups, warpgroup_sync (128 threads) by one; elsewhere whole warps.
+      // (An arrive is some warpgroups' part: the turns' first hand-over is the last one's alone.)
+      if (role_ && !b->arrive && (b->threads != 128 || role_->count == 1))
+        group(s, Group::Role, "the named barrier", "role_sync and the turns are met by every warpgroup of the role");
+      else if (role_ && !b->arrive)
+        group(s, Group::Warpgroup, "the named barrier", "warpgroup_sync is met by every thread of the warpgroup");
+      else
+        group(s, Group::Warp, "the named barrier", "bar.sync and bar.arrive count whole warps");
+    }
     else if (s.as<SyncThreads>()) group(s, Group::Cta, "sync_threads", "every thread of the CTA must reach it");
     // Warp shuffles and reductions in the statement's own expressions.
     WarpOps ops;
@@ -133,9 +146,10 @@ class Collectives {
   void group(const StmtNode& s, Group g, const std::string& what, const std::string& why) {
     if (guards_.empty()) return;
     const uint64_t threads = k_.block.count();
-    const uint64_t size = g == Group::Warp ? 32 : g == Group::Warpgroup ? 128 : threads;
+    const uint64_t size = g == Group::Warp ? 32 : g == Group::Warpgroup ? 128 : g == Group::Role ? 128ull * role_->count : threads;
+    const uint64_t begin = g == Group::Role ? 128ull * role_->first : 0, end = g == Group::Role ? begin + size : threads;
     for (unsigned rank = 0; rank < k_.cluster.count(); ++rank)
-      for (uint64_t first = 0; first < threads; first += size) {
+      for (uint64_t first = begin; first < std::min(threads, end); first += size) {
         const uint64_t last = std::min(threads, first + size);
         uint64_t pass = 0;
         bool unknown = false;
@@ -146,15 +160,18 @@ class Collectives {
         }
         if (unknown || pass == 0 || pass == last - first) continue;
         const Guard* split = splitter(rank, first, last);
-        const std::string name = g == Group::Warp ? "warp " + std::to_string(first / 32)
-                               : g == Group::Warpgroup ? "warpgroup " + std::to_string(first / 128)
-                                                       : "the CTA";
+        const std::string name = g == Group::Warp        ? "warp " + std::to_string(first / 32)
+                                 : g == Group::Warpgroup ? "warpgroup " + std::to_string(first / 128)
+                                 : g == Group::Role      ? "role '" + role_->name + "'"
+                                                         : "the CTA";
         out_.push_back({s.loc, what + " runs in " + std::to_string(pass) + " of the " + thread_count(last - first) + " of " + name +
                                    " (CTA rank " + std::to_string(rank) + ")" +
                                    (split && split->loc.known() ? ", split by the condition at " + split->loc.str() : "") + ": " +
                                    why + ", every thread of it or none; on the GPU this hangs or is undefined",
                        g == Group::Cta ? "call it where every thread of the CTA gets: outside conditions on the thread index"
-                                       : "call it where every thread of the " + std::string(g == Group::Warp ? "warp" : "warpgroup") +
+                       : g == Group::Role
+                           ? "call it where every warpgroup of the role gets: outside conditions on the thread or warpgroup index"
+                           : "call it where every thread of the " + std::string(g == Group::Warp ? "warp" : "warpgroup") +
                                              " gets (e.g. under the role or a condition on the warpgroup index), and guard "
                                              "only what one thread does"});
         return;  // once per statement
@@ -205,6 +222,7 @@ class Collectives {
   std::vector<Diagnostic>& out_;
   Guards guards_;
   bool mma_by_warpgroup_;
+  const Role* role_ = nullptr;
 };
 
 }  // namespace

@@ -48,10 +48,10 @@ TEST_CASE("collectives: a warpgroup's mma and a named barrier under a condition 
   CHECK(errors(k.build()) ==
         at(cond + 1) + ": mma runs in 1 of the 128 threads of warpgroup 0 (CTA rank 0), split by the condition at " + at(cond) +
             ": an MMA is issued by a whole warpgroup, every thread of it or none; on the GPU this hangs or is undefined | " +
-            kWarpgroupFix + "\n" + at(cond + 2) + ": the named barrier runs in 1 of the 32 threads of warp 0 (CTA rank 0), "
-            "split by the condition at " + at(cond) + ": bar.sync and bar.arrive count whole warps, every thread of it or "
-            "none; on the GPU this hangs or is undefined | call it where every thread of the warp gets (e.g. under the role "
-            "or a condition on the warpgroup index), and guard only what one thread does");
+            kWarpgroupFix + "\n" + at(cond + 2) + ": the named barrier runs in 1 of the 128 threads of role 'main' (CTA rank 0), "
+            "split by the condition at " + at(cond) + ": role_sync and the turns are met by every warpgroup of the role, every "
+            "thread of it or none; on the GPU this hangs or is undefined | call it where every warpgroup of the role gets: "
+            "outside conditions on the thread or warpgroup index");
 }
 
 TEST_CASE("collectives: sync_threads under a condition on the thread, and shuffles in part of their mask", "[codegen][verify][collectives]") {
@@ -161,4 +161,24 @@ TEST_CASE("fragments in registers belong to one role", "[codegen][verify][fragme
     CHECK(got.find(at(read_line) + ": accumulator 's' is used here by role 'reader', but role 'mma' used it at " + at(mma_line) +
                    tail) != std::string::npos);
   }
+}
+
+TEST_CASE("collectives: turns taken by one warpgroup of the role", "[codegen][verify][collectives]") {
+  KernelBuilder k("one_turn");
+  k.threads(256);
+  auto out = k.param<float*>("out");
+  unsigned cond = 0;
+  k.role("math", 2, 0, [&](i32 wg) {
+    Turns t = k.turns();
+    cond = __LINE__ + 1;
+    if_(wg == 1, [&] {
+      wait_turn(t);
+      out[thread_idx_x()] = 1.0f;
+      pass_turn(t);
+    });
+  });
+  const std::string got = errors(k.build());
+  INFO(got);
+  CHECK(got.rfind(at(cond + 1) + ": the named barrier runs in 128 of the 256 threads of role 'math' (CTA rank 0), split by the "
+                  "condition at " + at(cond) + ": role_sync and the turns are met by every warpgroup of the role", 0) == 0);
 }
