@@ -21,7 +21,8 @@ std::vector<ir::Expr> exprs(const std::vector<i32>& coords) {
 // requires it: refused here with the user's line). The box's shared buffer gets the
 // 128-byte alignment TMA needs (its offset within the buffer is verify_bounds's to check).
 std::vector<ir::Expr> coords_for(const TensorMap& map, const std::vector<i32>& coords, const Slot& box, const SrcLoc& loc) {
-  KernelBuilder::active(loc).align_at_least(box.ptr, kTmaSharedAlign);
+  // With a swizzle, 1024 bytes: the pattern repeats every 8 rows of 128 bytes from there.
+  KernelBuilder::active(loc).align_at_least(box.ptr, map.decl.swizzle == ir::Swizzle::None ? kTmaSharedAlign : 1024);
   const unsigned rank = map.decl.rank;
   if (rank < 1 || rank > 5)
     throw UserError(L(loc), "tensor map '" + map.decl.name + "' has rank " + std::to_string(rank) + "; TMA takes 1 to 5 dimensions",

@@ -24,9 +24,11 @@ class UserError : public std::runtime_error {
  public:
   explicit UserError(std::vector<Diagnostic> diags);
   UserError(ir::Loc loc, std::string message, std::string fix = {});
+  // Each distinct diagnostic once, in the order given.
   const std::vector<Diagnostic>& diagnostics() const { return diags_; }
 
  private:
+  UserError(std::vector<Diagnostic> distinct_diags, int);
   std::vector<Diagnostic> diags_;
 };
 

@@ -256,3 +256,12 @@ TEST_CASE("a value made outside an if_ or loop body cannot be assigned inside it
           }) == "no error");
   }
 }
+
+TEST_CASE("UserError keeps each distinct diagnostic once", "[dsl][errors]") {
+  const Diagnostic a{ir::Loc{"a.cpp", 3, 1}, "first", "fix one"}, b{ir::Loc{"b.cpp", 9, 2}, "second", ""};
+  UserError e({a, b, a, Diagnostic{ir::Loc{"a.cpp", 3, 1}, "first", "another fix"}});
+  REQUIRE(e.diagnostics().size() == 3);
+  CHECK(e.diagnostics()[0].str() == a.str());
+  CHECK(e.diagnostics()[1].str() == b.str());
+  CHECK(e.diagnostics()[2].fix == "another fix");
+}

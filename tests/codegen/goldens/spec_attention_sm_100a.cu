@@ -13,15 +13,11 @@
   fix: compute on the elements in store_accumulator's function (value, row, column), or compile for sm_90a
 <loc>: error: row_max works on register fragments (wgmma, sm_90a); tcgen05 keeps accumulators in tensor memory, read only through store_accumulator
   fix: compute on the elements in store_accumulator's function (value, row, column), or compile for sm_90a
-<loc>: error: row_max works on register fragments (wgmma, sm_90a); tcgen05 keeps accumulators in tensor memory, read only through store_accumulator
-  fix: compute on the elements in store_accumulator's function (value, row, column), or compile for sm_90a
 <loc>: error: acc_map works on register fragments (wgmma, sm_90a); tcgen05 keeps accumulators in tensor memory, read only through store_accumulator
   fix: compute on the elements in store_accumulator's function (value, row, column), or compile for sm_90a
 <loc>: error: acc_map works on register fragments (wgmma, sm_90a); tcgen05 keeps accumulators in tensor memory, read only through store_accumulator
   fix: compute on the elements in store_accumulator's function (value, row, column), or compile for sm_90a
 <loc>: error: acc_map works on register fragments (wgmma, sm_90a); tcgen05 keeps accumulators in tensor memory, read only through store_accumulator
-  fix: compute on the elements in store_accumulator's function (value, row, column), or compile for sm_90a
-<loc>: error: row_sum works on register fragments (wgmma, sm_90a); tcgen05 keeps accumulators in tensor memory, read only through store_accumulator
   fix: compute on the elements in store_accumulator's function (value, row, column), or compile for sm_90a
 <loc>: error: row_sum works on register fragments (wgmma, sm_90a); tcgen05 keeps accumulators in tensor memory, read only through store_accumulator
   fix: compute on the elements in store_accumulator's function (value, row, column), or compile for sm_90a
@@ -31,24 +27,6 @@
   fix: store the accumulator into a shared tile (store_accumulator) and give that tile as A, or compile for sm_90a
 <loc>: error: mma_wait waits for wgmma groups (sm_90a); tcgen05 MMAs complete on an mbarrier
   fix: after the MMAs, mma_commit(bar[i], group) from the thread that issued them, and wait on bar[i] where the accumulator or the stages are needed
-<loc>: error: acc_map works on register fragments (wgmma, sm_90a); tcgen05 keeps accumulators in tensor memory, read only through store_accumulator
-  fix: compute on the elements in store_accumulator's function (value, row, column), or compile for sm_90a
-<loc>: error: acc_map works on register fragments (wgmma, sm_90a); tcgen05 keeps accumulators in tensor memory, read only through store_accumulator
-  fix: compute on the elements in store_accumulator's function (value, row, column), or compile for sm_90a
-<loc>: error: row_max works on register fragments (wgmma, sm_90a); tcgen05 keeps accumulators in tensor memory, read only through store_accumulator
-  fix: compute on the elements in store_accumulator's function (value, row, column), or compile for sm_90a
-<loc>: error: row_max works on register fragments (wgmma, sm_90a); tcgen05 keeps accumulators in tensor memory, read only through store_accumulator
-  fix: compute on the elements in store_accumulator's function (value, row, column), or compile for sm_90a
-<loc>: error: acc_map works on register fragments (wgmma, sm_90a); tcgen05 keeps accumulators in tensor memory, read only through store_accumulator
-  fix: compute on the elements in store_accumulator's function (value, row, column), or compile for sm_90a
-<loc>: error: acc_map works on register fragments (wgmma, sm_90a); tcgen05 keeps accumulators in tensor memory, read only through store_accumulator
-  fix: compute on the elements in store_accumulator's function (value, row, column), or compile for sm_90a
-<loc>: error: acc_map works on register fragments (wgmma, sm_90a); tcgen05 keeps accumulators in tensor memory, read only through store_accumulator
-  fix: compute on the elements in store_accumulator's function (value, row, column), or compile for sm_90a
-<loc>: error: row_sum works on register fragments (wgmma, sm_90a); tcgen05 keeps accumulators in tensor memory, read only through store_accumulator
-  fix: compute on the elements in store_accumulator's function (value, row, column), or compile for sm_90a
-<loc>: error: row_sum works on register fragments (wgmma, sm_90a); tcgen05 keeps accumulators in tensor memory, read only through store_accumulator
-  fix: compute on the elements in store_accumulator's function (value, row, column), or compile for sm_90a
 <loc>: error: mma_wait waits for wgmma groups (sm_90a); tcgen05 MMAs complete on an mbarrier
   fix: after the MMAs, mma_commit(bar[i], group) from the thread that issued them, and wait on bar[i] where the accumulator or the stages are needed
 <loc>: error: acc_map works on register fragments (wgmma, sm_90a); tcgen05 keeps accumulators in tensor memory, read only through store_accumulator

@@ -13,8 +13,6 @@
   fix: a thread has at most 255 registers: split the accumulator across more warpgroups or use a smaller tile
 <loc>: error: mma_commit_multicast is tcgen05 (tcgen05.commit), which sm_90a lacks
   fix: on sm_90a MMAs complete through mma_wait(n) (wgmma groups), and a stage goes back with arrive after it; or compile for sm_100a
-<loc>: error: mma_commit_multicast is tcgen05 (tcgen05.commit), which sm_90a lacks
-  fix: on sm_90a MMAs complete through mma_wait(n) (wgmma groups), and a stage goes back with arrive after it; or compile for sm_100a
 <loc>: error: mma runs in 1 of the 128 threads of warpgroup 0 (CTA rank 0), split by the condition at <loc>: an MMA is issued by a whole warpgroup, every thread of it or none; on the GPU this hangs or is undefined
   fix: call it where every thread of the warpgroup gets (e.g. under the role or a condition on the warpgroup index), and guard only what one thread does
 <loc>: error: accumulator 'acc' is used here by role 'epilogue', but role 'producer' used it at <loc>: it lives in registers, each role's warpgroups hold their own copy, so this one never sees what the other wrote

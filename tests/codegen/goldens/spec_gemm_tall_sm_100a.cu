@@ -5,15 +5,5 @@
   fix: after the MMAs, mma_commit(bar[i], group) from the thread that issued them, and wait on bar[i] where the accumulator or the stages are needed
 <loc>: error: store_accumulator writes tile 'd' with a 64B swizzle; the epilogue writes 128-byte-swizzled tiles
   fix: declare the tile with Swizzle::B128
-<loc>: error: store_accumulator writes tile 'd' with a 64B swizzle; the epilogue writes 128-byte-swizzled tiles
-  fix: declare the tile with Swizzle::B128
-<loc>: error: store_accumulator writes tile 'd' with a 64B swizzle; the epilogue writes 128-byte-swizzled tiles
-  fix: declare the tile with Swizzle::B128
-<loc>: error: store_accumulator writes tile 'd' with a 64B swizzle; the epilogue writes 128-byte-swizzled tiles
-  fix: declare the tile with Swizzle::B128
-<loc>: error: store_accumulator writes tile 'd' with a 64B swizzle; the epilogue writes 128-byte-swizzled tiles
-  fix: declare the tile with Swizzle::B128
-<loc>: error: store_accumulator writes tile 'd' with a 64B swizzle; the epilogue writes 128-byte-swizzled tiles
-  fix: declare the tile with Swizzle::B128
 <loc>: error: accumulator 'acc' has 64 rows; a tcgen05 accumulator holds 128 per CTA, one per tensor-memory lane (a pair's mma_pair makes 256 rows from two CTAs of 128)
   fix: declare it with k.accumulator("acc", 128, 192)
