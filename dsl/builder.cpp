@@ -120,6 +120,22 @@ std::vector<ir::Stmt> KernelBuilder::pop_block() {
 
 std::vector<ir::Stmt>& KernelBuilder::current_block() { return blocks_.back(); }
 
+void KernelBuilder::turn_taken(unsigned role, const ir::Loc& loc) {
+  auto [open, fresh] = open_turns_.emplace(role, loc);
+  if (!fresh)
+    throw UserError(loc, "wait_turn while the turn taken at " + open->second.str() +
+                             " is not passed on: the next warpgroup still waits for it, and this one waits for a turn that "
+                             "comes only after it",
+                    "pass the turn (pass_turn) after the work it orders, before waiting for the next one");
+}
+
+void KernelBuilder::turn_passed(unsigned role, const ir::Loc& loc) {
+  if (!open_turns_.erase(role))
+    throw UserError(loc, "pass_turn without a wait_turn before it: a warpgroup passes only the turn it took, or the turns "
+                         "order nothing",
+                    "wait for the turn (wait_turn) before the work it orders, then pass it");
+}
+
 void KernelBuilder::align_at_least(const ir::Expr& ptr, unsigned bytes) {
   ir::Expr base = ptr;
   if (const auto* m = ptr->as<ir::MapSharedRank>()) base = m->buffer;
@@ -289,6 +305,10 @@ KernelBuilder& KernelBuilder::allow_non_portable_cluster() {
 ir::Kernel KernelBuilder::build() {
   if (built_) ir::internal_error("KernelBuilder::build called twice for '" + kernel_.name + "'");
   if (blocks_.size() != 1) ir::internal_error("KernelBuilder::build: an open block remains");
+  if (!open_turns_.empty())
+    throw UserError(open_turns_.begin()->second, "the turn taken here (wait_turn) is never passed on: the next warpgroup waits "
+                                                 "for it forever",
+                    "pass it (pass_turn) after the work it orders");
   kernel_.body = ir::Block::make(std::move(blocks_.back()), kernel_.loc);
   built_ = true;
   if (g_active == this) g_active = previous_;

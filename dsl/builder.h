@@ -3,6 +3,7 @@
 // (stores, loops, barriers) are appended to it.
 #pragma once
 
+#include <map>
 #include <functional>
 #include <set>
 #include <source_location>
@@ -217,6 +218,10 @@ class KernelBuilder {
   // The shared buffer `ptr` names (itself or a peer's through map_shared_rank) aligned to at
   // least `bytes` (TMA boxes need 128); nothing for other pointers.
   void align_at_least(const ir::Expr& ptr, unsigned bytes);
+  // The turns of role `role` in program order: wait_turn opens one, pass_turn closes it
+  // (each refused out of order; build() refuses one left open).
+  void turn_taken(unsigned role, const ir::Loc& loc);
+  void turn_passed(unsigned role, const ir::Loc& loc);
   size_t depth() const { return blocks_.size(); }
   std::string fresh_name(std::string hint, const SrcLoc& loc);
   // What `e` reads that the host cannot evaluate before a launch (a local, a load, a
@@ -251,6 +256,7 @@ class KernelBuilder {
   bool built_ = false;
   std::vector<std::pair<std::string, ir::Loc>> allowances_;  // open allow_race scopes, innermost last
   std::vector<ir::Role> roles_;  // the roles being built (outermost first); bodies empty
+  std::map<unsigned, ir::Loc> open_turns_;  // per role id: the wait_turn not yet passed on
   unsigned next_warpgroup_ = 0, role_count_ = 0;
   unsigned turn_floor_ = 8;  // barrier ids of turns are taken downwards from 7: the lowest one taken
   KernelBuilder* previous_ = nullptr;

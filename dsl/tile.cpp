@@ -146,9 +146,13 @@ Turns KernelBuilder::turns(SrcLoc loc) {
                     "take turns in fewer warpgroups or fewer roles");
   turn_floor_ -= r->count;
   Turns t{turn_floor_, r->count, r->id};
-  // The last warpgroup passes the first turn to warpgroup 0.
+  // The last warpgroup passes the first turn to warpgroup 0 (its arrive, as pass_turn's,
+  // outside the order of taken turns).
   i32 wg = thread_idx_x() / 128 - int32_t(r->first);
-  if_(wg == int32_t(r->count - 1), [&] { pass_turn(t, loc); }, loc);
+  if_(wg == int32_t(r->count - 1), [&] {
+    const i32 next = (wg + 1) % int32_t(t.warpgroups) + int32_t(t.first);
+    append_stmt(ir::NamedBarrier::make(next.expr(), 256, L(loc), /*arrive=*/true));
+  }, loc);
   return t;
 }
 
@@ -165,11 +169,13 @@ i32 turn_warpgroup(const char* what, const Turns& t, const SrcLoc& loc) {
 
 void wait_turn(const Turns& t, SrcLoc loc) {
   i32 id = turn_warpgroup("wait_turn", t, loc) + int32_t(t.first);
+  KernelBuilder::active(loc).turn_taken(t.role, L(loc));
   append_stmt(ir::NamedBarrier::make(id.expr(), 256, L(loc)));
 }
 
 void pass_turn(const Turns& t, SrcLoc loc) {
   i32 next = (turn_warpgroup("pass_turn", t, loc) + 1) % int32_t(t.warpgroups) + int32_t(t.first);
+  KernelBuilder::active(loc).turn_passed(t.role, L(loc));
   append_stmt(ir::NamedBarrier::make(next.expr(), 256, L(loc), /*arrive=*/true));
 }
 

@@ -182,3 +182,51 @@ TEST_CASE("collectives: turns taken by one warpgroup of the role", "[codegen][ve
   CHECK(got.rfind(at(cond + 1) + ": the named barrier runs in 128 of the 256 threads of role 'math' (CTA rank 0), split by the "
                   "condition at " + at(cond) + ": role_sync and the turns are met by every warpgroup of the role", 0) == 0);
 }
+
+TEST_CASE("turns are waited for then passed on in order", "[codegen][verify][collectives]") {
+  auto refusal = [](int variant, unsigned* line) -> std::string {
+    try {
+      KernelBuilder k("turn_order");
+      k.threads(256);
+      auto out = k.param<float*>("out");
+      k.role("math", 2, 0, [&](i32) {
+        Turns t = k.turns();
+        if (variant == 0) {  // pass without wait
+          *line = __LINE__ + 1;
+          pass_turn(t);
+        } else if (variant == 1) {  // wait twice
+          wait_turn(t);
+          *line = __LINE__ + 1;
+          wait_turn(t);
+          pass_turn(t);
+        } else if (variant == 2) {  // never passed on
+          *line = __LINE__ + 1;
+          wait_turn(t);
+          out[thread_idx_x()] = 1.0f;
+        } else {  // in order, in a loop
+          for_(0, 4, [&](i32 i) {
+            wait_turn(t);
+            out[thread_idx_x() + i * 256] = 1.0f;
+            pass_turn(t);
+          });
+        }
+      });
+      k.build();
+    } catch (const UserError& e) {
+      return e.what();
+    }
+    return "no error";
+  };
+  unsigned line = 0;
+  std::string got = refusal(0, &line);
+  CHECK(got == at(line) + ": error: pass_turn without a wait_turn before it: a warpgroup passes only the turn it took, or the "
+                          "turns order nothing\n  fix: wait for the turn (wait_turn) before the work it orders, then pass it");
+  got = refusal(1, &line);
+  CHECK(got == at(line) + ": error: wait_turn while the turn taken at " + at(line - 2) + " is not passed on: the next warpgroup "
+                          "still waits for it, and this one waits for a turn that comes only after it\n  fix: pass the turn "
+                          "(pass_turn) after the work it orders, before waiting for the next one");
+  got = refusal(2, &line);
+  CHECK(got == at(line) + ": error: the turn taken here (wait_turn) is never passed on: the next warpgroup waits for it "
+                          "forever\n  fix: pass it (pass_turn) after the work it orders");
+  CHECK(refusal(3, &line) == "no error");
+}
