@@ -184,6 +184,21 @@ class Collectives {
     const std::optional<int64_t> m = const_int(op.args[mask_arg]);
     if (!m) return;
     const uint32_t mask = uint32_t(*m);
+    // shfl_xor with a constant lane mask: each lane of the mask reads its partner, which must
+    // be in the mask too (a lane outside it takes no part: the value read is undefined).
+    // (With a width under 32 a partner outside the lane's segment is clamped to itself.)
+    if (op.op == IntrinsicOp::ShflXor && const_int(op.args[3]) == 32)
+      if (const std::optional<int64_t> x = const_int(op.args[1]); x && *x >= 0 && *x < 32)
+        for (unsigned lane = 0; lane < 32; ++lane)
+          if ((mask >> lane) & 1u && !((mask >> (lane ^ unsigned(*x))) & 1u)) {
+            char buf[16];
+            std::snprintf(buf, sizeof buf, "0x%08x", mask);
+            out_.push_back({s.loc, "shfl_xor with lane mask " + std::to_string(*x) + " and mask " + buf + ": lane " +
+                                       std::to_string(lane) + " reads lane " + std::to_string(lane ^ unsigned(*x)) +
+                                       ", which is not in the mask, so what it reads is undefined",
+                            "give a mask that holds every lane's partner, or a lane mask that stays inside it"});
+            return;
+          }
     const uint64_t threads = k_.block.count();
     for (unsigned rank = 0; rank < k_.cluster.count(); ++rank)
       for (uint64_t first = 0; first < threads; first += 32) {

@@ -230,3 +230,17 @@ TEST_CASE("turns are waited for then passed on in order", "[codegen][verify][col
                           "forever\n  fix: pass it (pass_turn) after the work it orders");
   CHECK(refusal(3, &line) == "no error");
 }
+
+TEST_CASE("collectives: shfl_xor's partner lanes lie in its mask", "[codegen][verify][collectives]") {
+  KernelBuilder k("xor_partner");
+  auto out = k.param<float*>("out");
+  const unsigned use = __LINE__ + 1;
+  out[thread_idx_x()] = shfl_xor(f32(1.0f), 16, u32(0x0000ffffu));
+  CHECK(errors(k.build()) == at(use) + ": shfl_xor with lane mask 16 and mask 0x0000ffff: lane 0 reads lane 16, which is not in "
+                                       "the mask, so what it reads is undefined | give a mask that holds every lane's partner, or "
+                                       "a lane mask that stays inside it");
+  KernelBuilder ok("xor_inside");
+  auto out2 = ok.param<float*>("out");
+  out2[thread_idx_x()] = shfl_xor(f32(1.0f), 8, u32(0x0000ffffu));
+  CHECK(errors(ok.build()) == "lowered");
+}
