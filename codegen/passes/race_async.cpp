@@ -209,8 +209,12 @@ void AsyncWalk::walk(const Stmt& s, State& st) {
     st = merge(std::move(st), entry);
   } else if (const ClusterBarrier* c = s->as<ClusterBarrier>(); c && c->op != ClusterBarrierOp::Arrive) {
     st.bulk_sources.clear();  // a receiver may have handed the sources back
+    st.unsynced.clear();
+  } else if (s->as<SyncThreads>() || (s->as<NamedBarrier>() && !s->as<NamedBarrier>()->arrive)) {
+    st.unsynced.clear();  // the threads met
   } else if (const MbarrierWait* w = s->as<MbarrierWait>()) {
     st.bulk_sources.clear();  // a receiver may have handed the sources back
+    st.unsynced.clear();      // taken as the writers' hand-over
     // The barrier waited on; in the pair leader, also as the barrier its pair loads complete on.
     std::vector<std::string> names = {buffer_of(w->bar).name};
     if (in_pair_leader()) names.push_back(names[0] + kPairSuffix);

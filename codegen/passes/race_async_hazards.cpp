@@ -169,6 +169,22 @@ void AsyncWalk::access(const MemAccess& m, const std::string& bar, State& st) {
         break;
       }
   }
+  // A TMA store or bulk copy is issued by some threads; what the others wrote reaches it only
+  // after a barrier among them (the fence orders the writing thread's own proxies only).
+  if (tma_store || bulk_source)
+    for (const Issued& w : st.unsynced) {
+      const bool others = w.agent.size() < agent_.size() && !concurrent(w.agent, agent_);
+      if (!others || !overlaps(m, w)) continue;
+      error(tma_store ? "generic writes of other threads read by a TMA store without a barrier"
+                      : "generic writes of other threads read by a bulk copy without a barrier",
+            m, w.m,
+            "the " + m.what + " at " + m.loc.str() + " reads " + buf + " written by the " + w.m.what + " at " + w.m.loc.str() +
+                " in more threads than issue the copy, with no barrier among them between: the copy may read before the "
+                "other threads' writes (fenced or not) are done",
+            "after fence_proxy_async(), let the writing threads meet (sync_threads, role_sync or warpgroup_sync) before " +
+                line_of(m.loc));
+      break;
+    }
   if (is_copy(m) && !iteration_.empty()) refill(m, st);  // a copy that repeats refills
   // What is now in flight.
   Issued now = issued(m, bar, st);
@@ -176,7 +192,7 @@ void AsyncWalk::access(const MemAccess& m, const std::string& bar, State& st) {
   else if (tma_store) st.open_stores.push_back(now);
   else if (bulk_source) st.bulk_sources.push_back(now);
   else if (mma) st.mmas.back().push_back(now);
-  else if (m.write) st.unfenced.push_back(now);
+  else if (m.write) st.unfenced.push_back(now), st.unsynced.push_back(now);
 }
 
 // A copy into a buffer that other threads read: they must have released it.

@@ -37,6 +37,7 @@ State merge(State a, const State& b) {
   unite(a.open_stores, b.open_stores);
   unite(a.bulk_sources, b.bulk_sources);
   unite(a.unfenced, b.unfenced);
+  unite(a.unsynced, b.unsynced);
   unite(a.released, b.released);
   a.store_groups = unite_groups(a.store_groups, b.store_groups);
   a.mmas = unite_groups(a.mmas, b.mmas);

@@ -48,6 +48,7 @@ struct State {
   std::vector<std::vector<Issued>> mmas;       // MMA groups (one per mma), newest last
   std::vector<Issued> committed;               // tcgen05 MMAs a commit covers, until a wait on its barrier
   std::vector<Issued> unfenced;                // ordinary writes since fence_proxy_async
+  std::vector<Issued> unsynced;                // ordinary writes since a barrier among threads
   std::vector<Issued> released;                // stages given back to their producer, not refilled since
   std::map<std::string, ir::Loc> unready;      // accumulators a wait with groups pending completed unnamed
   Versions versions;

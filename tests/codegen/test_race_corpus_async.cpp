@@ -777,3 +777,32 @@ TEST_CASE("racy: a bulk copy's source written without a fence, and overwritten w
   CHECK(lower_errors(build(true, false, false, &w, &c, &a)).empty());
   CHECK(lower_errors(build(true, true, true, &w, &c, &a)).empty());
 }
+
+// A TMA store issued by one thread reads what every thread wrote: the fence orders each
+// writer's own proxies; the writers must also meet (a barrier) before the store.
+TEST_CASE("racy: a TMA store of what other threads wrote, fenced but with no barrier between", "[codegen][verify][races][corpus]") {
+  auto build = [](bool sync, unsigned* write_line, unsigned* store_line) {
+    KernelBuilder k(sync ? "store_synced" : "store_unsynced");
+    TensorMap map = k.tensor_map<float>("dst", {32, 4});
+    auto buf = k.dynamic_shared<float>("buf", 128, 128);
+    *write_line = __LINE__ + 1;
+    buf[thread_idx_x()] = 1.0f;
+    fence_proxy_async();
+    if (sync) sync_threads();
+    *store_line = __LINE__ + 2;
+    if_(thread_idx_x() == 0, [&] {
+      tma_store(map, {0, 0}, buf[0]);
+      bulk_commit();
+      bulk_wait(0);
+    });
+    return k.build();
+  };
+  unsigned w = 0, st = 0;
+  std::vector<Diagnostic> d = lower_errors(build(false, &w, &st));
+  REQUIRE(d.size() == 1);
+  CHECK(d[0].message == "the TMA store at test_race_corpus_async.cpp:" + std::to_string(st) + " reads shared buffer 'buf' written by "
+                        "the store at test_race_corpus_async.cpp:" + std::to_string(w) + " in more threads than issue the copy, "
+                        "with no barrier among them between: the copy may read before the other threads' writes (fenced or not) "
+                        "are done");
+  CHECK(lower_errors(build(true, &w, &st)).empty());
+}
