@@ -35,6 +35,16 @@ bool may_pass(const Kernel& k, const Defs& d, const Guards& g, unsigned rank, co
   return true;
 }
 
+std::optional<bool> all_hold(const Guards& g, const EvalEnv& env) {
+  bool unknown = false;
+  for (const Guard& c : g) {
+    std::optional<int64_t> v = eval_int(c.expr, env);
+    if (!v) unknown = true;
+    else if ((*v != 0) == c.negated) return false;
+  }
+  return unknown ? std::nullopt : std::optional<bool>(true);
+}
+
 namespace {
 template <class F>
 void each_thread(const Kernel& k, F&& f) {

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -30,6 +31,9 @@ Defs single_assignment_defs(const ir::Kernel& k);
 // Whether thread `t` of CTA `rank` passes every guard; a guard that cannot be
 // evaluated is taken to hold.
 bool may_pass(const ir::Kernel& k, const Defs& d, const Guards& g, unsigned rank, const ir::Dim3& t, const Bindings* vars = nullptr);
+// Whether every guard certainly holds for `env` (the CTA, thread and loop indices it fixes):
+// true, false (one is false), or nullopt (none is false, but one does not evaluate).
+std::optional<bool> all_hold(const Guards& g, const EvalEnv& env);
 // Whether some thread of CTA `rank` may pass every guard.
 bool may_run(const ir::Kernel& k, const Defs& d, const Guards& g, unsigned rank, const Bindings* vars = nullptr);
 // The CTA ranks `e` may name for the threads of CTA `rank` passing `g`, as a bit

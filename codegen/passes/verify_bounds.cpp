@@ -110,21 +110,10 @@ class Bounds {
     vars_.erase(l.var);
   }
 
-  // Whether every guard certainly holds (nullopt: one does not evaluate).
-  std::optional<bool> guards_hold() const {
-    bool unknown = false;
-    for (const Guard& g : guards_) {
-      std::optional<int64_t> v = eval_int(g.expr, env());
-      if (!v) unknown = true;
-      else if ((*v != 0) == g.negated) return false;
-    }
-    return unknown ? std::nullopt : std::optional<bool>(true);
-  }
-
   // One evaluation; false when something depends on the thread.
   bool evaluate() {
     ++evaluations_;
-    const std::optional<bool> reached = guards_hold();
+    const std::optional<bool> reached = all_hold(guards_, env());
     if (reached && !*reached) return true;
     const std::optional<int64_t> v = eval_int(a_->index, env());
     const std::optional<int64_t> r = check_rank_ ? eval_int(a_->buf.rank, env()) : std::nullopt;

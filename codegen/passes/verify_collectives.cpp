@@ -19,6 +19,12 @@ using namespace tj::ir;
 // Who must reach an operation together.
 enum class Group { Warp, Warpgroup, Role, Cta };
 
+std::string hex(uint32_t mask) {
+  char buf[16];
+  std::snprintf(buf, sizeof buf, "0x%08x", mask);
+  return buf;
+}
+
 std::string thread_count(uint64_t n) { return std::to_string(n) + " thread" + (n == 1 ? "" : "s"); }
 
 // The warp shuffles and reductions an expression, or a statement without nested
@@ -108,14 +114,7 @@ class Collectives {
 
   // Whether thread t of CTA `rank` passes every guard; nullopt when one does not evaluate.
   std::optional<bool> passes(unsigned rank, const Dim3& t) const {
-    const EvalEnv env{k_.cluster, k_.block, rank, t, nullptr, &d_};
-    bool unknown = false;
-    for (const Guard& g : guards_) {
-      std::optional<int64_t> v = eval_int(g.expr, env);
-      if (!v) unknown = true;
-      else if ((*v != 0) == g.negated) return false;
-    }
-    return unknown ? std::nullopt : std::optional<bool>(true);
+    return all_hold(guards_, EvalEnv{k_.cluster, k_.block, rank, t, nullptr, &d_});
   }
 
   // The guard that first splits threads [first, last) of CTA `rank` (those that pass the
@@ -191,9 +190,7 @@ class Collectives {
       if (const std::optional<int64_t> x = const_int(op.args[1]); x && *x >= 0 && *x < 32)
         for (unsigned lane = 0; lane < 32; ++lane)
           if ((mask >> lane) & 1u && !((mask >> (lane ^ unsigned(*x))) & 1u)) {
-            char buf[16];
-            std::snprintf(buf, sizeof buf, "0x%08x", mask);
-            out_.push_back({s.loc, "shfl_xor with lane mask " + std::to_string(*x) + " and mask " + buf + ": lane " +
+            out_.push_back({s.loc, "shfl_xor with lane mask " + std::to_string(*x) + " and mask " + hex(mask) + ": lane " +
                                        std::to_string(lane) + " reads lane " + std::to_string(lane ^ unsigned(*x)) +
                                        ", which is not in the mask, so what it reads is undefined",
                             "give a mask that holds every lane's partner, or a lane mask that stays inside it"});
@@ -211,8 +208,7 @@ class Collectives {
           else if (*p) passing |= 1u << (i - first);
         }
         if (unknown || passing == 0 || (mask & passing) == mask) continue;
-        char buf[16];
-        std::snprintf(buf, sizeof buf, "0x%08x", mask);
+        const std::string buf = hex(mask);
         const std::string name = std::string(intrinsic_name(op.op));
         if ((mask & present) != mask) {
           out_.push_back({s.loc, name + " with mask " + buf + " in warp " + std::to_string(first / 32) + ", which has " +
