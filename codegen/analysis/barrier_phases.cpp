@@ -29,7 +29,7 @@ class Walk {
  public:
   Walk(const Kernel& k, const PhaseRules& rules, BarrierPhases& out)
       : k_(k), rules_(rules), out_(out), scope_(std::make_shared<const LoopScope>()) {
-    out_.scopes.push_back({"the kernel body", {}});
+    out_.scopes.push_back({"the kernel body", nullptr, {}});
   }
 
   void walk(const Stmt& s, size_t scope) {
@@ -77,6 +77,8 @@ class Walk {
           c->multicast ? IntImm::make(Scalar::U32, all) : nullptr, c->loc, scope);
     } else if (const MbarrierWait* w = s->as<MbarrierWait>()) {
       record({BarrierEvent::Wait, buffer_of(w->bar), w->index, nullptr, nullptr, guards_, vars_, scope_, w->loc}, scope);
+    } else if (const MbarrierSkip* sk = s->as<MbarrierSkip>()) {
+      record({BarrierEvent::Skip, buffer_of(sk->bar), sk->first, sk->count, nullptr, guards_, vars_, scope_, sk->loc}, scope);
     }
   }
 
@@ -119,7 +121,7 @@ class Walk {
     if (f.counted())
       set_loop(f.var, std::max({uniformity(f.begin, k_, *scope_, defs), uniformity(f.end, k_, *scope_, defs),
                                 uniformity(f.step, k_, *scope_, defs)}));
-    out_.scopes.push_back({"the loop at " + f.node->loc.str(), {}});
+    out_.scopes.push_back({"the loop at " + f.node->loc.str(), f.node, {}});
     walk(f.body, out_.scopes.size() - 1);
     scope_ = saved;
   }

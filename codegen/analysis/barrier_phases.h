@@ -35,9 +35,10 @@ struct PhaseRules {
   bool see_through_locals = false;
 };
 
-// One operation on an mbarrier.
+// One operation on an mbarrier. Skip: skip_phases on the array (`index` its first
+// barrier, `bytes` the count of phases let pass).
 struct BarrierEvent {
-  enum Kind { Arrive, TmaBox, Copy, Wait } kind;
+  enum Kind { Arrive, TmaBox, Copy, Wait, Skip } kind;
   BufferRef barrier;  // the array; its `rank` is the peer's when reached through map_shared_rank
   ir::Expr index;     // which barrier of the array
   ir::Expr bytes;     // Arrive: its expect_tx (null: a plain arrive); TmaBox, Copy: the bytes that land
@@ -52,6 +53,7 @@ struct BarrierEvent {
 
 struct PhaseScope {
   std::string phase;                // "the kernel body", "the loop at f.cpp:12"
+  const ir::StmtNode* loop = nullptr;  // the loop; null for the kernel body
   std::vector<BarrierEvent> events;  // in program order
 };
 

@@ -196,6 +196,7 @@ void check_arrivals(const Kernel& k, Findings& out) {
     for (const auto& [key, arrivals] : arrival_phases(scope))
       for (const std::vector<const Event*>& events : arrivals) check_phase(k, eval, scope, key, events, out);
   check_waits(k, phases, out);
+  check_wait_steps(k, phases, out);
 }
 
 }  // namespace tj::codegen::race

@@ -3,6 +3,10 @@
 
 #include "codegen/passes/race_model.h"
 
+namespace tj::codegen {
+struct BarrierPhases;
+}
+
 namespace tj::codegen::race {
 
 // Cluster epochs: generic accesses to a shared buffer that a peer reaches through
@@ -20,5 +24,9 @@ void check_async_proxy(const ir::Kernel& k, Findings& out);
 // mbarrier arrivals: per barrier, phase and CTA rank, the arrivals equal the count
 // the barrier was declared with; a wait nothing arrives for never completes.
 void check_arrivals(const ir::Kernel& k, Findings& out);
+
+// Part of the arrival check: two waits of one thread on one barrier in one pass of a
+// phase scope, where the arrivals complete one phase per pass (race_wait_steps.cpp).
+void check_wait_steps(const ir::Kernel& k, const BarrierPhases& phases, Findings& out);
 
 }  // namespace tj::codegen::race

@@ -21,7 +21,7 @@ using Event = BarrierEvent;
 std::map<std::string, std::vector<const Event*>> by_barrier(const PhaseScope& scope) {
   std::map<std::string, std::vector<const Event*>> out;
   for (const Event& e : scope.events) {
-    if (e.kind == Event::Wait || (e.kind == Event::Arrive && !e.bytes)) continue;
+    if (e.kind == Event::Wait || e.kind == Event::Skip || (e.kind == Event::Arrive && !e.bytes)) continue;
     std::string name = e.barrier.name;
     if (std::optional<int64_t> i = const_int(e.index)) name += "[" + std::to_string(*i) + "]";
     out[name].push_back(&e);
@@ -34,7 +34,8 @@ const char* what(const Event& e) {
     case Event::Arrive: return "arrive_expect_tx";
     case Event::TmaBox: return "TMA load";
     case Event::Copy: return "copy";
-    case Event::Wait: break;
+    case Event::Wait:
+    case Event::Skip: break;
   }
   return "?";
 }
