@@ -1,5 +1,6 @@
 #include "codegen/passes/insert_exit_barrier.h"
 
+#include "codegen/analysis/cluster_pairing.h"
 #include "codegen/passes/dsmem_use.h"
 
 namespace tj::codegen {
@@ -76,7 +77,13 @@ ir::Kernel insert_exit_barrier(const ir::Kernel& k) {
     for (size_t i = static_cast<size_t>(last_use); i < body.size(); ++i)
       if (ends_with_cluster_wait(body[i])) return k;
 
-  body.push_back(ir::ClusterBarrier::make(ir::ClusterBarrierOp::Sync, ir::MemoryOrder::Default, k.loc));
+  // A cluster_arrive still pending here (the kernel arrives and leaves the wait to us)
+  // gets its wait: another arrive would be a second one on the same phase. If that
+  // arrive did not follow the last access (or released nothing), a full barrier follows.
+  const bool pending = pair_cluster_barriers(k).at_end == PendingArrive::All;
+  if (pending) body.push_back(ir::ClusterBarrier::make(ir::ClusterBarrierOp::Wait, ir::MemoryOrder::Acquire, k.loc));
+  if (!pending || state != Exit::Arrived)
+    body.push_back(ir::ClusterBarrier::make(ir::ClusterBarrierOp::Sync, ir::MemoryOrder::Default, k.loc));
   ir::Kernel out = k;
   out.body = ir::Block::make(std::move(body), k.body->loc);
   return out;
