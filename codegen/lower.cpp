@@ -14,6 +14,7 @@
 #include "codegen/passes/verify_tiles.h"
 #include "codegen/passes/verify_async.h"
 #include "codegen/passes/verify_cluster_shape.h"
+#include "codegen/passes/verify_arithmetic.h"
 #include "codegen/passes/verify_cluster_barriers.h"
 #include "codegen/passes/verify_dsmem.h"
 #include "codegen/passes/verify_launch_bounds.h"
@@ -81,6 +82,7 @@ const std::vector<Pass>& passes() {
       {"verify_shared_memory", Stage::Verify, [](PassState& s) { add(s, verify_shared_memory(s.kernel, s.target)); }},
       {"verify_dsmem", Stage::Verify, [](PassState& s) { add(s, verify_dsmem(s.kernel, s.target)); }},
       {"verify_cluster_barriers", Stage::Verify, [](PassState& s) { add(s, verify_cluster_barriers(s.kernel)); }},
+      {"verify_arithmetic", Stage::Verify, [](PassState& s) { add(s, verify_arithmetic(s.kernel)); }},
       {"verify_async", Stage::Verify, [](PassState& s) { add(s, verify_async(s.kernel, s.target)); }},
       {"verify_tiles", Stage::Verify, [](PassState& s) { add(s, verify_tiles(s.kernel, s.target)); }},
       {"verify_launch_bounds", Stage::Verify, [](PassState& s) { add(s, verify_launch_bounds(s.kernel, s.target)); }},
