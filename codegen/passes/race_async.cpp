@@ -27,6 +27,16 @@ namespace {
 // The barrier a copy completes on, as waits name it. A pair load (.cta_group::2)
 // completes on the pair leader's barrier, which the odd CTA cannot wait on: only a wait
 // on a path that runs in the pair leader alone (under is_pair_leader()) counts for it.
+// The barrier of the array a copy completes on.
+Expr copy_barrier_index(const StmtNode& s) {
+  if (const TmaLoad* t = s.as<TmaLoad>()) return t->bar_index;
+  if (const BulkCopy* c = s.as<BulkCopy>()) return c->bar_index;
+  if (const StAsync* a = s.as<StAsync>()) return a->bar_index;
+  if (const AccPartial* p = s.as<AccPartial>(); p && p->op == AccPartialOp::Send) return p->bar_index;
+  if (const ClcTryCancel* c = s.as<ClcTryCancel>()) return c->bar_index;
+  return nullptr;
+}
+
 std::string copy_barrier(const StmtNode& s) {
   if (const TmaLoad* t = s.as<TmaLoad>()) return buffer_of(t->bar).name + (t->cta_group == 2 ? kPairSuffix : "");
   if (const BulkCopy* c = s.as<BulkCopy>()) return buffer_of(c->bar).name;
@@ -87,7 +97,7 @@ void AsyncWalk::survey(const Stmt& s, Agent& agent, int loops) {
   }
   const std::string bar = copy_barrier(*s);
   for (const MemAccess& m : accesses_of(k_, *s)) {
-    if (is_copy(m)) copies_[m.buf.name].push_back({bar, agent, m});
+    if (is_copy(m)) copies_[m.buf.name].push_back({bar, agent, m, copy_barrier_index(*s)});
     else if (!m.write) readers_[m.buf.name].push_back({"", agent, m});
   }
   if (const MbarrierArrive* a = s->as<MbarrierArrive>()) {
@@ -201,7 +211,7 @@ void AsyncWalk::walk(const Stmt& s, State& st) {
     State entry = st;
     const std::set<std::string> renewed = renewed_each_iteration(*f);
     for (int it = 0, walks = iterations_to_walk(*f); it < walks; ++it) {
-      for (const std::string& b : renewed) st.waited.erase(b), st.maybe_waited.erase(b);
+      for (const std::string& b : renewed) st.waited.erase(b), st.maybe_waited.erase(b), st.waited_at.erase(b);
       if (f->counted()) iteration_[f->var] = it;
       walk(f->body, st);
     }
@@ -220,6 +230,7 @@ void AsyncWalk::walk(const Stmt& s, State& st) {
     if (in_pair_leader()) names.push_back(names[0] + kPairSuffix);
     for (const std::string& name : names) {
       st.waited.insert(name);
+      st.waited_at[name].push_back({w->index, w->loc});
       st.maybe_waited.insert(name);
       std::erase_if(st.copies, [&](const Issued& c) { return c.barrier == name; });
       // The MMAs a commit to this barrier covers have completed.

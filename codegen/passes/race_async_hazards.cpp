@@ -2,10 +2,13 @@
 // checked against what is in flight on its path, each arrive that gives a pipeline
 // stage back against the reads of that stage still running or still to come, each
 // read of an accumulator against the MMAs writing it.
+#include <set>
+
 #include "codegen/analysis/ir_queries.h"
 #include "codegen/passes/race_async_walk.h"
 #include "codegen/passes/race_checks.h"
 #include "codegen/analysis/eval.h"
+#include "dsl/ir/printer.h"
 
 namespace tj::codegen::race {
 
@@ -54,6 +57,11 @@ bool AsyncWalk::meets(const MemAccess& m, const State& st, const Issued& i) cons
     const Version a = version(st.versions, n), b = version(i.versions, n);
     if (!now.count(n) && !then.count(n) && a.base == b.base) now[n] = kShiftOrigin + a.shift, then[n] = kShiftOrigin + b.shift;
   }
+  const std::vector<Dim3> threads = running_threads();
+  return !disjoint(k_, defs_, i.m, then, m, now, &threads);
+}
+
+std::vector<Dim3> AsyncWalk::running_threads() const {
   std::vector<Dim3> threads;
   for (unsigned w = 0; w < k_.block.x; w += 32)
     for (unsigned x : {w, std::min(w + 31, k_.block.x - 1)}) {
@@ -64,7 +72,50 @@ bool AsyncWalk::meets(const MemAccess& m, const State& st, const Issued& i) cons
       }
       if (runs) threads.push_back(Dim3{x, 0, 0});
     }
-  return !disjoint(k_, defs_, i.m, then, m, now, &threads);
+  return threads;
+}
+
+std::string AsyncWalk::wrong_stage(const MemAccess& m, const Placed& c, const State& st) const {
+  auto waits = st.waited_at.find(c.barrier);
+  if (!m.index || !c.m.index || !c.bar_index || waits == st.waited_at.end() || waits->second.empty()) return "";
+  // The copy's own index: at most one name the walk does not fix (the producer's loop
+  // index), tried over enough values to wrap any ring.
+  std::vector<std::string> names;
+  var_names(c.m.index, names);
+  var_names(c.bar_index, names);
+  std::set<std::string> free;
+  for (const std::string& n : names)
+    if (!defs_.count(n) && !iteration_.count(n)) free.insert(n);
+  if (free.size() > 1) return "";
+  for (const Dim3& t : running_threads()) {
+    const EvalEnv now{k_.cluster, k_.block, std::nullopt, t, &iteration_, &defs_};
+    const std::optional<int64_t> read = eval_int(m.index, now);
+    if (!read) return "";
+    std::set<int64_t> waited;
+    for (const auto& [index, loc] : waits->second) {
+      std::optional<int64_t> w = eval_int(index, now);
+      if (!w) return "";
+      waited.insert(*w);
+    }
+    for (int64_t p = 0; p < 64; ++p) {
+      Bindings b = iteration_;
+      if (!free.empty()) b[*free.begin()] = p;
+      const EvalEnv then{k_.cluster, k_.block, std::nullopt, std::nullopt, &b, &defs_};
+      const std::optional<int64_t> start = eval_int(c.m.index, then), bar = eval_int(c.bar_index, then);
+      if (!start || !bar) return "";
+      const bool overlap = *read < *start + int64_t(c.m.extent) && *start < *read + int64_t(m.extent);
+      if (overlap && !waited.count(*bar)) {
+        std::string seen;
+        for (const auto& [index, loc] : waits->second)
+          seen += (seen.empty() ? "" : ", ") + c.barrier + "[" + ir::to_string(index) + "] at " + loc.str();
+        return "the " + c.m.what + " at " + c.m.loc.str() + " fills the part it reads (" + m.buf.name + "[" +
+               ir::to_string(m.index) + "]) and completes on " + c.barrier + "[" + ir::to_string(c.bar_index) +
+               "], but this iteration waited on " + seen + ": in some iterations these are different barriers";
+      }
+      if (free.empty()) break;
+    }
+  }
+  return "";
 }
 
 void AsyncWalk::error(const std::string& subject, const MemAccess& m, const MemAccess& other, std::string msg, std::string fix) {
@@ -87,7 +138,17 @@ void AsyncWalk::access(const MemAccess& m, const std::string& bar, State& st) {
         break;
       }
     for (const Placed& c : copies_[m.buf.name]) {
-      if (found || !concurrent(c.agent, agent_) || st.waited.count(c.barrier)) continue;
+      if (found || !concurrent(c.agent, agent_)) continue;
+      if (st.waited.count(c.barrier)) {
+        const std::string why = wrong_stage(m, c, st);
+        if (why.empty()) continue;
+        found = true;
+        error("copy destination read before its wait", m, c.m,
+              "the " + m.what + " at " + m.loc.str() + " " + verb(m) + " " + buf + " where another stage's copy may still be landing: " + why,
+              "read the part whose barrier this iteration waited on (a Pipeline's slot(it) with wait_full(it)), or wait "
+              "on the barrier of the part it reads");
+        continue;
+      }
       found = true;
       error("copy destination read before its wait", m, c.m,
             "the " + m.what + " at " + m.loc.str() + " " + verb(m) + " " + buf + ", which the " + c.m.what + " at " +

@@ -1,5 +1,7 @@
 #include "codegen/passes/race_async_state.h"
 
+#include "dsl/ir/printer.h"
+
 #include <algorithm>
 
 namespace tj::codegen::race {
@@ -32,6 +34,20 @@ State merge(State a, const State& b) {
   for (const std::string& w : a.waited)
     if (b.waited.count(w)) both.insert(w);
   a.waited = both;
+  // The waits both paths made, by their text.
+  std::map<std::string, std::vector<std::pair<ir::Expr, ir::Loc>>> at;
+  for (const std::string& w : both) {
+    auto ia = a.waited_at.find(w);
+    auto ib = b.waited_at.find(w);
+    if (ia == a.waited_at.end() || ib == b.waited_at.end()) continue;
+    for (const auto& x : ia->second)
+      for (const auto& y : ib->second)
+        if (ir::to_string(x.first) == ir::to_string(y.first)) {
+          at[w].push_back(x);
+          break;
+        }
+  }
+  a.waited_at = std::move(at);
   a.maybe_waited.insert(b.maybe_waited.begin(), b.maybe_waited.end());
   unite(a.copies, b.copies);
   unite(a.open_stores, b.open_stores);

@@ -40,6 +40,8 @@ struct Issued {
 
 struct State {
   std::set<std::string> waited, maybe_waited;  // barriers waited on in this iteration
+  // The waits in this iteration on each barrier array of `waited`: which barrier, and where.
+  std::map<std::string, std::vector<std::pair<ir::Expr, ir::Loc>>> waited_at;
   std::vector<Issued> copies;                  // into shared memory, not waited for
   std::vector<std::vector<Issued>> store_groups;
   std::vector<Issued> open_stores;             // not committed yet

@@ -26,6 +26,7 @@ struct Placed {
   std::string barrier;
   Agent agent;
   MemAccess m;
+  ir::Expr bar_index = nullptr;  // copies: which barrier of the array they complete on
 };
 
 class AsyncWalk {
@@ -79,6 +80,12 @@ class AsyncWalk {
   // since `i` was issued hold the same value at both, and the first and last thread
   // of every warp that runs here are tried.
   bool meets(const MemAccess& m, const State& st, const Issued& i) const;
+  // The first and last thread of every warp that runs the path walked.
+  std::vector<ir::Dim3> running_threads() const;
+  // A read of a copy's destination after a wait on the copy's barrier array, but on
+  // barriers of it other than the one the copy completes on for what is read (a ring's
+  // stage read after waiting for another stage): why, or empty.
+  std::string wrong_stage(const MemAccess& m, const Placed& c, const State& st) const;
   void error(const std::string& subject, const MemAccess& m, const MemAccess& other, std::string msg, std::string fix);
 
   const ir::Kernel& k_;

@@ -75,7 +75,9 @@ class Collectives {
       role_ = saved;
       guards_.resize(depth);
     } else if (std::optional<LoopView> l = as_loop(*s)) {
+      if (l->counted()) loops_.push_back(*l);
       walk(l->body);
+      if (l->counted()) loops_.pop_back();
     }
   }
 
@@ -117,6 +119,28 @@ class Collectives {
     return all_hold(guards_, EvalEnv{k_.cluster, k_.block, rank, t, nullptr, &d_});
   }
 
+  // Where the threads of [first, last) of CTA `rank` that pass the guards (and, for a
+  // warp, are in `mask`) run an enclosing loop a different number of times: "the loop
+  // at f.cpp:12 runs 3 iterations in thread 0 and 2 in thread 5". Loops whose bounds do
+  // not evaluate are left out.
+  std::optional<std::string> uneven_trips(unsigned rank, uint64_t first, uint64_t last, uint32_t mask = ~0u) const {
+    for (const LoopView& l : loops_) {
+      std::optional<std::pair<uint64_t, int64_t>> seen;
+      for (uint64_t i = first; i < last; ++i) {
+        if (!((mask >> ((i - first) % 32)) & 1u) || passes(rank, thread(i)) != true) continue;
+        const EvalEnv env{k_.cluster, k_.block, rank, thread(i), nullptr, &d_};
+        std::optional<int64_t> b = eval_int(l.begin, env), e = eval_int(l.end, env), st = eval_int(l.step, env);
+        if (!b || !e || !st || *st <= 0) break;
+        const int64_t trips = *e > *b ? (*e - *b + *st - 1) / *st : 0;
+        if (!seen) seen = {i, trips};
+        else if (seen->second != trips)
+          return "the loop at " + l.node->loc.str() + " runs " + std::to_string(seen->second) + " iterations in thread " +
+                 std::to_string(seen->first) + " and " + std::to_string(trips) + " in thread " + std::to_string(i);
+      }
+    }
+    return std::nullopt;
+  }
+
   // The guard that first splits threads [first, last) of CTA `rank` (those that pass the
   // guards before it: some pass it and some do not).
   const Guard* splitter(unsigned rank, uint64_t first, uint64_t last) const {
@@ -143,7 +167,7 @@ class Collectives {
   }
 
   void group(const StmtNode& s, Group g, const std::string& what, const std::string& why) {
-    if (guards_.empty()) return;
+    if (guards_.empty() && loops_.empty()) return;
     const uint64_t threads = k_.block.count();
     const uint64_t size = g == Group::Warp ? 32 : g == Group::Warpgroup ? 128 : g == Group::Role ? 128ull * role_->count : threads;
     const uint64_t begin = g == Group::Role ? 128ull * role_->first : 0, end = g == Group::Role ? begin + size : threads;
@@ -157,12 +181,24 @@ class Collectives {
           if (!p) unknown = true;
           else pass += *p;
         }
-        if (unknown || pass == 0 || pass == last - first) continue;
-        const Guard* split = splitter(rank, first, last);
+        if (unknown || pass == 0) continue;
         const std::string name = g == Group::Warp        ? "warp " + std::to_string(first / 32)
                                  : g == Group::Warpgroup ? "warpgroup " + std::to_string(first / 128)
                                  : g == Group::Role      ? "role '" + role_->name + "'"
                                                          : "the CTA";
+        const std::string unit = g == Group::Cta ? "CTA" : g == Group::Role ? "role" : g == Group::Warp ? "warp" : "warpgroup";
+        if (pass == last - first) {
+          if (std::optional<std::string> uneven = uneven_trips(rank, first, last)) {
+            out_.push_back({s.loc, what + " runs a different number of times in the threads of " + name + " (CTA rank " +
+                                       std::to_string(rank) + "): " + *uneven + "; " + why +
+                                       ", every thread of it or none; on the GPU this hangs or is undefined",
+                            "give the loop the same bounds in every thread of the " + unit +
+                                " (from the warp or warpgroup index, not the thread's), and guard only what one thread does"});
+            return;
+          }
+          continue;
+        }
+        const Guard* split = splitter(rank, first, last);
         out_.push_back({s.loc, what + " runs in " + std::to_string(pass) + " of the " + thread_count(last - first) + " of " + name +
                                    " (CTA rank " + std::to_string(rank) + ")" +
                                    (split && split->loc.known() ? ", split by the condition at " + split->loc.str() : "") + ": " +
@@ -170,7 +206,7 @@ class Collectives {
                        g == Group::Cta ? "call it where every thread of the CTA gets: outside conditions on the thread index"
                        : g == Group::Role
                            ? "call it where every warpgroup of the role gets: outside conditions on the thread or warpgroup index"
-                           : "call it where every thread of the " + std::string(g == Group::Warp ? "warp" : "warpgroup") +
+                           : "call it where every thread of the " + unit +
                                              " gets (e.g. under the role or a condition on the warpgroup index), and guard "
                                              "only what one thread does"});
         return;  // once per statement
@@ -207,9 +243,19 @@ class Collectives {
           if (!p) unknown = true;
           else if (*p) passing |= 1u << (i - first);
         }
-        if (unknown || passing == 0 || (mask & passing) == mask) continue;
+        if (unknown || passing == 0) continue;
         const std::string buf = hex(mask);
         const std::string name = std::string(intrinsic_name(op.op));
+        if ((mask & passing) == mask) {
+          if (std::optional<std::string> uneven = uneven_trips(rank, first, std::min(threads, first + 32), mask)) {
+            out_.push_back({s.loc, name + " with mask " + buf + " runs a different number of times in the lanes of warp " +
+                                       std::to_string(first / 32) + " (CTA rank " + std::to_string(rank) + "): " + *uneven +
+                                       "; every lane of the mask must execute it each time; on the GPU this hangs or is undefined",
+                            "give the loop the same bounds in every lane of the mask (from the warp index, not the lane's)"});
+            return;
+          }
+          continue;
+        }
         if ((mask & present) != mask) {
           out_.push_back({s.loc, name + " with mask " + buf + " in warp " + std::to_string(first / 32) + ", which has " +
                                      thread_count(uint64_t(__builtin_popcount(present))) + " (a CTA of " + thread_count(threads) +
@@ -232,6 +278,7 @@ class Collectives {
   const Defs d_;
   std::vector<Diagnostic>& out_;
   Guards guards_;
+  std::vector<LoopView> loops_;  // the counted loops around the statement
   bool mma_by_warpgroup_;
   const Role* role_ = nullptr;
 };

@@ -244,3 +244,26 @@ TEST_CASE("collectives: shfl_xor's partner lanes lie in its mask", "[codegen][ve
   out2[thread_idx_x()] = shfl_xor(f32(1.0f), 8, u32(0x0000ffffu));
   CHECK(errors(ok.build()) == "lowered");
 }
+
+TEST_CASE("collectives: a loop whose trip count differs between the threads of the group", "[codegen][verify][collectives]") {
+  KernelBuilder k("uneven_loops");
+  k.threads(128);
+  auto out = k.param<float*>("out");
+  auto v = var(f32(1.0f), "v");
+  const unsigned lanes = __LINE__ + 1;
+  for_(0, thread_idx_x() % 4, [&](i32) { v = warp_sum(f32(v)); });
+  const unsigned halves = __LINE__ + 1;
+  for_(0, thread_idx_x() / 64 + 1, [&](i32) { sync_threads(); });
+  // Bounds from the warp index are the same in every lane: fine.
+  for_(0, thread_idx_x() / 32, [&](i32) { v = warp_max(f32(v)); });
+  out[thread_idx_x()] = v;
+  CHECK(errors(k.build()) ==
+        at(lanes) + ": warp_sum with mask 0xffffffff runs a different number of times in the lanes of warp 0 (CTA rank 0): "
+                    "the loop at " + at(lanes) + " runs 0 iterations in thread 0 and 1 in thread 1; every lane of the mask must "
+                    "execute it each time; on the GPU this hangs or is undefined | give the loop the same bounds in every lane of "
+                    "the mask (from the warp index, not the lane's)\n" +
+            at(halves) + ": sync_threads runs a different number of times in the threads of the CTA (CTA rank 0): the loop at " +
+            at(halves) + " runs 1 iterations in thread 0 and 2 in thread 64; every thread of the CTA must reach it, every "
+                         "thread of it or none; on the GPU this hangs or is undefined | give the loop the same bounds in every "
+                         "thread of the CTA (from the warp or warpgroup index, not the thread's), and guard only what one thread does");
+}

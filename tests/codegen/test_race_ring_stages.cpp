@@ -1,0 +1,71 @@
+// The race check's corpus for rings of stages: a consumer reads the stage whose
+// barrier it waited on in that iteration, not another one.
+#include <catch2/catch.hpp>
+
+#include "dsl/dsl.h"
+#include "dsl/pipeline.h"
+#include "tests/codegen/race_corpus_support.h"
+
+using namespace tj;
+using namespace tj::dsl;
+using namespace tj::test;
+
+namespace {
+
+// A producer thread fills a ring of `stages` stages of 128 floats; a consumer warp
+// waits for iteration it's stage and reads a stage. `read_ahead`: the racy form reads
+// the next iteration's stage. `masked`: the corrected form names the stage with a
+// different but equal expression (it & 1 for it % 2).
+ir::Kernel ring(bool racy, Marks& marks, unsigned stages, bool masked) {
+  KernelBuilder k("ring");
+  k.threads(64);
+  TensorMap src = k.tensor_map<float>("src", {32, 4});
+  auto stage = k.dynamic_shared<float>("stage", stages * 128, 128);
+  auto out = k.param<float*>("out");
+  Pipeline pipe(k, "pipe", stages, 32);
+  auto n = k.param<int32_t>("n");
+  if_(thread_idx_x() == 0, [&] {
+    for_(0, n, [&](i32 it) {
+      pipe.acquire(it);
+      arrive_expect_tx(pipe.full(it), u32(512));
+      MARK("load"); tma_load(stage[pipe.slot(it) * 128], src, {i32(0), it * 4}, pipe.full(it));
+    });
+  });
+  if_(thread_idx_x() >= 32, [&] {
+    for_(0, n, [&](i32 it) {
+      MARK("wait"); pipe.wait_full(it);
+      const i32 s = racy ? pipe.slot(it + 1) : masked ? (it & int32_t(stages - 1)) : pipe.slot(it);
+      MARK("read"); out[it * 32 + thread_idx_x() - 32] = stage[s * 128 + thread_idx_x() - 32];
+      pipe.release(it);
+    });
+  });
+  return k.build();
+}
+
+}  // namespace
+
+TEST_CASE("racy: a consumer reads the next iteration's stage after waiting for this one's", "[codegen][verify][races]") {
+  refused([](bool r, Marks& m) { return ring(r, m, 2, false); },
+          "@{read}: error: the load at @{read} reads shared buffer 'stage' where another stage's copy may still be landing: "
+          "the TMA load at @{load} fills the part it reads (stage[(((((i0 + 1) % 2) * 128) + %tid.x) - 32)]) and completes "
+          "on pipe_full[(i % 2)], but this iteration waited on pipe_full[(i0 % 2)] at @{wait}: in some iterations these are "
+          "different barriers\n"
+          "  fix: read the part whose barrier this iteration waited on (a Pipeline's slot(it) with wait_full(it)), or wait on "
+          "the barrier of the part it reads",
+          "test_race_ring_stages.cpp");
+}
+
+TEST_CASE("corrected: the consumer reads the stage it waited for, however the index is written", "[codegen][verify][races]") {
+  for (unsigned stages : {1u, 2u, 4u}) {
+    INFO(stages);
+    lowers([&](bool r, Marks& m) { return ring(r, m, stages, false); });
+    lowers([&](bool r, Marks& m) { return ring(r, m, stages, true); });
+  }
+}
+
+TEST_CASE("racy: with four stages, reading two ahead", "[codegen][verify][races]") {
+  Marks marks;
+  std::vector<Diagnostic> d = lower_errors(ring(true, marks, 4, false));
+  REQUIRE(d.size() == 1);
+  CHECK(d[0].str().find("another stage's copy may still be landing") != std::string::npos);
+}
