@@ -75,9 +75,10 @@ class Collectives {
       role_ = saved;
       guards_.resize(depth);
     } else if (std::optional<LoopView> l = as_loop(*s)) {
-      if (l->counted()) loops_.push_back(*l);
+      const bool varies = thread_varying(*l);
+      if (varies) loops_.push_back(*l);
       walk(l->body);
-      if (l->counted()) loops_.pop_back();
+      if (varies) loops_.pop_back();
     }
   }
 
@@ -117,6 +118,17 @@ class Collectives {
   // Whether thread t of CTA `rank` passes every guard; nullopt when one does not evaluate.
   std::optional<bool> passes(unsigned rank, const Dim3& t) const {
     return all_hold(guards_, EvalEnv{k_.cluster, k_.block, rank, t, nullptr, &d_});
+  }
+
+  // A counted loop whose bounds evaluate for a thread but not without one: its trip
+  // count may differ between the threads of a group.
+  bool thread_varying(const LoopView& l) const {
+    if (!l.counted()) return false;
+    const EvalEnv any{k_.cluster, k_.block, 0u, std::nullopt, nullptr, &d_};
+    const EvalEnv first{k_.cluster, k_.block, 0u, Dim3{0, 0, 0}, nullptr, &d_};
+    for (const Expr& e : {l.begin, l.end, l.step})
+      if (!eval_int(e, any) && eval_int(e, first)) return true;
+    return false;
   }
 
   // Where the threads of [first, last) of CTA `rank` that pass the guards (and, for a
@@ -278,7 +290,7 @@ class Collectives {
   const Defs d_;
   std::vector<Diagnostic>& out_;
   Guards guards_;
-  std::vector<LoopView> loops_;  // the counted loops around the statement
+  std::vector<LoopView> loops_;  // the loops around the statement whose bounds depend on the thread
   bool mma_by_warpgroup_;
   const Role* role_ = nullptr;
 };
