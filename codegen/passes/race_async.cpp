@@ -284,6 +284,22 @@ void AsyncWalk::walk(const Stmt& s, State& st) {
 // Twice, so that iteration i + 1 meets iteration i; more where a wait in the body
 // leaves n >= 2 groups in flight (bulk_wait_read(2), mma_wait(2)): a group then
 // lives until iteration i + n, which must be walked to meet it.
+bool AsyncWalk::bounded_in_loops(const Kernel& k, StmtKind kind) {
+  const StmtKind wait = kind == StmtKind::Mma ? StmtKind::MmaWait : StmtKind::BulkGroup;
+  bool bounded = true;
+  for_each_stmt(k.body, [&](const StmtNode& s) {
+    std::optional<LoopView> f = as_loop(s);
+    if (!f) return;
+    bool issues = false, waits = false;
+    for_each_stmt(f->body, [&](const StmtNode& n) {
+      issues |= n.kind == kind;
+      if (n.kind == wait) waits |= wait != StmtKind::BulkGroup || n.as<BulkGroup>()->op != BulkGroupOp::Commit;
+    });
+    bounded &= !issues || waits;
+  });
+  return bounded;
+}
+
 int AsyncWalk::iterations_to_walk(const LoopView& f) const {
   unsigned pending = 1;
   for_each_stmt(f.body, [&](const StmtNode& s) {

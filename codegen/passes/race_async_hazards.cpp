@@ -161,7 +161,7 @@ void AsyncWalk::access(const MemAccess& m, const std::string& bar, State& st) {
   if (m.write) {
     bool found = false;
     for (const Issued& s : st.open_stores)
-      if (!found && overlaps(m, s)) {
+      if (!found && (stores_bounded_ ? meets(m, st, s) : overlaps(m, s))) {
         found = true;
         error("TMA store source overwritten", m, s.m,
               "the " + m.what + " at " + m.loc.str() + " overwrites " + buf + " while the TMA store at " + s.m.loc.str() +
@@ -171,7 +171,7 @@ void AsyncWalk::access(const MemAccess& m, const std::string& bar, State& st) {
       }
     for (const std::vector<Issued>& g : st.store_groups)
       for (const Issued& s : g)
-        if (!found && overlaps(m, s)) {
+        if (!found && (stores_bounded_ ? meets(m, st, s) : overlaps(m, s))) {
           found = true;
           if (s.kept.known()) {
             // A wait stood between them, one that lets this store's group stay in flight.
@@ -202,7 +202,7 @@ void AsyncWalk::access(const MemAccess& m, const std::string& bar, State& st) {
     found = false;
     for (const std::vector<Issued>& g : st.mmas)
       for (const Issued& s : g)
-        if (!found && overlaps(m, s)) {
+        if (!found && (mmas_bounded_ ? meets(m, st, s) : overlaps(m, s))) {
           found = true;
           error("MMA operand overwritten", m, s.m,
                 "the " + m.what + " at " + m.loc.str() + " overwrites " + buf + " while the mma at " + s.m.loc.str() +

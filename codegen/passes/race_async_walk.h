@@ -32,7 +32,8 @@ struct Placed {
 class AsyncWalk {
  public:
   AsyncWalk(const ir::Kernel& k, Findings& out)
-      : k_(k), defs_(single_assignment_defs(k)), out_(out), commits_(has_commits(k)) {}
+      : k_(k), defs_(single_assignment_defs(k)), out_(out), commits_(has_commits(k)),
+        stores_bounded_(bounded_in_loops(k, ir::StmtKind::TmaStore)), mmas_bounded_(bounded_in_loops(k, ir::StmtKind::Mma)) {}
 
   // Where copies land, who reads, who arrives and waits, and which barriers have a phase per iteration.
   void survey(const ir::Stmt& s, Agent& agent, int loops);
@@ -97,6 +98,12 @@ class AsyncWalk {
   // The kernel completes MMAs through commits (tcgen05), not mma_wait: the fixes say so.
   const bool commits_;
   static bool has_commits(const ir::Kernel& k);
+  // Whether every loop that issues `kind` (TMA stores, MMAs) also waits for them (a bulk
+  // wait, an mma_wait) in its body: then the walked iterations meet every group still in
+  // flight, and a local stepped since a group was issued tells its buffer apart (meets);
+  // otherwise a group may stay in flight past them, and any overlap counts (overlaps).
+  static bool bounded_in_loops(const ir::Kernel& k, ir::StmtKind kind);
+  const bool stores_bounded_, mmas_bounded_;
   Bindings iteration_;
   std::vector<Issued> leaked_;                            // ordinary writes that may reach a hand-over unfenced
   std::vector<Placed> async_reads_;                       // MMA operands and TMA store sources, by whom

@@ -69,3 +69,49 @@ TEST_CASE("racy: with four stages, reading two ahead", "[codegen][verify][races]
   REQUIRE(d.size() == 1);
   CHECK(d[0].str().find("another stage's copy may still be landing") != std::string::npos);
 }
+
+namespace {
+
+// Double-buffered TMA-store staging: each iteration writes buffer u % 2 (u a local
+// stepped by one), stores it and keeps one store group in flight. Racy: no
+// bulk_wait_read, so the buffer is rewritten while the store two iterations back may
+// still read it.
+ir::Kernel store_staging(bool racy, Marks& marks) {
+  KernelBuilder k("store_staging");
+  k.threads(128);
+  auto dst = k.tensor_map<float>("dst", {32, 32});
+  auto in = k.param<float*>("in");
+  auto n = k.param<int32_t>("n");
+  auto staging = k.shared<float>("staging", 2 * 1024);
+  auto u = var(i32(0), "u");
+  for_(0, n, [&](i32 t) {
+    const i32 b = i32(u) % 2;
+    if (!racy) if_(thread_idx_x() == 0, [&] { bulk_wait_read(1); });
+    sync_threads();
+    MARK("write"); for (int j = 0; j < 8; ++j) staging[b * 1024 + j * 128 + thread_idx_x()] = in[t * 1024 + j * 128 + thread_idx_x()];
+    fence_proxy_async();
+    sync_threads();
+    if_(thread_idx_x() == 0, [&] {
+      MARK("store"); tma_store(dst, {i32(0), t * 32}, staging[b * 1024]);
+      bulk_commit();
+    });
+    u = u + 1;
+  });
+  if_(thread_idx_x() == 0, [&] { bulk_wait(0); });
+  return k.build();
+}
+
+}  // namespace
+
+TEST_CASE("racy: double-buffered store staging by a stepped local, with no bulk_wait_read", "[codegen][verify][races]") {
+  refused(store_staging,
+          "@{write}: error: the store at @{write} overwrites shared buffer 'staging' while the TMA store at @{store} may "
+          "still be reading it\n"
+          "  fix: call bulk_commit() after the store and bulk_wait_read(n) between line {store} and line {write}, n at most "
+          "the store groups committed since",
+          "test_race_ring_stages.cpp");
+}
+
+TEST_CASE("corrected: double-buffered store staging by a stepped local keeps one group in flight", "[codegen][verify][races]") {
+  lowers(store_staging);
+}
