@@ -29,7 +29,7 @@ class Walk {
  public:
   Walk(const Kernel& k, const PhaseRules& rules, BarrierPhases& out)
       : k_(k), rules_(rules), out_(out), scope_(std::make_shared<const LoopScope>()) {
-    out_.scopes.push_back({"the kernel body", nullptr, {}});
+    out_.scopes.push_back({"the kernel body", nullptr, {}, {}});
   }
 
   void walk(const Stmt& s, size_t scope) {
@@ -121,8 +121,10 @@ class Walk {
     if (f.counted())
       set_loop(f.var, std::max({uniformity(f.begin, k_, *scope_, defs), uniformity(f.end, k_, *scope_, defs),
                                 uniformity(f.step, k_, *scope_, defs)}));
-    out_.scopes.push_back({"the loop at " + f.node->loc.str(), f.node, {}});
+    out_.scopes.push_back({"the loop at " + f.node->loc.str(), f.node, open_, {}});
+    open_.push_back(f.node);
     walk(f.body, out_.scopes.size() - 1);
+    open_.pop_back();
     scope_ = saved;
   }
   void set_loop(const std::string& var, Uniform u) {
@@ -137,6 +139,7 @@ class Walk {
   Guards guards_;
   Bindings vars_;
   std::shared_ptr<const LoopScope> scope_;
+  std::vector<const StmtNode*> open_;  // the loop scopes being walked, outermost first
   size_t order_ = 0;
 };
 

@@ -54,6 +54,7 @@ struct BarrierEvent {
 struct PhaseScope {
   std::string phase;                // "the kernel body", "the loop at f.cpp:12"
   const ir::StmtNode* loop = nullptr;  // the loop; null for the kernel body
+  std::vector<const ir::StmtNode*> outer;  // the loops (scopes too) around it, outermost first
   std::vector<BarrierEvent> events;  // in program order
 };
 
