@@ -16,6 +16,7 @@
 #include <tuple>
 
 #include "codegen/analysis/index_sets.h"
+#include "codegen/analysis/unroll.h"
 #include "codegen/analysis/uniformity.h"
 #include "codegen/passes/race_checks.h"
 #include "codegen/passes/race_handover.h"
@@ -510,8 +511,11 @@ Diagnostic describe(const Access& a, unsigned sa, const PerRank& pa, const Acces
 
 }  // namespace
 
-void check_cluster_epochs(const Kernel& k, Findings& out) {
+void check_cluster_epochs(const Kernel& kernel, Findings& out) {
   const std::string subject = "cluster epochs";
+  // Small constant loops over the peers, written out: each trip's peer a constant.
+  const Kernel unrolled = unroll_small_loops(kernel, walks_peers);
+  const Kernel& k = unrolled;
   // The buffers a peer reaches with generic accesses; no others can race across CTAs.
   std::set<std::string> buffers;
   for_each_stmt(k.body, [&](const StmtNode& s) {
