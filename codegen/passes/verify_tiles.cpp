@@ -4,6 +4,8 @@
 #include <optional>
 #include <set>
 
+#include "codegen/analysis/eval.h"
+#include "codegen/analysis/guards.h"
 #include "codegen/analysis/ir_queries.h"
 #include "codegen/emit_roles.h"
 #include "codegen/mma/family.h"
@@ -21,7 +23,18 @@ std::string n2(unsigned a, unsigned b) { return std::to_string(a) + "x" + std::t
 class Checker : public Visitor {
  public:
   Checker(const Kernel& k, const Target& t, std::vector<Diagnostic>& out)
-      : k_(k), t_(t), family_(mma::family_for(t)), out_(out) {}
+      : k_(k), t_(t), family_(mma::family_for(t)), out_(out), defs_(single_assignment_defs(k)) {}
+
+  void visit_node(const If& n) override {
+    visit(n.cond);
+    const size_t depth = guards_.size();
+    push_guard(guards_, n.cond, false);
+    visit(n.then_body);
+    guards_.resize(depth);
+    push_guard(guards_, n.cond, true);
+    visit(n.else_body);
+    guards_.resize(depth);
+  }
 
   void visit_node(const Role& n) override {
     const unsigned wgs = k_.block.x / 128;
@@ -36,7 +49,10 @@ class Checker : public Visitor {
     roles_.push_back(&n);
     const Role* saved = role_;
     role_ = &n;
+    const size_t depth = guards_.size();
+    push_guard(guards_, n.condition(), false);
     Visitor::visit_node(n);
+    guards_.resize(depth);
     role_ = saved;
   }
 
@@ -386,6 +402,28 @@ class Checker : public Visitor {
       error(loc, what + " '" + name(t) + "' needs rows " + std::to_string(first) + ".." + std::to_string(first + need - 1) +
                      " but the tile has " + std::to_string(l.rows),
             "declare the tile with at least " + std::to_string(first + need) + " rows, or use a smaller accumulator");
+    else if (!row && t.row) rows_per_warpgroup(t, l, need, what, loc);
+  }
+  // A first row that depends on the warpgroup (`.rows(wg * 64)`): evaluated for each
+  // warpgroup of the CTA (of the role) that certainly runs the operation, in each CTA rank.
+  void rows_per_warpgroup(const TileOperand& t, const TileLayout& l, unsigned need, const std::string& what, const Loc& loc) {
+    if (k_.block.y != 1 || k_.block.z != 1) return;
+    for (unsigned rank = 0; rank < k_.cluster.count(); ++rank)
+      for (unsigned w = 0; w * 128 < k_.block.x; ++w) {
+        const EvalEnv env{k_.cluster, k_.block, rank, Dim3{w * 128, 0, 0}, nullptr, &defs_};
+        if (all_hold(guards_, env) != true) continue;
+        std::optional<int64_t> r = eval_int(t.row, env);
+        if (!r || (*r >= 0 && *r + int64_t(need) <= int64_t(l.rows) && *r % 8 == 0)) continue;
+        error(loc, what + " '" + name(t) + "' starts at row " + ir::to_string(t.row) + ", which is " + std::to_string(*r) +
+                       " in warpgroup " + std::to_string(w) + (k_.cluster.count() > 1 ? " of CTA rank " + std::to_string(rank) : "") +
+                       (*r % 8 != 0 ? "; tiles are read in 8-row groups" :
+                        ": it needs rows " + std::to_string(*r) + ".." + std::to_string(*r + need - 1) + " but the tile has " +
+                        std::to_string(l.rows)),
+              *r % 8 != 0 ? "start at a multiple of 8 rows"
+                          : "declare the tile with rows for every warpgroup that reads it (" + std::to_string(*r + need) +
+                                " at least), or give each warpgroup rows inside the tile");
+        return;
+      }
   }
   void check_box(const Expr& buf, const Expr& tmap, const Loc& loc, const char* op) {
     const SharedRef* r = buf->as<SharedRef>();
@@ -409,6 +447,8 @@ class Checker : public Visitor {
   bool store_tile_ = false;  // inside the epilogue of an AccStore that reads a tile (c)
   std::vector<Diagnostic>& out_;
   const Role* role_ = nullptr;
+  Guards guards_;  // the conditions of the enclosing if_s and roles
+  const Defs defs_;
   std::vector<const Role*> roles_;
   std::map<const Role*, std::set<const AccumulatorDecl*>> role_accs_;
 };
