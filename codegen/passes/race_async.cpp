@@ -361,6 +361,7 @@ void check_async_proxy(const Kernel& k, Findings& out) {
   State st;
   w.walk(k.body, st);
   w.check_handed_over_writes(st);
+  w.check_stores_at_exit(st);
   size_t copies = 0;
   for (const auto& [b, c] : w.copies_) copies += c.size();
   // A multicast TMA load in a loop refills its buffer in every CTA of its mask, each refill gated by

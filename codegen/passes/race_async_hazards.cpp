@@ -493,4 +493,23 @@ void AsyncWalk::check_handed_over_writes(const State& end) {
     }
 }
 
+void AsyncWalk::check_stores_at_exit(const State& end) {
+  const Issued* open = nullptr;
+  for (const Issued& s : end.open_stores) open = open ? open : &s;
+  for (const std::vector<Issued>& g : end.store_groups)
+    for (const Issued& s : g) open = open ? open : &s;
+  if (!open) return;
+  const bool committed = end.open_stores.empty();
+  out_.hazard(k_, "async proxy: TMA store at exit", {open->m.loc},
+              {open->m.loc,
+               "the TMA store at " + open->m.loc.str() + " may still be reading " + buffer_text(open->m) +
+                   " when the CTA exits: " +
+                   (committed ? "no bulk_wait_read(0) or bulk_wait(0) follows its bulk_commit() on some path to the end"
+                              : "it is never closed with bulk_commit() and waited for") +
+                   "; the CTA's shared memory is released at exit while the copy engine reads it",
+               std::string(committed ? "" : "call bulk_commit() after it, then ") +
+                   "call bulk_wait_read(0) (or bulk_wait(0), which also waits for the global writes) in the issuing thread "
+                   "after " + line_of(open->m.loc) + ", before the kernel ends"});
+}
+
 }  // namespace tj::codegen::race

@@ -47,6 +47,10 @@ class AsyncWalk {
   // After the walk: ordinary writes that other threads read through the async proxy,
   // when no fence_proxy_async() follows them on some path of the writing threads.
   void check_handed_over_writes(const State& end);
+  // After the walk: TMA stores still reading shared memory when the CTA exits (no
+  // bulk_wait_read or bulk_wait after them on some path); the CTA's shared memory is
+  // released at exit, under the copy.
+  void check_stores_at_exit(const State& end);
 
   std::map<std::string, std::vector<Placed>> copies_, readers_;
   std::vector<Placed> arrivals_;

@@ -115,3 +115,29 @@ TEST_CASE("racy: double-buffered store staging by a stepped local, with no bulk_
 TEST_CASE("corrected: double-buffered store staging by a stepped local keeps one group in flight", "[codegen][verify][races]") {
   lowers(store_staging);
 }
+
+TEST_CASE("racy: a TMA store still reading shared memory when the CTA exits", "[codegen][verify][races]") {
+  auto build = [](bool racy, Marks& marks) {
+    KernelBuilder k("store_then_exit");
+    k.threads(128);
+    auto dst = k.tensor_map<float>("dst", {32, 32});
+    auto staging = k.shared<float>("staging", 1024);
+    for (int j = 0; j < 8; ++j) staging[j * 128 + thread_idx_x()] = 1.0f;
+    fence_proxy_async();
+    sync_threads();
+    if_(thread_idx_x() == 0, [&] {
+      MARK("store"); tma_store(dst, {i32(0), i32(0)}, staging[0]);
+      bulk_commit();
+      if (!racy) bulk_wait_read(0);
+    });
+    return k.build();
+  };
+  refused(build,
+          "@{store}: error: the TMA store at @{store} may still be reading shared buffer 'staging' when the CTA exits: no "
+          "bulk_wait_read(0) or bulk_wait(0) follows its bulk_commit() on some path to the end; the CTA's shared memory is "
+          "released at exit while the copy engine reads it\n"
+          "  fix: call bulk_wait_read(0) (or bulk_wait(0), which also waits for the global writes) in the issuing thread "
+          "after line {store}, before the kernel ends",
+          "test_race_ring_stages.cpp");
+  lowers(build);
+}

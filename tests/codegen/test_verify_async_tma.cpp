@@ -257,7 +257,11 @@ TEST_CASE("a TMA box must fit its shared buffer from a constant index on", "[cod
     tma_load(two[2048], t2, {0, 64}, full2[0]);
   });
   wait(full2[0]);
-  if_(thread_idx_x() == 0, [&] { tma_store(t2, {0, 0}, two[which * 100000]); });
+  if_(thread_idx_x() == 0, [&] {
+    tma_store(t2, {0, 0}, two[which * 100000]);
+    bulk_commit();
+    bulk_wait_read(0);
+  });
   CHECK(lower_errors(ok.build()).empty());
 }
 
