@@ -329,6 +329,11 @@ void role_sync(SrcLoc loc) {
 
 void warpgroup_sync(const i32& warpgroup_in_role, SrcLoc loc) {
   const ir::Role& r = role_here("warpgroup_sync", loc);
+  if (std::optional<int64_t> v = ir::const_int(warpgroup_in_role.expr()); v && (*v < 0 || *v >= int64_t(r.count)))
+    throw UserError(L(loc), "warpgroup_sync(" + std::to_string(*v) + ") in role '" + r.name + "' of " + std::to_string(r.count) +
+                                " warpgroup" + (r.count == 1 ? "" : "s"),
+                    "pass the warpgroup's index in the role, 0 to " + std::to_string(r.count - 1) +
+                        " (the role body's argument)");
   i32 id = warpgroup_in_role + int32_t(kWarpgroupBarrierBase + r.first);
   append_stmt(ir::NamedBarrier::make(id.expr(), 128, L(loc)));
 }

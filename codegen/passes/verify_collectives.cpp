@@ -1,6 +1,7 @@
 #include "codegen/passes/verify_collectives.h"
 
 #include <cstdio>
+#include <map>
 #include <optional>
 #include <set>
 #include <string>
@@ -93,6 +94,7 @@ class Collectives {
     else if (s.as<RowReduce>()) group(s, Group::Warpgroup, "the row reduction", "each thread of the warpgroup holds part of the rows");
     else if (s.as<AccPartial>()) group(s, Group::Warpgroup, "the accumulator partial", "each thread of the warpgroup holds part of the accumulator");
     else if (const NamedBarrier* b = s.as<NamedBarrier>()) {
+      if (!b->arrive) oversubscribed(s, *b);
       // In a role: role_sync and the turns (each warpgroup waits for its turn there) are met
       // by all of its warpgroups, warpgroup_sync (128 threads) by one; elsewhere whole warps.
       // (An arrive is some warpgroups' part: the turns' first hand-over is the last one's alone.)
@@ -113,6 +115,35 @@ class Collectives {
       dispatch(s, [&](const auto& n) { ops.visit_node(n); });
     }
     for (const Intrinsic* op : ops.found) lanes(s, *op);
+  }
+
+  // A named barrier that more threads meet at than it counts (warpgroup_sync given the
+  // same index in two warpgroups): any `threads` of them release it, not the ones meant.
+  void oversubscribed(const StmtNode& s, const NamedBarrier& b) {
+    const uint64_t threads = k_.block.count();
+    for (unsigned rank = 0; rank < k_.cluster.count(); ++rank) {
+      std::map<int64_t, uint64_t> at;
+      std::map<int64_t, std::set<uint64_t>> warpgroups;
+      for (uint64_t w = 0; w < threads; w += 32) {
+        const Dim3 t = thread(w);
+        if (passes(rank, t) != true) continue;
+        std::optional<int64_t> id = eval_int(b.id, EvalEnv{k_.cluster, k_.block, rank, t, nullptr, &d_});
+        if (!id) return;
+        at[*id] += std::min<uint64_t>(32, threads - w);
+        warpgroups[*id].insert(w / 128);
+      }
+      for (const auto& [id, n] : at)
+        if (n > b.threads) {
+          std::string list;
+          for (uint64_t g : warpgroups[id]) list += (list.empty() ? "" : " and ") + std::to_string(g);
+          out_.push_back({s.loc, "the named barrier " + std::to_string(id) + " here is met by " + thread_count(n) + " (warpgroups " + list + (k_.cluster.count() > 1 ? " of CTA rank " + std::to_string(rank) : "") +
+                                     "), but it counts " + std::to_string(b.threads) + ": any " + std::to_string(b.threads / 32) +
+                                     " warps release it, not the ones meant to meet",
+                          "give each warpgroup its own barrier: warpgroup_sync(wg) with the role's warpgroup index (role_sync() for "
+                          "the whole role)"});
+          return;
+        }
+    }
   }
 
   // Whether thread t of CTA `rank` passes every guard; nullopt when one does not evaluate.

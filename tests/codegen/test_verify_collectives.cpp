@@ -267,3 +267,30 @@ TEST_CASE("collectives: a loop whose trip count differs between the threads of t
                          "thread of it or none; on the GPU this hangs or is undefined | give the loop the same bounds in every "
                          "thread of the CTA (from the warp or warpgroup index, not the thread's), and guard only what one thread does");
 }
+
+TEST_CASE("collectives: a warpgroup barrier met by two warpgroups, and an index outside the role", "[codegen][verify][collectives]") {
+  KernelBuilder k("shared_index");
+  k.threads(256);
+  unsigned line = 0;
+  k.role("math", 2, 0, [&](i32) {
+    line = __LINE__ + 1;
+    warpgroup_sync(i32(0));
+  });
+  CHECK(errors(k.build()) ==
+        at(line) + ": the named barrier 8 here is met by 256 threads (warpgroups 0 and 1), but it counts 128: any 4 warps "
+                   "release it, not the ones meant to meet | give each warpgroup its own barrier: warpgroup_sync(wg) with the "
+                   "role's warpgroup index (role_sync() for the whole role)");
+  KernelBuilder fine("own_index");
+  fine.threads(256);
+  fine.role("math", 2, 0, [&](i32 wg) { warpgroup_sync(wg); });
+  CHECK(errors(fine.build()) == "lowered");
+  KernelBuilder out("outside");
+  out.threads(256);
+  try {
+    out.role("math", 2, 0, [&](i32) { warpgroup_sync(i32(5)); });
+    FAIL("warpgroup_sync(5) in a role of 2 warpgroups was accepted");
+  } catch (const UserError& e) {
+    CHECK(e.diagnostics()[0].message == "warpgroup_sync(5) in role 'math' of 2 warpgroups");
+    CHECK(e.diagnostics()[0].fix == "pass the warpgroup's index in the role, 0 to 1 (the role body's argument)");
+  }
+}
