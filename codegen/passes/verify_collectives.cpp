@@ -87,7 +87,9 @@ class Collectives {
   void check(const StmtNode& s) {
     if (s.as<Mma>()) {
       if (mma_by_warpgroup_) group(s, Group::Warpgroup, "mma", "an MMA is issued by a whole warpgroup");
+      else one_issuer(s);
     }
+    else if (const MbarrierArrive* a = s.as<MbarrierArrive>(); a && a->commit_group && !mma_by_warpgroup_) commit_by_issuer(s);
     else if (s.as<MmaWait>()) group(s, Group::Warpgroup, "mma_wait", "mma_wait waits for a whole warpgroup's MMAs");
     else if (s.as<AccStore>()) group(s, Group::Warpgroup, "store_accumulator", "each thread of the warpgroup holds part of the accumulator");
     else if (s.as<FragMap>()) group(s, Group::Warpgroup, "acc_map", "each thread of the warpgroup holds part of the fragment");
@@ -115,6 +117,45 @@ class Collectives {
       dispatch(s, [&](const auto& n) { ops.visit_node(n); });
     }
     for (const Intrinsic* op : ops.found) lanes(s, *op);
+  }
+
+  // The threads of CTA rank 0 that certainly run `s`; nullopt where a condition does not evaluate.
+  std::optional<std::set<uint64_t>> certain_threads(unsigned rank) const {
+    std::set<uint64_t> out;
+    for (uint64_t i = 0; i < k_.block.count(); ++i) {
+      std::optional<bool> p = passes(rank, thread(i));
+      if (!p) return std::nullopt;
+      if (*p) out.insert(i);
+    }
+    return out;
+  }
+
+  // tcgen05: one thread issues an MMA for the CTA; each thread that runs the statement
+  // issues a whole MMA into the same accumulator.
+  void one_issuer(const StmtNode& s) {
+    std::optional<std::set<uint64_t>> ts = certain_threads(0);
+    if (!ts) return;
+    issuers_.push_back({s.loc, *ts});
+    if (ts->size() <= 1) return;
+    out_.push_back({s.loc, "mma runs in " + thread_count(ts->size()) + " of CTA rank 0: a tcgen05 MMA is issued by one thread "
+                               "for the whole CTA, so each of them issues the whole MMA again into the accumulator",
+                    "issue it from one thread: if_(thread_idx_x() == " + std::to_string(*ts->begin()) +
+                        ", ...) around the mma and its mma_commit"});
+  }
+  // A commit tracks the MMAs its own thread issued: in a thread that issued none, it
+  // arrives at once, before any MMA completes.
+  void commit_by_issuer(const StmtNode& s) {
+    if (issuers_.empty()) return;
+    std::optional<std::set<uint64_t>> ts = certain_threads(0);
+    if (!ts || ts->empty()) return;
+    for (const auto& [loc, issuers] : issuers_)
+      for (uint64_t t : *ts)
+        if (issuers.count(t)) return;
+    const auto& [loc, issuers] = issuers_.front();
+    out_.push_back({s.loc, "mma_commit runs in thread " + std::to_string(*ts->begin()) + ", which issues no MMA (the mma at " +
+                               loc.str() + " is issued by thread " + (issuers.empty() ? std::string("none") : std::to_string(*issuers.begin())) +
+                               "): a commit tracks the MMAs of its own thread, so it arrives at once, before they complete",
+                    "call mma_commit in the thread that issues the MMAs"});
   }
 
   // A named barrier that more threads meet at than it counts (warpgroup_sync given the
@@ -322,6 +363,7 @@ class Collectives {
   std::vector<Diagnostic>& out_;
   Guards guards_;
   std::vector<LoopView> loops_;  // the loops around the statement whose bounds depend on the thread
+  std::vector<std::pair<Loc, std::set<uint64_t>>> issuers_;  // tcgen05 MMAs so far: the threads (CTA rank 0) that issue them
   bool mma_by_warpgroup_;
   const Role* role_ = nullptr;
 };

@@ -214,7 +214,10 @@ TEST_CASE("tiles: verifier errors name the user's line, what is wrong and the fi
   SECTION("a warpgroup's wgmma kernel for sm_100a (tcgen05): the accumulator's rows and mma_wait") {
     MmaKernel m;
     auto d = lower_errors(m.build(), Target::sm100a());
-    REQUIRE(d.size() == 2);
+    REQUIRE(d.size() == 3);
+    CHECK(d[2].str() == at(m.mma_line) + ": error: mma runs in 128 threads of CTA rank 0: a tcgen05 MMA is issued by one thread for "
+                        "the whole CTA, so each of them issues the whole MMA again into the accumulator\n"
+                        "  fix: issue it from one thread: if_(thread_idx_x() == 0, ...) around the mma and its mma_commit");
     CHECK(d[0].str() == at(m.wait_line) + ": error: mma_wait waits for wgmma groups (sm_90a); tcgen05 MMAs complete on an mbarrier\n"
                         "  fix: after the MMAs, mma_commit(bar[i], group) from the thread that issued them, and wait on bar[i] where "
                         "the accumulator or the stages are needed");

@@ -294,3 +294,35 @@ TEST_CASE("collectives: a warpgroup barrier met by two warpgroups, and an index 
     CHECK(e.diagnostics()[0].fix == "pass the warpgroup's index in the role, 0 to 1 (the role body's argument)");
   }
 }
+
+TEST_CASE("collectives: a tcgen05 mma issued by every thread, and a commit from a thread that issued none", "[codegen][verify][collectives]") {
+  auto build = [](bool all_issue, unsigned committer, unsigned& mma_line, unsigned& commit_line) {
+    KernelBuilder t("issuers");
+    SharedTile ta = t.shared_tile<bf16>("a", 128, 64), tb = t.shared_tile<bf16>("b", 128, 64);
+    Accumulator tacc = t.accumulator("acc", 128, 128);
+    auto done = t.mbarriers("done", 1, 1);
+    t.role("main", 1, 0, [&](i32) {
+      if (all_issue) {
+        mma_line = __LINE__ + 1;
+        mma(tacc, stage(ta, 0), stage(tb, 0), false);
+      } else {
+        mma_line = __LINE__ + 1;
+        if_(thread_idx_x() == 0, [&] { mma(tacc, stage(ta, 0), stage(tb, 0), false); });
+      }
+      commit_line = __LINE__ + 1;
+      if_(thread_idx_x() == committer, [&] { mma_commit(done[0], CtaGroup::One); });
+      wait(done[0]);
+    });
+    return t.build();
+  };
+  unsigned mma_line = 0, commit_line = 0;
+  std::string got = errors(build(true, 0, mma_line, commit_line), Target::sm100a());
+  CHECK(got == at(mma_line) + ": mma runs in 128 threads of CTA rank 0: a tcgen05 MMA is issued by one thread for the whole CTA, "
+                              "so each of them issues the whole MMA again into the accumulator | issue it from one thread: "
+                              "if_(thread_idx_x() == 0, ...) around the mma and its mma_commit");
+  got = errors(build(false, 32, mma_line, commit_line), Target::sm100a());
+  CHECK(got == at(commit_line) + ": mma_commit runs in thread 32, which issues no MMA (the mma at " + at(mma_line) +
+                                 " is issued by thread 0): a commit tracks the MMAs of its own thread, so it arrives at once, "
+                                 "before they complete | call mma_commit in the thread that issues the MMAs");
+  CHECK(errors(build(false, 0, mma_line, commit_line), Target::sm100a()) == "lowered");
+}
