@@ -5,6 +5,7 @@
 
 #include "dsl/cluster.h"
 #include "dsl/diagnostic.h"
+#include "dsl/ir/printer.h"
 #include "dsl/ir/visitor.h"
 
 namespace tj::dsl {
@@ -300,6 +301,31 @@ KernelBuilder& KernelBuilder::cluster(unsigned x, unsigned y, unsigned z, SrcLoc
 KernelBuilder& KernelBuilder::allow_non_portable_cluster() {
   kernel_.non_portable_cluster = true;
   return *this;
+}
+
+void KernelBuilder::note_tile_walk(const ir::TileSchedule& schedule, const ir::Expr& tiles_m, const ir::Expr& tiles_n,
+                                   const ir::Expr& splits, const ir::Loc& loc) {
+  const ir::Role* r = current_role();
+  // Dynamic schedules share one claim protocol: lowering checks them (lower_schedules).
+  if (!r || schedule.kind == ir::ScheduleKind::Dynamic) return;
+  const std::string grid = ir::to_string(tiles_m) + " x " + ir::to_string(tiles_n) + (splits ? " in " + ir::to_string(splits) + " splits" : "");
+  // The i-th walk of a role against the i-th walk of each other role.
+  size_t mine = 0;
+  for (const TileWalk& w : tile_walks_) mine += w.role == r->name;
+  std::map<std::string, size_t> seen;
+  for (const TileWalk& w : tile_walks_) {
+    if (w.schedule.kind == ir::ScheduleKind::Dynamic) continue;
+    if (w.role == r->name || seen[w.role]++ != mine || (w.schedule == schedule && w.grid == grid)) continue;
+    const bool same_grid = w.grid == grid;
+    throw UserError(loc, "for_each_tile in role '" + r->name + "' walks " + grid + " with a " +
+                             std::string(ir::schedule_name(schedule.kind)) + " schedule (group " + std::to_string(schedule.group) +
+                             "), but the one in role '" + w.role + "' at " + w.loc.str() + " walks " + w.grid + " with a " +
+                             std::string(ir::schedule_name(w.schedule.kind)) + " schedule (group " +
+                             std::to_string(w.schedule.group) + "): roles that hand units to each other take them in different "
+                             "orders and numbers, and their barriers fall out of step",
+                    same_grid ? "give both walks the same schedule" : "give both walks the same grid and schedule");
+  }
+  tile_walks_.push_back({r->name, schedule, grid, loc});
 }
 
 ir::Kernel KernelBuilder::build() {

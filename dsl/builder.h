@@ -178,6 +178,11 @@ class KernelBuilder {
   Turns turns(SrcLoc loc = SrcLoc::current());
   // The role being built, if any (its warpgroups meet at role_sync()).
   const ir::Role* current_role() const { return roles_.empty() ? nullptr : &roles_.back(); }
+  // A for_each_tile walk in the current role: roles that hand units to each other walk
+  // the same grid with the same schedule. Refused when another role's walk at the same
+  // place in its sequence of walks (its first, second, ...) walks another one.
+  void note_tile_walk(const ir::TileSchedule& schedule, const ir::Expr& tiles_m, const ir::Expr& tiles_n,
+                      const ir::Expr& splits, const ir::Loc& loc);
 
   // The cluster shape set so far (for mask helpers).
   const ir::Dim3& cluster_shape() const { return kernel_.cluster; }
@@ -257,6 +262,13 @@ class KernelBuilder {
   std::vector<std::pair<std::string, ir::Loc>> allowances_;  // open allow_race scopes, innermost last
   std::vector<ir::Role> roles_;  // the roles being built (outermost first); bodies empty
   std::map<unsigned, ir::Loc> open_turns_;  // per role id: the wait_turn not yet passed on
+  struct TileWalk {
+    std::string role;  // the role's name
+    ir::TileSchedule schedule;
+    std::string grid;  // "tiles_m x tiles_n (splits)" as IR text
+    ir::Loc loc;
+  };
+  std::vector<TileWalk> tile_walks_;
   unsigned next_warpgroup_ = 0, role_count_ = 0;
   unsigned turn_floor_ = 8;  // barrier ids of turns are taken downwards from 7: the lowest one taken
   KernelBuilder* previous_ = nullptr;

@@ -357,6 +357,7 @@ void for_each_tile(const ir::TileSchedule& schedule, const i32& tiles_m, const i
                    const std::function<void(i32, i32)>& body, SrcLoc loc) {
   KernelBuilder& b = KernelBuilder::active(loc);
   check_schedule(schedule, loc);
+  b.note_tile_walk(schedule, tiles_m.expr(), tiles_n.expr(), nullptr, L(loc));
   std::string vm = b.fresh_name("tile_m", loc), vn = b.fresh_name("tile_n", loc);
   b.push_block("for_each_tile", L(loc));
   body(i32(ir::VarRef::make(vm, ir::Type::of(ir::Scalar::I32), L(loc))), i32(ir::VarRef::make(vn, ir::Type::of(ir::Scalar::I32), L(loc))));
@@ -370,6 +371,7 @@ void for_each_tile(const ir::TileSchedule& schedule, const i32& tiles_m, const i
   check_schedule(schedule, loc);
   if (std::optional<int64_t> s = ir::const_int(splits.expr()); s && *s < 1)
     throw UserError(L(loc), "for_each_tile with " + std::to_string(*s) + " splits", "use at least 1 split (1: no split-K)");
+  b.note_tile_walk(schedule, tiles_m.expr(), tiles_n.expr(), splits.expr(), L(loc));
   std::string vm = b.fresh_name("tile_m", loc), vn = b.fresh_name("tile_n", loc), vs = b.fresh_name("split", loc);
   auto ref = [&](const std::string& n) { return i32(ir::VarRef::make(n, ir::Type::of(ir::Scalar::I32), L(loc))); };
   b.push_block("for_each_tile", L(loc));

@@ -265,3 +265,36 @@ TEST_CASE("UserError keeps each distinct diagnostic once", "[dsl][errors]") {
   CHECK(e.diagnostics()[1].str() == b.str());
   CHECK(e.diagnostics()[2].fix == "another fix");
 }
+
+TEST_CASE("roles walk the same tile grid with the same schedule", "[dsl][errors]") {
+  KernelBuilder k("two_grids");
+  k.threads(256);
+  auto tiles = k.param<int32_t>("tiles");
+  unsigned first = 0, second = 0;
+  k.role("producer", 1, 0, [&](i32) {
+    first = __LINE__ + 1;
+    for_each_tile(static_persistent(8), tiles, i32(4), [&](i32, i32) {});
+  });
+  const std::string got = user_error_of([&] {
+    k.role("consumer", 1, 0, [&](i32) {
+      second = __LINE__ + 1;
+      for_each_tile(static_persistent(8), tiles, i32(2), [&](i32, i32) {});
+    });
+  });
+  CHECK(got == diag(second, "for_each_tile in role 'consumer' walks tiles x 2 with a static_persistent schedule (group 8), but the "
+                            "one in role 'producer' at test_dsl_errors.cpp:" + std::to_string(first) +
+                            " walks tiles x 4 with a static_persistent schedule (group 8): roles that hand units to each other "
+                            "take them in different orders and numbers, and their barriers fall out of step",
+                    "give both walks the same grid and schedule"));
+  // The same walk in both roles, and two walks one after the other in one role, are fine.
+  KernelBuilder fine("same_grid");
+  fine.threads(256);
+  auto n = fine.param<int32_t>("n");
+  CHECK(user_error_of([&] {
+          fine.role("producer", 1, 0, [&](i32) { for_each_tile(static_persistent(8), n, i32(4), [&](i32, i32) {}); });
+          fine.role("consumer", 1, 0, [&](i32) {
+            for_each_tile(static_persistent(8), n, i32(4), [&](i32, i32) {});
+            for_each_tile(static_persistent(4), n, i32(2), [&](i32, i32) {});
+          });
+        }) == "no error");
+}
