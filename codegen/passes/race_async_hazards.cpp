@@ -200,14 +200,20 @@ void AsyncWalk::access(const MemAccess& m, const std::string& bar, State& st) {
               "wait for that between " + line_of(s.m.loc) + " and " + line_of(m.loc));
       }
     found = false;
-    for (const std::vector<Issued>& g : st.mmas)
-      for (const Issued& s : g)
+    for (size_t gi = 0; gi < st.mmas.size(); ++gi)
+      for (const Issued& s : st.mmas[gi])
         if (!found && (mmas_bounded_ ? meets(m, st, s) : overlaps(m, s))) {
           found = true;
+          // mma_wait(n) leaves the n newest groups in flight: the groups issued after this one.
+          const size_t newer = st.mmas.size() - 1 - gi;
+          const bool next_iteration = m.loc.line < s.m.loc.line;
+          const std::string where = next_iteration ? "after " + line_of(s.m.loc) + " and before " + line_of(m.loc) + " of the next iteration"
+                                                   : "between " + line_of(s.m.loc) + " and " + line_of(m.loc);
           error("MMA operand overwritten", m, s.m,
                 "the " + m.what + " at " + m.loc.str() + " overwrites " + buf + " while the mma at " + s.m.loc.str() +
                     " may still be reading it",
-                "call mma_wait(n) between " + line_of(s.m.loc) + " and " + line_of(m.loc));
+                commits_ ? "wait on the barrier of an mma_commit issued after the mma, " + where
+                         : "call mma_wait(" + std::to_string(newer) + ") " + where);
         }
   }
   // The async proxy reads what ordinary writes left only after a proxy fence.

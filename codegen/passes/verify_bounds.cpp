@@ -148,9 +148,13 @@ class Bounds {
                                              : "element " + std::to_string(f.value);
       out_.push_back({s.loc, a.what + " of " + whose + " reaches " + range + " in CTA rank " + std::to_string(f.rank) +
                                  thread_text(f.thread) + ", outside the buffer: " + decl,
-                      "keep the index within 0.." + std::to_string(int64_t(buf_->count) - int64_t(a.extent)) +
-                          (a.extent > 1 ? " (the access covers " + std::to_string(a.extent) + " elements)" : "") +
-                          ", or declare the buffer larger"});
+                      a.extent > buf_->count
+                          ? "the access covers " + std::to_string(a.extent) + " elements, more than the buffer's " +
+                                std::to_string(buf_->count) + ": declare it with at least " +
+                                std::to_string(f.value + int64_t(a.extent)) + " elements, or move fewer"
+                          : "keep the index within 0.." + std::to_string(int64_t(buf_->count) - int64_t(a.extent)) +
+                                (a.extent > 1 ? " (the access covers " + std::to_string(a.extent) + " elements)" : "") +
+                                ", or declare the buffer larger"});
     }
     if (found_rank_) {
       const Found& f = *found_rank_;

@@ -141,3 +141,30 @@ TEST_CASE("racy: a TMA store still reading shared memory when the CTA exits", "[
           "test_race_ring_stages.cpp");
   lowers(build);
 }
+
+TEST_CASE("racy: an MMA operand overwritten in the next iteration names the mma_wait it needs", "[codegen][verify][races]") {
+  auto build = [](bool racy, Marks& marks) {
+    KernelBuilder k("operand_rewrite");
+    k.threads(128);
+    SharedTile a = k.shared_tile<bf16>("a", 64, 64), b = k.shared_tile<bf16>("b", 64, 64);
+    Accumulator acc = k.accumulator("acc", 64, 64);
+    auto x = k.param<bf16*>("x");
+    auto n = k.param<int32_t>("n");
+    k.role("math", 1, 0, [&](i32) {
+      for_(0, n, [&](i32 it) {
+        MARK("write"); for_(0, 32, [&](i32 j) { Ptr<bf16>(a.ref)[j * 128 + thread_idx_x()] = x[(it * 32 + j) * 128 + thread_idx_x()]; });
+        fence_proxy_async();
+        role_sync();
+        MARK("mma"); mma(acc, stage(a, 0), stage(b, 0), it > 0);
+        if (!racy) mma_wait(0);
+      });
+      mma_wait(0);
+    });
+    return k.build();
+  };
+  refused(build,
+          "@{write}: error: the store at @{write} overwrites shared buffer 'a' while the mma at @{mma} may still be reading it\n"
+          "  fix: call mma_wait(0) after line {mma} and before line {write} of the next iteration",
+          "test_race_ring_stages.cpp");
+  lowers(build);
+}
