@@ -63,6 +63,7 @@ class Walk {
   Walk(const Kernel& k, const std::set<std::string>& buffers) : k_(k), buffers_(buffers) {}
   std::vector<Access> acc;
   std::string unchecked;
+  std::vector<std::pair<std::string, Loc>> local_waits;  // wait_local: barrier, where (no cluster-scope acquire)
   PerIteration per_iteration;        // arrives and waits per iteration, per loop and barrier expression
   std::set<const StmtNode*> synced;  // loops each iteration of which passes a cluster arrive and wait
 
@@ -92,6 +93,7 @@ class Walk {
       const BufferRef bar = buffer_of(w->bar);
       BarrierOp op = op_of(bar, w->index, "wait:" + bar.name + "|" + ir::to_string(w->index), w->loc);
       if (!w->cta_scope) st_.waited.push_back(std::move(op));
+      else local_waits.emplace_back(bar.name, w->loc);
       landed(bar.name, w->loc);
     } else if (const ClusterBarrier* c = s->as<ClusterBarrier>()) {
       if (c->op != ClusterBarrierOp::Wait) {
@@ -538,6 +540,19 @@ void check_cluster_epochs(const Kernel& kernel, Findings& out) {
   std::vector<std::vector<PerRank>> ranks;
   for (const Access& a : w.acc) ranks.push_back(per_rank(k, defs, a));
   IndexCompare indices(k, defs, w.acc);
+  // A wait_local on a barrier that peers arrive on: the hand-over it was meant to be.
+  NearMiss local_wait_miss;
+  for (const auto& [bar, loc] : w.local_waits) {
+    bool peers_arrive = false;
+    for_each_stmt(k.body, [&](const StmtNode& s) {
+      if (const MbarrierArrive* a = s.as<MbarrierArrive>(); a && buffer_of(a->bar).rank && buffer_of(a->bar).name == bar) peers_arrive = true;
+    });
+    if (!peers_arrive) continue;
+    local_wait_miss = {"the wait_local at " + loc.str() + " on '" + bar + "' acquires at CTA scope only: the peer's stores that its "
+                           "arrive releases are not made visible to this CTA",
+                       "use wait() instead of wait_local() at " + line_of(loc) + " (a cluster-scope acquire)"};
+    break;
+  }
   std::set<std::pair<std::string, std::string>> reported;
   const size_t errors_before = out.errors.size(), allowed_before = out.checks.size();
   for (size_t i = 0; i < w.acc.size(); ++i)
@@ -558,7 +573,7 @@ void check_cluster_epochs(const Kernel& kernel, Findings& out) {
           const uint32_t owners = p.owners & q.owners;
           if (s1 == s2 || !p.runs || !q.runs || !owners) continue;
           // mbarrier hand-overs order a before b from some distance on, and b before a.
-          NearMiss near;  // why a hand-over on the same barrier array does not order them, either way
+          NearMiss near = local_wait_miss;  // why a hand-over on the same barrier array does not order them, either way
           int lo = rel.lo, hi = rel.hi;
           if (std::optional<int> ab = handover_from(k, defs, w.per_iteration, ha, s1, hb, s2, &near)) hi = std::min(hi, *ab - 1);
           if (std::optional<int> ba = handover_from(k, defs, w.per_iteration, hb, s2, ha, s1, &near)) lo = std::max(lo, 1 - *ba);

@@ -49,3 +49,29 @@ TEST_CASE("racy: the all-gather's reader does not wait for the peers' stores", "
   CHECK(d[0].message.find("race on shared buffer 'gather'") != std::string::npos);
   CHECK(d[0].message.find("test_race_peer_loops.cpp:" + std::to_string(marks.line["store"])) != std::string::npos);
 }
+
+TEST_CASE("racy: a peer's stores handed over to a wait_local, which acquires at CTA scope only", "[codegen][verify][races]") {
+  auto build = [](bool racy, Marks& marks) {
+    KernelBuilder k("local_acquire");
+    k.threads(64).cluster(2);
+    auto box = k.shared<uint32_t>("box", 64);
+    auto full = k.mbarriers("full", 1, 64);
+    auto out = k.param<uint32_t*>("out");
+    if_(cluster_ctarank() == 0, [&] {
+      MARK("store"); map_shared_rank(box, 1)[thread_idx_x()] = u32(7u);
+      arrive(map_shared_rank(full, 1)[0]);
+    }).else_([&] {
+      MARK("wait"); if (racy) wait_local(full[0]); else wait(full[0]);
+      MARK("read"); out[thread_idx_x()] = box[thread_idx_x()];
+    });
+    return k.build();
+  };
+  Marks marks;
+  std::vector<Diagnostic> d = lower_errors(build(true, marks));
+  REQUIRE(d.size() == 1);
+  CHECK(d[0].loc.line == marks.line["read"]);
+  CHECK(d[0].message.find("the wait_local at test_race_peer_loops.cpp:" + std::to_string(marks.line["wait"]) +
+                          " on 'full' acquires at CTA scope only") != std::string::npos);
+  CHECK(d[0].fix.rfind("use wait() instead of wait_local() at line " + std::to_string(marks.line["wait"]), 0) == 0);
+  lowers(build);
+}
