@@ -191,7 +191,7 @@ ir::Kernel mbarrier_handoff(bool racy, Marks& marks) {
     arrive(map_shared_rank(bar, 0)[0]);
   });
   if_(cluster_ctarank() == 0, [&] {
-    if (racy) wait_local(bar[0]);
+    MARK("wait"); if (racy) wait_local(bar[0]);
     else wait(bar[0]);
     MARK("read"); out[thread_idx_x()] = buf[thread_idx_x()];
   });
@@ -506,7 +506,7 @@ const std::vector<Case>& corpus() {
       {"cluster_2d_loop", cluster_2d_loop,
        "test_races.cpp:{add}: error: race on shared buffer 'sum' of CTA rank 0: the load at test_races.cpp:{read} by CTA rank 0 and the atomic_add at test_races.cpp:{add} by CTA rank 1 through map_shared_rank(sum, (%cluster_ctaid.y * 2)) may run at the same time (iteration i of the loop at test_races.cpp:{loop} and iteration i + 1)\n  fix: add cluster_sync() at the end of the loop body at test_races.cpp:{loop} (after line {read}), so that no CTA starts the next iteration while a peer is still in this one"},
       {"mbarrier_handoff", mbarrier_handoff,
-       "test_races.cpp:{read}: error: race on shared buffer 'buf' of CTA rank 0: the store at test_races.cpp:{store} by CTA rank 1 through map_shared_rank(buf, 0) and the load at test_races.cpp:{read} by CTA rank 0 may run at the same time (no cluster barrier between them)\n  fix: add cluster_sync() between line {store} and line {read} (or hand over with an mbarrier of the reading CTA: arrive after the first, wait() before the second)"},
+       "test_races.cpp:{read}: error: race on shared buffer 'buf' of CTA rank 0: the store at test_races.cpp:{store} by CTA rank 1 through map_shared_rank(buf, 0) and the load at test_races.cpp:{read} by CTA rank 0 may run at the same time (no cluster barrier between them; the mbarrier hand-over does not order them: the wait_local at test_races.cpp:{wait} on 'bar' acquires at CTA scope only: the peer's stores that its arrive releases are not made visible to this CTA)\n  fix: use wait() instead of wait_local() at line {wait} (a cluster-scope acquire) (or add cluster_sync() between line {store} and line {read})"},
       {"read_before_wait", read_before_wait,
        "test_races.cpp:{read}: error: the load at test_races.cpp:{read} reads shared buffer 'tile' while the TMA load at test_races.cpp:{load} into it may still be landing: no wait on barrier 'full' between them\n  fix: wait on 'full' (wait or wait_local) between line {load} and line {read}"},
       {"consumer_skips_wait", consumer_skips_wait,
