@@ -18,7 +18,7 @@ namespace tj::codegen::race {
 
 struct PassCounts {
   bool ok = true;       // every pass brings 0 or `want` arrivals to each barrier in each CTA
-  std::string passes;   // "passes 0 to 9 of the loop at f.cpp:12 (with i = 0 to 3 in the loop at f.cpp:10)"
+  std::string passes;   // "passes 0 to 9 of the loop at f.cpp:12" (enclosing loops: passes 0 to 3 each)
   // When not ok: where, and how many arrived in which pass.
   unsigned rank = 0;
   int64_t index = 0;
