@@ -211,7 +211,7 @@ void AsyncWalk::walk(const Stmt& s, State& st) {
     State entry = st;
     const std::set<std::string> renewed = renewed_each_iteration(*f);
     for (int it = 0, walks = iterations_to_walk(*f); it < walks; ++it) {
-      for (const std::string& b : renewed) st.waited.erase(b), st.maybe_waited.erase(b), st.waited_at.erase(b);
+      for (const std::string& b : renewed) st.waited.erase(b), st.maybe_waited.erase(b), st.waited_at.erase(b), st.waiters.erase(b);
       if (f->counted()) iteration_[f->var] = it;
       walk(f->body, st);
     }
@@ -220,8 +220,10 @@ void AsyncWalk::walk(const Stmt& s, State& st) {
   } else if (const ClusterBarrier* c = s->as<ClusterBarrier>(); c && c->op != ClusterBarrierOp::Arrive) {
     st.bulk_sources.clear();  // a receiver may have handed the sources back
     st.unsynced.clear();
+    met(st, Waiter{splits_, s->loc});
   } else if (s->as<SyncThreads>() || (s->as<NamedBarrier>() && !s->as<NamedBarrier>()->arrive)) {
     st.unsynced.clear();  // the threads met
+    met(st, Waiter{splits_, s->loc});
   } else if (const MbarrierWait* w = s->as<MbarrierWait>()) {
     st.bulk_sources.clear();  // a receiver may have handed the sources back
     st.unsynced.clear();      // taken as the writers' hand-over
@@ -231,8 +233,14 @@ void AsyncWalk::walk(const Stmt& s, State& st) {
     for (const std::string& name : names) {
       st.waited.insert(name);
       st.waited_at[name].push_back({w->index, w->loc});
+      add(st.waiters[name], Waiter{splits_, w->loc});
       st.maybe_waited.insert(name);
-      std::erase_if(st.copies, [&](const Issued& c) { return c.barrier == name; });
+      // A wait in some threads only completes the copy for them: the others read it
+      // only after they meet those threads at a barrier.
+      if (splits_.empty()) std::erase_if(st.copies, [&](const Issued& c) { return c.barrier == name; });
+      else
+        for (Issued& c : st.copies)
+          if (c.barrier == name) add(c.waiters, Waiter{splits_, w->loc});
       // The MMAs a commit to this barrier covers have completed.
       std::erase_if(st.committed, [&](const Issued& c) { return c.commits.count(name) > 0; });
       // The stages this barrier's copies fill are the producer's new data from here on.

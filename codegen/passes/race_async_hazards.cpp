@@ -75,6 +75,29 @@ std::vector<Dim3> AsyncWalk::running_threads() const {
   return threads;
 }
 
+std::string AsyncWalk::not_waited(const std::vector<Waiter>& waiters, const std::string& barrier) const {
+  if (waiters.empty()) return "";
+  const std::vector<Dim3> threads = running_threads();
+  // A thread of this path outside the waiter's conditions; none when the waiter covers them all.
+  auto outside = [&](const Waiter& w) -> std::optional<std::pair<Dim3, size_t>> {
+    for (const Dim3& t : threads)
+      for (size_t i = 0; i < w.splits.size(); ++i) {
+        const auto& [cond, branch] = w.splits[i];
+        std::optional<int64_t> v = eval_int(cond, EvalEnv{k_.cluster, k_.block, std::nullopt, t, nullptr, &defs_});
+        if (v && (*v != 0) != branch) return std::make_pair(t, i);
+      }
+    return std::nullopt;
+  };
+  for (const Waiter& w : waiters)
+    if (!outside(w)) return "";
+  const Waiter& w = waiters.back();
+  const auto [t, i] = *outside(w);
+  const std::string cond = ir::to_string(w.splits[i].first);
+  return "the wait on barrier '" + barrier + "' at " + w.loc.str() + " runs only in the threads where " +
+         (w.splits[i].second ? cond : "!" + cond) + ", and thread " + std::to_string(t.x) +
+         " reads without waiting or meeting them at a barrier after it";
+}
+
 std::string AsyncWalk::wrong_stage(const MemAccess& m, const Placed& c, const State& st) const {
   auto waits = st.waited_at.find(c.barrier);
   if (!m.index || !c.m.index || !c.bar_index || waits == st.waited_at.end() || waits->second.empty()) return "";
@@ -118,6 +141,15 @@ std::string AsyncWalk::wrong_stage(const MemAccess& m, const Placed& c, const St
   return "";
 }
 
+void AsyncWalk::partly_waited(const MemAccess& m, const MemAccess& copy, const std::string& barrier, const Waiter& w,
+                              const std::string& why) {
+  error("copy destination read by threads that did not wait", m, copy,
+        "the " + m.what + " at " + m.loc.str() + " " + verb(m) + " " + buffer_text(m) + ", which the " + copy.what + " at " +
+            copy.loc.str() + " fills: " + why,
+        "wait on '" + barrier + "' in every thread that reads it, or let the readers meet the waiting threads "
+        "(sync_threads, role_sync or warpgroup_sync) between " + line_of(w.loc) + " and " + line_of(m.loc));
+}
+
 void AsyncWalk::error(const std::string& subject, const MemAccess& m, const MemAccess& other, std::string msg, std::string fix) {
   out_.hazard(k_, "async proxy: " + subject, {m.loc, other.loc}, Diagnostic{m.loc, std::move(msg), std::move(fix)});
 }
@@ -131,6 +163,13 @@ void AsyncWalk::access(const MemAccess& m, const std::string& bar, State& st) {
     for (const Issued& c : st.copies)
       if (overlaps(m, c)) {
         found = true;
+        if (!c.waiters.empty()) {
+          const std::string why = not_waited(c.waiters, c.barrier);
+          found = !why.empty();
+          if (found) partly_waited(m, c.m, c.barrier, c.waiters.back(), why);
+          if (found) break;
+          continue;
+        }
         error("copy destination read before its wait", m, c.m,
               "the " + m.what + " at " + m.loc.str() + " " + verb(m) + " " + buf + " while the " + c.m.what + " at " +
                   c.m.loc.str() + " into it may still be landing: no wait on barrier '" + c.barrier + "' between them",
@@ -140,6 +179,14 @@ void AsyncWalk::access(const MemAccess& m, const std::string& bar, State& st) {
     for (const Placed& c : copies_[m.buf.name]) {
       if (found || !concurrent(c.agent, agent_)) continue;
       if (st.waited.count(c.barrier)) {
+        if (auto ws = st.waiters.find(c.barrier); ws != st.waiters.end()) {
+          const std::string who = not_waited(ws->second, c.barrier);
+          if (!who.empty()) {
+            found = true;
+            partly_waited(m, c.m, c.barrier, ws->second.back(), who);
+            continue;
+          }
+        }
         const std::string why = wrong_stage(m, c, st);
         if (why.empty()) continue;
         found = true;

@@ -27,7 +27,50 @@ std::vector<std::vector<Issued>> unite_groups(const std::vector<std::vector<Issu
   return g;
 }
 
+// The threads that waited on both paths: where one path's waiters lie within the
+// other's, the narrower.
+std::vector<Waiter> common_waiters(const std::vector<Waiter>& a, const std::vector<Waiter>& b) {
+  std::vector<Waiter> out;
+  for (const Waiter& x : a)
+    for (const Waiter& y : b) {
+      if (within(y, x)) add(out, y);
+      else if (within(x, y)) add(out, x);
+    }
+  return out;
+}
+
+void widen(std::vector<Waiter>& ws, const Waiter& group) {
+  for (const Waiter& w : ws)
+    if (within(w, group)) {
+      add(ws, Waiter{group.splits, w.loc});
+      return;
+    }
+}
+
 }  // namespace
+
+bool within(const Waiter& inner, const Waiter& outer) {
+  if (outer.splits.size() > inner.splits.size()) return false;
+  for (size_t i = 0; i < outer.splits.size(); ++i)
+    if (outer.splits[i].second != inner.splits[i].second ||
+        ir::to_string(outer.splits[i].first) != ir::to_string(inner.splits[i].first))
+      return false;
+  return true;
+}
+
+void add(std::vector<Waiter>& ws, Waiter w) {
+  for (const Waiter& x : ws)
+    if (within(w, x)) return;
+  std::erase_if(ws, [&](const Waiter& x) { return within(x, w); });
+  ws.push_back(std::move(w));
+}
+
+void met(State& st, const Waiter& group) {
+  for (auto& [bar, ws] : st.waiters)
+    if (!ws.empty()) widen(ws, group);
+  for (Issued& c : st.copies)
+    if (!c.waiters.empty()) widen(c.waiters, group);
+}
 
 State merge(State a, const State& b) {
   std::set<std::string> both;
@@ -48,6 +91,13 @@ State merge(State a, const State& b) {
         }
   }
   a.waited_at = std::move(at);
+  std::map<std::string, std::vector<Waiter>> waiters;
+  for (const std::string& w : both) {
+    auto ia = a.waiters.find(w);
+    auto ib = b.waiters.find(w);
+    if (ia != a.waiters.end() && ib != b.waiters.end()) waiters[w] = common_waiters(ia->second, ib->second);
+  }
+  a.waiters = std::move(waiters);
   a.maybe_waited.insert(b.maybe_waited.begin(), b.maybe_waited.end());
   unite(a.copies, b.copies);
   unite(a.open_stores, b.open_stores);

@@ -24,6 +24,13 @@ struct Version {
 };
 using Versions = std::map<std::string, Version>;
 
+// Who waited on a barrier: the conditions around the wait that split the CTA's threads
+// (roles, branches on the thread index), and which branch of each; where it was.
+struct Waiter {
+  std::vector<std::pair<ir::Expr, bool>> splits;
+  ir::Loc loc;
+};
+
 struct Issued {
   MemAccess m;
   std::string barrier;  // copies: the barrier they complete on; releases: the barrier arrived on
@@ -36,12 +43,15 @@ struct Issued {
   ir::Loc kept;           // store groups: the last bulk wait that left it in flight,
   std::string kept_call;  // that wait as written ("bulk_wait_read(1)"),
   unsigned kept_need = 0; // and the n that would have waited for it
+  std::vector<Waiter> waiters;  // copies: the threads that waited on their barrier (some of them only)
 };
 
 struct State {
   std::set<std::string> waited, maybe_waited;  // barriers waited on in this iteration
   // The waits in this iteration on each barrier array of `waited`: which barrier, and where.
   std::map<std::string, std::vector<std::pair<ir::Expr, ir::Loc>>> waited_at;
+  // Who made the waits of `waited`: reading threads that are none of them have not waited.
+  std::map<std::string, std::vector<Waiter>> waiters;
   std::vector<Issued> copies;                  // into shared memory, not waited for
   std::vector<std::vector<Issued>> store_groups;
   std::vector<Issued> open_stores;             // not committed yet
@@ -58,5 +68,16 @@ struct State {
 
 // What may be true after either of two paths.
 State merge(State a, const State& b);
+
+// Whether the threads of `inner` are among those of `outer`, by their conditions: those
+// of `outer` come first in `inner`, as written.
+bool within(const Waiter& inner, const Waiter& outer);
+
+// Adds a waiter to a list unless one already there holds its threads; drops those it holds.
+void add(std::vector<Waiter>& ws, Waiter w);
+
+// The threads of `group` met at a barrier (sync_threads, role_sync, warpgroup_sync, a
+// cluster barrier): what a waiter among them waited for, all of them now have.
+void met(State& st, const Waiter& group);
 
 }  // namespace tj::codegen::race

@@ -87,11 +87,17 @@ class AsyncWalk {
   bool meets(const MemAccess& m, const State& st, const Issued& i) const;
   // The first and last thread of every warp that runs the path walked.
   std::vector<ir::Dim3> running_threads() const;
+  // Why the threads walking this path have not all waited, when only `waiters` waited
+  // on a barrier (a thread that did not, and the wait it skipped); empty when they did.
+  std::string not_waited(const std::vector<Waiter>& waiters, const std::string& barrier) const;
   // A read of a copy's destination after a wait on the copy's barrier array, but on
   // barriers of it other than the one the copy completes on for what is read (a ring's
   // stage read after waiting for another stage): why, or empty.
   std::string wrong_stage(const MemAccess& m, const Placed& c, const State& st) const;
   void error(const std::string& subject, const MemAccess& m, const MemAccess& other, std::string msg, std::string fix);
+  // `m` reads what `copy` filled, in threads that did not all wait on its barrier (why).
+  void partly_waited(const MemAccess& m, const MemAccess& copy, const std::string& barrier, const Waiter& w,
+                     const std::string& why);
 
   const ir::Kernel& k_;
   const Defs defs_;
