@@ -3,9 +3,9 @@
 # GPU tests, every sample spec through the CLI, benchmarks, tuning (gpu_tune.sh),
 # multicast traffic with ncu, and compute-sanitizer on every sample. Run from the repo root with
 # the binaries staged by scripts/stage.sh in .stage/; logs go to $OUT (or ./out).
-#   scripts/gpu_session.sh [SECTION...]   sections: tests runs faults plugins races bench gemm epilogue pdl splitk-cluster pingpong attention attention-schedules attention-table softmax schedules streamk gemm-configs readme-table sweep random-sweep gemm-versus gemm-grid gemm-ab fuzz ncu ncu-sass timeline gemm-timelines tune multicast sanitizer
+#   scripts/gpu_session.sh [SECTION...]   sections: tests runs faults plugins races bench gemm epilogue pdl splitk-cluster pingpong attention attention-schedules attention-table softmax schedules streamk gemm-configs readme-table sweep random-sweep tune-shapes gemm-versus gemm-grid gemm-ab fuzz ncu ncu-sass timeline gemm-timelines tune multicast sanitizer
 #   ragged attention-dims
-# (all but attention-table, gemm-configs, readme-table, sweep, gemm-timelines, ragged, attention-dims, fuzz and random-sweep when none is named; named ones append to out/summary.txt, so a session can be split
+# (all but attention-table, gemm-configs, readme-table, sweep, gemm-timelines, ragged, attention-dims, fuzz, random-sweep and tune-shapes when none is named; named ones append to out/summary.txt, so a session can be split
 # across several commands).
 set -uo pipefail
 OUT=${OUT:-out}; mkdir -p "$OUT"
@@ -293,6 +293,26 @@ fi
 # The default path on random shapes against cuBLAS (only when named): RANDOM_SWEEP_COUNT shapes (default 40)
 # from RANDOM_SWEEP_SEED (default: the time, printed): M from 128 to 9000, N and K multiples of 8 (cuBLAS's
 # 16-byte rows) up to 9000 and 20000, each spread evenly in its logarithm; the geometric mean and the five lowest.
+# Tuning where the default path is slow (only when named): `tilejit tune` of each of
+# TUNE_SHAPES (MxNxK, comma-separated; bf16 tn) into one DB, the candidates' logs kept,
+# then the bench of those shapes with the DB (the tuned configs) against cuBLAS and
+# without it (--no-tuned), interleaved per shape: how far the best candidate is from the
+# default, and which it is.
+if [[ "$SECTIONS" == *" tune-shapes "* ]]; then
+  export TILEJIT_TUNING_DB=$OUT/tune_shapes_db.json; rm -f "$TILEJIT_TUNING_DB"
+  mkdir -p "$OUT/tune_shapes"
+  for shape in $(echo "${TUNE_SHAPES:-1024x1024x8192}" | tr ',' ' '); do
+    IFS=x read -r m n kk <<< "$shape"
+    spec="$OUT/tune_shapes/$shape.json"
+    printf '{"kernel": "gemm", "params": {"m": %d, "n": %d, "k": %d, "dtype": "bf16", "out": "bf16", "layout": "tn"}}\n' "$m" "$n" "$kk" > "$spec"
+    timeout 120 $B/tilejit tune "$spec" --iters 20 --max-seconds "${TUNE_SECONDS:-30}" > "$OUT/tune_shapes/$shape.log" 2>&1
+    note "tune $shape rc=$?: $(grep -iE 'fastest|record|best' "$OUT/tune_shapes/$shape.log" | head -2 | tr -s ' ' | tr '\n' ' ')"
+  done
+  timeout 200 $B/tilejit_bench_gemm --iters 20 --reps 3 --sustained 0 --shapes "$TUNE_SHAPES" > "$OUT/bench_tuned_shapes.log" 2>&1
+  note "bench gemm with the tuned DB rc=$?:"; grep -E '^\| [0-9]' "$OUT/bench_tuned_shapes.log" >> "$summary"
+  unset TILEJIT_TUNING_DB
+fi
+
 if [[ "$SECTIONS" == *" random-sweep "* ]]; then
   seed=${RANDOM_SWEEP_SEED:-$(date +%s)}
   shapes=$(python3 -c "
