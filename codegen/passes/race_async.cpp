@@ -102,6 +102,7 @@ void AsyncWalk::survey(const Stmt& s, Agent& agent, int loops) {
   }
   if (const MbarrierArrive* a = s->as<MbarrierArrive>()) {
     arrivals_.push_back({buffer_of(a->bar).name, agent, {}});
+    arrive_paths_[buffer_of(a->bar).name].push_back(survey_splits_);
     if (loops) repeating_.insert(buffer_of(a->bar).name);
     if (a->tx) filling_.insert(buffer_of(a->bar).name);
   }
@@ -109,15 +110,17 @@ void AsyncWalk::survey(const Stmt& s, Agent& agent, int loops) {
   if (!bar.empty() && loops) repeating_.insert(bar);
   if (const If* i = s->as<If>()) {
     const bool split = splits_threads(k_, i->cond, {});
-    if (split) agent.push_back({ir::to_string(i->cond), true});
+    if (split) agent.push_back({ir::to_string(i->cond), true}), survey_splits_.push_back({i->cond, true});
     survey(i->then_body, agent, loops);
-    if (split) agent.back().second = false;
+    if (split) agent.back().second = false, survey_splits_.back().second = false;
     survey(i->else_body, agent, loops);
-    if (split) agent.pop_back();
+    if (split) agent.pop_back(), survey_splits_.pop_back();
   } else if (const Role* r = s->as<Role>()) {
     agent.push_back({"role " + r->name, true});
+    survey_splits_.push_back({r->condition(), true});
     survey(r->body, agent, loops);
     agent.pop_back();
+    survey_splits_.pop_back();
   } else if (std::optional<LoopView> l = as_loop(*s)) {
     survey(l->body, agent, loops + 1);
   }
@@ -223,7 +226,7 @@ void AsyncWalk::walk(const Stmt& s, State& st) {
     met(st, Waiter{splits_, s->loc});
   } else if (s->as<SyncThreads>() || (s->as<NamedBarrier>() && !s->as<NamedBarrier>()->arrive)) {
     st.unsynced.clear();  // the threads met
-    met(st, Waiter{splits_, s->loc});
+    met(st, Waiter{splits_, s->loc}, s->as<NamedBarrier>() ? s->as<NamedBarrier>()->id : nullptr);
   } else if (const MbarrierWait* w = s->as<MbarrierWait>()) {
     st.bulk_sources.clear();  // a receiver may have handed the sources back
     st.unsynced.clear();      // taken as the writers' hand-over

@@ -53,26 +53,76 @@ bool AsyncWalk::meets(const MemAccess& m, const State& st, const Issued& i) cons
   std::vector<std::string> names;
   var_names(m.index, names);
   var_names(i.m.index, names);
+  const std::vector<Dim3> threads = running_threads();
   for (const std::string& n : names) {
     const Version a = version(st.versions, n), b = version(i.versions, n);
+    // A local assigned once whose value the thread and the walked iterations give (the
+    // role's `wg`) is evaluated per thread through its definition instead.
+    auto def = defs_.find(n);
+    if (def != defs_.end() && !threads.empty() &&
+        eval_int(def->second, EvalEnv{k_.cluster, k_.block, std::nullopt, threads.front(), &now, &defs_}))
+      continue;
     if (!now.count(n) && !then.count(n) && a.base == b.base) now[n] = kShiftOrigin + a.shift, then[n] = kShiftOrigin + b.shift;
   }
-  const std::vector<Dim3> threads = running_threads();
   return !disjoint(k_, defs_, i.m, then, m, now, &threads);
 }
 
-std::vector<Dim3> AsyncWalk::running_threads() const {
+std::optional<int64_t> AsyncWalk::at_thread(const Expr& e, const Dim3& t) const {
+  return eval_int(e, EvalEnv{k_.cluster, k_.block, std::nullopt, t, nullptr, &defs_});
+}
+
+bool AsyncWalk::runs(const Dim3& t, const Splits& splits) const {
+  for (const auto& [cond, branch] : splits) {
+    std::optional<int64_t> v = at_thread(cond, t);
+    if (v && (*v != 0) != branch) return false;
+  }
+  return true;
+}
+
+std::vector<Dim3> AsyncWalk::threads_of(const Splits& splits) const {
   std::vector<Dim3> threads;
   for (unsigned w = 0; w < k_.block.x; w += 32)
-    for (unsigned x : {w, std::min(w + 31, k_.block.x - 1)}) {
-      bool runs = true;
-      for (const auto& [cond, branch] : splits_) {
-        std::optional<int64_t> v = eval_int(cond, EvalEnv{k_.cluster, k_.block, std::nullopt, Dim3{x, 0, 0}, nullptr, &defs_});
-        runs &= !v || (*v != 0) == branch;
-      }
-      if (runs) threads.push_back(Dim3{x, 0, 0});
-    }
+    for (unsigned x : {w, std::min(w + 31, k_.block.x - 1)})
+      if (runs(Dim3{x, 0, 0}, splits)) threads.push_back(Dim3{x, 0, 0});
   return threads;
+}
+
+std::vector<Dim3> AsyncWalk::running_threads() const { return threads_of(splits_); }
+
+std::string AsyncWalk::unordered(const Issued& read) const {
+  const std::vector<Dim3> arrivers = running_threads();
+  if (arrivers.empty()) return "";
+  // A phase completes once all its arrivals are in (the arrivals check counts them): a
+  // reader is done before it when one arrival that it needs comes after the read, in
+  // its own thread, its warp (the warp issues them in order: the corpus's
+  // `if_(lane_id() == 0, release)` after the read), or a thread it met at a barrier since.
+  auto ordered = [&](const Dim3& t, const Dim3& a) {
+    if (t.x / 32 == a.x / 32) return true;
+    for (const Meeting& m : read.met) {
+      if (!runs(t, m.splits) || !runs(a, m.splits)) continue;
+      const std::optional<int64_t> it = m.id ? at_thread(m.id, t) : std::nullopt, ia = m.id ? at_thread(m.id, a) : std::nullopt;
+      if (!it || !ia || *it == *ia) return true;
+    }
+    return false;
+  };
+  for (const Dim3& t : threads_of(read.waiters.front().splits)) {
+    if (runs(t, splits_)) continue;  // it arrives too, after its own read
+    // It arrives elsewhere (another branch of its own) on a barrier the producer waits on
+    // before refilling the buffer: that arrival is needed too.
+    bool arrives = false;
+    if (auto g = gates_.find(read.m.buf.name); g != gates_.end())
+      for (const std::string& b : g->second)
+        if (auto p = arrive_paths_.find(b); p != arrive_paths_.end())
+          for (const Splits& path : p->second) arrives = arrives || runs(t, path);
+    if (arrives) continue;
+    bool done = false;
+    for (const Dim3& a : arrivers) done = done || ordered(t, a);
+    if (!done)
+      return "thread " + std::to_string(t.x) + " reads it at " + read.m.loc.str() + ", and no arriving thread (thread " +
+             std::to_string(arrivers.front().x) + (arrivers.size() > 1 ? " and others" : "") +
+             ") arrives after a barrier that both meet";
+  }
+  return "";
 }
 
 std::string AsyncWalk::not_waited(const std::vector<Waiter>& waiters, const std::string& barrier) const {
@@ -204,6 +254,14 @@ void AsyncWalk::access(const MemAccess& m, const std::string& bar, State& st) {
             "wait on '" + c.barrier + "' before " + line_of(m.loc));
     }
     if (!found) read_released(m, st);
+    // A read of what other threads' copies fill: the arrive that gives it back must follow it.
+    bool filled_by_others = false;
+    for (const Placed& c : copies_[m.buf.name]) filled_by_others |= concurrent(c.agent, agent_);
+    if (!m.async && filled_by_others) {
+      Issued r = issued(m, "", st);
+      r.waiters = {Waiter{splits_, m.loc}};
+      st.stage_reads.push_back(std::move(r));
+    }
   }
   if (m.write) {
     bool found = false;
@@ -383,6 +441,20 @@ void AsyncWalk::release(const MbarrierArrive& a, State& st) {
     if (!reads) continue;
     const MemAccess part = released_part(buf, bar, a.index, a.loc);
     const std::string tail = ": the " + producer->m.what + " at " + producer->m.loc.str() + " may refill it mid-read";
+    // Ordinary reads of the stage by other threads: each reader arrives itself, after its
+    // read, or meets the arriving threads at a barrier between.
+    for (const Issued& r : st.stage_reads) {
+      if (found || !meets(part, st, r)) continue;
+      const std::string why = unordered(r);
+      if (why.empty()) continue;
+      found = true;
+      error("pipeline stage released before other threads' reads", part, r.m,
+            "the arrive at " + a.loc.str() + " gives " + buffer_text(r.m) + " back to its producer while other threads may still " +
+                "be reading it: " + why + tail,
+            "let every thread that reads the stage arrive on '" + bar + "' (counted in its arrivals), or let the readers meet " +
+                "the arriving threads (role_sync, warpgroup_sync or sync_threads) between " + line_of(r.m.loc) + " and " +
+                line_of(a.loc));
+    }
     // A commit (tcgen05) arrives once this thread's MMAs have completed: it is the release.
     if (!a.commit_group) {
       for (const std::vector<Issued>& g : st.mmas)

@@ -65,7 +65,8 @@ void add(std::vector<Waiter>& ws, Waiter w) {
   ws.push_back(std::move(w));
 }
 
-void met(State& st, const Waiter& group) {
+void met(State& st, const Waiter& group, const ir::Expr& id) {
+  for (Issued& r : st.stage_reads) r.met.push_back(Meeting{group.splits, id});
   for (auto& [bar, ws] : st.waiters)
     if (!ws.empty()) widen(ws, group);
   for (Issued& c : st.copies)
@@ -105,6 +106,7 @@ State merge(State a, const State& b) {
   unite(a.unfenced, b.unfenced);
   unite(a.unsynced, b.unsynced);
   unite(a.released, b.released);
+  unite(a.stage_reads, b.stage_reads);
   a.store_groups = unite_groups(a.store_groups, b.store_groups);
   a.mmas = unite_groups(a.mmas, b.mmas);
   unite(a.committed, b.committed);

@@ -31,6 +31,13 @@ struct Waiter {
   ir::Loc loc;
 };
 
+// Threads that met at a barrier after a read: the conditions of the path there, and for a
+// named barrier its id (threads meet only those that pass the same id).
+struct Meeting {
+  std::vector<std::pair<ir::Expr, bool>> splits;
+  ir::Expr id;  // null: sync_threads or a cluster barrier (every thread of the CTA)
+};
+
 struct Issued {
   MemAccess m;
   std::string barrier;  // copies: the barrier they complete on; releases: the barrier arrived on
@@ -43,7 +50,9 @@ struct Issued {
   ir::Loc kept;           // store groups: the last bulk wait that left it in flight,
   std::string kept_call;  // that wait as written ("bulk_wait_read(1)"),
   unsigned kept_need = 0; // and the n that would have waited for it
-  std::vector<Waiter> waiters;  // copies: the threads that waited on their barrier (some of them only)
+  std::vector<Waiter> waiters;  // copies: the threads that waited on their barrier (some of them only);
+                                // reads of a stage: the readers (one entry)
+  std::vector<Meeting> met;     // reads of a stage: the barriers their threads met since
 };
 
 struct State {
@@ -62,6 +71,7 @@ struct State {
   std::vector<Issued> unfenced;                // ordinary writes since fence_proxy_async
   std::vector<Issued> unsynced;                // ordinary writes since a barrier among threads
   std::vector<Issued> released;                // stages given back to their producer, not refilled since
+  std::vector<Issued> stage_reads;             // ordinary reads of what other threads' copies fill
   std::map<std::string, ir::Loc> unready;      // accumulators a wait with groups pending completed unnamed
   Versions versions;
 };
@@ -77,7 +87,8 @@ bool within(const Waiter& inner, const Waiter& outer);
 void add(std::vector<Waiter>& ws, Waiter w);
 
 // The threads of `group` met at a barrier (sync_threads, role_sync, warpgroup_sync, a
-// cluster barrier): what a waiter among them waited for, all of them now have.
-void met(State& st, const Waiter& group);
+// cluster barrier): what a waiter among them waited for, all of them now have, and the
+// reads of stages so far are ordered before what they do next. `id`: a named barrier's.
+void met(State& st, const Waiter& group, const ir::Expr& id = nullptr);
 
 }  // namespace tj::codegen::race

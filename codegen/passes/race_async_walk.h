@@ -59,6 +59,8 @@ class AsyncWalk {
   std::map<std::string, std::set<std::string>> gates_;
   std::set<std::string> repeating_;
   std::set<std::string> filling_;  // barriers that copies complete on or that expect bytes: 'full' ones
+  // The paths (their thread-splitting conditions) of the arrives on each barrier.
+  std::map<std::string, std::vector<std::vector<std::pair<ir::Expr, bool>>>> arrive_paths_;
   unsigned accesses = 0;
 
  private:
@@ -85,8 +87,19 @@ class AsyncWalk {
   // since `i` was issued hold the same value at both, and the first and last thread
   // of every warp that runs here are tried.
   bool meets(const MemAccess& m, const State& st, const Issued& i) const;
+  using Splits = std::vector<std::pair<ir::Expr, bool>>;
+  // An expression's value in thread t (nullopt: it depends on more than the thread).
+  std::optional<int64_t> at_thread(const ir::Expr& e, const ir::Dim3& t) const;
+  // Whether thread t may take the path of `splits` (conditions that do not evaluate: yes).
+  bool runs(const ir::Dim3& t, const Splits& splits) const;
+  // The first and last thread of every warp that may take the path of `splits`.
+  std::vector<ir::Dim3> threads_of(const Splits& splits) const;
   // The first and last thread of every warp that runs the path walked.
   std::vector<ir::Dim3> running_threads() const;
+  // Why the arrive walked now is not ordered after `read` (a read of a stage by other
+  // threads): a reader that does not arrive here and an arriving thread it met at no
+  // barrier since; empty when it is ordered.
+  std::string unordered(const Issued& read) const;
   // Why the threads walking this path have not all waited, when only `waiters` waited
   // on a barrier (a thread that did not, and the wait it skipped); empty when they did.
   std::string not_waited(const std::vector<Waiter>& waiters, const std::string& barrier) const;
@@ -104,6 +117,7 @@ class AsyncWalk {
   Findings& out_;
   Agent agent_;
   std::vector<std::pair<ir::Expr, bool>> splits_;  // the conditions of agent_, and which branch
+  std::vector<std::pair<ir::Expr, bool>> survey_splits_;  // the same, for survey()
   int pair_leader_ = 0;  // then-branches of is_pair_leader() conditions the walk is in
   // The kernel completes MMAs through commits (tcgen05), not mma_wait: the fixes say so.
   const bool commits_;

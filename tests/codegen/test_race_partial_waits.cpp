@@ -104,3 +104,60 @@ TEST_CASE("racy: lane 0 waits for a ring stage and its warpgroup reads it", "[co
 TEST_CASE("corrected: a warpgroup_sync after lane 0's wait", "[codegen][verify][races]") {
   lowers(leader_waits);
 }
+
+namespace {
+
+// Two consumer warpgroups read each stage of a ring, each its half. Racy: 'empty' counts one
+// arrival, warpgroup 0's first thread's, after a warpgroup_sync of its own warpgroup only, so
+// warpgroup 1 may still be reading when the producer refills the stage. Corrected: a
+// role_sync (both warpgroups) before that arrival.
+ir::Kernel one_releaser(bool racy, Marks& marks) {
+  KernelBuilder k("one_releaser");
+  k.threads(384);
+  TensorMap src = k.tensor_map<float>("src", {32, 32});
+  auto out = k.param<float*>("out");
+  auto n = k.param<int32_t>("n");
+  auto buf = k.dynamic_shared<float>("buf", 2 * 1024, 128);
+  auto full = k.mbarriers("full", 2, 1);
+  auto empty = k.mbarriers("empty", 2, 1);
+  k.role("producer", 1, 0, [&](i32) {
+    if_(thread_idx_x() == 0, [&] {
+      for_(0, n, [&](i32 it) {
+        i32 s = it % 2;
+        if_(it >= 2, [&] { wait(empty[s]); });
+        arrive_expect_tx(full[s], u32(4096));
+        MARK("load"); tma_load(buf[s * 1024], src, {i32(0), it * 32}, full[s]);
+      });
+    });
+  });
+  k.role("consumer", 2, 0, [&](i32 wg) {
+    i32 t = (thread_idx_x() - 128) % 128;
+    for_(0, n, [&](i32 it) {
+      i32 s = it % 2;
+      wait(full[s]);
+      for_(t, 512, 128, [&](i32 i) {
+        MARK("read"); out[(it * 2 + wg) * 512 + i] = buf[s * 1024 + wg * 512 + i];
+      });
+      if (racy) warpgroup_sync(wg);
+      else role_sync();
+      if_(wg == 0 && t == 0, [&] { MARK("arrive"); arrive(empty[s]); });
+    });
+  });
+  return k.build();
+}
+
+}  // namespace
+
+TEST_CASE("racy: one warpgroup gives back a stage that two warpgroups read", "[codegen][verify][races]") {
+  refused(one_releaser,
+          "@{arrive}: error: the arrive at @{arrive} gives shared buffer 'buf' back to its producer while other threads may "
+          "still be reading it: thread 256 reads it at @{read}, and no arriving thread (thread 128) arrives after a barrier "
+          "that both meet: the TMA load at @{load} may refill it mid-read\n"
+          "  fix: let every thread that reads the stage arrive on 'empty' (counted in its arrivals), or let the readers meet "
+          "the arriving threads (role_sync, warpgroup_sync or sync_threads) between line {read} and line {arrive}",
+          "test_race_partial_waits.cpp");
+}
+
+TEST_CASE("corrected: a role_sync before the one arrival", "[codegen][verify][races]") {
+  lowers(one_releaser);
+}
