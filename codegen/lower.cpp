@@ -22,6 +22,7 @@
 #include "codegen/passes/verify_bounds.h"
 #include "codegen/passes/verify_collectives.h"
 #include "codegen/passes/verify_fragment_owners.h"
+#include "codegen/passes/verify_accumulators.h"
 #include "codegen/passes/verify_scopes.h"
 #include "codegen/passes/verify_tensor_memory.h"
 #include "dsl/diagnostic.h"
@@ -90,6 +91,7 @@ const std::vector<Pass>& passes() {
       {"verify_scopes", Stage::Verify, [](PassState& s) { add(s, verify_scopes(s.kernel)); }},
       {"verify_collectives", Stage::Verify, [](PassState& s) { add(s, verify_collectives(s.kernel, s.target)); }},
       {"verify_fragment_owners", Stage::Verify, [](PassState& s) { add(s, verify_fragment_owners(s.kernel, s.target)); }},
+      {"verify_accumulators", Stage::Verify, [](PassState& s) { add(s, verify_accumulators(s.kernel)); }},
       {"verify_bounds", Stage::VerifyWellFormed, [](PassState& s) { add(s, verify_bounds(s.kernel)); }},
       {"verify_transactions", Stage::VerifyWellFormed,
        [](PassState& s) {
