@@ -225,7 +225,9 @@ void check_arrivals(const Kernel& k, Findings& out) {
     for (const auto& [key, arrivals] : arrival_phases(scope))
       for (const std::vector<const Event*>& events : arrivals) check_phase(k, eval, scope, key, events, out);
   check_waits(k, phases, out);
+  const size_t errors = out.errors.size();
   check_wait_steps(k, phases, out);
+  if (out.errors.size() == errors) check_phase_lag(k, phases, out);  // two waits in one pass slip the phases too
 }
 
 }  // namespace tj::codegen::race

@@ -3,8 +3,13 @@
 
 #include "codegen/passes/race_model.h"
 
+#include <optional>
+#include <string>
+#include <vector>
+
 namespace tj::codegen {
 struct BarrierPhases;
+struct PhaseScope;
 }
 
 namespace tj::codegen::race {
@@ -28,5 +33,18 @@ void check_arrivals(const ir::Kernel& k, Findings& out);
 // Part of the arrival check: two waits of one thread on one barrier in one pass of a
 // phase scope, where the arrivals complete one phase per pass (race_wait_steps.cpp).
 void check_wait_steps(const ir::Kernel& k, const BarrierPhases& phases, Findings& out);
+
+// Where the phases of barrier array `name` come from, seen from the waits of `waiting`:
+// null when one pass of that scope meets one phase of each barrier (every arriving scope
+// brings at most one phase per pass and passes as often); else why that is not known.
+// `arrivals` gets the arrivals' locations (race_wait_steps.cpp).
+std::optional<std::string> one_phase_per_pass(const BarrierPhases& phases, const PhaseScope& waiting, const std::string& name,
+                                              std::vector<ir::Loc>& arrivals);
+
+// Part of the arrival check: in a loop whose waits on a ring of barriers meet one phase of
+// each barrier per iteration, every thread takes each barrier's phases (wait or
+// skip_phases) at a fixed distance in iterations from the ones that complete them
+// (race_phase_lag.cpp).
+void check_phase_lag(const ir::Kernel& k, const BarrierPhases& phases, Findings& out);
 
 }  // namespace tj::codegen::race

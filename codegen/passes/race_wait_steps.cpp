@@ -31,9 +31,8 @@ std::string trip_range(const StmtNode* loop) {
   return to_string(l->begin) + ", " + to_string(l->end) + ", " + to_string(l->step);
 }
 
-// Where the phases of barrier array `name` come from, seen from the waits of `waiting`:
-// null when one pass of that scope meets one phase of each barrier (every arriving scope
-// brings at most one phase per pass and passes as often); else why that is not known.
+}  // namespace
+
 std::optional<std::string> one_phase_per_pass(const BarrierPhases& phases, const PhaseScope& waiting, const std::string& name,
                                               std::vector<Loc>& arrivals) {
   const bool body = !waiting.loop;
@@ -53,6 +52,8 @@ std::optional<std::string> one_phase_per_pass(const BarrierPhases& phases, const
   if (!any) return "nothing arrives on it";
   return std::nullopt;
 }
+
+namespace {
 
 // Whether the two waits name the same barrier of the array in `rank`, for the threads
 // in `threads`: the same index expression, or indices that evaluate to the same value.
