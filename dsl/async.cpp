@@ -106,8 +106,10 @@ u32 mask_row() {
   return ((u32(1u) << width) - 1u) << (cast<uint32_t>(cluster_ctaid_y()) * width + plane);
 }
 
-u32 mask_col() {
-  const ir::Dim3& c = KernelBuilder::active(SrcLoc::current()).cluster_shape();
+u32 mask_col(SrcLoc loc) {
+  KernelBuilder& k = KernelBuilder::active(loc);
+  k.note_cluster_read("mask_col()", loc);
+  const ir::Dim3& c = k.cluster_shape();
   uint32_t pattern = 0;  // ranks x, x + X, x + 2X, ... for x = 0
   for (unsigned y = 0; y < c.y; ++y) pattern |= 1u << (y * c.x);
   u32 plane = cast<uint32_t>(cluster_ctaid_z()) * (c.x * c.y);

@@ -85,9 +85,11 @@ void st_async(const Ref<float>& dst, const f32& value, const BarrierRef& bar, Sr
 u32 mask_all();
 // Only CTA `rank`.
 u32 mask_rank(const i32& rank);
-// The CTAs in this CTA's row of the cluster (same cluster_ctaid_y): needs k.cluster() set first.
+// The CTAs in this CTA's row of the cluster (same cluster_ctaid_y), from the cluster's
+// shape at run time.
 u32 mask_row();
-// The CTAs in this CTA's column (same cluster_ctaid_x): needs k.cluster() set first.
-u32 mask_col();
+// The CTAs in this CTA's column (same cluster_ctaid_x): needs k.cluster() set first (a
+// later k.cluster() of another shape is refused).
+u32 mask_col(SrcLoc loc = SrcLoc::current());
 
 }  // namespace tj::dsl

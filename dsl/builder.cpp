@@ -292,7 +292,16 @@ KernelBuilder& KernelBuilder::threads(unsigned x, unsigned y, unsigned z, SrcLoc
   return *this;
 }
 
+void KernelBuilder::note_cluster_read(const std::string& what, SrcLoc loc) {
+  if (!cluster_read_) cluster_read_ = std::make_pair(what, L(loc));
+}
+
 KernelBuilder& KernelBuilder::cluster(unsigned x, unsigned y, unsigned z, SrcLoc loc) {
+  if (cluster_read_ && !(kernel_.cluster == ir::Dim3{x, y, z}))
+    throw UserError(L(loc), "k.cluster(" + std::to_string(x) + ", " + std::to_string(y) + ", " + std::to_string(z) + ") after " +
+                                cluster_read_->first + " at " + cluster_read_->second.str() + ", which was built for the cluster " +
+                                kernel_.cluster.str() + " set then",
+                    "set the cluster before " + cluster_read_->first);
   kernel_.cluster = ir::Dim3{x, y, z};
   kernel_.cluster_loc = L(loc);
   return *this;

@@ -4,6 +4,8 @@
 #pragma once
 
 #include <map>
+#include <optional>
+#include <utility>
 #include <functional>
 #include <set>
 #include <source_location>
@@ -186,6 +188,9 @@ class KernelBuilder {
 
   // The cluster shape set so far (for mask helpers).
   const ir::Dim3& cluster_shape() const { return kernel_.cluster; }
+  // A helper built a value from the cluster shape set so far (mask_col): a later
+  // cluster() of another shape is refused, naming it.
+  void note_cluster_read(const std::string& what, SrcLoc loc);
 
   // Threads per CTA.
   KernelBuilder& threads(unsigned x, unsigned y = 1, unsigned z = 1, SrcLoc loc = SrcLoc::current());
@@ -234,6 +239,7 @@ class KernelBuilder {
   std::string host_unknown(const ir::Expr& e) const;
 
  private:
+  std::optional<std::pair<std::string, ir::Loc>> cluster_read_;  // note_cluster_read: what, and where
   ir::Expr add_param(std::string name, ir::Type type, const SrcLoc& loc);
   ir::Expr add_workspace(std::string name, ir::Scalar elem, bool zeroed, const SrcLoc& loc);
   void set_workspace_size(const ir::Expr& buffer, const ir::Expr& elements, const SrcLoc& loc);

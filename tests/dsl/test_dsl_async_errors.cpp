@@ -80,3 +80,24 @@ TEST_CASE("tma_load and tma_store take one coordinate per dimension of the map",
   CHECK(got == diag(line, "tensor map 'src' has rank 2 but 1 coordinates were given", fix));
   CHECK(dsl_error_of([&] { tma_load(buf[0], map, {0, 0}, bar[0]); }) == "no error");
 }
+
+TEST_CASE("the cluster is set before mask_col builds a mask from it", "[dsl][errors][multicast]") {
+  KernelBuilder k("late_cluster");
+  k.threads(128);
+  unsigned mask_line = __LINE__ + 1;
+  u32 col = mask_col();
+  (void)col;
+  unsigned line = 0;
+  const std::string got = dsl_error_of([&] { line = __LINE__; k.cluster(2, 2); });
+  CHECK(got == diag(line,
+                    "k.cluster(2, 2, 1) after mask_col() at " + std::string(kFile) + ":" + std::to_string(mask_line) +
+                        ", which was built for the cluster (1,1,1) set then",
+                    "set the cluster before mask_col()"));
+  // The same shape again changes nothing; mask_row reads the shape at run time.
+  CHECK(dsl_error_of([&] { k.cluster(1, 1); }) == "no error");
+  KernelBuilder r("row_first");
+  r.threads(128);
+  u32 row = mask_row();
+  (void)row;
+  CHECK(dsl_error_of([&] { r.cluster(2, 2); }) == "no error");
+}
