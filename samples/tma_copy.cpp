@@ -39,7 +39,7 @@ std::vector<ConfigProblem> TmaCopy::check_config(const Config& c) const {
 ir::Kernel TmaCopy::build(const Config& c) const {
   const TmaShape t = tma_shape(c);
   const int32_t stages = static_cast<int32_t>(c.param("stages"));
-  const int32_t box_elems = static_cast<int32_t>(t.box_bytes() / 4);
+  const int32_t box_elems = static_cast<int32_t>((t.box_bytes() / 4 + 31) / 32 * 32);  // stages 128-byte aligned, as TMA needs
   const int32_t ntiles = static_cast<int32_t>(t.tiles());
   const uint32_t box_bytes = static_cast<uint32_t>(t.box_bytes());
 
@@ -67,9 +67,9 @@ ir::Kernel TmaCopy::build(const Config& c) const {
         pipe.wait_full(it);
         tma_store(dst, tile_coords(t, cta + it * grid), stage[pipe.slot(it) * box_elems]);
         bulk_commit();
-        // Release the previous stage once its store has read it; this one stays in flight.
+        // Release the previous stage once its store has read it; this one stays in flight (with one stage, it is this one).
         if_(it >= 1, [&] {
-          bulk_wait_read(1);
+          bulk_wait_read(stages > 1 ? 1u : 0u);
           pipe.release(it - 1);
         });
       });

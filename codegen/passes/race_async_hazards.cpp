@@ -420,6 +420,9 @@ MemAccess AsyncWalk::released_part(const std::string& buf, const std::string& ba
       stage_elems = c.m.extent;
     }
     if (stage_elems && b->count % stage_elems == 0) stages = b->count / stage_elems;
+    // Stages padded past the copy (to keep each 128-byte aligned): one per barrier, evenly.
+    else if (stage_elems && bars->count && b->count % bars->count == 0 && b->count / bars->count >= stage_elems)
+      stages = bars->count, stage_elems = b->count / bars->count;
   }
   if (stages != bars->count) return part;
   part.index = b->tile ? index

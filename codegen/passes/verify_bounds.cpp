@@ -9,7 +9,9 @@
 #include "codegen/analysis/guards.h"
 #include "codegen/analysis/index_sets.h"
 #include "codegen/analysis/shared_accesses.h"
+#include "codegen/analysis/ir_queries.h"
 #include "dsl/ir/loops.h"
+#include "dsl/ir/mutator.h"
 
 namespace tj::codegen {
 namespace {
@@ -19,6 +21,25 @@ using namespace tj::ir;
 // Evaluations per access (ranks x threads x loop trips) before it is left unchecked.
 constexpr size_t kMaxEvaluations = 1 << 15;
 constexpr int64_t kMaxTrips = 1024;
+
+// Trips tried for a loop whose bound is known only at run time but whose index reaches the
+// access only through remainders by constants (a ring's `it % stages`): every value of the
+// index shows up within these trips, if the loop runs that long.
+constexpr int64_t kRingTrips = 64;
+
+// Whether `var` reaches `e` only inside `x % c` with c a positive constant.
+bool only_through_remainders(const Expr& e, const std::string& var) {
+  struct Strip : Mutator {
+    Expr mutate_node(const Binary& n, const Expr& self) override {
+      if (n.op == BinOp::Mod && const_int(n.b).value_or(0) > 0) return IntImm::make(n.type.scalar, 0);
+      return Mutator::mutate_node(n, self);
+    }
+  } strip;
+  std::vector<std::string> before, after;
+  var_names(e, before);
+  var_names(strip.mutate(e), after);
+  return std::count(before.begin(), before.end(), var) > 0 && std::count(after.begin(), after.end(), var) == 0;
+}
 
 std::string thread_text(const std::optional<Dim3>& t) {
   if (!t) return "";
@@ -60,7 +81,14 @@ class Bounds {
     int64_t value;
     unsigned rank;
     std::optional<Dim3> thread;
+    std::optional<std::pair<Loc, int64_t>> trips;  // a ring's loop with a run-time bound, and the trips it must run
   };
+
+  static std::string trips_text(const Found& f) {
+    if (!f.trips) return "";
+    return " when the loop at " + f.trips->first.str() + " (bound known at run time) runs " + std::to_string(f.trips->second) +
+           " trip" + (f.trips->second == 1 ? "" : "s") + " or more";
+  }
 
   void check(const StmtNode& s) {
     for (const MemAccess& a : accesses_of(k_, s, AccessView::Elements)) {
@@ -102,10 +130,16 @@ class Bounds {
     std::optional<int64_t> b, e, st;
     thread_ = std::nullopt;
     if (!l.var.empty()) b = eval_int(l.begin, env()), e = eval_int(l.end, env()), st = eval_int(l.step, env());
+    // A run-time bound over a ring's index: its first kRingTrips trips, each error naming
+    // the trips the loop must run to reach it.
+    const bool ring = b && !e && st && *st > 0 && only_through_remainders(a_->index, l.var);
+    if (ring) e = *b + *st * kRingTrips;
     if (!b || !e || !st || *st <= 0 || (*e - *b) / *st > kMaxTrips) return loop(i + 1);  // left unbound
     for (int64_t v = *b; v < *e && !done(); v += *st) {
       vars_[l.var] = v;
+      if (ring) ring_trip_ = std::make_pair(l.node->loc, (v - *b) / *st + 1);
       loop(i + 1);
+      if (ring) ring_trip_.reset();
     }
     vars_.erase(l.var);
   }
@@ -119,9 +153,10 @@ class Bounds {
     const std::optional<int64_t> r = check_rank_ ? eval_int(a_->buf.rank, env()) : std::nullopt;
     if (!reached || !v || (check_rank_ && !r)) return false;
     const int64_t n = int64_t(buf_->count);
-    if (!found_index_ && (*v < 0 || *v + int64_t(a_->extent) > n)) found_index_ = Found{*v, rank_, thread_};
-    if (check_rank_ && !found_rank_ && (*r < 0 || *r >= int64_t(k_.cluster.count()))) found_rank_ = Found{*r, rank_, thread_};
-    if (align_ && !found_align_ && (*v * int64_t(scalar_bytes(buf_->elem))) % align_ != 0) found_align_ = Found{*v, rank_, thread_};
+    if (!found_index_ && (*v < 0 || *v + int64_t(a_->extent) > n)) found_index_ = Found{*v, rank_, thread_, ring_trip_};
+    if (check_rank_ && !found_rank_ && (*r < 0 || *r >= int64_t(k_.cluster.count()))) found_rank_ = Found{*r, rank_, thread_, ring_trip_};
+    if (align_ && !found_align_ && (*v * int64_t(scalar_bytes(buf_->elem))) % align_ != 0)
+      found_align_ = Found{*v, rank_, thread_, ring_trip_};
     return true;
   }
 
@@ -147,7 +182,7 @@ class Bounds {
       const std::string range = a.extent > 1 ? "elements " + std::to_string(f.value) + ".." + std::to_string(f.value + int64_t(a.extent) - 1)
                                              : "element " + std::to_string(f.value);
       out_.push_back({s.loc, a.what + " of " + whose + " reaches " + range + " in CTA rank " + std::to_string(f.rank) +
-                                 thread_text(f.thread) + ", outside the buffer: " + decl,
+                                 thread_text(f.thread) + trips_text(f) + ", outside the buffer: " + decl,
                       a.extent > buf_->count
                           ? "the access covers " + std::to_string(a.extent) + " elements, more than the buffer's " +
                                 std::to_string(buf_->count) + ": declare it with at least " +
@@ -188,6 +223,7 @@ class Bounds {
   unsigned align_ = 0;
   unsigned rank_ = 0;
   std::optional<Dim3> thread_;
+  std::optional<std::pair<Loc, int64_t>> ring_trip_;  // the ring loop's trip being evaluated
   Bindings vars_;
   size_t evaluations_ = 0;
   std::optional<Found> found_index_, found_rank_, found_align_;

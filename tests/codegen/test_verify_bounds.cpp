@@ -242,3 +242,27 @@ TEST_CASE("bounds: a TMA box needs 128-byte aligned shared memory", "[codegen][v
                                "128-byte aligned shared addresses | start it at an element whose byte offset is a multiple of 128");
   CHECK(only_error(kernel(128, 32, &use, &decl)) == "lowered");
 }
+
+TEST_CASE("bounds: a ring's index past its array in a loop whose bound is known at run time", "[codegen][verify][bounds]") {
+  // full[it % ring] on three barriers: the fourth barrier does not exist once the loop runs four trips.
+  auto ring = [](int32_t mod, unsigned& line, unsigned& loop) {
+    KernelBuilder k("ring_index");
+    k.threads(32);
+    auto n = k.param<int32_t>("n");
+    auto full = k.mbarriers("full", 3, 32);
+    loop = __LINE__ + 1;
+    for_(0, n, [&](i32 it) {
+      line = __LINE__ + 1;
+      arrive(full[it % mod]);
+    });
+    return k.build();
+  };
+  unsigned line = 0, loop = 0;
+  const ir::Kernel bad = ring(4, line, loop);
+  CHECK(only_error(bad) == at(line) + ": arrive of 'full' reaches element 3 in CTA rank 0 when the loop at " + at(loop) +
+                               " (bound known at run time) runs 4 trips or more, outside the buffer: 'full' (declared at " +
+                               at(loop - 2) + ") has 3 elements | keep the index within 0..2, or declare the buffer larger");
+  // The same ring over its own size stays inside it; an index that grows with the trip is
+  // not enumerated (it has no bound before run time).
+  CHECK(only_error(ring(3, line, loop)) == "lowered");
+}
