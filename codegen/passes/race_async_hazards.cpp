@@ -133,7 +133,7 @@ std::string AsyncWalk::not_waited(const std::vector<Waiter>& waiters, const std:
     for (const Dim3& t : threads)
       for (size_t i = 0; i < w.splits.size(); ++i) {
         const auto& [cond, branch] = w.splits[i];
-        std::optional<int64_t> v = eval_int(cond, EvalEnv{k_.cluster, k_.block, std::nullopt, t, nullptr, &defs_});
+        const std::optional<int64_t> v = at_thread(cond, t);
         if (v && (*v != 0) != branch) return std::make_pair(t, i);
       }
     return std::nullopt;
