@@ -12,9 +12,13 @@ constexpr uint64_t kOwnerPollPauseNs = 256;
 }  // namespace
 
 SplitK::SplitK(KernelBuilder& k, unsigned requested, unsigned max_splits, unsigned mma_groups, uint64_t slot_elements,
-               KPartition partition, bool deterministic, uint64_t owner_wait_ns, unsigned share_quantum)
+               KPartition partition, PartialSum sum, uint64_t owner_wait_ns, unsigned share_quantum)
     : k_(k), requested_(requested), max_splits_(max_splits), mma_groups_(mma_groups), slot_elements_(slot_elements),
-      partition_(partition), deterministic_(deterministic), owner_wait_ns_(owner_wait_ns), share_quantum_(share_quantum), workspace_(k.workspace<float>("workspace", false)), counters_(k.workspace<uint32_t>("counters", true)) {}
+      partition_(partition), sum_(sum), owner_wait_ns_(owner_wait_ns), share_quantum_(share_quantum),
+      workspace_(k.workspace<float>("workspace", sum == PartialSum::Atomic)), counters_(k.workspace<uint32_t>("counters", true)) {
+  if (sum == PartialSum::Atomic && partition == KPartition::Cluster)
+    ir::internal_error("split-K in the cluster: its partials meet in shared memory, not by atomic adds in a workspace");
+}
 
 void SplitK::declare_shared(unsigned acc_cols) {
   if (partition_ == KPartition::Cluster) {
@@ -67,11 +71,13 @@ void SplitK::declare_count(const i32& tiles_m, const i32& tiles_n, const i32& kb
   // bound) is then readable in every role and by the host.
   count_expr_.emplace(splits);
   // Tiles are numbered over the grid padded to whole clusters (finish()); per tile, S
-  // slots and one counter for each MMA warpgroup. A launch whose S is 1 touches neither.
+  // slots (Atomic: one) and one counter for each MMA warpgroup. A launch whose S is 1
+  // touches neither.
   const i64 tiles = cast<int64_t>((tiles_m + (ccy - 1)) / ccy * ccy) * cast<int64_t>((tiles_n + (ccx - 1)) / ccx * ccx);
   const i64 groups = i64(int64_t(mma_groups_)), none = i64(int64_t(0));
   const boolean split = splits > 1;
-  k_.size_workspace(workspace_, select(split, tiles * cast<int64_t>(splits) * groups * i64(int64_t(slot_elements_)), none), loc);
+  const i64 slots = sum_ == PartialSum::Atomic ? tiles * groups : tiles * cast<int64_t>(splits) * groups;
+  k_.size_workspace(workspace_, select(split, slots * i64(int64_t(slot_elements_)), none), loc);
   k_.size_workspace(counters_, select(split, tiles * groups, none), loc);
 }
 
@@ -133,6 +139,10 @@ i32 SplitK::kblock(const i32& origin, const i32& j) const {
 //  5. warpgroup_sync, then every thread ld.global's the others' partials.
 // The counter goes back to 0 (a plain store by the last arriver: no other unit of this
 // launch touches it again; the next launch is ordered after this one).
+// Atomic: step 1 is each thread's red.relaxed.gpu adds into the tile's one slot (morally
+// strong, ordered before the leader's release by step 2 as the stores are); the last
+// arriver's loads of the slot then see every contributor's adds, and its stores of 0
+// are ordered before the next launch's adds by the launch boundary.
 void SplitK::finish(const Accumulator& acc, const i32& wg, const i32& tm, const i32& tn, const i32& sp, const i32& tiles_n,
                     const std::function<void(Columns)>& epilogue) const {
   if (partition_ == KPartition::StreamK) {
@@ -153,11 +163,11 @@ void SplitK::finish(const Accumulator& acc, const i32& wg, const i32& tm, const 
   // Tiles are numbered over the grid padded to whole clusters (the schedule hands out
   // whole cluster tiles, ragged ones included); a tile's S slots are adjacent.
   const i32 tile = tm * ((tiles_n + (cx_all - 1)) / cx_all * cx_all) + tn;
-  auto slot = [&](const i32& split) { return (tile * count() + split) * groups + wg; };
   const i32 counter = tile * groups + wg;
+  auto slot = [&](const i32& split) { return sum_ == PartialSum::Atomic ? counter : (tile * count() + split) * groups + wg; };
   Var<bool> last = var(boolean(true), "last");
   if_(count() > 1, [&] {
-    if (deterministic_) fix_up(acc, wg, counter, i32(0), count(), count() - 1, sp, slot, last);
+    if (sum_ == PartialSum::Ordered) fix_up(acc, wg, counter, i32(0), count(), count() - 1, sp, slot, last);
     else finish_owned(acc, wg, counter, i32(0), count(), i32(0), sp, owner_wait_ns_, slot, last);
   });
   if_(last, [&] { epilogue(Columns{0, acc.n}); });
@@ -311,7 +321,7 @@ void SplitK::finish_owned(const Accumulator& acc, const i32& wg, const i32& coun
   if_(me == owner, [&] { owner_poll(wg, counter, others, wait_ns, early); });
   if_(early, [&] {
     if_(thread_idx_x() % 128 == 0, [&] { counters_[counter] = u32(0u); });
-    add_partials(acc, first, end, me, slot);
+    add_partials(acc, first, end, me, slot, false);
   }).else_([&] {
     // The others count up to `others` without the owner, to others + 1 with it: only an
     // arrival that finds `others` before it is the last.
@@ -323,7 +333,8 @@ void SplitK::fix_up(const Accumulator& acc, const i32& wg, const i32& counter, c
                     const i32& own,
                     const std::function<i32(const i32&)>& slot, Var<bool>& last) const {
   boolean leader = thread_idx_x() % 128 == 0;
-  store_accumulator_partial(workspace_, acc, slot(own));
+  if (sum_ == PartialSum::Atomic) reduce_accumulator_partial(workspace_, acc, slot(own));
+  else store_accumulator_partial(workspace_, acc, slot(own));
   warpgroup_sync(wg);
   if_(leader, [&] {
     (*old_)[wg] = atomic_fetch_add(counters_[counter], u32(1u), ir::MemoryOrder::AcqRel, ir::MemoryScope::Gpu);
@@ -332,13 +343,18 @@ void SplitK::fix_up(const Accumulator& acc, const i32& wg, const i32& counter, c
   last = (*old_)[wg] == cast<uint32_t>(others);
   if_(last, [&] {
     if_(leader, [&] { counters_[counter] = u32(0u); });
-    add_partials(acc, first, end, own, slot);
+    add_partials(acc, first, end, own, slot, true);
   });
 }
 
 void SplitK::add_partials(const Accumulator& acc, const i32& first, const i32& end, const i32& own,
-                          const std::function<i32(const i32&)>& slot) const {
-  if (deterministic_) {
+                          const std::function<i32(const i32&)>& slot, bool own_published) const {
+  if (sum_ == PartialSum::Atomic) {
+    if (own_published) fill(acc, f32(0.0f));
+    take_accumulator_partial(workspace_, acc, slot(first));
+    return;
+  }
+  if (sum_ == PartialSum::Ordered) {
     fill(acc, f32(0.0f));
     for_(first, end, [&](i32 q) { add_accumulator_partial(workspace_, acc, slot(q)); });
     return;

@@ -52,9 +52,19 @@ namespace tj::dsl {
 //    goes through global memory, and no unit waits on a counter; a CTA sends a tile's
 //    partials only after its peers have read the previous tile's (a barrier of its own
 //    that they arrive on).
-// deterministic: the last contributor adds every partial (its own included) in a fixed
-// order, so the result does not depend on which contributor finishes last (Cluster: the
-// partials are added in rank order whatever the timing, so it always is).
+// How a tile's partials (Splits, StreamK) meet in the workspace:
+//  - LastAdds: each contributor stores its partial in a slot of its own; the last to
+//    count in adds the others' to its own.
+//  - Ordered: as LastAdds, but the last adds every partial (its own included) in a fixed
+//    order, so the result does not depend on which contributor finishes last (Cluster:
+//    the partials are added in rank order whatever the timing, so it always is).
+//  - Atomic (not Cluster): one slot per shared tile (and MMA warpgroup and CTA), zeroed when allocated;
+//    each contributor adds its partial into it with atomic adds at L2
+//    (reduce_accumulator_partial), and the last to count in takes the sum and leaves the
+//    slot at 0 (take_accumulator_partial). The last then reads one partial instead of
+//    S - 1, and the slots take 1/S of the memory; the order of the additions is the
+//    order in which the adds reach L2.
+enum class PartialSum : uint8_t { LastAdds, Ordered, Atomic };
 // Split-K's owner (split 0) waits up to `owner_wait_ns` (%globaltimer) for the other
 // splits to count in, then adds their partials without storing its own; past that it
 // stores and counts in like them. The wait is bounded, so no unit ever depends on one
@@ -74,7 +84,7 @@ class SplitK {
   // plane's pieces must lie in one warpgroup's rows: that warpgroup alone adds and writes
   // them (see share_plan).
   SplitK(KernelBuilder& k, unsigned requested, unsigned max_splits, unsigned mma_groups, uint64_t slot_elements,
-         KPartition partition = KPartition::Splits, bool deterministic = false, uint64_t owner_wait_ns = 0,
+         KPartition partition = KPartition::Splits, PartialSum sum = PartialSum::LastAdds, uint64_t owner_wait_ns = 0,
          unsigned share_quantum = 8);
 
   // The shared buffer through which a warpgroup's leader broadcasts its counter value
@@ -138,9 +148,11 @@ class SplitK {
   void fix_up(const Accumulator& acc, const i32& wg, const i32& counter, const i32& first, const i32& end, const i32& others,
               const i32& own, const std::function<i32(const i32&)>& slot, Var<bool>& last) const;
   // Adds the partials of contributors [first, end) into acc: the others' (skipping `own`),
-  // or, deterministic, every one of them in order after clearing acc.
+  // or, Ordered, every one of them in order after clearing acc; Atomic: takes the tile's
+  // one slot (slot(first)), after clearing acc where `own_published` (its own partial is
+  // in the slot too).
   void add_partials(const Accumulator& acc, const i32& first, const i32& end, const i32& own,
-                    const std::function<i32(const i32&)>& slot) const;
+                    const std::function<i32(const i32&)>& slot, bool own_published) const;
   // The owner's look at `counter` (its warpgroup's leader, acquire): whether `others`
   // have counted in, polling for up to wait_ns; the whole warpgroup gets the answer.
   void owner_poll(const i32& wg, const i32& counter, const i32& others, uint64_t wait_ns, Var<bool>& early) const;
@@ -155,7 +167,7 @@ class SplitK {
   unsigned requested_, max_splits_, mma_groups_;
   uint64_t slot_elements_;
   KPartition partition_;
-  bool deterministic_;
+  PartialSum sum_;
   uint64_t owner_wait_ns_;
   unsigned share_quantum_;
   unsigned acc_cols_ = 0;  // Cluster: acc.n (declare_shared)

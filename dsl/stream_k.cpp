@@ -23,12 +23,13 @@ void SplitK::declare_stream_k(const i32& tiles_m, const i32& tiles_n, const i32&
   // tile when the tiles divide into full waves.
   const i32 rem = tiles % workers, waves = tiles / workers;
   const i32 sk_tiles = select(rem == 0, i32(0), select(waves == 0, tiles, rem + workers));
-  // Two slots per cluster, CTA and MMA warpgroup; a counter per stream-K tile, CTA and
-  // warpgroup. A launch without stream-K tiles touches neither.
+  // Two slots per cluster, CTA and MMA warpgroup (Atomic: one per stream-K tile, CTA and
+  // warpgroup, beside its counter); a counter per stream-K tile, CTA and warpgroup. A
+  // launch without stream-K tiles touches neither.
   const i64 groups = i64(int64_t(mma_groups_)) * i64(int64_t(ctas)), none = i64(int64_t(0));
   const boolean used = sk_tiles > 0;
-  k_.size_workspace(workspace_, select(used, cast<int64_t>(workers) * i64(int64_t(2)) * groups * i64(int64_t(slot_elements_)), none),
-                    loc);
+  const i64 slots = sum_ == PartialSum::Atomic ? cast<int64_t>(sk_tiles) * groups : cast<int64_t>(workers) * i64(int64_t(2)) * groups;
+  k_.size_workspace(workspace_, select(used, slots * i64(int64_t(slot_elements_)), none), loc);
   k_.size_workspace(counters_, select(used, cast<int64_t>(sk_tiles) * groups, none), loc);
   // Then as locals of the role, computed once.
   const i32 v_tiles = var(sk_tiles, "sk_tiles"), iters = var(v_tiles * kblocks, "sk_iters");
@@ -104,7 +105,8 @@ void SplitK::for_each_stream_k_unit(const ir::TileSchedule& schedule, const i32&
 // wf, holds the tile's first k-blocks at the end of its share, so the others are usually
 // done by then: when its leader finds all of them counted in (an acquire load of the
 // counter), it adds their partials without storing its own or counting in. Otherwise,
-// and always when deterministic, it is a contributor like the others. Ordering as in
+// and always when Ordered, it is a contributor like the others (Atomic: slot = counter, one per
+// stream-K tile). Ordering as in
 // SplitK::finish; the counter's last value (others, or others + 1) goes back to 0.
 void SplitK::finish_stream_k(const Accumulator& acc, const i32& wg, const i32& sp, const std::function<void(Columns)>& epilogue) const {
   if (!sk_) ir::internal_error("stream-K: finish before declare_count");
@@ -119,12 +121,13 @@ void SplitK::finish_stream_k(const Accumulator& acc, const i32& wg, const i32& s
     const i32 wf = var(share_of(x0, p.sk_iters, p.sk_workers), "sk_first_share");
     const i32 wl = var(share_of(x0 + p.kblocks - 1, p.sk_iters, p.sk_workers), "sk_last_share");
     if_(wf != wl, [&] {
+      const i32 counter = (sp * ctas + rank) * groups + wg, me = this_worker(k_);
       auto slot = [&](const i32& q) {
+        if (sum_ == PartialSum::Atomic) return counter;
         const i32 which = select(share_begin(q, p.sk_iters, p.sk_workers) >= x0, i32(0), i32(1));
         return ((q * 2 + which) * ctas + rank) * groups + wg;
       };
-      const i32 counter = (sp * ctas + rank) * groups + wg, me = this_worker(k_);
-      if (deterministic_) {
+      if (sum_ == PartialSum::Ordered) {
         fix_up(acc, wg, counter, wf, wl + 1, wl - wf, me, slot, last);
         return;
       }

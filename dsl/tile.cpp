@@ -294,18 +294,23 @@ void check_accumulator_columns(const char* what, const Accumulator& acc, Columns
 }
 
 namespace {
-void acc_partial(ir::AccPartialOp op, const char* what, const Ptr<float>& workspace, const Accumulator& acc, const i32& slot,
-                 const SrcLoc& loc) {
-  role_here(what, loc);
+void acc_partial(ir::AccPartialOp op, const Ptr<float>& workspace, const Accumulator& acc, const i32& slot, const SrcLoc& loc) {
+  role_here(ir::acc_partial_name(op), loc);
   append_stmt(ir::AccPartial::make(op, acc.name, workspace.expr(), slot.expr(), L(loc)));
 }
 }  // namespace
 
 void store_accumulator_partial(const Ptr<float>& workspace, const Accumulator& acc, const i32& slot, SrcLoc loc) {
-  acc_partial(ir::AccPartialOp::Store, "store_accumulator_partial", workspace, acc, slot, loc);
+  acc_partial(ir::AccPartialOp::Store, workspace, acc, slot, loc);
 }
 void add_accumulator_partial(const Ptr<float>& workspace, const Accumulator& acc, const i32& slot, SrcLoc loc) {
-  acc_partial(ir::AccPartialOp::Add, "add_accumulator_partial", workspace, acc, slot, loc);
+  acc_partial(ir::AccPartialOp::Add, workspace, acc, slot, loc);
+}
+void reduce_accumulator_partial(const Ptr<float>& workspace, const Accumulator& acc, const i32& slot, SrcLoc loc) {
+  acc_partial(ir::AccPartialOp::Reduce, workspace, acc, slot, loc);
+}
+void take_accumulator_partial(const Ptr<float>& workspace, const Accumulator& acc, const i32& slot, SrcLoc loc) {
+  acc_partial(ir::AccPartialOp::Take, workspace, acc, slot, loc);
 }
 
 void send_accumulator_partial(const Ptr<float>& peer, const Accumulator& acc, Columns cols, const i32& slot, const BarrierRef& bar,

@@ -106,6 +106,16 @@ void store_accumulator_partial(const Ptr<float>& workspace, const Accumulator& a
                                SrcLoc loc = SrcLoc::current());
 void add_accumulator_partial(const Ptr<float>& workspace, const Accumulator& acc, const i32& slot,
                              SrcLoc loc = SrcLoc::current());
+// Split-K with one slot per tile that every split adds into (same layout):
+// reduce_accumulator_partial adds acc into the slot with relaxed gpu-scope atomic adds
+// (red.global.add .v4.f32), so that the warpgroups of many CTAs may add into one slot at
+// once; take_accumulator_partial adds the slot into acc and sets it to 0, ready for the
+// next reductions (a zeroed workspace stays zeroed between launches). Ordering is the
+// caller's, as above: every reduction into a slot before a release the taker's acquire saw.
+void reduce_accumulator_partial(const Ptr<float>& workspace, const Accumulator& acc, const i32& slot,
+                                SrcLoc loc = SrcLoc::current());
+void take_accumulator_partial(const Ptr<float>& workspace, const Accumulator& acc, const i32& slot,
+                              SrcLoc loc = SrcLoc::current());
 // Split-K inside a cluster: partials of some of acc's columns (whole groups of 8) meet in
 // shared memory. A slot then holds acc.m x cols.count f32 at buffer[slot * acc.m *
 // cols.count ...], in the same fragment order. send_accumulator_partial writes them into

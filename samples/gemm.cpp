@@ -19,7 +19,7 @@ const std::vector<std::string> kLayouts = {"tn", "nn"};
 const std::vector<std::string> kActs = {"none", "relu", "gelu", "silu"};
 const std::vector<std::string> kSchedules = {"auto", "static", "stream_k", "split_k", "dynamic"};
 const std::vector<std::string> kMulticasts = {"off", "on", "auto"};
-const std::vector<std::string> kSplitReduces = {"auto", "workspace", "cluster"};
+const std::vector<std::string> kSplitReduces = {"auto", "workspace", "cluster", "atomic"};
 constexpr unsigned kMaxAutoStages = 8;  // what `stages 0` may pick: the parameter's maximum
 
 std::string number(double v) {
@@ -115,12 +115,15 @@ std::vector<ParamSpec> Gemm::params() const {
            "the device is known, `tilejit run`: whichever a wave model of its SMs predicts fastest, printed with why; "
            "static otherwise). An explicit splits other than 1 means split_k",
            kSchedules},
-          {"split_reduce", 0, 0, 2,
+          {"split_reduce", 0, 0, 3,
            "split-K: where a tile's partial sums meet. cluster: the tile's splits run on the planes of one cluster along "
            "z (cluster [x, y, splits]) and add each other's partials through distributed shared memory, each plane "
            "writing its share of the tile: bn / splits columns, or where those are narrower than a 128-byte chunk of D, "
            "whole chunks of one MMA warpgroup's rows (no workspace, nothing through global memory); workspace: f32 "
-           "partials in global memory, added by the split that finishes last; auto: cluster where the cluster has splits "
+           "partials in global memory, added by the split that finishes last; atomic: f32 partials added into one slot "
+           "per tile by atomic adds in L2 (red.global.add), which the split that finishes last reads and clears (one "
+           "partial read instead of splits - 1; the workspace holds one slot per tile; stream-K's shared tiles too); "
+           "auto: cluster where the cluster has splits "
            "planes, the shares are whole chunks either way and 4 or more stages still fit, else workspace "
            "(and, where the device is known and auto picks split-K, the splits go into a cluster [1, 1, splits] when A "
            "and B take at most 40 MiB)",
@@ -180,6 +183,7 @@ GemmTiling gemm_tiling(const Config& c) {
   t.splits = unsigned(c.param("splits"));
   t.owner_wait_us = unsigned(c.param("owner_wait"));
   t.stream_k = GemmSchedule(c.param("schedule")) == GemmSchedule::StreamK, t.deterministic = c.param("deterministic") == 1;
+  t.atomic_sum = GemmSplitReduce(c.param("split_reduce")) == GemmSplitReduce::Atomic;
   t.dynamic = GemmSchedule(c.param("schedule")) == GemmSchedule::Dynamic;
   if (!t.warp_specialized) t.consumers = 1;
   const unsigned chunk = unsigned(c.param("epilogue_chunk"));
@@ -374,6 +378,9 @@ std::vector<ConfigProblem> Gemm::check_config(const Config& c) const {
     need(why.empty(), "params.split_reduce",
          "split_reduce cluster: " + why + ": use split_reduce auto or workspace, or a cluster [x, y, splits]");
   }
+  need(!(t.atomic_sum && t.deterministic), "params.split_reduce",
+       "split_reduce atomic adds a tile's partials in the order they reach L2, which deterministic 1 rules out: use "
+       "split_reduce workspace with it, or deterministic 0");
   need(t.splits <= kMaxSplits, "params.splits",
        "splits = " + std::to_string(t.splits) + ": split-K cuts each tile's K into 1 to " + std::to_string(kMaxSplits) +
            " ranges (1: no split, 0: chosen at run time)");
@@ -403,7 +410,7 @@ GemmWorkspace gemm_workspace(const GemmShape& s, const GemmTiling& t, int sm_cou
     const uint64_t tiles = ceil_div(ceil_div(uint64_t(s.m), t.bm), t.cluster_m) * ceil_div(ceil_div(uint64_t(s.n), t.bn), t.cluster_n);
     if (workers == 0 || tiles % workers == 0) return {};
     const uint64_t sk_tiles = tiles < workers ? tiles : tiles % workers + workers;
-    return {workers * 2 * ctas * t.bm * t.bn, sk_tiles * ctas * t.tile_groups(), 1};
+    return {(t.atomic_sum ? sk_tiles : workers * 2) * ctas * t.bm * t.bn, sk_tiles * ctas * t.tile_groups(), 1};
   }
   if (t.splits == 1 || t.split_in_cluster) return {};
   // The tile grid padded to whole clusters, as the kernel numbers tiles.
@@ -418,7 +425,7 @@ GemmWorkspace gemm_workspace(const GemmShape& s, const GemmTiling& t, int sm_cou
     splits = unsigned(std::min<uint64_t>(gemm_auto_split_cap(ceil_div(uint64_t(s.k), t.bk)), fit));
     if (splits <= 1) return {};
   }
-  return {tiles * splits * t.bm * t.bn, tiles * t.tile_groups(), splits};
+  return {tiles * (t.atomic_sum ? 1 : splits) * t.bm * t.bn, tiles * t.tile_groups(), splits};
 }
 
 ir::Kernel Gemm::build(const Config& c) const { return build_gemm_kernel(gemm_shape(c), gemm_tiling(c)); }

@@ -76,7 +76,7 @@ enum class GemmSchedule : uint8_t { Auto, Static, StreamK, SplitK, Dynamic };
 enum class GemmMulticast : uint8_t { Off, On, Auto };
 
 // Where split-K's partials meet (the `split_reduce` parameter).
-enum class GemmSplitReduce : uint8_t { Auto, Workspace, Cluster };
+enum class GemmSplitReduce : uint8_t { Auto, Workspace, Cluster, Atomic };
 
 // Stream-K's cost beyond its share of k-blocks, in k-blocks of one cluster, and the gain
 // below which auto stays static. Set from per-unit timelines on the H200
@@ -270,6 +270,7 @@ struct GemmTiling {
   unsigned splits = 1;           // split-K: K ranges per output tile (1: none, 0: chosen at run time), at most kMaxSplits
   bool stream_k = false;         // the Stream-K hybrid (dsl/split_k.h): the tail's tiles' K shared by every cluster
   bool deterministic = false;    // split-K and stream-K add a tile's partials in a fixed order
+  bool atomic_sum = false;       // split-K and stream-K add a tile's partials into one slot by atomic adds (split_reduce atomic)
   unsigned owner_wait_us = 0;    // split-K: how long a tile's owner waits for the others' partials (dsl/split_k.h)
   // Split-K in the cluster: a tile's `splits` splits are the cluster's planes along z
   // (cluster_k = splits), which add each other's partials through distributed shared
@@ -337,7 +338,7 @@ GemmScheduleChoice gemm_auto_schedule(const GemmShape& s, const GemmTiling& t, i
 // Split-K's global memory as the kernel sizes its workspace parameters for a launch
 // of one CTA per SM (0, 0, 1 without split-K; the runtime allocates it, api/workspace.h):
 // `workspace_floats` f32 partials, one slot of (bm / consumers) x bn per (tile,
-// split, MMA warpgroup) over the tile grid padded to whole clusters, for `splits`
+// split, MMA warpgroup; atomic_sum: per tile and MMA warpgroup) over the tile grid padded to whole clusters, for `splits`
 // splits per tile; `counters` u32 tile counters (one per tile and MMA warpgroup),
 // zeroed once: the kernel leaves them at 0. Explicit splits: that many. splits 0
 // (automatic): as many as the device's `sm_count` CTAs can run at once beside

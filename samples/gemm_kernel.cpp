@@ -132,7 +132,8 @@ struct GemmKernel {
         vectors(staged_vectors(s_, t_)),
         vec_s(vectors ? std::optional(k.shared<float>("vec_s", uint64_t(t_.consumers) * vectors * t_.bn)) : std::nullopt),
         split(k, t.splits, kMaxSplits, mma_groups_, uint64_t(t.bm / mma_groups_) * t.bn,
-              t.split_in_cluster ? KPartition::Cluster : t.stream_k ? KPartition::StreamK : KPartition::Splits, t.deterministic,
+              t.split_in_cluster ? KPartition::Cluster : t.stream_k ? KPartition::StreamK : KPartition::Splits,
+              t.deterministic ? PartialSum::Ordered : t.atomic_sum ? PartialSum::Atomic : PartialSum::LastAdds,
               uint64_t(t.owner_wait_us) * 1000, chunk_cols),
         // full[s]: stage s's A and B landed (the loader's arrival + the bytes);
         // empty[s]: every MMA warp of every CTA this CTA's loads reach released it.

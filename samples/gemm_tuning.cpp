@@ -32,6 +32,9 @@ constexpr ir::Dim3 kClusters[] = {{1, 2, 1}, {2, 1, 1}, {1, 1, 1}, {2, 2, 1}};
 constexpr ir::Dim3 kQuadAlongM = {1, 4, 1};
 constexpr int64_t kGroups[] = {8, 16};
 constexpr int64_t kSplits[] = {2, 4, 8};
+// Split-K with atomic partial sums (split_reduce atomic): the last split reads one partial
+// whatever the count, so more splits pay than with a slot per split.
+constexpr int64_t kAtomicSplits[] = {4, 8, 16};
 // Split-K candidates are tried when the problem has at most this many 128x256 tiles:
 // fewer tiles than SMs on any current GPU (132 on the H200; the sweep measures
 // which split count wins, so the bound only keeps the sweep short for large problems).
@@ -53,8 +56,10 @@ int64_t pow2_bucket(int64_t n) {
 std::vector<Config> Gemm::tuning_candidates(const Config& c) const {
   std::vector<Config> out;
   auto candidate = [&](const Tile& tile, const ir::Dim3& cluster, int64_t group, int64_t bk, int64_t stages, int64_t splits = 1,
-                       int64_t pingpong = 0, int64_t consumers = 2, int64_t multicast = 1) {
+                       int64_t pingpong = 0, int64_t consumers = 2, int64_t multicast = 1,
+                       GemmSplitReduce reduce = GemmSplitReduce::Auto) {
     Config k = c;
+    k.params["split_reduce"] = int64_t(reduce);
     // Every tuned field is set, so a candidate does not inherit a spec's hand-picked one.
     k.params["bm"] = tile.bm, k.params["bn"] = tile.bn, k.params["bk"] = bk;
     k.params["stages"] = stages, k.params["consumers"] = consumers, k.params["group"] = group;
@@ -106,6 +111,13 @@ std::vector<Config> Gemm::tuning_candidates(const Config& c) const {
       if (kblocks >= uint64_t(4 * splits))
         for (const Tile& tile : {kTiles[0], kTiles[2]})
           for (const ir::Dim3& cluster : {kClusters[2], kClusters[0]}) candidate(tile, cluster, kGroups[0], 64, 0, splits);
+  // ...and with atomic partial sums, in more splits...
+  if (((m + 127) / 128) * ((n + 255) / 256) <= kSplitMaxTiles)
+    for (int64_t splits : kAtomicSplits)
+      if (kblocks >= uint64_t(4 * splits))
+        for (const Tile& tile : {kTiles[0], kTiles[2]})
+          for (const ir::Dim3& cluster : {kClusters[2], kClusters[0]})
+            candidate(tile, cluster, kGroups[0], 64, 0, splits, 0, 2, 1, GemmSplitReduce::Atomic);
   // ...and split-K in the cluster: the splits on the planes of a cluster of their own
   // (1x1xS), partials through distributed shared memory (where the shares fit: check_config).
   if (((m + 127) / 128) * ((n + 255) / 256) <= kSplitMaxTiles)
@@ -151,7 +163,7 @@ std::string Gemm::problem_class(const Config& c) const {
 std::vector<std::string> Gemm::tuned_fields() const {
   return {"params.bm",     "params.bn",        "cluster",          "params.group",      "params.bk",
           "params.stages", "params.consumers", "params.warp_specialized", "params.persistent", "params.multicast",
-          "params.splits", "params.split_issue", "params.pingpong"};
+          "params.splits", "params.split_issue", "params.pingpong", "params.split_reduce"};
 }
 
 }  // namespace tj::samples

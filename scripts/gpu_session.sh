@@ -371,6 +371,7 @@ fi
 # Ours against ours in one process (only when named): GEMM_AB is a file of "SHAPE CONFIG VARIANT"
 # lines (CONFIG "default": the default path); VARIANT is --versus's key=value list. One line each
 # in the summary: the bench's row of ours against the variant (per-rep ratios below 1: the variant faster).
+# scripts/ab_split_atomic.txt: split_reduce atomic against the default path and against the workspace.
 if [[ "$SECTIONS" == *" gemm-ab "* ]]; then
 while read -r shape cfg variant; do
   [ -z "$shape" ] && continue

@@ -220,6 +220,8 @@ class Wgmma final : public Family {
     // 64-bit: slots x m x n may pass 2^31 floats.
     const std::string slot = "&" + ex(n.ptr) + "[(tj::u64)(" + ex(n.slot) + ") * " + std::to_string(slot_floats) + "ull]";
     if (n.op == AccPartialOp::Store) return {"tj::acc_partial_store<" + shape + ">(" + n.acc + ", " + slot + ");"};
+    if (n.op == AccPartialOp::Reduce) return {"tj::acc_partial_reduce<" + shape + ">(" + n.acc + ", " + slot + ");"};
+    if (n.op == AccPartialOp::Take) return {"tj::acc_partial_add<" + shape + ", false, true>(" + n.acc + ", " + slot + ");"};
     const bool shared = n.ptr->type.space == Space::Shared;
     return {"tj::acc_partial_add<" + shape + (shared ? ", true" : ", false") + ">(" + n.acc + ", " + slot + ");"};
   }

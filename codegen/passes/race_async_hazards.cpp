@@ -538,10 +538,9 @@ void AsyncWalk::read_accumulator(const StmtNode& s, const State& st) {
     uses.push_back({a->acc, "reads"});
     elements(a->epilogue);
   } else if (const AccPartial* p = s.as<AccPartial>()) {
-    what = p->op == AccPartialOp::Store ? "store_accumulator_partial"
-           : p->op == AccPartialOp::Add ? "add_accumulator_partial"
-                                        : "send_accumulator_partial";
-    uses.push_back({p->acc, p->op == AccPartialOp::Add ? "adds into" : "reads"});
+    what = acc_partial_name(p->op);
+    const bool adds = p->op == AccPartialOp::Add || p->op == AccPartialOp::Take;
+    uses.push_back({p->acc, adds ? "adds into" : "reads"});
   } else if (const FragMap* f = s.as<FragMap>()) {
     what = "acc_map";
     uses.push_back({f->dst, "writes"});

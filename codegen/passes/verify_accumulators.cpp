@@ -62,7 +62,7 @@ class Walk {
       }
     } else if (const FragMap* f = s->as<FragMap>()) {
       v[f->dst] = Value{Held::ThisUnit, {}};
-    } else if (const AccPartial* p = s->as<AccPartial>(); p && p->op == AccPartialOp::Add) {
+    } else if (const AccPartial* p = s->as<AccPartial>(); p && (p->op == AccPartialOp::Add || p->op == AccPartialOp::Take)) {
       v[p->acc] = Value{Held::ThisUnit, {}};
     } else if (const If* i = s->as<If>()) {
       Values other = v;

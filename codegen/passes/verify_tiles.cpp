@@ -269,9 +269,7 @@ class Checker : public Visitor {
   }
 
   void visit_node(const AccPartial& n) override {
-    const char* what = n.op == AccPartialOp::Store  ? "store_accumulator_partial"
-                       : n.op == AccPartialOp::Add  ? "add_accumulator_partial"
-                                                    : "send_accumulator_partial";
+    const char* what = acc_partial_name(n.op);
     if (family_ && refused_here(what, n.loc)) return;
     if (!supports(t_, Op::AccPartialOp) || !family_) {
       no_family_reported_ = true;

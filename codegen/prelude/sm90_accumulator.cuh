@@ -18,6 +18,15 @@ TJ_DEVICE void acc_partial_store(const float* acc, float* slot) {
                              "f"(acc[tj_r + 2]), "f"(acc[tj_r + 3])
                              : "memory");)
 }
+// slot += acc: relaxed gpu-scope atomic adds at L2, 16 bytes each (red .v4.f32, sm_90+),
+// so that many warpgroups may add into one slot at once.
+template <int REGS, int N, int G0, int G1>
+TJ_DEVICE void acc_partial_reduce(const float* acc, float* slot) {
+  float* p = slot + 4 * ((int)threadIdx.x % 128);
+  TJ_ACC_GROUPS(asm volatile("red.relaxed.gpu.global.add.v4.f32 [%0], {%1, %2, %3, %4};" ::"l"(p + 512 * tj_i), "f"(acc[tj_r]),
+                             "f"(acc[tj_r + 1]), "f"(acc[tj_r + 2]), "f"(acc[tj_r + 3])
+                             : "memory");)
+}
 // Into a peer CTA's shared memory: st.async, each completing its 16 bytes on the peer's barrier.
 template <int REGS, int N, int G0, int G1>
 TJ_DEVICE void acc_partial_send(const float* acc, cluster_ptr<float> slot, cluster_ptr<mbarrier> bar) {
@@ -29,11 +38,13 @@ TJ_DEVICE void acc_partial_send(const float* acc, cluster_ptr<float> slot, clust
 }
 #undef TJ_ACC_GROUPS
 // acc += the slot, from global memory or this CTA's shared memory (SHARED). Eight 16-byte
-// loads in flight, then their adds: one load's latency per eight, not per load.
-template <int REGS, int N, int G0, int G1, bool SHARED>
-TJ_DEVICE void acc_partial_add(float* acc, const float* slot) {
+// loads in flight, then their adds: one load's latency per eight, not per load. CLEAR
+// (global memory): each 16 bytes read is then set to 0, by the thread that read it.
+template <int REGS, int N, int G0, int G1, bool SHARED, bool CLEAR = false>
+TJ_DEVICE void acc_partial_add(float* acc, float* slot) {
+  static_assert(!(SHARED && CLEAR), "acc_partial_add: CLEAR is for a global slot");
   constexpr int kGroups = REGS / (N / 2) * (G1 - G0), kBatch = 8;
-  const float* p = slot + 4 * ((int)threadIdx.x % 128);
+  float* p = slot + 4 * ((int)threadIdx.x % 128);
 #pragma unroll
   for (int i0 = 0; i0 < kGroups; i0 += kBatch) {
     float t[4 * kBatch];
@@ -51,6 +62,12 @@ TJ_DEVICE void acc_partial_add(float* acc, const float* slot) {
                        : "l"(p + 512 * (i0 + j))
                        : "memory");
       }
+    if constexpr (CLEAR) {
+#pragma unroll
+      for (int j = 0; j < kBatch; ++j)
+        if (i0 + j < kGroups)
+          asm volatile("st.global.v4.f32 [%0], {%1, %1, %1, %1};" ::"l"(p + 512 * (i0 + j)), "f"(0.0f) : "memory");
+    }
 #pragma unroll
     for (int j = 0; j < kBatch; ++j)
       if (i0 + j < kGroups) {

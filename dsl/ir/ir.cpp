@@ -587,6 +587,17 @@ Stmt RowStore::make(std::string frag, Expr ptr, Expr index, Expr valid, Loc loc)
   return std::make_shared<RowStore>(std::move(frag), std::move(ptr), std::move(index), std::move(valid), std::move(loc));
 }
 
+const char* acc_partial_name(AccPartialOp op) {
+  switch (op) {
+    case AccPartialOp::Store: return "store_accumulator_partial";
+    case AccPartialOp::Add: return "add_accumulator_partial";
+    case AccPartialOp::Send: return "send_accumulator_partial";
+    case AccPartialOp::Reduce: return "reduce_accumulator_partial";
+    case AccPartialOp::Take: return "take_accumulator_partial";
+  }
+  return "accumulator_partial";
+}
+
 Stmt AccPartial::make(AccPartialOp op, std::string acc, Expr ptr, Expr slot, Loc loc, unsigned first_col, unsigned cols, Expr bar,
                       Expr bar_index) {
   require(!acc.empty(), "AccPartial::make: empty accumulator name");

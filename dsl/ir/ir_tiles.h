@@ -157,12 +157,17 @@ struct RowStore final : StmtNode {
 //  - Add: acc += the slot (global memory, or this CTA's shared memory);
 //  - Send: the slot of a peer CTA's shared buffer (ptr from map_shared_rank) = acc, by
 //    st.async completing on the peer's barrier bar[bar_index] (also mapped) with
-//    acc.m x cols x 4 bytes per warpgroup.
+//    acc.m x cols x 4 bytes per warpgroup;
+//  - Reduce: the slot (global memory) += acc, by relaxed gpu-scope atomic adds (many
+//    warpgroups may add into one slot at once);
+//  - Take: acc += the slot (global memory), then the slot = 0 (ready for the next Reduces).
 // The slot's layout is the accumulator's fragment order (each thread's registers,
 // 4 at a time, 128 threads side by side: 16-byte accesses, coalesced in global memory,
 // free of bank conflicts in shared memory), opaque to the user: only partials of the
 // same accumulator shape and columns meet in a slot.
-enum class AccPartialOp : uint8_t { Store, Add, Send };
+enum class AccPartialOp : uint8_t { Store, Add, Send, Reduce, Take };
+// The DSL's name of the op: "store_accumulator_partial", ...
+const char* acc_partial_name(AccPartialOp op);
 struct AccPartial final : StmtNode {
   static constexpr StmtKind static_kind = StmtKind::AccPartial;
   const AccPartialOp op;

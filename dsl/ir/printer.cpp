@@ -229,7 +229,7 @@ struct StmtText {
     return line(to_string(n.ptr) + "[" + to_string(n.index) + "] = " + n.frag + "[elem]" + (n.valid ? " if " + to_string(n.valid) : ""), n.loc);
   }
   std::string operator()(const AccPartial& n) const {
-    const char* op = n.op == AccPartialOp::Store ? "store_accumulator_partial(" : n.op == AccPartialOp::Add ? "add_accumulator_partial(" : "send_accumulator_partial(";
+    const std::string op = std::string(acc_partial_name(n.op)) + "(";
     const std::string cols = n.cols ? ", columns " + std::to_string(n.first_col) + ".." + std::to_string(n.first_col + n.cols) : "";
     const std::string bar = n.bar ? ", completes on " + to_string(n.bar) + "[" + to_string(n.bar_index) + "]" : "";
     return line(op + to_string(n.ptr) + ", " + n.acc + cols + ", slot " + to_string(n.slot) + bar + ")", n.loc);

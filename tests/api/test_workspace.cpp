@@ -133,22 +133,25 @@ TEST_CASE("split-K's workspace is sized by the kernel's own split count, as the 
   const Case cases[] = {{1024, 1024, 8192, 4, {1, 1, 1}, 132}, {1024, 1024, 8192, 0, {1, 1, 1}, 132},
                         {1024, 1024, 8192, 0, {1, 1, 1}, 80},  {1024, 1024, 256, 0, {1, 1, 1}, 132},
                         {1000, 904, 3000, 3, {2, 2, 1}, 132},  {1000, 904, 3000, 0, {2, 1, 1}, 132}};
-  for (const Case& c : cases) {
-    CAPTURE(c.m, c.n, c.k, c.splits, c.cluster.x, c.cluster.y, c.sms);
-    const samples::Config cfg = test::gemm_config({{"m", c.m}, {"n", c.n}, {"k", c.k}, {"splits", c.splits}}, c.cluster);
-    for (const samples::ConfigProblem& p : s->check_config(cfg)) FAIL(p.field << ": " << p.message);
-    const ir::Kernel k = s->build(cfg);
-    const samples::GemmShape shape = samples::gemm_shape(cfg);
-    const samples::GemmTiling t = samples::gemm_tiling(cfg);
-    const samples::GemmWorkspace want = samples::gemm_workspace(shape, t, int(c.sms));
-    // One CTA per SM, as persistent_grid launches it: sms / cluster size clusters.
-    const ir::Dim3 grid{c.sms / c.cluster.count(), 1, 1};
-    std::vector<Arg> args;
-    for (int i = 0; i < 4; ++i) args.push_back(Arg::encoded(std::vector<unsigned char>(sizeof(CUtensorMap)).data(), sizeof(CUtensorMap)));
-    args.insert(args.end(), {Arg(int32_t(c.m)), Arg(int32_t(c.n)), Arg(int32_t(c.k)), Arg(1.0f), Arg(0.0f)});
-    CHECK(elements(k, param_index(k, "workspace"), args, grid) == (want.splits > 1 ? want.workspace_floats : 0));
-    CHECK(elements(k, param_index(k, "counters"), args, grid) == (want.splits > 1 ? want.counters : 0));
-  }
+  // Partials in a slot per (tile, split) or, atomic, one slot per tile.
+  for (const Case& c : cases)
+    for (const samples::GemmSplitReduce reduce : {samples::GemmSplitReduce::Workspace, samples::GemmSplitReduce::Atomic}) {
+      CAPTURE(c.m, c.n, c.k, c.splits, c.cluster.x, c.cluster.y, c.sms, int(reduce));
+      const samples::Config cfg = test::gemm_config(
+          {{"m", c.m}, {"n", c.n}, {"k", c.k}, {"splits", c.splits}, {"split_reduce", int64_t(reduce)}}, c.cluster);
+      for (const samples::ConfigProblem& p : s->check_config(cfg)) FAIL(p.field << ": " << p.message);
+      const ir::Kernel k = s->build(cfg);
+      const samples::GemmShape shape = samples::gemm_shape(cfg);
+      const samples::GemmTiling t = samples::gemm_tiling(cfg);
+      const samples::GemmWorkspace want = samples::gemm_workspace(shape, t, int(c.sms));
+      // One CTA per SM, as persistent_grid launches it: sms / cluster size clusters.
+      const ir::Dim3 grid{c.sms / c.cluster.count(), 1, 1};
+      std::vector<Arg> args;
+      for (int i = 0; i < 4; ++i) args.push_back(Arg::encoded(std::vector<unsigned char>(sizeof(CUtensorMap)).data(), sizeof(CUtensorMap)));
+      args.insert(args.end(), {Arg(int32_t(c.m)), Arg(int32_t(c.n)), Arg(int32_t(c.k)), Arg(1.0f), Arg(0.0f)});
+      CHECK(elements(k, param_index(k, "workspace"), args, grid) == (want.splits > 1 ? want.workspace_floats : 0));
+      CHECK(elements(k, param_index(k, "counters"), args, grid) == (want.splits > 1 ? want.counters : 0));
+    }
 }
 
 TEST_CASE("stream-K's workspace is sized for the launched clusters, as the host's model of it says", "[api][workspace][stream_k]") {
@@ -164,21 +167,23 @@ TEST_CASE("stream-K's workspace is sized for the launched clusters, as the host'
   // tiles: two whole waves, no stream-K tile and no workspace); ragged tiles in 2x2 clusters.
   const Case cases[] = {{1024, 1024, 8192, {1, 1, 1}, 132}, {4224, 4224, 4096, {1, 2, 1}, 132}, {4096, 2048, 1024, {1, 1, 1}, 132},
                         {2048, 4096, 4096, {1, 1, 1}, 128}, {1000, 904, 3000, {2, 2, 1}, 132}};
-  for (const Case& c : cases) {
-    CAPTURE(c.m, c.n, c.k, c.cluster.x, c.cluster.y, c.sms);
-    const samples::Config cfg = test::gemm_config({{"m", c.m}, {"n", c.n}, {"k", c.k}, {"schedule", 2}}, c.cluster);
-    for (const samples::ConfigProblem& p : s->check_config(cfg)) FAIL(p.field << ": " << p.message);
-    const ir::Kernel k = s->build(cfg);
-    const samples::GemmWorkspace want = samples::gemm_workspace(samples::gemm_shape(cfg), samples::gemm_tiling(cfg), int(c.sms));
-    const ir::Dim3 grid{c.sms / c.cluster.count(), 1, 1};
-    std::vector<Arg> args;
-    for (int i = 0; i < 4; ++i) args.push_back(Arg::encoded(std::vector<unsigned char>(sizeof(CUtensorMap)).data(), sizeof(CUtensorMap)));
-    args.insert(args.end(), {Arg(int32_t(c.m)), Arg(int32_t(c.n)), Arg(int32_t(c.k)), Arg(1.0f), Arg(0.0f)});
-    CHECK(elements(k, param_index(k, "workspace"), args, grid) == want.workspace_floats);
-    CHECK(elements(k, param_index(k, "counters"), args, grid) == want.counters);
-    // Whole waves: nothing to share.
-    CHECK((want.counters == 0) == (c.sms == 128));
-  }
+  for (const Case& c : cases)
+    for (const samples::GemmSplitReduce reduce : {samples::GemmSplitReduce::Workspace, samples::GemmSplitReduce::Atomic}) {
+      CAPTURE(c.m, c.n, c.k, c.cluster.x, c.cluster.y, c.sms, int(reduce));
+      const samples::Config cfg =
+          test::gemm_config({{"m", c.m}, {"n", c.n}, {"k", c.k}, {"schedule", 2}, {"split_reduce", int64_t(reduce)}}, c.cluster);
+      for (const samples::ConfigProblem& p : s->check_config(cfg)) FAIL(p.field << ": " << p.message);
+      const ir::Kernel k = s->build(cfg);
+      const samples::GemmWorkspace want = samples::gemm_workspace(samples::gemm_shape(cfg), samples::gemm_tiling(cfg), int(c.sms));
+      const ir::Dim3 grid{c.sms / c.cluster.count(), 1, 1};
+      std::vector<Arg> args;
+      for (int i = 0; i < 4; ++i) args.push_back(Arg::encoded(std::vector<unsigned char>(sizeof(CUtensorMap)).data(), sizeof(CUtensorMap)));
+      args.insert(args.end(), {Arg(int32_t(c.m)), Arg(int32_t(c.n)), Arg(int32_t(c.k)), Arg(1.0f), Arg(0.0f)});
+      CHECK(elements(k, param_index(k, "workspace"), args, grid) == want.workspace_floats);
+      CHECK(elements(k, param_index(k, "counters"), args, grid) == want.counters);
+      // Whole waves: nothing to share.
+      CHECK((want.counters == 0) == (c.sms == 128));
+    }
 }
 
 TEST_CASE("a dynamic schedule's launch must have the schedule's grid where a wrong one loses or repeats units", "[api][workspace][dynamic]") {

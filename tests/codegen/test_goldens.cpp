@@ -82,6 +82,7 @@ std::string gemm_key(const Config& c) {
                     "_mc" + std::to_string(int(tj::samples::gemm_tiling(c).multicast)) + "_sp" + std::to_string(c.param("splits")) + "_si" +
                     std::to_string(c.param("split_issue"));
   if (c.param("pingpong") == 1) key += "_pp";  // cooperative configs keep their names
+  if (tj::samples::gemm_tiling(c).atomic_sum) key += "_at";  // and so do those with a slot per split
   return key;
 }
 

@@ -273,7 +273,7 @@ TEST_CASE("split-K gemm: check_config names params.splits, and the workspace fol
   CHECK(s->persistent_grid(c, 132)->x == 32);
 }
 
-TEST_CASE("split-K gemm: tuning tries splits 2, 4, 8 for few tiles and a long K, and those kernels do not spill",
+TEST_CASE("split-K gemm: tuning tries splits 2, 4, 8 (atomic 4, 8, 16) for few tiles and a long K, and those kernels do not spill",
           "[samples][gemm][tuning][splitk][ptx]") {
   const samples::Sample* s = samples::find_sample("gemm");
   REQUIRE(s);
@@ -285,27 +285,30 @@ TEST_CASE("split-K gemm: tuning tries splits 2, 4, 8 for few tiles and a long K,
   };
   // 1024 x 1024 x 8192: 32 tiles of 128x256, 128 k-blocks.
   const std::vector<samples::Config> split = with_splits({{"m", 1024}, {"n", 1024}, {"k", 8192}});
-  // Splits 2, 4, 8 x tiles 128x256, 128x128 x clusters 1x1, 1x2; and in the cluster (1x1xS)
-  // only 128x128 in 2 and 4 splits (4: one chunk of one warpgroup's rows per plane): at
-  // 128x256 the shares leave 2 stages.
-  REQUIRE(split.size() == 14);
-  std::set<int64_t> in_cluster;
-  for (const samples::Config& c : split)
+  // Splits 2, 4, 8 x tiles 128x256, 128x128 x clusters 1x1, 1x2; with atomic partial sums
+  // 4, 8, 16 x the same; and in the cluster (1x1xS) only 128x128 in 2 and 4 splits (4: one
+  // chunk of one warpgroup's rows per plane): at 128x256 the shares leave 2 stages.
+  REQUIRE(split.size() == 26);
+  std::set<int64_t> in_cluster, atomic;
+  for (const samples::Config& c : split) {
     if (samples::gemm_tiling(c).split_in_cluster) {
       CHECK(c.params.at("bn") == 128);
       in_cluster.insert(c.params.at("splits"));
     }
+    if (samples::gemm_tiling(c).atomic_sum) atomic.insert(c.params.at("splits"));
+  }
   CHECK(in_cluster == std::set<int64_t>{2, 4});
+  CHECK(atomic == std::set<int64_t>{4, 8, 16});
   std::set<int64_t> counts;
   for (const samples::Config& c : split) {
     CHECK(s->check_config(c).empty());
     counts.insert(c.params.at("splits"));
   }
-  CHECK(counts == std::set<int64_t>{2, 4, 8});
+  CHECK(counts == std::set<int64_t>{2, 4, 8, 16});
   // Enough tiles to fill a GPU, or too short a K for 2 splits of 4 k-blocks: none.
   CHECK(with_splits({{"m", 4096}, {"n", 4096}, {"k", 8192}}).empty());
   CHECK(with_splits({{"m", 1024}, {"n", 1024}, {"k", 448}}).empty());
-  CHECK(with_splits({{"m", 1024}, {"n", 1024}, {"k", 1024}}).size() == 10);  // 16 k-blocks: splits 2 and 4
+  CHECK(with_splits({{"m", 1024}, {"n", 1024}, {"k", 1024}}).size() == 14);  // 16 k-blocks: splits 2 and 4, atomic 4
   for (const samples::Config& c : split) {
     if (c.params.at("splits") != 8) continue;  // the split count is a constant in the code: one per tile and cluster
     compile_without_spills(codegen::lower(s->build(c), Target::sm90a()),

@@ -3,6 +3,7 @@
 // with ragged edges, tiles, clusters, both B layouts, input and output types,
 // alpha and beta.
 #include "tests/gpu/gpu_fixture.h"
+#include "tests/gpu/gemm_case.h"
 
 #include "samples/builtin.h"
 #include "samples/gemm.h"
@@ -11,29 +12,13 @@
 
 namespace {
 
-struct GemmCase {
-  int64_t m, n, k;
-  std::map<std::string, int64_t> params;
-  tj::ir::Dim3 cluster{1, 1, 1};
-  double alpha = 1.0, beta = 0.0;
-  // Made concrete for this GPU first, as `tilejit run` and the bench do (Sample::for_device:
-  // bn 0, splits 0); then these params must be what it decided.
-  bool on_device = false;
-  std::map<std::string, int64_t> decided = {};
-  std::string decided_cluster = "";  // and this cluster, where given
-};
+using tj::gpu_test::GemmCase;
 
 tj::samples::RunReport run_gemm(const GemmCase& g, uint64_t seed) {
   using namespace tj;
   const samples::Sample* s = samples::find_sample("gemm");
   REQUIRE(s != nullptr);
-  samples::Config c = samples::default_config(*s);
-  c.cluster = g.cluster;
-  c.grid_clusters = {1, 1, 1};  // the sample sizes its persistent grid itself
-  c.params["m"] = g.m, c.params["n"] = g.n, c.params["k"] = g.k;
-  // Named, as a spec's params are (for_device leaves what a spec names alone).
-  for (auto& [key, v] : g.params) c.params[key] = v, c.named.insert("params." + key);
-  c.reals["alpha"] = g.alpha, c.reals["beta"] = g.beta;
+  samples::Config c = gpu_test::config_of(g);
   if (g.on_device) {
     std::optional<samples::Sample::DeviceChoice> d = s->for_device(c, samples::device_facts(gpu_test::device()));
     REQUIRE(d.has_value());
@@ -49,12 +34,7 @@ tj::samples::RunReport run_gemm(const GemmCase& g, uint64_t seed) {
   return samples::run_sample(*s, c, compiled, gpu_test::device(), opts);
 }
 
-std::string describe(const GemmCase& g) {
-  std::string p;
-  for (auto& [k, v] : g.params) p += " " + k + "=" + std::to_string(v);
-  return std::to_string(g.m) + "x" + std::to_string(g.n) + "x" + std::to_string(g.k) + " cluster " + g.cluster.str() + p +
-         " alpha " + std::to_string(g.alpha) + " beta " + std::to_string(g.beta) + (g.on_device ? " for this device" : "");
-}
+using tj::gpu_test::describe;
 
 // Each case is its own section: a failure (or a refused config) does not hide the others.
 void check(const GemmCase& g, uint64_t seed) {

@@ -218,7 +218,7 @@ TEST_CASE("only tunable samples have candidates and tuned fields", "[samples][tu
   const std::set<std::string> fields(f.begin(), f.end());
   for (const char* tuned : {"cluster", "params.bm", "params.bn", "params.bk", "params.stages", "params.consumers",
                             "params.group", "params.warp_specialized", "params.persistent", "params.multicast", "params.splits",
-                            "params.pingpong"})
+                            "params.pingpong", "params.split_reduce"})
     CHECK(fields.count(tuned));
   for (const char* problem : {"params.m", "params.n", "params.k", "params.dtype", "params.out", "params.layout",
                               "params.alpha", "params.beta", "clusters", "grid"})
@@ -274,7 +274,7 @@ TEST_CASE("a record of a tuned config applies back to the same config", "[sample
   CHECK(r.sample == "gemm");
   CHECK(r.problem_class == "bf16>bf16 tn m8192 n8192 k8192 +C");
   CHECK(r.cluster == tuned.cluster);
-  CHECK(r.params.size() == 12);  // the tuned params (splits, split_issue and pingpong included), and only those
+  CHECK(r.params.size() == 13);  // the tuned params (splits, split_issue, pingpong and split_reduce included), and only those
   CHECK(r.params.count("m") == 0);
   tj::samples::AppliedRecord a = tj::samples::apply_record(gemm(), spec, r);
   REQUIRE(a.config);
