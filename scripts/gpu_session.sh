@@ -486,6 +486,9 @@ for s in .stage/specs/*.json .stage/sanitizer/*.json; do
     gemm_splitk.json)  # 1024x1024x8192: long under racecheck; the same split-K kernel runs in sanitizer/gemm_small_splitk.json
       note "compute-sanitizer gemm_splitk.json: covered by sanitizer/gemm_small_splitk.json (same generated kernel, small m, n, k)"
       continue ;;
+    gemm_splitk_atomic.json)  # the same kernel runs in sanitizer/gemm_small_splitk_atomic.json
+      note "compute-sanitizer gemm_splitk_atomic.json: covered by sanitizer/gemm_small_splitk_atomic.json (same generated kernel, small m, n, k)"
+      continue ;;
     gemm_tall.json)  # 3000^3: long under racecheck; the same kernel runs in sanitizer/gemm_small_tall.json
       note "compute-sanitizer gemm_tall.json: covered by sanitizer/gemm_small_tall.json (same generated kernel, small m, n, k)"
       continue ;;

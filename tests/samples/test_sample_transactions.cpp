@@ -41,6 +41,7 @@ const std::map<std::string, std::vector<std::string>> kPinned = {
       "barrier 'c_full' in the loop at gemm_kernel.cpp:415: verified"}},
     // Split-K with beta 0: the epilogue that only the last CTA of a tile runs reads no C.
     {"gemm_splitk.json", {"barrier 'full' in the loop at gemm_kernel.cpp:456: verified"}},
+    {"gemm_splitk_atomic.json", {"barrier 'full' in the loop at gemm_kernel.cpp:456: verified"}},
     {"gemm_streamk.json", {"barrier 'full' in the loop at gemm_kernel.cpp:456: verified"}},
     // Three consumer warpgroups: the pipeline's barrier as with two.
     {"gemm_tall.json", {"barrier 'full' in the loop at gemm_kernel.cpp:456: verified"}},
@@ -113,6 +114,7 @@ TEST_CASE("each large GEMM spec's sanitizer stand-in generates the same kernel",
                                                         {"gemm_beta.json", "gemm_small_beta.json"},
                                                         {"gemm_bias_gelu_residual.json", "gemm_small_residual.json"},
                                                         {"gemm_splitk.json", "gemm_small_splitk.json"},
+                                                        {"gemm_splitk_atomic.json", "gemm_small_splitk_atomic.json"},
                                                         {"gemm_streamk.json", "gemm_small_streamk.json"},
                                                         {"gemm_tall.json", "gemm_small_tall.json"},
                                                         {"gemm_splitk_cluster.json", "gemm_small_splitk_cluster.json"},
