@@ -111,13 +111,19 @@ std::vector<Config> Gemm::tuning_candidates(const Config& c) const {
       if (kblocks >= uint64_t(4 * splits))
         for (const Tile& tile : {kTiles[0], kTiles[2]})
           for (const ir::Dim3& cluster : {kClusters[2], kClusters[0]}) candidate(tile, cluster, kGroups[0], 64, 0, splits);
-  // ...and with atomic partial sums, in more splits...
+  // ...and with atomic partial sums, in more splits (128x256 and 128x128, 1x1 and 1x2)...
   if (((m + 127) / 128) * ((n + 255) / 256) <= kSplitMaxTiles)
     for (int64_t splits : kAtomicSplits)
       if (kblocks >= uint64_t(4 * splits))
         for (const Tile& tile : {kTiles[0], kTiles[2]})
           for (const ir::Dim3& cluster : {kClusters[2], kClusters[0]})
             candidate(tile, cluster, kGroups[0], 64, 0, splits, 0, 2, 1, GemmSplitReduce::Atomic);
+  // ...the narrow tile (64 x 128 of one MMA warpgroup, no multicast) so too, in pairs and alone...
+  if (((m + 127) / 128) * ((n + 255) / 256) <= kSplitMaxTiles)
+    for (int64_t splits : kAtomicSplits)
+      if (kblocks >= uint64_t(4 * splits))
+        for (const ir::Dim3& cluster : {kClusters[0], kClusters[2]})
+          candidate(Tile{kGemmNarrowRows, kGemmNarrowCols}, cluster, kGroups[0], 64, 0, splits, 0, 1, 0, GemmSplitReduce::Atomic);
   // ...and split-K in the cluster: the splits on the planes of a cluster of their own
   // (1x1xS), partials through distributed shared memory (where the shares fit: check_config).
   if (((m + 127) / 128) * ((n + 255) / 256) <= kSplitMaxTiles)
