@@ -3,9 +3,9 @@
 # GPU tests, every sample spec through the CLI, benchmarks, tuning (gpu_tune.sh),
 # multicast traffic with ncu, and compute-sanitizer on every sample. Run from the repo root with
 # the binaries staged by scripts/stage.sh in .stage/; logs go to $OUT (or ./out).
-#   scripts/gpu_session.sh [SECTION...]   sections: tests runs faults plugins races bench gemm epilogue pdl splitk-cluster pingpong attention attention-schedules attention-table softmax schedules streamk gemm-configs readme-table sweep random-sweep tune-shapes gemm-versus gemm-grid gemm-ab fuzz ncu ncu-sass timeline gemm-timelines tune multicast sanitizer
+#   scripts/gpu_session.sh [SECTION...]   sections: tests runs faults plugins races bench gemm epilogue pdl splitk-cluster pingpong attention attention-schedules attention-table softmax schedules streamk atomic gemm-configs readme-table sweep random-sweep tune-shapes gemm-versus gemm-grid gemm-ab fuzz ncu ncu-sass timeline gemm-timelines tune multicast sanitizer
 #   ragged attention-dims
-# (all but attention-table, gemm-configs, readme-table, sweep, gemm-timelines, ragged, attention-dims, fuzz, random-sweep and tune-shapes when none is named; named ones append to out/summary.txt, so a session can be split
+# (all but atomic, attention-table, gemm-configs, readme-table, sweep, gemm-timelines, ragged, attention-dims, fuzz, random-sweep and tune-shapes when none is named; named ones append to out/summary.txt, so a session can be split
 # across several commands).
 set -uo pipefail
 OUT=${OUT:-out}; mkdir -p "$OUT"
@@ -267,6 +267,29 @@ for cfg in cluster=1x2 cluster=1x2,schedule=static cluster=1x2,schedule=stream_k
   timeout 240 $B/tilejit_bench_gemm --iters 50 --reps 5 --sustained 0 --config "$cfg" --shapes "$STREAMK_SHAPES" > "$OUT/bench_streamk.log" 2>&1
   note "bench gemm $cfg rc=$?"; grep -E '^(device|[0-9]+ reps|\||  tuned)' "$OUT/bench_streamk.log" >> "$summary"
 done
+fi
+
+# Split-K's atomic partial sums (split_reduce atomic; only when named): their GPU tests
+# (three runs per kernel on one workspace, a CUDA graph, two streams), the sample spec, the
+# sanitizer on its small stand-in, then each line of scripts/ab_split_atomic.txt (ours
+# against the atomic variant in one process, as gemm-ab).
+if [[ "$SECTIONS" == *" atomic "* ]]; then
+timeout 300 $B/tilejit_gpu_tests "[atomic]" > "$OUT/gpu_tests_atomic.log" 2>&1
+note "gpu tests [atomic] rc=$?: $(grep -E '^(All tests|test cases)' "$OUT/gpu_tests_atomic.log" | tr '\n' ' ')"
+timeout 120 $B/tilejit run .stage/specs/gemm_splitk_atomic.json --iters 20 > "$OUT/run_atomic.log" 2>&1
+note "run gemm_splitk_atomic.json rc=$?: $(grep -E '^(launch|verify|time)' "$OUT/run_atomic.log" | cut -c1-200 | tr '\n' ' ')"
+for tool in memcheck racecheck synccheck; do
+  timeout 300 compute-sanitizer --tool $tool --print-limit 5 $B/tilejit run .stage/sanitizer/gemm_small_splitk_atomic.json --iters 0 --no-tuned > "$OUT/san_atomic.log" 2>&1
+  note "compute-sanitizer $tool gemm_small_splitk_atomic.json rc=$?: $(grep -E 'ERROR SUMMARY|verify' "$OUT/san_atomic.log" | tr '\n' ' ')"
+done
+while read -r shape cfg variant; do
+  [ -z "$shape" ] && continue
+  args=(--config "$cfg"); [ "$cfg" = default ] && args=()
+  timeout 120 $B/tilejit_bench_gemm --no-tuned --iters 20 --reps 5 --sustained 0 "${args[@]}" \
+    --versus "$variant" --shapes "$shape" > "$OUT/bench_ab.log" 2>&1; rc=$?
+  cat "$OUT/bench_ab.log" >> "$OUT/bench_atomic_all.log"
+  note "ab $shape $cfg vs $variant rc=$rc: $(grep -E '^\| [0-9]' "$OUT/bench_ab.log" | tail -1)"
+done < scripts/ab_split_atomic.txt
 fi
 
 # The README's figures table: the default path (no tuning DB, schedule auto, bn 0) against
