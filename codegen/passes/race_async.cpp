@@ -194,10 +194,13 @@ void AsyncWalk::walk(const Stmt& s, State& st) {
       splits_.pop_back();
     } else {
       State other = st;
+      conditions_.push_back({i->cond, true});
       walk(i->then_body, st);
+      conditions_.back().second = false;
       pair_leader_ -= leader;
       walk(i->else_body, other);
       pair_leader_ += leader;
+      conditions_.pop_back();
       st = merge(std::move(st), other);
     }
     pair_leader_ -= leader;
@@ -213,11 +216,19 @@ void AsyncWalk::walk(const Stmt& s, State& st) {
   } else if (std::optional<LoopView> f = as_loop(*s)) {
     State entry = st;
     const std::set<std::string> renewed = renewed_each_iteration(*f);
+    // Trip it's index is `it` itself where the loop counts up from 0 by 1; the walk's
+    // bindings are relative trip numbers otherwise.
+    const bool from_zero = f->counted() && const_int(f->begin) == 0 && const_int(f->step) == 1;
+    if (f->counted() && !from_zero) ++relative_loops_;
     for (int it = 0, walks = iterations_to_walk(*f); it < walks; ++it) {
-      for (const std::string& b : renewed) st.waited.erase(b), st.maybe_waited.erase(b), st.waited_at.erase(b), st.waiters.erase(b);
+      for (const std::string& b : renewed) {
+        st.waited.erase(b), st.maybe_waited.erase(b), st.waited_at.erase(b), st.waiters.erase(b);
+        std::erase_if(st.gate_waits, [&](const GateWait& g) { return g.barrier == b; });
+      }
       if (f->counted()) iteration_[f->var] = it;
       walk(f->body, st);
     }
+    if (f->counted() && !from_zero) --relative_loops_;
     if (f->counted()) iteration_.erase(f->var);
     st = merge(std::move(st), entry);
   } else if (const ClusterBarrier* c = s->as<ClusterBarrier>(); c && c->op != ClusterBarrierOp::Arrive) {
@@ -236,6 +247,7 @@ void AsyncWalk::walk(const Stmt& s, State& st) {
     for (const std::string& name : names) {
       st.waited.insert(name);
       st.waited_at[name].push_back({w->index, w->loc});
+      st.gate_waits.push_back({name, w->index, conditions_, w->loc});
       add(st.waiters[name], Waiter{splits_, w->loc});
       st.maybe_waited.insert(name);
       // A wait in some threads only completes the copy for them: the others read it
@@ -246,12 +258,28 @@ void AsyncWalk::walk(const Stmt& s, State& st) {
           if (c.barrier == name) add(c.waiters, Waiter{splits_, w->loc});
       // The MMAs a commit to this barrier covers have completed.
       std::erase_if(st.committed, [&](const Issued& c) { return c.commits.count(name) > 0; });
-      // The stages this barrier's copies fill are the producer's new data from here on.
-      std::erase_if(st.released, [&](const Issued& r) {
-        for (const Placed& c : copies_[r.m.buf.name])
-          if (c.barrier == name) return true;
-        return false;
-      });
+      // The stages this barrier's copies fill are the producer's new data from here on;
+      // except a stage given back before its fill was waited for, whose next wait (on
+      // its stage) is for the data it gave back: the refill is the one after.
+      std::vector<Issued> kept;
+      for (Issued& r : st.released) {
+        bool fills = false;
+        for (const Placed& c : copies_[r.m.buf.name]) fills |= c.barrier == name;
+        if (!fills) {
+          kept.push_back(std::move(r));
+        } else if (r.unconsumed > 0 || (r.before_fill && !meets(released_part(r.m.buf.name, name, w->index, w->loc), st, r))) {
+          if (r.unconsumed > 0 && meets(released_part(r.m.buf.name, name, w->index, w->loc), st, r)) --r.unconsumed;
+          kept.push_back(std::move(r));
+        }
+      }
+      st.released = std::move(kept);
+      // Which stages this thread has waited for: a release of one it has not is before_fill.
+      for (const auto& [buf, placed] : copies_)
+        for (const Placed& c : placed)
+          if (c.barrier == name) {
+            st.fill_waits.push_back(issued(released_part(buf, name, w->index, w->loc), name, st));
+            break;
+          }
     }
   } else if (const MbarrierArrive* a = s->as<MbarrierArrive>()) {
     release(*a, st);

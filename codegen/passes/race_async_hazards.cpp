@@ -379,7 +379,16 @@ void AsyncWalk::refill(const MemAccess& m, const State& st) {
   }
   if (!reader) return;
   for (const std::string& b : releases)
-    if (st.maybe_waited.count(b)) return;
+    if (st.maybe_waited.count(b)) {
+      const std::string why = other_stage_released(m, releases, st);
+      if (!why.empty())
+        error("pipeline stage refilled before its release", m, reader->m,
+              "the " + m.what + " at " + m.loc.str() + " refills " + buffer_text(m) + ", which the " + reader->m.what + " at " +
+                  reader->m.loc.str() + " (other threads) reads, " + why,
+              "wait for the release of the stage it fills (a Pipeline's acquire(it) before filling its slot(it)) before " +
+                  line_of(m.loc));
+      return;
+    }
   std::string names;
   for (const std::string& b : releases) names += (names.empty() ? "'" : ", '") + b + "'";
   error("pipeline stage refilled before its release", m, reader->m,
@@ -388,6 +397,63 @@ void AsyncWalk::refill(const MemAccess& m, const State& st) {
             (names.empty() ? " (they arrive on no barrier)" : " (they arrive on " + names + ")"),
         names.empty() ? "have the readers arrive on an 'empty' barrier after reading and wait on it before " + line_of(m.loc)
                       : "wait on " + names + " before " + line_of(m.loc) + " (Pipeline::acquire does this)");
+}
+
+std::string AsyncWalk::other_stage_released(const MemAccess& m, const std::set<std::string>& releases, const State& st) const {
+  std::vector<const GateWait*> waits;
+  for (const GateWait& g : st.gate_waits)
+    if (releases.count(g.barrier)) waits.push_back(&g);
+  const std::vector<Dim3> threads = running_threads();
+  if (waits.empty() || !m.index || threads.empty() || relative_loops_ != 0) return "";
+  // The loop index the copy's stage follows: one index bound by the walk, the same one
+  // that the waits' stages and conditions name (any other name must evaluate alone).
+  std::vector<std::string> names;
+  var_names(m.index, names);
+  for (const GateWait* g : waits) {
+    var_names(g->index, names);
+    for (const auto& [cond, branch] : g->conditions) var_names(cond, names);
+  }
+  for (const auto& [cond, branch] : conditions_) var_names(cond, names);
+  std::set<std::string> loop;
+  for (const std::string& n : names)
+    if (iteration_.count(n)) loop.insert(n);
+  if (loop.size() != 1) return "";
+  for (int64_t p = 0; p < 64; ++p) {
+    Bindings b = iteration_;
+    b[*loop.begin()] = p;
+    const EvalEnv env{k_.cluster, k_.block, std::nullopt, threads.front(), &b, &defs_};
+    auto holds = [&](const std::vector<std::pair<ir::Expr, bool>>& conds) -> std::optional<bool> {
+      for (const auto& [cond, branch] : conds) {
+        const std::optional<int64_t> v = eval_int(cond, env);
+        if (!v) return std::nullopt;
+        if ((*v != 0) != branch) return false;
+      }
+      return true;
+    };
+    const std::optional<bool> copies = holds(conditions_);
+    const std::optional<int64_t> start = eval_int(m.index, env);
+    if (!copies || !start) return "";
+    if (!*copies) continue;
+    bool waited = false, covered = false;
+    std::string seen;
+    for (const GateWait* g : waits) {
+      const std::optional<bool> runs = holds(g->conditions);
+      if (!runs) return "";
+      if (!*runs) continue;
+      waited = true;
+      const MemAccess part = released_part(m.buf.name, g->barrier, g->index, g->loc);
+      if (!part.index) return "";  // the whole buffer goes back at once
+      const std::optional<int64_t> first = eval_int(part.index, env), bar = eval_int(g->index, env);
+      if (!first || !bar) return "";
+      covered |= *start < *first + int64_t(part.extent) && *first < *start + int64_t(m.extent);
+      seen += (seen.empty() ? "" : ", ") + g->barrier + "[" + std::to_string(*bar) + "] at " + g->loc.str();
+    }
+    // A trip that waits on none (a ring's first round) fills a stage never read yet.
+    if (waited && !covered)
+      return "after waiting on " + seen + " for another stage's release: in trip " + std::to_string(p) + " of its loop it fills " + m.buf.name + "[" + std::to_string(*start) + ".." + std::to_string(*start + int64_t(m.extent)) +
+             "), which no wait of that trip gives back";
+  }
+  return "";
 }
 
 std::vector<std::string> AsyncWalk::released_by(const std::string& barrier) const {
@@ -501,17 +567,55 @@ void AsyncWalk::release(const MbarrierArrive& a, State& st) {
       }
     Issued r = issued(part, bar, st);
     r.agent = {};
+    // In a loop, a stage whose fill these threads have not waited for yet (release(it + 1)
+    // where the reads are of slot(it)): the next wait on its stage is for the data it gave
+    // back. Only where the stage is known here.
+    if (!iteration_.empty() && known_here(part.index) && feasible_here()) {
+      bool waited = false;
+      for (const Issued& w : st.fill_waits) waited |= meets(part, st, w);
+      r.before_fill = !waited;
+      r.unconsumed = waited ? 0 : 1;
+    }
     st.released.push_back(std::move(r));
   }
 }
 
+bool AsyncWalk::feasible_here() const {
+  const std::vector<Dim3> threads = running_threads();
+  if (threads.empty()) return false;
+  for (const auto& [cond, branch] : conditions_) {
+    const std::optional<int64_t> v =
+        eval_int(cond, EvalEnv{k_.cluster, k_.block, std::nullopt, threads.front(), &iteration_, &defs_});
+    if (v && (*v != 0) != branch) return false;
+  }
+  return true;
+}
+
+bool AsyncWalk::known_here(const Expr& e, bool exact) const {
+  const std::vector<Dim3> threads = running_threads();
+  return e && !threads.empty() && (!exact || relative_loops_ == 0) &&
+         eval_int(e, EvalEnv{k_.cluster, k_.block, std::nullopt, threads.front(), &iteration_, &defs_}).has_value();
+}
+
 void AsyncWalk::read_released(const MemAccess& m, const State& st) {
   for (const Issued& r : st.released)
-    if (meets(m, st, r)) {
+    // A stage given back before its fill counts where the read's part evaluates too (an
+    // inner loop's index by its trip number: the stage is the outer index's).
+    if (meets(m, st, r) && (!r.before_fill || known_here(m.index, false))) {
       const Placed* producer = nullptr;
       for (const Placed& c : copies_[m.buf.name])
         if (concurrent(c.agent, agent_) && !producer) producer = &c;
       if (!producer) continue;
+      if (r.before_fill) {
+        error("pipeline stage read after its release", m, r.m,
+              "the " + m.what + " at " + m.loc.str() + " " + verb(m) + " " + buffer_text(m) + " after the arrive at " +
+                  r.m.loc.str() + " gave it back to its producer before these threads had waited for its fill (the arrive " +
+                  "gives back a stage that a later iteration reads): the " + producer->m.what + " at " + producer->m.loc.str() +
+                  " may already be refilling it",
+              "give back the stage this iteration waited for and read (a Pipeline's release(it) after wait_full(it)), after "
+              "its last read");
+        return;
+      }
       error("pipeline stage read after its release", m, r.m,
             "the " + m.what + " at " + m.loc.str() + " " + verb(m) + " " + buffer_text(m) + " after the arrive at " +
                 r.m.loc.str() + " gave it back to its producer: the " + producer->m.what + " at " +

@@ -106,6 +106,12 @@ State merge(State a, const State& b) {
   unite(a.unfenced, b.unfenced);
   unite(a.unsynced, b.unsynced);
   unite(a.released, b.released);
+  unite(a.fill_waits, b.fill_waits);
+  for (const GateWait& w : b.gate_waits) {
+    bool seen = false;
+    for (const GateWait& v : a.gate_waits) seen |= v.loc.line == w.loc.line && v.loc.column == w.loc.column && v.barrier == w.barrier;
+    if (!seen) a.gate_waits.push_back(w);
+  }
   unite(a.stage_reads, b.stage_reads);
   a.store_groups = unite_groups(a.store_groups, b.store_groups);
   a.mmas = unite_groups(a.mmas, b.mmas);

@@ -38,6 +38,15 @@ struct Meeting {
   ir::Expr id;  // null: sync_threads or a cluster barrier (every thread of the CTA)
 };
 
+// A wait of this iteration on a path walked: its barrier, which one of the array, and the
+// conditions (the same in every thread) it ran under.
+struct GateWait {
+  std::string barrier;
+  ir::Expr index;
+  std::vector<std::pair<ir::Expr, bool>> conditions;
+  ir::Loc loc;
+};
+
 struct Issued {
   MemAccess m;
   std::string barrier;  // copies: the barrier they complete on; releases: the barrier arrived on
@@ -53,6 +62,11 @@ struct Issued {
   std::vector<Waiter> waiters;  // copies: the threads that waited on their barrier (some of them only);
                                 // reads of a stage: the readers (one entry)
   std::vector<Meeting> met;     // reads of a stage: the barriers their threads met since
+  // Releases: the stage went back before the releasing threads waited for its fill (none
+  // of their waits so far was on its stage), so the next wait for that stage's fill is for
+  // the data it gave back, not for the refill; `unconsumed` counts that wait down.
+  bool before_fill = false;
+  unsigned unconsumed = 0;
 };
 
 struct State {
@@ -71,6 +85,8 @@ struct State {
   std::vector<Issued> unfenced;                // ordinary writes since fence_proxy_async
   std::vector<Issued> unsynced;                // ordinary writes since a barrier among threads
   std::vector<Issued> released;                // stages given back to their producer, not refilled since
+  std::vector<Issued> fill_waits;              // waits on the barriers copies complete on, as the stages they cover
+  std::vector<GateWait> gate_waits;            // this iteration's waits on any path (renewed barriers: since the iteration began)
   std::vector<Issued> stage_reads;             // ordinary reads of what other threads' copies fill
   std::map<std::string, ir::Loc> unready;      // accumulators a wait with groups pending completed unnamed
   Versions versions;

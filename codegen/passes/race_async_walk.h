@@ -79,6 +79,10 @@ class AsyncWalk {
   void read_released(const MemAccess& m, const State& st);
   // The buffers whose producers wait on `barrier` before refilling them.
   std::vector<std::string> released_by(const std::string& barrier) const;
+  // A copy `m` in a loop whose trips wait on a barrier of `releases` (the readers' release)
+  // for a stage other than the one it fills, in some trip (the loop index tried over 64
+  // values, each wait counted where its conditions hold): why, or empty.
+  std::string other_stage_released(const MemAccess& m, const std::set<std::string>& releases, const State& st) const;
   MemAccess released_part(const std::string& buf, const std::string& barrier, const ir::Expr& index,
                           const ir::Loc& loc) const;
   Issued issued(const MemAccess& m, const std::string& bar, const State& st) const;
@@ -88,6 +92,13 @@ class AsyncWalk {
   // of every warp that runs here are tried.
   bool meets(const MemAccess& m, const State& st, const Issued& i) const;
   using Splits = std::vector<std::pair<ir::Expr, bool>>;
+  // Whether `e` evaluates in the first thread running here, the walked iterations bound;
+  // exact: to its value (each loop around counts from 0 by 1, so that its index is the
+  // trip's value), else with other loops' indices bound to their trip numbers.
+  bool known_here(const ir::Expr& e, bool exact = true) const;
+  // Whether the path walked may run in the walked iterations: no condition on it
+  // evaluates (loop indices bound) to the other branch (`if_(it >= 1, ...)` in iteration 0).
+  bool feasible_here() const;
   // An expression's value in thread t (nullopt: it depends on more than the thread).
   std::optional<int64_t> at_thread(const ir::Expr& e, const ir::Dim3& t) const;
   // Whether thread t may take the path of `splits` (conditions that do not evaluate: yes).
@@ -118,6 +129,8 @@ class AsyncWalk {
   Agent agent_;
   std::vector<std::pair<ir::Expr, bool>> splits_;  // the conditions of agent_, and which branch
   std::vector<std::pair<ir::Expr, bool>> survey_splits_;  // the same, for survey()
+  std::vector<std::pair<ir::Expr, bool>> conditions_;     // the other conditions of the path walked (the same in every thread)
+  int relative_loops_ = 0;  // loops walked now whose index is bound to a trip number, not its value
   int pair_leader_ = 0;  // then-branches of is_pair_leader() conditions the walk is in
   // The kernel completes MMAs through commits (tcgen05), not mma_wait: the fixes say so.
   const bool commits_;

@@ -13,10 +13,16 @@ using namespace tj::test;
 namespace {
 
 // A producer thread fills a ring of `stages` stages of 128 floats; a consumer warp
-// waits for iteration it's stage and reads a stage. `read_ahead`: the racy form reads
-// the next iteration's stage. `masked`: the corrected form names the stage with a
-// different but equal expression (it & 1 for it % 2).
-ir::Kernel ring(bool racy, Marks& marks, unsigned stages, bool masked) {
+// waits for iteration it's stage, reads a stage and gives one back. The racy forms
+// (`racy` and the mistake named) read the next iteration's stage (Mistake::ReadAhead),
+// give back the next iteration's stage (ReleaseNext: release(it + 1)) or fill slot(it)
+// after acquiring the previous iteration's (AcquirePrevious: acquire(it - 1)). The
+// corrected forms read, release and acquire iteration it's stage; `masked` names the
+// stage read with a different but equal expression (it & 1 for it % 2), and ReleaseNext's
+// corrected form gives the previous stage back once the next wait is done (release(it - 1)
+// from the second trip on).
+enum class Mistake { ReadAhead, ReleaseNext, AcquirePrevious };
+ir::Kernel ring_form(bool racy, Marks& marks, unsigned stages, Mistake mistake, bool masked = false) {
   KernelBuilder k("ring");
   k.threads(64);
   TensorMap src = k.tensor_map<float>("src", {32, 4});
@@ -26,7 +32,7 @@ ir::Kernel ring(bool racy, Marks& marks, unsigned stages, bool masked) {
   auto n = k.param<int32_t>("n");
   if_(thread_idx_x() == 0, [&] {
     for_(0, n, [&](i32 it) {
-      pipe.acquire(it);
+      MARK("acquire"); pipe.acquire(racy && mistake == Mistake::AcquirePrevious ? it - 1 : it);
       arrive_expect_tx(pipe.full(it), u32(512));
       MARK("load"); tma_load(stage[pipe.slot(it) * 128], src, {i32(0), it * 4}, pipe.full(it));
     });
@@ -34,12 +40,22 @@ ir::Kernel ring(bool racy, Marks& marks, unsigned stages, bool masked) {
   if_(thread_idx_x() >= 32, [&] {
     for_(0, n, [&](i32 it) {
       MARK("wait"); pipe.wait_full(it);
-      const i32 s = racy ? pipe.slot(it + 1) : masked ? (it & int32_t(stages - 1)) : pipe.slot(it);
+      const i32 s = racy && mistake == Mistake::ReadAhead ? pipe.slot(it + 1) : masked ? (it & int32_t(stages - 1)) : pipe.slot(it);
       MARK("read"); out[it * 32 + thread_idx_x() - 32] = stage[s * 128 + thread_idx_x() - 32];
-      pipe.release(it);
+      if (mistake != Mistake::ReleaseNext) {
+        pipe.release(it);
+      } else if (racy) {
+        MARK("release"); pipe.release(it + 1);
+      } else {
+        if_(it >= 1, [&] { pipe.release(it - 1); });
+      }
     });
   });
   return k.build();
+}
+
+ir::Kernel ring(bool racy, Marks& marks, unsigned stages, bool masked) {
+  return ring_form(racy, marks, stages, Mistake::ReadAhead, masked);
 }
 
 }  // namespace
@@ -68,6 +84,31 @@ TEST_CASE("racy: with four stages, reading two ahead", "[codegen][verify][races]
   std::vector<Diagnostic> d = lower_errors(ring(true, marks, 4, false));
   REQUIRE(d.size() == 1);
   CHECK(d[0].str().find("another stage's copy may still be landing") != std::string::npos);
+}
+
+TEST_CASE("racy: a consumer gives back the next iteration's stage, which it then reads", "[codegen][verify][races]") {
+  for (unsigned stages : {2u, 4u}) {
+    INFO(stages);
+    refused([&](bool r, Marks& m) { return ring_form(r, m, stages, Mistake::ReleaseNext); },
+            "@{read}: error: the load at @{read} reads shared buffer 'stage' after the arrive at @{release} gave it back to its "
+            "producer before these threads had waited for its fill (the arrive gives back a stage that a later iteration "
+            "reads): the TMA load at @{load} may already be refilling it\n"
+            "  fix: give back the stage this iteration waited for and read (a Pipeline's release(it) after wait_full(it)), "
+            "after its last read",
+            "test_race_ring_stages.cpp");
+    lowers([&](bool r, Marks& m) { return ring_form(r, m, stages, Mistake::ReleaseNext); });
+  }
+}
+
+TEST_CASE("racy: a producer fills slot(it) after acquiring the previous iteration's stage", "[codegen][verify][races]") {
+  refused([&](bool r, Marks& m) { return ring_form(r, m, 2, Mistake::AcquirePrevious); },
+          "@{load}: error: the TMA load at @{load} refills shared buffer 'stage', which the load at @{read} (other threads) "
+          "reads, after waiting on pipe_empty[0] at @{acquire} for another stage's release: in trip 3 of its loop it fills "
+          "stage[128..256), which no wait of that trip gives back\n"
+          "  fix: wait for the release of the stage it fills (a Pipeline's acquire(it) before filling its slot(it)) before "
+          "line {load}",
+          "test_race_ring_stages.cpp");
+  for (unsigned stages : {1u, 2u, 4u}) lowers([&](bool r, Marks& m) { return ring_form(r, m, stages, Mistake::AcquirePrevious); });
 }
 
 namespace {
