@@ -140,8 +140,92 @@ class PhaseLag {
       for (const auto& [thread, barriers] : taken)
         for (const auto& [b, takes] : barriers)
           if (report(s, name, rank, thread, b, takes, completed[b])) return;
+      note_distance(s, name, arrives, taken, completed);
     }
   }
+
+  // Where the arrivals on `name` come from one other loop scope, and every thread keeps
+  // one distance behind them on every barrier of the array: that distance, for deadlocks().
+  void note_distance(const PhaseScope& s, const std::string& name, const std::vector<std::vector<const Event*>>& arrives,
+                     const std::map<unsigned, std::map<int64_t, std::vector<Take>>>& taken,
+                     std::map<int64_t, std::vector<int64_t>>& completed) {
+    if (arrives.size() != 1) return;
+    const PhaseScope* from = scope_of(*arrives.front().front());
+    if (!from || from == &s || !from->loop) return;
+    std::optional<int64_t> distance;
+    Loc first_wait;
+    for (const auto& [thread, barriers] : taken)
+      for (const auto& [b, takes] : barriers) {
+        const std::vector<int64_t>& done = completed[b];
+        for (size_t k = 0; k < std::min(takes.size(), done.size()); ++k) {
+          const int64_t d = takes[k].iteration - done[k];
+          if (distance && *distance != d) return;
+          if (!distance) first_wait = takes[k].loc;
+          distance = d;
+        }
+      }
+    if (distance) distances_.push_back({&s, from, name, *distance, first_wait, arrives.front().front()->loc});
+  }
+
+  const PhaseScope* scope_of(const Event& e) const {
+    for (const PhaseScope& s : phases_.scopes)
+      for (const Event& x : s.events)
+        if (&x == &e) return &s;
+    return nullptr;
+  }
+
+ public:
+  // Two loops of one trip range that wait on each other's arrivals: loop A waits on X,
+  // whose phases loop B completes, a distance dx behind them; B waits on Y, completed by
+  // A, dy behind. A's wait in iteration i needs B's arrival in iteration i - dx, which
+  // follows B's wait there for A's arrival in iteration i - dx - dy. With dx + dy < 0, or
+  // 0 where each loop waits before it arrives, that is A's own iteration i (or a later
+  // one) after its wait: neither loop passes its wait (a deadlock), from the first
+  // iteration on (the ring's first round, typically: a producer waiting on 'empty' before
+  // any consumer could have released a stage).
+  void deadlocks() {
+    for (const Distance& x : distances_)
+      for (const Distance& y : distances_) {
+        if (x.waiting != y.arriving || y.waiting != x.arriving || &x > &y) continue;
+        const int64_t sum = x.distance + y.distance;
+        if (sum > 0) continue;
+        const bool x_waits_first = first_event(*x.waiting, x.barrier, Event::Wait) < first_event(*x.waiting, y.barrier, Event::Arrive);
+        const bool y_waits_first = first_event(*y.waiting, y.barrier, Event::Wait) < first_event(*y.waiting, x.barrier, Event::Arrive);
+        if (sum == 0 && !(x_waits_first && y_waits_first)) continue;
+        out_.hazard(k_, "waits on barrier '" + x.barrier + "' in " + x.waiting->phase, {x.wait, y.wait},
+                    {x.wait,
+                     "the wait on '" + x.barrier + "' at " + x.wait.str() + " and the wait on '" + y.barrier + "' at " + y.wait.str() +
+                         " wait for each other: in " + x.waiting->phase + " the wait takes the phase that the arrive at " +
+                         x.arrive.str() + " completes " + std::to_string(x.distance) + " iteration(s) earlier in " +
+                         x.arriving->phase + ", and there the wait takes the phase that the arrive at " + y.arrive.str() + " completes " +
+                         std::to_string(y.distance) + " iteration(s) earlier; each loop " +
+                         (sum < 0 ? "waits for an iteration of the other that is not reached yet"
+                                  : "waits before it arrives, so neither passes its first wait") +
+                         " (a deadlock)",
+                     "let the first round pass: a producer waits on its 'empty' ring only from its second round on "
+                     "(if_(it >= stages), as Pipeline::acquire does), since no stage has been released before"});
+        return;
+      }
+  }
+
+ private:
+  struct Distance {
+    const PhaseScope* waiting;
+    const PhaseScope* arriving;
+    std::string barrier;
+    int64_t distance;
+    Loc wait, arrive;
+  };
+  std::vector<Distance> distances_;
+
+  // The place of the first event of `kind` on `name` in the scope (its size if none).
+  static size_t first_event(const PhaseScope& s, const std::string& name, Event::Kind kind) {
+    for (size_t i = 0; i < s.events.size(); ++i)
+      if (s.events[i].kind == kind && s.events[i].barrier.name == name) return i;
+    return s.events.size();
+  }
+
+ private:
 
   bool report(const PhaseScope& s, const std::string& name, unsigned rank, unsigned thread, int64_t b, const std::vector<Take>& takes,
               const std::vector<int64_t>& completed) {
@@ -179,7 +263,9 @@ class PhaseLag {
 
 void check_phase_lag(const Kernel& k, const BarrierPhases& phases, Findings& out) {
   PhaseLag lag(k, phases, out);
+  const size_t errors = out.errors.size();
   for (const PhaseScope& s : phases.scopes) lag.scope(s);
+  if (out.errors.size() == errors) lag.deadlocks();
 }
 
 }  // namespace tj::codegen::race

@@ -90,3 +90,60 @@ TEST_CASE("corrected: the other warpgroup's phase skipped, one per iteration", "
   Marks marks;
   CHECK(lower_errors(pingpong(Skip::Right, marks)).empty());
 }
+
+namespace {
+
+// A producer thread and a consumer warpgroup over a ring of `stages`: the producer waits
+// on 'empty' from its second round on (corrected), or from its first iteration (racy:
+// nothing has been released yet, so it and the consumer, which waits on 'full' before it
+// arrives on 'empty', wait for each other).
+ir::Kernel first_round(bool racy, Marks& marks, unsigned stages) {
+  KernelBuilder k("first_round");
+  k.threads(256);
+  TensorMap src = k.tensor_map<float>("src", {32, 32});
+  auto out = k.param<float*>("out");
+  auto n = k.param<int32_t>("n");
+  auto buf = k.dynamic_shared<float>("buf", stages * 1024, 128);
+  auto full = k.mbarriers("full", stages, 1);
+  auto empty = k.mbarriers("empty", stages, 128);
+  if_(thread_idx_x() == 0, [&] {
+    MARK("producer"); for_(0, n, [&](i32 it) {
+      i32 s = it % int32_t(stages);
+      if (racy) {
+        MARK("empty"); wait(empty[s]);
+      } else {
+        if_(it >= int32_t(stages), [&] { wait(empty[s]); });
+      }
+      MARK("expect"); arrive_expect_tx(full[s], u32(4096));
+      tma_load(buf[s * 1024], src, {i32(0), it * 32}, full[s]);
+    });
+  });
+  if_(thread_idx_x() >= 128, [&] {
+    i32 t = thread_idx_x() - 128;
+    MARK("consumer"); for_(0, n, [&](i32 it) {
+      i32 s = it % int32_t(stages);
+      MARK("full"); wait(full[s]);
+      for_(t, 1024, 128, [&](i32 i) { out[it * 1024 + i] = buf[s * 1024 + i]; });
+      MARK("release"); arrive(empty[s]);
+    });
+  });
+  return k.build();
+}
+
+}  // namespace
+
+TEST_CASE("racy: a producer waits on 'empty' in its first round, as the consumer waits on 'full' (a deadlock)",
+          "[codegen][verify][races][arrivals]") {
+  for (unsigned stages : {1u, 2u, 4u}) {
+    INFO(stages);
+    refused([&](bool r, Marks& m) { return first_round(r, m, stages); },
+            "@{empty}: error: the wait on 'empty' at @{empty} and the wait on 'full' at @{full} wait for each other: in the "
+            "loop at @{producer} the wait takes the phase that the arrive at @{release} completes 0 iteration(s) earlier in the "
+            "loop at @{consumer}, and there the wait takes the phase that the arrive at @{expect} completes 0 iteration(s) "
+            "earlier; each loop waits before it arrives, so neither passes its first wait (a deadlock)\n"
+            "  fix: let the first round pass: a producer waits on its 'empty' ring only from its second round on "
+            "(if_(it >= stages), as Pipeline::acquire does), since no stage has been released before",
+            "test_race_phase_lag.cpp");
+    lowers([&](bool r, Marks& m) { return first_round(r, m, stages); });
+  }
+}
