@@ -1,6 +1,7 @@
 #include "codegen/passes/verify_bounds.h"
 
 #include <algorithm>
+#include <map>
 #include <set>
 #include <string>
 #include <tuple>
@@ -46,9 +47,65 @@ std::string thread_text(const std::optional<Dim3>& t) {
   return " (thread " + std::to_string(t->x) + (t->y || t->z ? "," + std::to_string(t->y) + "," + std::to_string(t->z) : "") + ")";
 }
 
+// A local stepped by a constant once per trip of one counted loop: `x = x + c` directly in
+// the loop's body, x declared just before the loop in the same block and assigned nowhere
+// else. In trip j (the index's (value - begin) / step) x is init + c j before the step and
+// init + c (j + 1) after it.
+struct Stepped {
+  Expr init;
+  int64_t step = 0;
+  const StmtNode* loop = nullptr;
+  const Assign* assign = nullptr;
+};
+
+// The constant c of `value` = x + c or x - c (nullopt otherwise).
+std::optional<int64_t> step_of(const std::string& x, const Expr& value) {
+  const Binary* b = value ? value->as<Binary>() : nullptr;
+  if (!b || (b->op != BinOp::Add && b->op != BinOp::Sub)) return std::nullopt;
+  const VarRef* l = b->a->as<VarRef>();
+  const VarRef* r = b->b->as<VarRef>();
+  if (l && l->name == x) {
+    const std::optional<int64_t> c = const_int(b->b);
+    if (c) return b->op == BinOp::Add ? *c : -*c;
+  }
+  if (r && r->name == x && b->op == BinOp::Add) return const_int(b->a);
+  return std::nullopt;
+}
+
+std::map<std::string, Stepped> stepped_locals(const Kernel& k) {
+  std::map<std::string, int> assigns, declares;
+  for_each_stmt(k.body, [&](const StmtNode& s) {
+    if (const Assign* a = s.as<Assign>())
+      if (const VarRef* v = a->var->as<VarRef>()) ++assigns[v->name];
+    if (const Declare* d = s.as<Declare>()) ++declares[d->name];
+  });
+  std::map<std::string, Stepped> out;
+  for_each_stmt(k.body, [&](const StmtNode& s) {
+    const Block* b = s.as<Block>();
+    if (!b) return;
+    std::map<std::string, Expr> declared;  // earlier in this block
+    for (const Stmt& c : b->body) {
+      if (const Declare* d = c->as<Declare>()) declared[d->name] = d->init;
+      std::optional<LoopView> l = as_loop(*c);
+      if (!l || !l->counted()) continue;
+      const Block* body = l->body ? l->body->as<Block>() : nullptr;
+      const std::vector<Stmt> direct = body ? body->body : std::vector<Stmt>{l->body};
+      for (const Stmt& t : direct) {
+        const Assign* a = t ? t->as<Assign>() : nullptr;
+        const VarRef* v = a ? a->var->as<VarRef>() : nullptr;
+        if (!v || assigns[v->name] != 1 || declares[v->name] != 1 || !declared.count(v->name) || !declared[v->name]) continue;
+        if (const std::optional<int64_t> step = step_of(v->name, a->value))
+          out[v->name] = Stepped{declared[v->name], *step, c.get(), a};
+      }
+    }
+  });
+  return out;
+}
+
 class Bounds {
  public:
-  Bounds(const Kernel& k, std::vector<Diagnostic>& out) : k_(k), d_(single_assignment_defs(k)), out_(out) {}
+  Bounds(const Kernel& k, std::vector<Diagnostic>& out)
+      : k_(k), d_(single_assignment_defs(k)), stepped_(stepped_locals(k)), out_(out) {}
 
   void walk(const Stmt& s) {
     if (!s) return;
@@ -56,6 +113,9 @@ class Bounds {
       for (const Stmt& c : b->body) walk(c);
       return;
     }
+    if (const Assign* a = s->as<Assign>())
+      for (auto& [name, st] : stepped_)
+        if (st.assign == a) stepped_now_[name] = 1;  // from here on in the trip: stepped once more
     check(*s);
     const size_t depth = guards_.size();
     if (const If* i = s->as<If>()) {
@@ -71,7 +131,11 @@ class Bounds {
       guards_.resize(depth);
     } else if (std::optional<LoopView> l = as_loop(*s)) {
       loops_.push_back(LoopTrip{l->node, l->var, l->begin, l->end, l->step});
+      for (const auto& [name, st] : stepped_)
+        if (st.loop == l->node) stepped_now_[name] = 0;
       walk(l->body);
+      for (const auto& [name, st] : stepped_)
+        if (st.loop == l->node) stepped_now_.erase(name);
       loops_.pop_back();
     }
   }
@@ -90,10 +154,30 @@ class Bounds {
            " trip" + (f.trips->second == 1 ? "" : "s") + " or more";
   }
 
+  // `e` with each stepped local of a loop being walked written as its value in the trip.
+  Expr through_steps(const Expr& e) const {
+    struct Steps : Mutator {
+      const Bounds& self;
+      explicit Steps(const Bounds& b) : self(b) {}
+      Expr mutate_node(const VarRef& n, const Expr& me) override {
+        auto now = self.stepped_now_.find(n.name);
+        if (now == self.stepped_now_.end()) return me;
+        const Stepped& st = self.stepped_.at(n.name);
+        std::optional<LoopView> l = as_loop(*st.loop);
+        const Scalar t = n.type.scalar;
+        const Expr trip = Binary::make(BinOp::Div, Binary::make(BinOp::Sub, VarRef::make(l->var, l->begin->type), l->begin), l->step);
+        const Expr steps = Binary::make(BinOp::Add, Cast::make(t, trip), IntImm::make(t, now->second));
+        return Binary::make(BinOp::Add, st.init, Binary::make(BinOp::Mul, IntImm::make(t, st.step), steps));
+      }
+    } steps(*this);
+    return stepped_now_.empty() ? e : steps.mutate(e);
+  }
+
   void check(const StmtNode& s) {
-    for (const MemAccess& a : accesses_of(k_, s, AccessView::Elements)) {
+    for (MemAccess a : accesses_of(k_, s, AccessView::Elements)) {
       const SharedBuffer* b = k_.find_shared(a.buf.name);
       if (!b || !a.index) continue;
+      a.index = through_steps(a.index);
       if (!reported_.insert({s.loc.str(), a.buf.name, a.what}).second) continue;
       a_ = &a, buf_ = b, evaluations_ = 0;
       found_index_.reset(), found_rank_.reset(), found_align_.reset();
@@ -212,6 +296,8 @@ class Bounds {
 
   const Kernel& k_;
   const Defs d_;
+  const std::map<std::string, Stepped> stepped_;
+  std::map<std::string, int64_t> stepped_now_;  // stepped locals of the loops walked: 1 after their step in the body
   std::vector<Diagnostic>& out_;
   Guards guards_;
   std::vector<LoopTrip> loops_;

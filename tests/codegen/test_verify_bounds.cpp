@@ -266,3 +266,41 @@ TEST_CASE("bounds: a ring's index past its array in a loop whose bound is known 
   // not enumerated (it has no bound before run time).
   CHECK(only_error(ring(3, line, loop)) == "lowered");
 }
+
+TEST_CASE("bounds: an index kept in a local stepped once per trip of a loop", "[codegen][verify][bounds]") {
+  // idx starts at the thread index and moves by `step` before (or after) each access; the
+  // buffer holds 512 elements, so the fifth 128-element step leaves it.
+  auto stepped = [](int32_t trips, int32_t step, bool access_first, unsigned& line, unsigned& decl) {
+    KernelBuilder k("stepped_index");
+    k.threads(128);
+    auto out = k.param<uint32_t*>("out");
+    decl = __LINE__ + 1;
+    auto sh = k.shared<uint32_t>("sh", 512);
+    auto idx = var(thread_idx_x(), "idx");
+    for_(0, trips, [&](i32) {
+      if (access_first) {
+        line = __LINE__ + 1;
+        sh[idx] = 1u;
+        idx = idx + step;
+      } else {
+        idx = idx + step;
+        line = __LINE__ + 1;
+        sh[idx] = 1u;
+      }
+    });
+    sync_threads();
+    out[block_idx_x() * 128 + thread_idx_x()] = sh[thread_idx_x()];
+    return k.build();
+  };
+  unsigned line = 0, decl = 0;
+  const ir::Kernel bad = stepped(4, 128, false, line, decl);
+  CHECK(only_error(bad) == at(line) + ": store of 'sh' reaches element 512 in CTA rank 0 (thread 0), outside the buffer: 'sh' "
+                               "(declared at " + at(decl) + ") has 512 elements | keep the index within 0..511, or declare the buffer larger");
+  // Accessing before the step reaches 384 + 127 at most; three steps after it, the same.
+  CHECK(only_error(stepped(4, 128, true, line, decl)) == "lowered");
+  CHECK(only_error(stepped(3, 128, false, line, decl)) == "lowered");
+  // Stepping down below 0.
+  CHECK(only_error(stepped(2, -128, false, line, decl)) == at(line) + ": store of 'sh' reaches element -128 in CTA rank 0 (thread 0), "
+                                                              "outside the buffer: 'sh' (declared at " + at(decl) +
+                                                              ") has 512 elements | keep the index within 0..511, or declare the buffer larger");
+}
