@@ -51,6 +51,9 @@ void arrive_expect_tx(const BarrierRef& bar, const u32& bytes, SrcLoc loc) {
 void wait(const BarrierRef& bar, SrcLoc loc) { add(ir::MbarrierWait::make(bar.ptr(), bar.index(), L(loc)), loc); }
 void wait_local(const BarrierRef& bar, SrcLoc loc) { add(ir::MbarrierWait::make(bar.ptr(), bar.index(), L(loc), true), loc); }
 void skip_phases(const Ptr<mbarrier_t>& bars, const i32& first, const i32& count, SrcLoc loc) {
+  if (const std::optional<int64_t> n = ir::const_int(count.expr()); n && *n < 0)
+    throw UserError(L(loc), "skip_phases with a count of " + std::to_string(*n),
+                    "give the number of phases this thread lets pass without waiting: 0 or more");
   add(ir::MbarrierSkip::make(bars.expr(), first.expr(), count.expr(), L(loc)), loc);
 }
 

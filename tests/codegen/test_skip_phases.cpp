@@ -63,3 +63,14 @@ TEST_CASE("skip_phases only on this CTA's own ring", "[codegen][verify][async][m
   CHECK(d[0].str() == diag(line, "skip_phases() on 'full' of a peer CTA: a thread tracks phases of its own CTA's barriers only",
                            "skip phases of the local barriers"));
 }
+
+TEST_CASE("skip_phases with a negative count is refused at the user's line", "[codegen][async][mbarrier][skip]") {
+  KernelBuilder k("skip_negative");
+  k.threads(128);
+  auto b = k.mbarriers("b", 2, 128);
+  const unsigned line = __LINE__ + 1;
+  auto skip = [&] { skip_phases(b, i32(0), i32(-1)); };
+  CHECK_THROWS_WITH(skip(), diag(line, "skip_phases with a count of -1",
+                                 "give the number of phases this thread lets pass without waiting: 0 or more"));
+  skip_phases(b, i32(0), i32(0));  // nothing to let pass: allowed
+}
