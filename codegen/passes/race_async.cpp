@@ -240,7 +240,10 @@ void AsyncWalk::walk(const Stmt& s, State& st) {
     met(st, Waiter{splits_, s->loc}, s->as<NamedBarrier>() ? s->as<NamedBarrier>()->id : nullptr);
   } else if (const MbarrierWait* w = s->as<MbarrierWait>()) {
     st.bulk_sources.clear();  // a receiver may have handed the sources back
-    st.unsynced.clear();      // taken as the writers' hand-over
+    // Taken as the writers' hand-over where the writing threads arrive on the barrier (an
+    // arrive by all of them, or by threads whose path holds theirs); a barrier that only
+    // one thread of them arrives on (a TMA's 'full') orders that thread's writes alone.
+    std::erase_if(st.unsynced, [&](const Issued& u) { return handed_over(buffer_of(w->bar).name, u); });
     // The barrier waited on; in the pair leader, also as the barrier its pair loads complete on.
     std::vector<std::string> names = {buffer_of(w->bar).name};
     if (in_pair_leader()) names.push_back(names[0] + kPairSuffix);

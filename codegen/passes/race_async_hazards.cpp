@@ -342,7 +342,21 @@ void AsyncWalk::access(const MemAccess& m, const std::string& bar, State& st) {
       }
   }
   // A TMA store or bulk copy is issued by some threads; what the others wrote reaches it only
-  // after a barrier among them (the fence orders the writing thread's own proxies only).
+  // after a barrier among them (the fence orders the writing thread's own proxies only). An
+  // MMA is issued by each warp of the warpgroup for the whole operand: what other warps
+  // wrote reaches it only after a barrier among them too.
+  if (mma)
+    for (const Issued& w : st.unsynced) {
+      if (!overlaps(m, w) || concurrent(w.agent, agent_)) continue;
+      error("generic writes of other threads read by an MMA without a barrier", m, w.m,
+            "the " + m.what + " at " + m.loc.str() + " reads " + buf + " written by the " + w.m.what + " at " + w.m.loc.str() +
+                " with no barrier among the writing threads between: each warp of the warpgroup issues the MMA for the "
+                "whole operand, which may read rows other warps have not written yet (the fence orders each thread's own "
+                "writes only)",
+            "after fence_proxy_async(), let the writing threads meet (warpgroup_sync, role_sync or sync_threads) before " +
+                line_of(m.loc));
+      break;
+    }
   if (tma_store || bulk_source)
     for (const Issued& w : st.unsynced) {
       const bool others = w.agent.size() < agent_.size() && !concurrent(w.agent, agent_);
@@ -454,6 +468,16 @@ std::string AsyncWalk::other_stage_released(const MemAccess& m, const std::set<s
              "), which no wait of that trip gives back";
   }
   return "";
+}
+
+bool AsyncWalk::handed_over(const std::string& barrier, const Issued& w) const {
+  for (const Placed& a : arrivals_) {
+    if (a.barrier != barrier) continue;
+    // The arriving path is a prefix of the writer's: every writing thread arrives.
+    const bool holds = a.agent.size() <= w.agent.size() && std::equal(a.agent.begin(), a.agent.end(), w.agent.begin());
+    if (holds || concurrent(a.agent, w.agent)) return true;
+  }
+  return false;
 }
 
 std::vector<std::string> AsyncWalk::released_by(const std::string& barrier) const {

@@ -77,6 +77,10 @@ class AsyncWalk {
   bool in_pair_leader() const;
   void read_accumulator(const ir::StmtNode& s, const State& st);
   void read_released(const MemAccess& m, const State& st);
+  // Whether an arrive on `barrier` is made by all the threads that made write `w` (an
+  // arriving path that holds the writer's), or by threads other than them (another role or
+  // branch: a hand-over from the writers that ends in that arrive is taken on trust).
+  bool handed_over(const std::string& barrier, const Issued& w) const;
   // The buffers whose producers wait on `barrier` before refilling them.
   std::vector<std::string> released_by(const std::string& barrier) const;
   // A copy `m` in a loop whose trips wait on a barrier of `releases` (the readers' release)

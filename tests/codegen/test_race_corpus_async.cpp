@@ -432,7 +432,9 @@ PvTiles pv_tiles(KernelBuilder& k) {
 
 // S = Q K^T into registers, P = S written to a shared tile, O = P V: the second MMA
 // reads P through the async proxy. One warpgroup.
-ir::Kernel p_tile_without_fence(bool racy, Marks& marks) {
+// P written by store_accumulator (every thread of the warpgroup), then read by an MMA;
+// racy: no fence_proxy_async, or (`no_barrier`) the fence but no warpgroup_sync after it.
+ir::Kernel p_tile_one(bool racy, Marks& marks, bool no_barrier) {
   KernelBuilder k("pv_one");
   k.threads(128);
   MmaTiles t(k, 1);
@@ -446,13 +448,15 @@ ir::Kernel p_tile_without_fence(bool racy, Marks& marks) {
     mma(t.acc, stage(t.a, 0), stage(t.b, 0), boolean(false));
     mma_wait(0);
     MARK("write"); store_accumulator(stage(p, 0), t.acc, f32(1.0f));
-    if (!racy) fence_proxy_async();
-    warpgroup_sync(0);
+    if (!racy || no_barrier) fence_proxy_async();
+    if (!racy || !no_barrier) warpgroup_sync(0);
     MARK("mma"); mma(o, stage(p, 0), stage(v, 0), boolean(false));
     mma_wait(0);
   });
   return k.build();
 }
+ir::Kernel p_tile_without_fence(bool racy, Marks& marks) { return p_tile_one(racy, marks, false); }
+ir::Kernel p_tile_without_barrier(bool racy, Marks& marks) { return p_tile_one(racy, marks, true); }
 
 // The same in a loop over blocks, with the fence before the write instead of after it.
 ir::Kernel p_tile_fence_too_early(bool racy, Marks& marks) {
@@ -716,6 +720,8 @@ RACY("an mbarrier hand-over of a TMA-loaded box needs a cluster-scope wait", han
      "@{read}: error: race on shared buffer 'tile' of CTA rank 0: the TMA load at @{load} by CTA rank 0 and the load at @{read} by CTA rank 1 through map_shared_rank(tile, (%cluster_ctarank ^ 1)) may run at the same time (the TMA load lands at the wait at @{wait}; no cluster barrier follows that wait before line {read})\n  fix: add cluster_sync() after the wait at line {wait} and before line {read} (or hand over with an mbarrier of the reading CTA: arrive after that wait, wait() before line {read})")
 RACY("an MMA reads a tile written by store_accumulator without fence_proxy_async", p_tile_without_fence,
      "@{mma}: error: the mma at @{mma} reads shared buffer 'p' written by the store_accumulator at @{write} with no fence_proxy_async() between: the tensor cores read it through the async proxy and may read old data\n  fix: add fence_proxy_async() (and a barrier among the writing threads) between line {write} and line {mma}")
+RACY("an MMA reads a tile the whole warpgroup wrote, fenced but with no barrier among the writers", p_tile_without_barrier,
+     "@{mma}: error: the mma at @{mma} reads shared buffer 'p' written by the store_accumulator at @{write} with no barrier among the writing threads between: each warp of the warpgroup issues the MMA for the whole operand, which may read rows other warps have not written yet (the fence orders each thread's own writes only)\n  fix: after fence_proxy_async(), let the writing threads meet (warpgroup_sync, role_sync or sync_threads) before line {mma}")
 RACY("in a loop, the proxy fence comes before the write instead of after it", p_tile_fence_too_early,
      "@{mma}: error: the mma at @{mma} reads shared buffer 'p' written by the store_accumulator at @{write} with no fence_proxy_async() between: the tensor cores read it through the async proxy and may read old data\n  fix: add fence_proxy_async() (and a barrier among the writing threads) between line {write} and line {mma}")
 RACY("a role hands a written tile to an MMA role without fence_proxy_async", p_tile_handed_over,
