@@ -1,6 +1,6 @@
 // The async-proxy walk (check_async_proxy): the survey of who copies, reads, arrives
 // and waits, the walk in program order (race_async.cpp), and the hazards it meets
-// on the way (race_async_hazards.cpp).
+// on the way (race_async_hazards.cpp, race_async_stages.cpp).
 #pragma once
 
 #include <map>
@@ -20,6 +20,12 @@ inline constexpr const char* kPairSuffix = " of the pair leader (tma_load_pair)"
 
 // A write by the async proxy: a copy into shared memory.
 bool is_copy(const MemAccess& m);
+
+// For the hazards' messages: "shared buffer 'x'", and "overwrites" or "reads".
+std::string buffer_text(const MemAccess& m);
+const char* verb(const MemAccess& m);
+// Groups issued after the one holding `i`: what a wait may leave in flight.
+size_t newer_than(const std::vector<std::vector<Issued>>& groups, const Issued& i);
 
 // An operation with who runs it.
 struct Placed {
@@ -69,7 +75,7 @@ class AsyncWalk {
   int iterations_to_walk(const ir::LoopView& f) const;
   void leave(const State& st);  // the end of a role or of the kernel: its unfenced writes stay so
 
-  // race_async_hazards.cpp
+  // race_async_hazards.cpp (access, the accumulators, the helpers below); race_async_stages.cpp (the stages)
   void access(const MemAccess& m, const std::string& bar, State& st);
   void refill(const MemAccess& m, const State& st);
   void release(const ir::MbarrierArrive& a, State& st);
