@@ -216,8 +216,8 @@ void AsyncWalk::walk(const Stmt& s, State& st) {
   } else if (std::optional<LoopView> f = as_loop(*s)) {
     State entry = st;
     const std::set<std::string> renewed = renewed_each_iteration(*f);
-    // Trip it's index is `it` itself where the loop counts up from 0 by 1; the walk's
-    // bindings are relative trip numbers otherwise.
+    // The walk binds the index to the trip number: the index's value where the loop counts
+    // up from 0 by 1, a relative number otherwise.
     const bool from_zero = f->counted() && const_int(f->begin) == 0 && const_int(f->step) == 1;
     if (f->counted() && !from_zero) ++relative_loops_;
     for (int it = 0, walks = iterations_to_walk(*f); it < walks; ++it) {
@@ -268,12 +268,13 @@ void AsyncWalk::walk(const Stmt& s, State& st) {
       for (Issued& r : st.released) {
         bool fills = false;
         for (const Placed& c : copies_[r.m.buf.name]) fills |= c.barrier == name;
-        if (!fills) {
-          kept.push_back(std::move(r));
-        } else if (r.unconsumed > 0 || (r.before_fill && !meets(released_part(r.m.buf.name, name, w->index, w->loc), st, r))) {
-          if (r.unconsumed > 0 && meets(released_part(r.m.buf.name, name, w->index, w->loc), st, r)) --r.unconsumed;
-          kept.push_back(std::move(r));
+        if (fills && !r.before_fill) continue;  // refilled
+        if (fills) {
+          const bool its_stage = meets(released_part(r.m.buf.name, name, w->index, w->loc), st, r);
+          if (its_stage && r.unconsumed == 0) continue;  // the wait for the refill
+          if (its_stage) --r.unconsumed;                 // the wait for the data it gave back
         }
+        kept.push_back(std::move(r));
       }
       st.released = std::move(kept);
       // Which stages this thread has waited for: a release of one it has not is before_fill.
