@@ -34,6 +34,12 @@ std::optional<int64_t> sreg(SpecialRegKind r, const EvalEnv& env) {
     case SpecialRegKind::ThreadIdxX: if (env.thread) return env.thread->x; return std::nullopt;
     case SpecialRegKind::ThreadIdxY: if (env.thread) return env.thread->y; return std::nullopt;
     case SpecialRegKind::ThreadIdxZ: if (env.thread) return env.thread->z; return std::nullopt;
+    case SpecialRegKind::BlockIdxX: if (env.first_cluster && env.rank) return *env.rank % c.x; return std::nullopt;
+    case SpecialRegKind::BlockIdxY: if (env.first_cluster && env.rank) return *env.rank / c.x % c.y; return std::nullopt;
+    case SpecialRegKind::BlockIdxZ: if (env.first_cluster && env.rank) return *env.rank / (c.x * c.y); return std::nullopt;
+    case SpecialRegKind::ClusterIdX:
+    case SpecialRegKind::ClusterIdY:
+    case SpecialRegKind::ClusterIdZ: if (env.first_cluster) return 0; return std::nullopt;
     case SpecialRegKind::NumClustersX: if (env.grid_clusters) return env.grid_clusters->x; return std::nullopt;
     case SpecialRegKind::NumClustersY: if (env.grid_clusters) return env.grid_clusters->y; return std::nullopt;
     case SpecialRegKind::NumClustersZ: if (env.grid_clusters) return env.grid_clusters->z; return std::nullopt;

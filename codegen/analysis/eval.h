@@ -21,6 +21,9 @@ struct EvalEnv {
   const std::map<std::string, int64_t>* vars = nullptr;  // values of loop indices unrolled by the caller
   const std::map<std::string, ir::Expr>* defs = nullptr;  // locals never reassigned: their initial values
   std::optional<ir::Dim3> grid_clusters = std::nullopt;  // %nclusterid: a launch's grid, in clusters
+  // The CTA is in the grid's first cluster (with `rank`: %ctaid and %clusterid evaluate), for
+  // checks that compare threads of one CTA, where any CTA of the grid serves.
+  bool first_cluster = false;
 };
 
 // The value of `e` (bools as 0/1), or nullopt when it depends on anything the

@@ -6,6 +6,7 @@
 #include <set>
 #include <string>
 
+#include "codegen/analysis/divergence.h"
 #include "codegen/analysis/eval.h"
 #include "codegen/analysis/guards.h"
 #include "codegen/mma/family.h"
@@ -76,10 +77,12 @@ class Collectives {
       role_ = saved;
       guards_.resize(depth);
     } else if (std::optional<LoopView> l = as_loop(*s)) {
-      const bool varies = thread_varying(*l);
+      const bool varies = thread_varying(*l), data = !varies && data_bounds(*l);
       if (varies) loops_.push_back(*l);
+      if (data) data_loops_.push_back(*l);
       walk(l->body);
       if (varies) loops_.pop_back();
+      if (data) data_loops_.pop_back();
     }
   }
 
@@ -203,6 +206,46 @@ class Collectives {
     return false;
   }
 
+  // A counted loop whose bounds do not evaluate even for a thread (they read memory, say).
+  bool data_bounds(const LoopView& l) const {
+    if (!l.counted()) return false;
+    const EvalEnv first{k_.cluster, k_.block, 0u, Dim3{0, 0, 0}, nullptr, &d_, std::nullopt, true};
+    for (const Expr& e : {l.begin, l.end, l.step})
+      if (!eval_int(e, first)) return true;
+    return false;
+  }
+
+  // Where a condition or an enclosing loop's bound that does not evaluate reads data that
+  // differs between the threads of [first, last) of CTA `rank` (in `mask`, for a warp)
+  // that may run the statement: "the condition at f.cpp:12 reads data that differs between
+  // them (x[...] is read at index 0 in thread 0 and at index 1 in thread 1, f.cpp:11)".
+  // Any CTA serves: %ctaid is the grid's first cluster's.
+  std::optional<std::string> data_split(unsigned rank, uint64_t first, uint64_t last, uint32_t mask = ~0u) const {
+    if (guards_.empty() && data_loops_.empty()) return std::nullopt;
+    std::vector<ThreadEnv> ts;
+    for (uint64_t i = first; i < last; ++i) {
+      if (!((mask >> ((i - first) % 32)) & 1u)) continue;
+      const EvalEnv env{k_.cluster, k_.block, rank, thread(i), nullptr, &d_, std::nullopt, true};
+      if (all_hold(guards_, env) != false) ts.push_back({i, env});
+    }
+    if (ts.size() < 2) return std::nullopt;
+    auto found = [&](const Expr& e, const std::string& where, const std::string& reads) -> std::optional<std::string> {
+      const std::optional<Divergence> d = divergence(e, ts);
+      if (!d) return std::nullopt;
+      return where + " " + reads + " that differs between them (" + d->what + (d->loc.known() ? ", " + d->loc.str() : "") + ")";
+    };
+    for (const Guard& g : guards_) {
+      bool known = true;
+      for (const ThreadEnv& t : ts) known = known && eval_int(g.expr, t.env).has_value();
+      if (known) continue;
+      if (auto d = found(g.expr, "the condition at " + g.loc.str(), "reads data")) return d;
+    }
+    for (const LoopView& l : data_loops_)
+      for (const Expr& e : {l.begin, l.end, l.step})
+        if (auto d = found(e, "the loop at " + l.node->loc.str(), "takes its trip count from data")) return d;
+    return std::nullopt;
+  }
+
   // Where the threads of [first, last) of CTA `rank` that pass the guards (and, for a
   // warp, are in `mask`) run an enclosing loop a different number of times: "the loop
   // at f.cpp:12 runs 3 iterations in thread 0 and 2 in thread 5". Loops whose bounds do
@@ -251,7 +294,7 @@ class Collectives {
   }
 
   void group(const StmtNode& s, Group g, const std::string& what, const std::string& why) {
-    if (guards_.empty() && loops_.empty()) return;
+    if (guards_.empty() && loops_.empty() && data_loops_.empty()) return;
     const uint64_t threads = k_.block.count();
     const uint64_t size = g == Group::Warp ? 32 : g == Group::Warpgroup ? 128 : g == Group::Role ? 128ull * role_->count : threads;
     const uint64_t begin = g == Group::Role ? 128ull * role_->first : 0, end = g == Group::Role ? begin + size : threads;
@@ -265,12 +308,22 @@ class Collectives {
           if (!p) unknown = true;
           else pass += *p;
         }
-        if (unknown || pass == 0) continue;
         const std::string name = g == Group::Warp        ? "warp " + std::to_string(first / 32)
                                  : g == Group::Warpgroup ? "warpgroup " + std::to_string(first / 128)
                                  : g == Group::Role      ? "role '" + role_->name + "'"
                                                          : "the CTA";
         const std::string unit = g == Group::Cta ? "CTA" : g == Group::Role ? "role" : g == Group::Warp ? "warp" : "warpgroup";
+        if (unknown || (pass == last - first && !data_loops_.empty()))
+          if (std::optional<std::string> split = data_split(rank, first, last)) {
+            out_.push_back({s.loc, what + " may run in only some of the " + thread_count(last - first) + " of " + name + " (CTA rank " +
+                                       std::to_string(rank) + "), or a different number of times: " + *split + "; " + why +
+                                       ", every thread of it or none; on the GPU this hangs or is undefined",
+                            "decide it from values that are the same in every thread of the " + unit +
+                                " (read at one index for all of them, or combined into a local before the condition), and guard "
+                                "only what each thread does alone"});
+            return;
+          }
+        if (unknown || pass == 0) continue;
         if (pass == last - first) {
           if (std::optional<std::string> uneven = uneven_trips(rank, first, last)) {
             out_.push_back({s.loc, what + " runs a different number of times in the threads of " + name + " (CTA rank " +
@@ -327,9 +380,19 @@ class Collectives {
           if (!p) unknown = true;
           else if (*p) passing |= 1u << (i - first);
         }
-        if (unknown || passing == 0) continue;
         const std::string buf = hex(mask);
         const std::string name = std::string(intrinsic_name(op.op));
+        if (unknown || ((mask & passing) == mask && !data_loops_.empty()))
+          if (std::optional<std::string> split = data_split(rank, first, std::min(threads, first + 32), mask)) {
+            out_.push_back({s.loc, name + " with mask " + buf + " may run in only some of its lanes in warp " + std::to_string(first / 32) +
+                                       " (CTA rank " + std::to_string(rank) + "), or a different number of times: " + *split +
+                                       "; every lane of the mask must execute it each time; on the GPU this hangs or is undefined",
+                            "decide it from values that are the same in every lane of the mask (read at one index for all of "
+                            "them, or reduced over the warp into a local before the condition: var(warp_max(x))), and guard "
+                            "only what each lane does alone"});
+            return;
+          }
+        if (unknown || passing == 0) continue;
         if ((mask & passing) == mask) {
           if (std::optional<std::string> uneven = uneven_trips(rank, first, std::min(threads, first + 32), mask)) {
             out_.push_back({s.loc, name + " with mask " + buf + " runs a different number of times in the lanes of warp " +
@@ -363,6 +426,7 @@ class Collectives {
   std::vector<Diagnostic>& out_;
   Guards guards_;
   std::vector<LoopView> loops_;  // the loops around the statement whose bounds depend on the thread
+  std::vector<LoopView> data_loops_;  // ... whose bounds do not evaluate for a thread (they read memory, say)
   std::vector<std::pair<Loc, std::set<uint64_t>>> issuers_;  // tcgen05 MMAs so far: the threads (CTA rank 0) that issue them
   bool mma_by_warpgroup_;
   const Role* role_ = nullptr;

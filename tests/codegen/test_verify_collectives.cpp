@@ -326,3 +326,115 @@ TEST_CASE("collectives: a tcgen05 mma issued by every thread, and a commit from 
                                  "before they complete | call mma_commit in the thread that issues the MMAs");
   CHECK(errors(build(false, 0, mma_line, commit_line), Target::sm100a()) == "lowered");
 }
+
+TEST_CASE("collectives: conditions and trip counts read from memory at an index that differs between the threads",
+          "[codegen][verify][collectives]") {
+  const char* kDataFix = "decide it from values that are the same in every lane of the mask (read at one index for all of them, "
+                         "or reduced over the warp into a local before the condition: var(warp_max(x))), and guard only what each "
+                         "lane does alone";
+  {  // A warp reduction under a condition on each lane's own element.
+    KernelBuilder k("warp_max_data");
+    auto x = k.param<float*>("x");
+    auto out = k.param<float*>("out");
+    const unsigned line = __LINE__ + 1;
+    f32 v = x[block_idx_x() * 128 + thread_idx_x()];
+    if_(v > 0.0f, [&] { out[thread_idx_x()] = warp_max(v); });
+    CHECK(errors(k.build()) ==
+          at(line + 1) + ": warp_max with mask 0xffffffff may run in only some of its lanes in warp 0 (CTA rank 0), or a "
+                         "different number of times: the condition at " + at(line + 1) + " reads data that differs between them "
+                         "(x[...] is read at index 0 in thread 0 and at index 1 in thread 1, " + at(line) + "); every lane of the "
+                         "mask must execute it each time; on the GPU this hangs or is undefined | " + kDataFix);
+    // A value is an expression: `f32 m = warp_max(w)` is reduced where it is used, here
+    // under the condition. Into a local before the if_, every lane reduces: lowers.
+    auto every_lane = [](bool local) {
+      KernelBuilder ok("warp_max_every_lane");
+      auto x2 = ok.param<float*>("x");
+      auto out2 = ok.param<float*>("out");
+      f32 w = x2[block_idx_x() * 128 + thread_idx_x()];
+      f32 m = local ? f32(var(warp_max(w), "m")) : warp_max(w);
+      if_(w > 0.0f, [&] { out2[thread_idx_x()] = m; });
+      return errors(ok.build());
+    };
+    CHECK(every_lane(true) == "lowered");
+    CHECK(every_lane(false).find("warp_max with mask 0xffffffff may run in only some of its lanes") != std::string::npos);
+  }
+  {  // A shuffle in a loop to each lane's own length; the fix loops to the warp's longest.
+    KernelBuilder k("shfl_per_lane_loop");
+    auto len = k.param<int32_t*>("len");
+    auto out = k.param<float*>("out");
+    auto acc = var(f32(0.0f), "acc");
+    const unsigned line = __LINE__ + 1;
+    for_(0, len[thread_idx_x()], [&](i32 j) { acc = acc + shfl_down(acc + cast<float>(j), i32(1)); });
+    out[thread_idx_x()] = acc;
+    CHECK(errors(k.build()) ==
+          at(line) + ": shfl_down with mask 0xffffffff may run in only some of its lanes in warp 0 (CTA rank 0), or a different "
+                     "number of times: the loop at " + at(line) + " takes its trip count from data that differs between them "
+                     "(len[...] is read at index 0 in thread 0 and at index 1 in thread 1, " + at(line) + "); every lane of the "
+                     "mask must execute it each time; on the GPU this hangs or is undefined | " + kDataFix);
+    KernelBuilder ok("shfl_warp_longest");
+    auto len2 = ok.param<int32_t*>("len");
+    auto out2 = ok.param<float*>("out");
+    auto acc2 = var(f32(0.0f), "acc");
+    i32 mine = len2[thread_idx_x()];
+    for_(0, warp_max(mine), [&](i32 j) {
+      acc2 = acc2 + shfl_down(acc2 + select(j < mine, cast<float>(j), f32(0.0f)), i32(1));
+    });
+    out2[thread_idx_x()] = acc2;
+    CHECK(errors(ok.build()) == "lowered");
+  }
+  {  // role_sync under a flag read per warpgroup, and turns counted per warpgroup.
+    KernelBuilder k("role_data");
+    k.threads(256);
+    auto flag = k.param<uint32_t*>("flag");
+    auto len = k.param<int32_t*>("len");
+    auto out = k.param<uint32_t*>("out");
+    unsigned sync_line = 0, turn_line = 0;
+    k.role("work", 2, 0, [&](i32 wg) {
+      sync_line = __LINE__ + 1;
+      if_(flag[block_idx_x() * 2 + wg] != 0u, [&] { role_sync(); });
+      Turns t = k.turns();
+      turn_line = __LINE__ + 1;
+      for_(0, len[wg], [&](i32 it) {
+        wait_turn(t);
+        out[wg * 64 + it] = 1u;
+        pass_turn(t);
+      });
+    });
+    const std::string got = errors(k.build());
+    CHECK(got.rfind(at(sync_line) + ": the named barrier may run in only some of the 256 threads of role 'work' (CTA rank 0), or a "
+                                    "different number of times: the condition at " + at(sync_line) + " reads data that differs "
+                                    "between them (flag[...] is read at index 0 in thread 0 and at index 1 in thread 128, " +
+                        at(sync_line) + "); role_sync and the turns are met by every warpgroup of the role, every thread of it "
+                                        "or none; on the GPU this hangs or is undefined | decide it from values that are the "
+                                        "same in every thread of the role (read at one index for all of them, or combined "
+                                        "into a local before the condition), and guard only what each thread does alone",
+                    0) == 0);
+    CHECK(got.find(at(turn_line + 1) + ": the named barrier may run in only some of the 256 threads of role 'work' (CTA rank 0), "
+                                       "or a different number of times: the loop at " + at(turn_line) + " takes its trip count "
+                                       "from data that differs between them (len[...] is read at index 0 in thread 0 and at "
+                                       "index 1 in thread 128") != std::string::npos);
+    // Both warpgroups take the same count of turns, and a flag read at one index: lowers.
+    KernelBuilder ok("role_uniform");
+    ok.threads(256);
+    auto flag2 = ok.param<uint32_t*>("flag");
+    auto len2 = ok.param<int32_t*>("len");
+    auto out2 = ok.param<uint32_t*>("out");
+    ok.role("work", 2, 0, [&](i32 wg) {
+      if_(flag2[block_idx_x()] != 0u, [&] { role_sync(); });
+      Turns t = ok.turns();
+      for_(0, max(len2[0], len2[1]), [&](i32 it) {
+        wait_turn(t);
+        if_(it < len2[wg], [&] { out2[wg * 64 + it] = 1u; });
+        pass_turn(t);
+      });
+    });
+    CHECK(errors(ok.build()) == "lowered");
+  }
+  {  // A warp's own element decides nothing for the warp when read at the warp's index.
+    KernelBuilder k("warp_flag");
+    auto flag = k.param<uint32_t*>("flag");
+    auto out = k.param<float*>("out");
+    if_(flag[thread_idx_x() / 32] != 0u, [&] { out[thread_idx_x()] = warp_sum(f32(1.0f)); });
+    CHECK(errors(k.build()) == "lowered");
+  }
+}
