@@ -4,6 +4,7 @@
 #include <map>
 #include <optional>
 #include <set>
+#include <tuple>
 #include <string>
 
 #include "codegen/analysis/divergence.h"
@@ -73,8 +74,10 @@ class Collectives {
       push_guard(guards_, r->condition(), false, r->loc);
       const Role* saved = role_;
       role_ = r;
+      in_turn_ = false;
       walk(r->body);
       role_ = saved;
+      in_turn_ = false;
       guards_.resize(depth);
     } else if (std::optional<LoopView> l = as_loop(*s)) {
       const bool varies = thread_varying(*l), data = !varies && data_bounds(*l);
@@ -94,7 +97,10 @@ class Collectives {
     }
     else if (const MbarrierArrive* a = s.as<MbarrierArrive>(); a && a->commit_group && !mma_by_warpgroup_) commit_by_issuer(s);
     else if (s.as<MmaWait>()) group(s, Group::Warpgroup, "mma_wait", "mma_wait waits for a whole warpgroup's MMAs");
-    else if (s.as<AccStore>()) group(s, Group::Warpgroup, "store_accumulator", "each thread of the warpgroup holds part of the accumulator");
+    else if (const AccStore* a = s.as<AccStore>()) {
+      group(s, Group::Warpgroup, "store_accumulator", "each thread of the warpgroup holds part of the accumulator");
+      same_rows(s, *a);
+    }
     else if (s.as<FragMap>()) group(s, Group::Warpgroup, "acc_map", "each thread of the warpgroup holds part of the fragment");
     else if (s.as<RowReduce>()) group(s, Group::Warpgroup, "the row reduction", "each thread of the warpgroup holds part of the rows");
     else if (s.as<AccPartial>()) group(s, Group::Warpgroup, "the accumulator partial", "each thread of the warpgroup holds part of the accumulator");
@@ -109,6 +115,7 @@ class Collectives {
         group(s, Group::Warpgroup, "the named barrier", "warpgroup_sync is met by every thread of the warpgroup");
       else
         group(s, Group::Warp, "the named barrier", "bar.sync and bar.arrive count whole warps");
+      turn(*b);
     }
     else if (s.as<SyncThreads>()) group(s, Group::Cta, "sync_threads", "every thread of the CTA must reach it");
     // Warp shuffles and reductions in the statement's own expressions.
@@ -131,6 +138,51 @@ class Collectives {
       if (*p) out.insert(i);
     }
     return out;
+  }
+
+  // A turn (wait_turn) opens at a named barrier whose index differs between the role's
+  // warpgroups, and closes at the next arrive (pass_turn): in between, one at a time.
+  void turn(const NamedBarrier& b) {
+    if (!role_ || role_->count < 2) return;
+    if (b.arrive) {
+      in_turn_ = false;
+      return;
+    }
+    const auto id = [&](unsigned w) {
+      return eval_int(b.id, EvalEnv{k_.cluster, k_.block, 0u, thread(128ull * (role_->first + w)), nullptr, &d_});
+    };
+    const std::optional<int64_t> first = id(0), second = id(1);
+    if (first && second && *first != *second) in_turn_ = true;
+  }
+
+  // wgmma: store_accumulator run by two warpgroups of a role at once (not in their turns)
+  // into overlapping rows of one stage: each overwrites the other's elements.
+  void same_rows(const StmtNode& s, const AccStore& a) {
+    const AccumulatorDecl* acc = k_.find_accumulator(a.acc);
+    const SharedRef* buf = a.dst.tile ? a.dst.tile->as<SharedRef>() : nullptr;
+    if (!mma_by_warpgroup_ || !role_ || role_->count < 2 || in_turn_ || !acc || !buf) return;
+    for (unsigned rank = 0; rank < k_.cluster.count(); ++rank) {
+      std::vector<std::tuple<unsigned, int64_t, int64_t>> seen;  // warpgroup, stage, first row
+      for (unsigned w = 0; w < role_->count; ++w) {
+        const Dim3 t = thread(128ull * (role_->first + w));
+        if (passes(rank, t) != true) continue;
+        const EvalEnv env{k_.cluster, k_.block, rank, t, nullptr, &d_};
+        const std::optional<int64_t> stage = eval_int(a.dst.stage, env), row = eval_int(a.dst.row, env);
+        if (!stage || !row) continue;
+        for (const auto& [w0, stage0, row0] : seen)
+          if (stage0 == *stage && std::abs(row0 - *row) < int64_t(acc->m)) {
+            const int64_t lo = std::max(row0, *row), hi = std::min(row0, *row) + int64_t(acc->m) - 1;
+            out_.push_back({s.loc, "store_accumulator runs in warpgroups " + std::to_string(w0) + " and " + std::to_string(w) + " of role '" +
+                                       role_->name + "' at once (CTA rank " + std::to_string(rank) + "), both into rows " +
+                                       std::to_string(lo) + " to " + std::to_string(hi) + " of stage " + std::to_string(*stage) + " of '" +
+                                       buf->name + "': each overwrites the other's elements",
+                            "give each warpgroup its own rows (stage(" + buf->name + ", s).rows(wg * " + std::to_string(acc->m) +
+                                ")) or its own stage, or store in turns (wait_turn ... pass_turn)"});
+            return;
+          }
+        seen.emplace_back(w, *stage, *row);
+      }
+    }
   }
 
   // tcgen05: one thread issues an MMA for the CTA; each thread that runs the statement
@@ -430,6 +482,7 @@ class Collectives {
   std::vector<std::pair<Loc, std::set<uint64_t>>> issuers_;  // tcgen05 MMAs so far: the threads (CTA rank 0) that issue them
   bool mma_by_warpgroup_;
   const Role* role_ = nullptr;
+  bool in_turn_ = false;  // between a wait_turn and its pass_turn
 };
 
 }  // namespace

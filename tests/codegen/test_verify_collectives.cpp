@@ -438,3 +438,34 @@ TEST_CASE("collectives: conditions and trip counts read from memory at an index 
     CHECK(errors(k.build()) == "lowered");
   }
 }
+
+TEST_CASE("collectives: two warpgroups storing their accumulators into the same rows at once", "[codegen][verify][collectives]") {
+  // rows: the store's destination rows per warpgroup (-1: the stage's first rows for both);
+  // turns: the stores inside wait_turn ... pass_turn.
+  auto build = [](int rows, bool turns, unsigned& line) {
+    KernelBuilder k("two_wg_store");
+    k.threads(256);
+    SharedTile a = k.shared_tile<bf16>("a", 128, 64), b = k.shared_tile<bf16>("b", 128, 64);
+    SharedTile d = k.shared_tile<float>("d", 128, 128);
+    Accumulator acc = k.accumulator("acc", 64, 128);
+    k.role("math", 2, 0, [&](i32 wg) {
+      Turns t = k.turns();
+      mma(acc, stage(a, 0).rows(wg * 64), stage(b, 0), false);
+      mma_wait(0);
+      if (turns) wait_turn(t);
+      line = __LINE__ + 1;
+      store_accumulator(rows < 0 ? stage(d, 0) : stage(d, 0).rows(wg * rows), acc, f32(1.0f));
+      if (turns) pass_turn(t);
+    });
+    return k.build();
+  };
+  unsigned line = 0;
+  std::string got = errors(build(-1, false, line));
+  CHECK(got == at(line) + ": store_accumulator runs in warpgroups 0 and 1 of role 'math' at once (CTA rank 0), both into rows 0 to "
+                          "63 of stage 0 of 'd': each overwrites the other's elements | give each warpgroup its own rows "
+                          "(stage(d, s).rows(wg * 64)) or its own stage, or store in turns (wait_turn ... pass_turn)");
+  got = errors(build(32, false, line));
+  CHECK(got.find("both into rows 32 to 63 of stage 0 of 'd'") != std::string::npos);
+  CHECK(errors(build(64, false, line)) == "lowered");
+  CHECK(errors(build(-1, true, line)) == "lowered");
+}
