@@ -1,4 +1,5 @@
 #include "codegen/analysis/eval.h"
+#include <algorithm>
 
 #include "dsl/ir/visitor.h"
 
@@ -53,6 +54,44 @@ std::optional<int64_t> sreg(SpecialRegKind r, const EvalEnv& env) {
   }
 }
 
+// An f32 value whose every step is an integer of magnitude under 2^24: exact in f32,
+// whatever the GPU's rounding or contraction (an fma gives the same); nullopt otherwise.
+std::optional<double> exact_f32(const Expr& e, const EvalEnv& env) {
+  constexpr double kExact = 16777216.0;  // 2^24
+  auto exact = [&](double v) -> std::optional<double> {
+    if (v != static_cast<double>(static_cast<int64_t>(v)) || v >= kExact || v <= -kExact) return std::nullopt;
+    return v;
+  };
+  if (!e || e->type.scalar != Scalar::F32) return std::nullopt;
+  if (const FloatImm* f = e->as<FloatImm>()) return exact(f->value);
+  if (const Cast* c = e->as<Cast>()) {
+    if (c->a->type.scalar == Scalar::F32) return exact_f32(c->a, env);
+    if (!is_integer(c->a->type.scalar)) return std::nullopt;
+    const std::optional<int64_t> v = eval_int(c->a, env);
+    return v ? exact(double(*v)) : std::nullopt;
+  }
+  if (const Unary* u = e->as<Unary>(); u && u->op == UnOp::Neg) {
+    const std::optional<double> a = exact_f32(u->a, env);
+    return a ? std::optional<double>(-*a) : std::nullopt;
+  }
+  if (const Select* sel = e->as<Select>()) {
+    const std::optional<int64_t> c = eval_int(sel->cond, env);
+    return c ? exact_f32(*c ? sel->a : sel->b, env) : std::nullopt;
+  }
+  const Binary* b = e->as<Binary>();
+  if (!b) return std::nullopt;
+  const std::optional<double> x = exact_f32(b->a, env), y = exact_f32(b->b, env);
+  if (!x || !y) return std::nullopt;
+  switch (b->op) {
+    case BinOp::Add: return exact(*x + *y);
+    case BinOp::Sub: return exact(*x - *y);
+    case BinOp::Mul: return exact(*x * *y);
+    case BinOp::Min: return std::min(*x, *y);
+    case BinOp::Max: return std::max(*x, *y);
+    default: return std::nullopt;
+  }
+}
+
 struct Evaluator {
   const EvalEnv& env;
   using R = std::optional<int64_t>;
@@ -69,6 +108,10 @@ struct Evaluator {
   }
   R operator()(const Cast& n) const {
     if (!is_integer(n.type.scalar) && n.type.scalar != Scalar::Bool) return std::nullopt;
+    if (n.a->type.scalar == Scalar::F32) {  // an integral f32 converts exactly
+      const std::optional<double> f = exact_f32(n.a, env);
+      return f ? R(wrap(n.type.scalar, int64_t(*f))) : std::nullopt;
+    }
     R a = eval_int(n.a, env);
     return a ? R(wrap(n.type.scalar, *a)) : std::nullopt;
   }
@@ -83,7 +126,19 @@ struct Evaluator {
     return std::nullopt;
   }
   R operator()(const Binary& n) const {
-    if (n.a->type.scalar == Scalar::F32) return std::nullopt;
+    if (n.a->type.scalar == Scalar::F32) {  // comparisons of exact f32 values
+      const std::optional<double> x = exact_f32(n.a, env), y = exact_f32(n.b, env);
+      if (!x || !y) return std::nullopt;
+      switch (n.op) {
+        case BinOp::Lt: return *x < *y;
+        case BinOp::Le: return *x <= *y;
+        case BinOp::Gt: return *x > *y;
+        case BinOp::Ge: return *x >= *y;
+        case BinOp::Eq: return *x == *y;
+        case BinOp::Ne: return *x != *y;
+        default: return std::nullopt;
+      }
+    }
     R a = eval_int(n.a, env), b = eval_int(n.b, env);
     // Short circuits that hold whatever the unknown side is.
     if (n.op == BinOp::And && ((a && *a == 0) || (b && *b == 0))) return 0;

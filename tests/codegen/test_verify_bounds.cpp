@@ -79,6 +79,33 @@ TEST_CASE("bounds: a thread index past the buffer names the first thread that re
   CHECK(only_error(g.build()) == "lowered");
 }
 
+TEST_CASE("bounds: an index computed in f32 is evaluated where every step is an exact integer", "[codegen][verify][bounds]") {
+  // times: the f32 factor of the thread index; guard: the store under cast<float>(tid) < 64.0f.
+  auto build = [](float times, bool guard, unsigned& decl, unsigned& use) {
+    KernelBuilder k("float_index");
+    k.threads(128);
+    auto out = k.param<uint32_t*>("out");
+    decl = __LINE__ + 1;
+    auto sh = k.shared<uint32_t>("sh", 256);
+    use = __LINE__ + 1;
+    auto store = [&] { sh[cast<int32_t>(cast<float>(thread_idx_x()) * times)] = 1u; };
+    if (guard) if_(cast<float>(thread_idx_x()) < 64.0f, store);
+    else store();
+    sync_threads();
+    out[thread_idx_x()] = sh[thread_idx_x()];
+    return k.build();
+  };
+  unsigned decl = 0, use = 0;
+  const std::string got = only_error(build(4.0f, false, decl, use));
+  CHECK(got ==
+        at(use) + ": store of 'sh' reaches element 256 in CTA rank 0 (thread 64), outside the buffer: 'sh' (declared at " +
+            at(decl) + ") has 256 elements | keep the index within 0..255, or declare the buffer larger");
+  CHECK(only_error(build(2.0f, false, decl, use)) == "lowered");
+  CHECK(only_error(build(4.0f, true, decl, use)) == "lowered");
+  // Not an exact integer (tid * 2.5 rounds): not evaluated, not checked.
+  CHECK(only_error(build(2.5f, false, decl, use)) == "lowered");
+}
+
 TEST_CASE("bounds: an mbarrier past its array", "[codegen][verify][bounds]") {
   KernelBuilder k("bar_oob");
   auto out = k.param<float*>("out");
