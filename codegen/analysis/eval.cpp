@@ -54,6 +54,20 @@ std::optional<int64_t> sreg(SpecialRegKind r, const EvalEnv& env) {
   }
 }
 
+// A comparison's truth (0 or 1); nullopt for any other operator.
+template <class T>
+std::optional<int64_t> compare(BinOp op, T a, T b) {
+  switch (op) {
+    case BinOp::Lt: return a < b;
+    case BinOp::Le: return a <= b;
+    case BinOp::Gt: return a > b;
+    case BinOp::Ge: return a >= b;
+    case BinOp::Eq: return a == b;
+    case BinOp::Ne: return a != b;
+    default: return std::nullopt;
+  }
+}
+
 // An f32 value whose every step is an integer of magnitude under 2^24: exact in f32,
 // whatever the GPU's rounding or contraction (an fma gives the same); nullopt otherwise.
 std::optional<double> exact_f32(const Expr& e, const EvalEnv& env) {
@@ -129,15 +143,7 @@ struct Evaluator {
     if (n.a->type.scalar == Scalar::F32) {  // comparisons of exact f32 values
       const std::optional<double> x = exact_f32(n.a, env), y = exact_f32(n.b, env);
       if (!x || !y) return std::nullopt;
-      switch (n.op) {
-        case BinOp::Lt: return *x < *y;
-        case BinOp::Le: return *x <= *y;
-        case BinOp::Gt: return *x > *y;
-        case BinOp::Ge: return *x >= *y;
-        case BinOp::Eq: return *x == *y;
-        case BinOp::Ne: return *x != *y;
-        default: return std::nullopt;
-      }
+      return compare(n.op, *x, *y);
     }
     R a = eval_int(n.a, env), b = eval_int(n.b, env);
     // Short circuits that hold whatever the unknown side is.
@@ -160,12 +166,12 @@ struct Evaluator {
       case BinOp::BitXor: return wrap(s, *a ^ *b);
       case BinOp::Shl: if (*b < 0 || *b >= 64) return std::nullopt; return wrap(s, int64_t(ua << *b));
       case BinOp::Shr: if (*b < 0 || *b >= 64) return std::nullopt; return wrap(s, is_unsigned ? int64_t(ua >> *b) : (*a >> *b));
-      case BinOp::Lt: return *a < *b;
-      case BinOp::Le: return *a <= *b;
-      case BinOp::Gt: return *a > *b;
-      case BinOp::Ge: return *a >= *b;
-      case BinOp::Eq: return *a == *b;
-      case BinOp::Ne: return *a != *b;
+      case BinOp::Lt:
+      case BinOp::Le:
+      case BinOp::Gt:
+      case BinOp::Ge:
+      case BinOp::Eq:
+      case BinOp::Ne: return compare(n.op, *a, *b);
       case BinOp::And: return (*a != 0) && (*b != 0);
       case BinOp::Or: return (*a != 0) || (*b != 0);
     }
