@@ -16,6 +16,19 @@ summary=$OUT/summary.txt
 note() { echo "$*" | tee -a "$summary"; }
 SECTIONS=" $* "
 section() { [ "$SECTIONS" = "  " ] || [[ "$SECTIONS" == *" $1 "* ]]; }
+# ab_lines FILE ALL_LOG: each SHAPE CONFIG VARIANT line of FILE through the GEMM bench, ours
+# (CONFIG, or "default": the default path) against --versus VARIANT in one process; every
+# bench log appended to ALL_LOG, one summary line each.
+ab_lines() {
+  while read -r shape cfg variant; do
+    [ -z "$shape" ] && continue
+    local args=(--config "$cfg"); [ "$cfg" = default ] && args=()
+    timeout 120 $B/tilejit_bench_gemm --no-tuned --iters "${GEMM_ITERS:-20}" --reps "${GEMM_REPS:-5}" --sustained 0 "${args[@]}" \
+      --versus "$variant" --shapes "$shape" > "$OUT/bench_ab.log" 2>&1; local rc=$?
+    cat "$OUT/bench_ab.log" >> "$2"
+    note "ab $shape $cfg vs $variant rc=$rc: $(grep -E '^\| [0-9]' "$OUT/bench_ab.log" | tail -1)"
+  done < "$1"
+}
 
 note "== $(date -u +%F) $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader) sections: ${*:-all}"
 if section tests; then
@@ -282,14 +295,7 @@ for tool in memcheck racecheck synccheck; do
   timeout 300 compute-sanitizer --tool $tool --print-limit 5 $B/tilejit run .stage/sanitizer/gemm_small_splitk_atomic.json --iters 0 --no-tuned > "$OUT/san_atomic.log" 2>&1
   note "compute-sanitizer $tool gemm_small_splitk_atomic.json rc=$?: $(grep -E 'ERROR SUMMARY|verify' "$OUT/san_atomic.log" | tr '\n' ' ')"
 done
-while read -r shape cfg variant; do
-  [ -z "$shape" ] && continue
-  args=(--config "$cfg"); [ "$cfg" = default ] && args=()
-  timeout 120 $B/tilejit_bench_gemm --no-tuned --iters 20 --reps 5 --sustained 0 "${args[@]}" \
-    --versus "$variant" --shapes "$shape" > "$OUT/bench_ab.log" 2>&1; rc=$?
-  cat "$OUT/bench_ab.log" >> "$OUT/bench_atomic_all.log"
-  note "ab $shape $cfg vs $variant rc=$rc: $(grep -E '^\| [0-9]' "$OUT/bench_ab.log" | tail -1)"
-done < scripts/ab_split_atomic.txt
+ab_lines scripts/ab_split_atomic.txt "$OUT/bench_atomic_all.log"
 fi
 
 # The README's figures table: the default path (no tuning DB, schedule auto, bn 0) against
@@ -396,14 +402,7 @@ fi
 # in the summary: the bench's row of ours against the variant (per-rep ratios below 1: the variant faster).
 # scripts/ab_split_atomic.txt: split_reduce atomic against the default path and against the workspace.
 if [[ "$SECTIONS" == *" gemm-ab "* ]]; then
-while read -r shape cfg variant; do
-  [ -z "$shape" ] && continue
-  args=(--config "$cfg"); [ "$cfg" = default ] && args=()
-  timeout 120 $B/tilejit_bench_gemm --no-tuned --iters "${GEMM_ITERS:-20}" --reps "${GEMM_REPS:-5}" --sustained 0 "${args[@]}" \
-    --versus "$variant" --shapes "$shape" > "$OUT/bench_ab.log" 2>&1; rc=$?
-  cat "$OUT/bench_ab.log" >> "$OUT/bench_ab_all.log"
-  note "ab $shape $cfg vs $variant rc=$rc: $(grep -E '^\| [0-9]' "$OUT/bench_ab.log" | tail -1)"
-done < "${GEMM_AB:?gemm-ab needs GEMM_AB, a file of SHAPE CONFIG VARIANT lines}"
+ab_lines "${GEMM_AB:?gemm-ab needs GEMM_AB, a file of SHAPE CONFIG VARIANT lines}" "$OUT/bench_ab_all.log"
 fi
 
 # Per-instruction SASS with executed counts and stall samples of ours and cuBLAS at NCU_SHAPE
