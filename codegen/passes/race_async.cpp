@@ -37,6 +37,18 @@ Expr copy_barrier_index(const StmtNode& s) {
   return nullptr;
 }
 
+// A bulk copy that completes on another CTA's barrier: for some CTA rank, its
+// map_shared_rank names another rank (an index that does not evaluate counts as its own).
+bool completes_in_peer(const BulkCopy& c, const Kernel& k) {
+  const MapSharedRank* m = c.bar->as<MapSharedRank>();
+  if (!m) return false;
+  for (unsigned r = 0; r < k.cluster.count(); ++r) {
+    const std::optional<int64_t> to = eval_int(m->rank, EvalEnv{k.cluster, k.block, r, Dim3{0, 0, 0}});
+    if (to && *to != int64_t(r)) return true;
+  }
+  return false;
+}
+
 std::string copy_barrier(const StmtNode& s) {
   if (const TmaLoad* t = s.as<TmaLoad>()) return buffer_of(t->bar).name + (t->cta_group == 2 ? kPairSuffix : "");
   if (const BulkCopy* c = s.as<BulkCopy>()) return buffer_of(c->bar).name;
@@ -172,7 +184,10 @@ void AsyncWalk::walk(const Stmt& s, State& st) {
   const std::string bar = copy_barrier(*s);
   if (s->as<AccStore>() || s->as<AccPartial>() || s->as<FragMap>() || s->as<RowReduce>() || s->as<Mma>()) read_accumulator(*s, st);
   if (s->as<Mma>()) st.mmas.emplace_back();  // the operands' accesses join this group
+  const size_t sources = st.bulk_sources.size();
   for (const MemAccess& m : accesses_of(k_, *s)) access(m, bar, st);
+  if (const BulkCopy* c = s->as<BulkCopy>(); c && completes_in_peer(*c, k_))
+    for (size_t i = sources; i < st.bulk_sources.size(); ++i) st.bulk_sources[i].peer_barrier = true;
   if (const Mma* m = s->as<Mma>())
     for (Issued& i : st.mmas.back()) i.acc = m->acc, i.a_frag = m->a_fragment;
   if (const Mma* m = s->as<Mma>()) st.unready.erase(m->acc);  // in flight again: read only after a wait
@@ -239,7 +254,14 @@ void AsyncWalk::walk(const Stmt& s, State& st) {
     st.unsynced.clear();  // the threads met
     met(st, Waiter{splits_, s->loc}, s->as<NamedBarrier>() ? s->as<NamedBarrier>()->id : nullptr);
   } else if (const MbarrierWait* w = s->as<MbarrierWait>()) {
-    st.bulk_sources.clear();  // a receiver may have handed the sources back
+    // A receiver may have handed the sources back; not through this CTA's own barrier of
+    // the name a copy to a peer completes on (that barrier takes the peer's copies in).
+    std::erase_if(st.bulk_sources, [&](const Issued& i) {
+      const bool back = !i.peer_barrier || i.barrier != buffer_of(w->bar).name;
+      if (back) st.handed_back.push_back(i);
+      return back;
+    });
+    for (Issued& i : st.bulk_sources) i.kept = s->loc;
     // Taken as the writers' hand-over where the writing threads arrive on the barrier (an
     // arrive by all of them, or by threads whose path holds theirs); a barrier that only
     // one thread of them arrives on (a TMA's 'full') orders that thread's writes alone.

@@ -300,8 +300,10 @@ void AsyncWalk::access(const MemAccess& m, const std::string& bar, State& st) {
         found = true;
         error("bulk copy source overwritten", m, s.m,
               "the " + m.what + " at " + m.loc.str() + " overwrites " + buf + " while the bulk copy at " + s.m.loc.str() +
-                  " may still be reading it: its reads end when the receiver's barrier completes, and this thread waited on "
-                  "no barrier since",
+                  " may still be reading it: its reads end when the receiver's barrier completes, and " +
+                  (s.kept.known() ? "the wait at " + s.kept.str() + " is on this CTA's own '" + s.barrier +
+                                        "', which copies into this CTA complete, not on a hand-back from the receiver"
+                                  : std::string("this thread waited on no barrier since")),
               "have the receiver hand the buffer back (an mbarrier it arrives on after its wait, or a cluster barrier) and "
               "wait for that between " + line_of(s.m.loc) + " and " + line_of(m.loc));
       }

@@ -8,14 +8,18 @@ namespace tj::codegen::race {
 
 namespace {
 
+// One issue of one access: the same place, buffer and walked iteration.
+bool same_issue(const Issued& a, const Issued& b) {
+  return a.m.loc.line == b.m.loc.line && a.m.loc.column == b.m.loc.column && a.m.buf.name == b.m.buf.name && a.iteration == b.iteration;
+}
+
+bool listed(const std::vector<Issued>& list, const Issued& i) {
+  return std::any_of(list.begin(), list.end(), [&](const Issued& j) { return same_issue(i, j); });
+}
+
 void unite(std::vector<Issued>& a, const std::vector<Issued>& b) {
-  for (const Issued& i : b) {
-    bool seen = false;
-    for (const Issued& j : a)
-      seen |= j.m.loc.line == i.m.loc.line && j.m.loc.column == i.m.loc.column && j.m.buf.name == i.m.buf.name &&
-              j.iteration == i.iteration;
-    if (!seen) a.push_back(i);
-  }
+  for (const Issued& i : b)
+    if (!listed(a, i)) a.push_back(i);
 }
 
 // Groups (bulk store groups, MMA groups) aligned from the newest: a wait counts from there.
@@ -71,6 +75,8 @@ void met(State& st, const Waiter& group, const ir::Expr& id) {
     if (!ws.empty()) widen(ws, group);
   for (Issued& c : st.copies)
     if (!c.waiters.empty()) widen(c.waiters, group);
+  // A source handed back to the thread that waited (on some path) is back for those it met.
+  std::erase_if(st.bulk_sources, [&](const Issued& i) { return listed(st.handed_back, i); });
 }
 
 State merge(State a, const State& b) {
@@ -103,6 +109,7 @@ State merge(State a, const State& b) {
   unite(a.copies, b.copies);
   unite(a.open_stores, b.open_stores);
   unite(a.bulk_sources, b.bulk_sources);
+  unite(a.handed_back, b.handed_back);
   unite(a.unfenced, b.unfenced);
   unite(a.unsynced, b.unsynced);
   unite(a.released, b.released);

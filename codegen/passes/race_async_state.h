@@ -56,7 +56,8 @@ struct Issued {
   std::set<std::string> commits;  // tcgen05 MMAs: the barriers of the commits issued after them (a wait on one retires them)
   std::string a_frag;   // MMAs with A from registers: the fragment they read
   Agent agent;          // generic writes: who wrote
-  ir::Loc kept;           // store groups: the last bulk wait that left it in flight,
+  ir::Loc kept;           // store groups: the last bulk wait that left it in flight (bulk copies
+                          // to a peer: the last wait on this CTA's barrier of their barrier's name),
   std::string kept_call;  // that wait as written ("bulk_wait_read(1)"),
   unsigned kept_need = 0; // and the n that would have waited for it
   std::vector<Waiter> waiters;  // copies: the threads that waited on their barrier (some of them only);
@@ -67,6 +68,9 @@ struct Issued {
   // the data it gave back, not for the refill; `unconsumed` counts that wait down.
   bool before_fill = false;
   unsigned unconsumed = 0;
+  // Bulk copies to a peer: they complete on the peer's barrier, so a wait on this CTA's
+  // barrier of that name (the peer's copy in) says nothing of this copy's reads.
+  bool peer_barrier = false;
 };
 
 struct State {
@@ -79,6 +83,7 @@ struct State {
   std::vector<std::vector<Issued>> store_groups;
   std::vector<Issued> open_stores;             // not committed yet
   std::vector<Issued> bulk_sources;            // bulk copies' sources, read until the receiver's barrier
+  std::vector<Issued> handed_back;             // ... that a wait handed back on some path: a meeting of the threads ends them
                                                // completes: in flight until this thread next waits on a barrier
   std::vector<std::vector<Issued>> mmas;       // MMA groups (one per mma), newest last
   std::vector<Issued> committed;               // tcgen05 MMAs a commit covers, until a wait on its barrier

@@ -738,9 +738,12 @@ RACE_FREE("an MMA consumer issues its stage in an inner loop", inner_loop_mma)
 
 // A bulk copy to a peer reads its source through the async proxy: ordinary writes need a
 // proxy fence before it, and the source may be reused only once the receiver handed it
-// back (this thread waits on a barrier between).
+// back (this thread waits on a barrier between). own_got: the sender waits on its own 'got'
+// instead, which the copy into this CTA completes, not its own copy's reads.
 TEST_CASE("racy: a bulk copy's source written without a fence, and overwritten while in flight", "[codegen][verify][races][corpus]") {
-  auto build = [](bool fence, bool overwrite, bool handback, unsigned* write_line, unsigned* copy_line, unsigned* again_line) {
+  unsigned own_wait = 0;
+  auto build = [&](bool fence, bool overwrite, bool handback, unsigned* write_line, unsigned* copy_line, unsigned* again_line,
+                   bool own_got = false) {
     KernelBuilder k(fence ? (overwrite ? (handback ? "bulk_handback" : "bulk_overwrite") : "bulk_fenced") : "bulk_unfenced");
     k.threads(128).cluster(2);
     auto in = k.param<float*>("in");
@@ -757,6 +760,8 @@ TEST_CASE("racy: a bulk copy's source written without a fence, and overwritten w
       *copy_line = __LINE__ + 1;
       bulk_copy_to_peer(map_shared_rank(inbox, 0)[cluster_ctarank() * 4], src[0], 16, map_shared_rank(got, 0)[0]);
       if (handback) wait(back[0]);
+      own_wait = __LINE__ + 1;
+      if (own_got) wait(got[0]);
       *again_line = __LINE__ + 1;
       if (overwrite) src[0] = in[1];
     });
@@ -782,6 +787,12 @@ TEST_CASE("racy: a bulk copy's source written without a fence, and overwritten w
                         "receiver's barrier completes, and this thread waited on no barrier since");
   CHECK(lower_errors(build(true, false, false, &w, &c, &a)).empty());
   CHECK(lower_errors(build(true, true, true, &w, &c, &a)).empty());
+  d = lower_errors(build(true, true, false, &w, &c, &a, true));
+  REQUIRE(!d.empty());
+  CHECK(d[0].message == "the store at test_race_corpus_async.cpp:" + std::to_string(a) + " overwrites shared buffer 'src' while the bulk copy at "
+                        "test_race_corpus_async.cpp:" + std::to_string(c) + " may still be reading it: its reads end when the "
+                        "receiver's barrier completes, and the wait at test_race_corpus_async.cpp:" + std::to_string(own_wait) +
+                        " is on this CTA's own 'got', which copies into this CTA complete, not on a hand-back from the receiver");
 }
 
 // A TMA store issued by one thread reads what every thread wrote: the fence orders each

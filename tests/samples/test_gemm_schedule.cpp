@@ -146,8 +146,9 @@ TEST_CASE("gemm schedule auto: for_device resolves it and says why, an explicit 
   CHECK(d->line.find("; split_reduce auto -> cluster: cluster 1x2 -> 1x1x2, the 2 splits of a tile on the planes of one "
                      "cluster, partials added through distributed shared memory") != std::string::npos);
   // 512 x 1024 x 8192 (24 MiB): 32 tiles of 128 columns in 4 splits; 32-column shares
-  // are narrower than a chunk, so the cluster would share by rows, 4 CTAs per cluster: the
-  // workspace stays (on the H200 only 30 such clusters fit at once).
+  // are narrower than a chunk, so the cluster would share by rows, 4 CTAs per cluster: not
+  // in the cluster (on the H200 only 30 such clusters fit at once); 4 splits add their
+  // partials atomically.
   c = test::gemm_config({{"m", 512}, {"n", 1024}, {"k", 8192}}, {1, 2, 1});
   d = s->for_device(c, 132);
   REQUIRE(d.has_value());
@@ -157,8 +158,17 @@ TEST_CASE("gemm schedule auto: for_device resolves it and says why, an explicit 
   CHECK(d->config.cluster.str() == ir::Dim3{1, 2, 1}.str());
   CHECK_FALSE(samples::gemm_tiling(d->config).split_in_cluster);
   CHECK(s->check_config(d->config).empty());
-  CHECK(d->line.find("; split_reduce auto -> workspace: 4 splits of 128 columns would share by rows in clusters of 4 CTAs, "
-                     "which may not all fit at once (split_reduce cluster takes them)") != std::string::npos);
+  CHECK(d->line.find("; split_reduce auto -> atomic: 4 splits of 128 columns would share by rows in clusters of 4 CTAs, "
+                     "which may not all fit at once (split_reduce cluster takes them); 4 splits add their partials into one "
+                     "slot per tile in L2, so the tile's last split reads one partial, not 3") != std::string::npos);
+  CHECK(d->config.param("split_reduce") == int64_t(samples::GemmSplitReduce::Atomic));
+  // deterministic 1 keeps the workspace.
+  c.params["deterministic"] = 1;
+  d = s->for_device(c, 132);
+  REQUIRE(d.has_value());
+  CHECK(d->config.param("split_reduce") == int64_t(samples::GemmSplitReduce::Auto));
+  CHECK(d->line.find("; split_reduce auto -> workspace: 4 splits of 128 columns") != std::string::npos);
+  c.params.erase("deterministic");
   // split_reduce workspace keeps the splits in separate clusters.
   c = test::gemm_config({{"m", 1024}, {"n", 1024}, {"k", 8192}, {"split_reduce", int64_t(samples::GemmSplitReduce::Workspace)}}, {1, 2, 1});
   d = s->for_device(c, 132);

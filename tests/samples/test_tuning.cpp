@@ -407,7 +407,9 @@ TEST_CASE("gemm: splits 0 is decided on the host for the device's SMs", "[sample
   CHECK(d->config.param("splits") == 4);
   CHECK(d->config.param("bn") == 256);  // 32 tiles do not fill 132 SMs: bn 0 keeps 256
   CHECK(d->line == "bn 0 -> 256 for 132 SMs (cluster tiles: 16 of 256 columns, 24 of 192); "
-                   "splits 0 -> 4 for 132 SMs (32 output tiles, 128 k-blocks)");
+                   "splits 0 -> 4 for 132 SMs (32 output tiles, 128 k-blocks); split_reduce auto -> atomic: 4 splits add their "
+                   "partials into one slot per tile in L2, so the tile's last split reads one partial, not 3");
+  CHECK(d->config.param("split_reduce") == int64_t(tj::samples::GemmSplitReduce::Atomic));
   CHECK(gemm().check_config(d->config).empty());
   // A GPU with a quarter of the SMs holds one split per tile: the plain kernel.
   d = gemm().for_device(small, 33);
