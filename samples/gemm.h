@@ -116,6 +116,14 @@ inline constexpr double kGemmFineMargin = 0.09;
 // five shapes with 8-40 MiB of operands, 0.965x at 256x4096x8192 (68 MiB). Clusters of
 // 4 (1x2x2) fit only 30 at once there, so a plane of one CTA.
 inline constexpr uint64_t kGemmSplitInClusterOperandBytes = uint64_t(40) << 20;
+// Split-K through the workspace in at least this many splits: split_reduce auto adds the
+// partials atomically into one slot per tile (split_reduce atomic) instead of leaving them
+// to the tile's last split, which reads splits - 1 of them alone. From the H200 (same
+// process, the default path against split_reduce atomic, docs/performance-log.md): atomic
+// 1.04x (4 splits) to 1.68x (22 splits) on seven shapes with 4 to 22 splits, 1.53x and
+// 1.78x against the workspace forced at 8 and 22 splits; 0.97x at 2 splits (256x4096x8192,
+// 1000x1000x16384), where the last split reads one partial anyway.
+inline constexpr unsigned kGemmAtomicMinSplits = 4;
 // Where split-K would take few tiles (fewer 256-column tiles than half the clusters),
 // 64-column tiles unsplit instead when they fill more than half the clusters in one wave
 // and K is at most this many k-blocks: each CTA then runs its tile's whole K with no

@@ -426,6 +426,23 @@ void choose_schedule(const Sample::DeviceFacts& device, Sample::DeviceChoice& d,
 // (1, 1, splits), a CTA per plane, so that the partials meet in distributed shared memory;
 // unless the operands are large (see kGemmSplitInClusterOperandBytes). `requested` is the
 // spec's cluster, for the line.
+// Split-K through the workspace with split_reduce auto: the partials added atomically
+// into one slot per tile where there are kGemmAtomicMinSplits splits or more (and the
+// sum need not be deterministic). `why`: why the workspace, for the line.
+void workspace_or_atomic(const Gemm& gemm, Sample::DeviceChoice& d, const Say& say, const std::string& why) {
+  const unsigned splits = unsigned(d.config.param("splits"));
+  Config atomic = d.config;
+  atomic.params["split_reduce"] = int64_t(GemmSplitReduce::Atomic);
+  if (splits < kGemmAtomicMinSplits || d.config.param("deterministic") != 0 || !gemm.check_config(atomic).empty()) {
+    if (!why.empty()) say("split_reduce auto -> workspace: " + why);
+    return;
+  }
+  d.config = atomic;
+  say("split_reduce auto -> atomic: " + (why.empty() ? std::string() : why + "; ") + std::to_string(splits) +
+      " splits add their partials into one slot per tile in L2, so the tile's last split reads one partial, not " +
+      std::to_string(splits - 1));
+}
+
 void choose_split_plane(const Gemm& gemm, const ir::Dim3& requested, const Sample::DeviceFacts& device, Sample::DeviceChoice& d,
                         const Say& say) {
   const unsigned splits = unsigned(d.config.param("splits"));
@@ -438,16 +455,19 @@ void choose_split_plane(const Gemm& gemm, const ir::Dim3& requested, const Sampl
   in_cluster.cluster = {1, 1, splits};
   const GemmTiling ct = gemm_tiling(in_cluster);
   if (operands > kGemmSplitInClusterOperandBytes) {
-    say("split_reduce auto -> workspace: A and B take " + std::to_string(operands >> 20) + " MiB, over " +
-        std::to_string(kGemmSplitInClusterOperandBytes >> 20) + " MiB, where the cluster's multicast pays more");
+    workspace_or_atomic(gemm, d, say,
+                        "A and B take " + std::to_string(operands >> 20) + " MiB, over " +
+                            std::to_string(kGemmSplitInClusterOperandBytes >> 20) + " MiB, where the cluster's multicast pays more");
   } else if (ct.split_in_cluster && gemm_shares_by_rows(s, ct, splits)) {
     // Shares by rows: half the consumers idle in each CTA's fix-up, and 4 or more CTAs per
     // cluster, of which fewer fit at once than the SM count suggests (30 of 4 on an H200
     // with 132 SMs): a second round of clusters can cost more than the workspace saves.
-    say("split_reduce auto -> workspace: " + std::to_string(splits) + " splits of " + std::to_string(ct.bn) +
-        " columns would share by rows in clusters of " + std::to_string(splits) +
-        " CTAs, which may not all fit at once (split_reduce cluster takes them)");
-  } else if (ct.split_in_cluster) {
+    workspace_or_atomic(gemm, d, say,
+                        std::to_string(splits) + " splits of " + std::to_string(ct.bn) + " columns would share by rows in clusters of " +
+                            std::to_string(splits) + " CTAs, which may not all fit at once (split_reduce cluster takes them)");
+  } else if (!ct.split_in_cluster) {
+    workspace_or_atomic(gemm, d, say, "");
+  } else {
     // The requested cluster as each plane (its multicast shares operands within the
     // plane) where its clusters of x * y * splits CTAs all fit at once; else a CTA per plane.
     Config planes = d.config;
