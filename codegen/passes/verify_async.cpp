@@ -131,6 +131,7 @@ class AsyncChecker : public Visitor {
     if (n.bar->type.space != Space::Cluster)
       err(n.loc, "bulk_copy_to_peer completes on " + name_of(n.bar) + ", which is not mapped to the peer",
           "pass map_shared_rank(barrier, rank)[i], the barrier in the CTA that receives the bytes");
+    same_cta(n.dst, n.bar, "bulk_copy_to_peer", n.loc);
     Visitor::visit_node(n);
   }
   void visit_node(const ClcTryCancel& n) override {
@@ -151,11 +152,36 @@ class AsyncChecker : public Visitor {
     if (n.dst->type.space != Space::Cluster || n.bar->type.space != Space::Cluster)
       err(n.loc, "st_async writes a peer's shared memory and signals its barrier; both must come from map_shared_rank",
           "map the destination and the barrier with map_shared_rank(..., rank)");
+    else
+      same_cta(n.dst, n.bar, "st_async", n.loc);
     Visitor::visit_node(n);
   }
 
  private:
   void err(const Loc& loc, std::string msg, std::string fix) { out_.push_back({loc, std::move(msg), std::move(fix)}); }
+
+  // A copy into a peer's shared memory signals the barrier of the CTA the bytes land in:
+  // the destination's and the barrier's map_shared_rank must name the same CTA, in every
+  // rank that may issue it (where both ranks evaluate).
+  void same_cta(const Expr& dst, const Expr& bar, const char* op, const Loc& loc) {
+    const MapSharedRank* d = dst->as<MapSharedRank>();
+    const MapSharedRank* b = bar->as<MapSharedRank>();
+    if (!d || !b) return;
+    for (unsigned r = 0; r < k_.cluster.count(); ++r) {
+      const EvalEnv env{k_.cluster, k_.block, r, std::nullopt};
+      bool runs = true;
+      for (const Expr& g : guards_) runs = runs && eval_int(g, env) != std::optional<int64_t>(0);
+      const std::optional<int64_t> to = eval_int(d->rank, env), on = eval_int(b->rank, env);
+      if (!runs || !to || !on || *to == *on) continue;
+      err(loc, std::string(op) + " in CTA rank " + std::to_string(r) + " writes " + name_of(d->buffer) + " of CTA rank " +
+                   std::to_string(*to) + " but completes on " + name_of(b->buffer) + " of CTA rank " + std::to_string(*on) +
+                   ": the bytes must signal a barrier in the CTA they land in (PTX leaves any other undefined), so rank " + std::to_string(*to) +
+                   "'s wait never sees them",
+          "map the barrier to the destination's CTA: map_shared_rank(" + to_string(b->buffer) + ", <the rank given to " +
+              to_string(d->buffer) + ">)");
+      return;
+    }
+  }
 
   void barrier_elements(const Expr& bar, const Loc& loc) {
     const Expr& base = bar->as<MapSharedRank>() ? bar->as<MapSharedRank>()->buffer : bar;

@@ -124,6 +124,39 @@ TEST_CASE("bulk_copy_to_peer: size, memory spaces and the barrier", "[codegen][v
   CHECK(lower_errors(ok.build()).empty());
 }
 
+TEST_CASE("bulk_copy_to_peer and st_async: the barrier in another CTA than the bytes", "[codegen][verify][async][bulk]") {
+  // own: the barrier mapped to this CTA's rank while the bytes go to the peer.
+  auto build = [](bool own, bool st, unsigned& line) {
+    KernelBuilder k("wrong_cta_barrier");
+    k.cluster(2);
+    auto src = k.shared<uint32_t>("src", 64);
+    auto dst = k.shared<uint32_t>("dst", 64);
+    auto got = k.mbarriers("got", 1, 1);
+    i32 peer = cluster_ctarank() ^ 1;
+    if_(thread_idx_x() == 0, [&] { arrive_expect_tx(got[0], u32(st ? 4 : 256)); });
+    cluster_sync();
+    if_(thread_idx_x() == 0, [&] {
+      auto bar = map_shared_rank(got, own ? cluster_ctarank() : peer);
+      line = __LINE__ + 1;
+      if (st) st_async(map_shared_rank(dst, peer)[0], u32(7), bar[0]);
+      else bulk_copy_to_peer(map_shared_rank(dst, peer)[0], src[0], 256, bar[0]);
+    });
+    wait(got[0]);
+    return k.build();
+  };
+  for (bool st : {false, true}) {
+    unsigned line = 0;
+    std::vector<Diagnostic> d = lower_errors(build(true, st, line));
+    REQUIRE(!d.empty());
+    const std::string op = st ? "st_async" : "bulk_copy_to_peer";
+    CHECK(d[0].str() == diag(line + (st ? 0 : 1), op + " in CTA rank 0 writes 'dst' of CTA rank 1 but completes on 'got' of CTA rank "
+                                                       "0: the bytes must signal a barrier in the CTA they land in (PTX leaves any "
+                                                       "other undefined), so rank 1's wait never sees them",
+                             "map the barrier to the destination's CTA: map_shared_rank(got, <the rank given to dst>)"));
+    CHECK(lower_errors(build(false, st, line)).empty());
+  }
+}
+
 TEST_CASE("st_async writes a peer's memory and signals the peer's barrier", "[codegen][verify][async][bulk]") {
   const std::string msg = "st_async writes a peer's shared memory and signals its barrier; both must come from map_shared_rank";
   const std::string fix = "map the destination and the barrier with map_shared_rank(..., rank)";
