@@ -400,7 +400,9 @@ fi
 # Ours against ours in one process (only when named): GEMM_AB is a file of "SHAPE CONFIG VARIANT"
 # lines (CONFIG "default": the default path); VARIANT is --versus's key=value list. One line each
 # in the summary: the bench's row of ours against the variant (per-rep ratios below 1: the variant faster).
-# scripts/ab_split_atomic.txt: split_reduce atomic against the default path and against the workspace.
+# scripts/ab_split_atomic.txt: split_reduce atomic against the default path and against the workspace;
+# scripts/ab_split_atomic_auto.txt: the default path (atomic for 4 or more workspace splits) against
+# split_reduce workspace; scripts/ab_split_width.txt: tile widths that pad N less, one CTA per cluster.
 if [[ "$SECTIONS" == *" gemm-ab "* ]]; then
 ab_lines "${GEMM_AB:?gemm-ab needs GEMM_AB, a file of SHAPE CONFIG VARIANT lines}" "$OUT/bench_ab_all.log"
 fi
