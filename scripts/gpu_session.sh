@@ -293,7 +293,7 @@ timeout 120 $B/tilejit run .stage/specs/gemm_splitk_atomic.json --iters 20 > "$O
 note "run gemm_splitk_atomic.json rc=$?: $(grep -E '^(launch|verify|time)' "$OUT/run_atomic.log" | cut -c1-200 | tr '\n' ' ')"
 for tool in memcheck racecheck synccheck; do
   timeout 300 compute-sanitizer --tool $tool --print-limit 5 $B/tilejit run .stage/sanitizer/gemm_small_splitk_atomic.json --iters 0 --no-tuned > "$OUT/san_atomic.log" 2>&1
-  note "compute-sanitizer $tool gemm_small_splitk_atomic.json rc=$?: $(grep -E 'ERROR SUMMARY|verify' "$OUT/san_atomic.log" | tr '\n' ' ')"
+  note "compute-sanitizer $tool gemm_small_splitk_atomic.json rc=$?: $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|verify' "$OUT/san_atomic.log" | tr '\n' ' ')"
 done
 ab_lines scripts/ab_split_atomic.txt "$OUT/bench_atomic_all.log"
 fi
