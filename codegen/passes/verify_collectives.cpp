@@ -4,8 +4,8 @@
 #include <map>
 #include <optional>
 #include <set>
-#include <tuple>
 #include <string>
+#include <tuple>
 
 #include "codegen/analysis/divergence.h"
 #include "codegen/analysis/eval.h"
