@@ -168,11 +168,10 @@ class AsyncChecker : public Visitor {
     const MapSharedRank* b = bar->as<MapSharedRank>();
     if (!d || !b) return;
     for (unsigned r = 0; r < k_.cluster.count(); ++r) {
+      if (threads_running(k_, guards_, r) == std::optional<uint64_t>(0)) continue;  // this rank never issues it
       const EvalEnv env{k_.cluster, k_.block, r, std::nullopt};
-      bool runs = true;
-      for (const Expr& g : guards_) runs = runs && eval_int(g, env) != std::optional<int64_t>(0);
       const std::optional<int64_t> to = eval_int(d->rank, env), on = eval_int(b->rank, env);
-      if (!runs || !to || !on || *to == *on) continue;
+      if (!to || !on || *to == *on) continue;
       err(loc, std::string(op) + " in CTA rank " + std::to_string(r) + " writes " + name_of(d->buffer) + " of CTA rank " +
                    std::to_string(*to) + " but completes on " + name_of(b->buffer) + " of CTA rank " + std::to_string(*on) +
                    ": the bytes must signal a barrier in the CTA they land in (PTX leaves any other undefined), so rank " + std::to_string(*to) +
