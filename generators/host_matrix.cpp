@@ -57,6 +57,8 @@ double HostMatrix::at(size_t i) const {
   }
 }
 
+void HostMatrix::set(size_t i, double v) { store(*this, i, float(v)); }
+
 HostMatrix HostMatrix::absolute() const {
   HostMatrix out = *this;
   const size_t eb = element_bytes(type);

@@ -23,6 +23,7 @@ struct HostMatrix {
   size_t index(int64_t row, int64_t col) const { return size_t(row) * size_t(pitch) + size_t(col); }
   double at(size_t i) const;  // the stored element i (row i / pitch, column i % pitch)
   double at(int64_t row, int64_t col) const { return at(index(row, col)); }
+  void set(size_t i, double v);  // element i = v, rounded to the type (to nearest even)
   // Every element's magnitude (the sign bit cleared).
   HostMatrix absolute() const;
   // Every element as f32 (exact for all three types).

@@ -10,6 +10,7 @@ namespace {
 constexpr uint64_t kSmemPerCta = 232448;  // what a CTA may opt in to on sm_90a
 std::string str(uint64_t v) { return std::to_string(v); }
 const std::vector<std::string> kSchedules = {"grid", "static", "dynamic", "auto"};
+const std::vector<std::string> kInputs = {"uniform", "rising"};
 }  // namespace
 
 std::vector<ParamSpec> Attention::params() const {
@@ -32,7 +33,12 @@ std::vector<ParamSpec> Attention::params() const {
            "fit walk the units with that schedule (dynamic claims each next unit, causal's longest first), loading "
            "the next unit's Q while one runs where it fits; auto: static (dynamic when causal) at d 64, and at "
            "d 128 up to 32 key blocks of block_n (64 when causal); grid otherwise",
-           kSchedules}};
+           kSchedules},
+          {"inputs", 0, 0, 1,
+           "the random inputs: uniform (Q, K and V uniform in [-1, 1)), or rising (K's key j of each head also scaled by "
+           "1 + 15 j / seq_k, so that each query's largest score keeps rising from key block to key block: the online "
+           "softmax's rescaling of O runs again and again)",
+           kInputs}};
 }
 
 AttentionShape attention_shape(const Config& c) {
@@ -103,7 +109,7 @@ std::vector<ConfigProblem> Attention::check_config(const Config& c) const {
 ir::Kernel Attention::build(const Config& c) const { return build_attention_kernel(attention_shape(c), attention_tiling(c)); }
 
 std::unique_ptr<Instance> Attention::instantiate(const Config& c, uint64_t seed) const {
-  return make_attention_instance(attention_shape(c), build(c), seed);
+  return make_attention_instance(attention_shape(c), build(c), seed, AttentionInputs(c.param("inputs")));
 }
 
 std::optional<ir::Dim3> Attention::problem_grid(const Config& c) const {

@@ -107,6 +107,9 @@ class Attention final : public Sample {
 };
 
 // Device buffers, tensor maps and the host reference (samples/attention_host.cpp).
-std::unique_ptr<Instance> make_attention_instance(const AttentionShape& s, const ir::Kernel& kernel, uint64_t seed);
+// The random inputs' draw (the spec's `inputs`).
+enum class AttentionInputs : uint8_t { Uniform, Rising };
+std::unique_ptr<Instance> make_attention_instance(const AttentionShape& s, const ir::Kernel& kernel, uint64_t seed,
+                                                  AttentionInputs inputs = AttentionInputs::Uniform);
 
 }  // namespace tj::samples

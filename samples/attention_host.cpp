@@ -26,6 +26,18 @@ constexpr double kLseBound = 5e-5;
 constexpr const char* kToleranceText =
     "O within 2^-8 (sum_j p_j |v_j| / l + |O|) + 1e-6 (P and O rounded to bf16), lse within 5e-5 (1 + |lse|)";
 
+// Rising inputs: key j of each head scaled by 1 + 15 j / seq_k (kept in bf16), so that a
+// query's largest score grows from key block to key block.
+HostMatrix keys(const AttentionShape& s, uint64_t seed, AttentionInputs inputs) {
+  HostMatrix k = random_matrix(ir::Scalar::BF16, s.rows_k(), s.head_dim, seed, 0x52);
+  if (inputs == AttentionInputs::Rising)
+    for (int64_t r = 0; r < k.rows; ++r) {
+      const double f = 1.0 + 15.0 * double(r % s.seq_k) / double(s.seq_k);
+      for (int64_t c = 0; c < k.cols; ++c) k.set(k.index(r, c), k.at(r, c) * f);
+    }
+  return k;
+}
+
 rt::DeviceBuffer upload(const HostMatrix& m) {
   rt::DeviceBuffer d(m.bytes.size());
   d.upload(m.bytes);
@@ -34,11 +46,12 @@ rt::DeviceBuffer upload(const HostMatrix& m) {
 
 class AttentionHost final : public Instance {
  public:
-  AttentionHost(const AttentionShape& s, const ir::Kernel& kernel, uint64_t seed)
+  AttentionHost(const AttentionShape& s, const ir::Kernel& kernel, uint64_t seed, AttentionInputs inputs)
       : s_(s),
         seed_(seed),
+        inputs_(inputs),
         q_(random_matrix(ir::Scalar::BF16, s.rows_q(), s.head_dim, seed, 0x51)),
-        k_(random_matrix(ir::Scalar::BF16, s.rows_k(), s.head_dim, seed, 0x52)),
+        k_(keys(s, seed, inputs)),
         v_(random_matrix(ir::Scalar::BF16, s.rows_k(), s.head_dim, seed, 0x53)),
         q_dev_(upload(q_)),
         k_dev_(upload(k_)),
@@ -92,6 +105,7 @@ class AttentionHost final : public Instance {
 
   AttentionShape s_;
   uint64_t seed_;
+  AttentionInputs inputs_;
   HostMatrix q_, k_, v_;
   rt::DeviceBuffer q_dev_, k_dev_, v_dev_, o_dev_, lse_dev_;
   CUtensorMap maps_[4];
@@ -145,15 +159,16 @@ Check AttentionHost::verify() {
   }
   const std::string what = "attention (" + std::to_string(s_.batch) + " x " + std::to_string(s_.heads) + " heads, " +
                            std::to_string(sq) + " queries, " + std::to_string(sk) + " keys, d " + std::to_string(d) +
-                           (s_.causal ? ", causal" : "") + ") vs softmax in double at 3 heads, " + kToleranceText;
+                           (s_.causal ? ", causal" : "") + (inputs_ == AttentionInputs::Rising ? ", rising keys" : "") + ") vs softmax in double at 3 heads, " + kToleranceText;
   const Check ocheck = olog.result(what), lcheck = llog.result("logsumexp");
   return {ocheck.ok && lcheck.ok, ocheck.detail + "; " + lcheck.detail};
 }
 
 }  // namespace
 
-std::unique_ptr<Instance> make_attention_instance(const AttentionShape& s, const ir::Kernel& kernel, uint64_t seed) {
-  return std::make_unique<AttentionHost>(s, kernel, seed);
+std::unique_ptr<Instance> make_attention_instance(const AttentionShape& s, const ir::Kernel& kernel, uint64_t seed,
+                                                  AttentionInputs inputs) {
+  return std::make_unique<AttentionHost>(s, kernel, seed, inputs);
 }
 
 }  // namespace tj::samples

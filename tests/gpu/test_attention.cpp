@@ -119,6 +119,23 @@ TEST_CASE("attention: persistent schedules, static and dynamic, against softmax 
   for (size_t i = 0; i < cases.size(); ++i) check(cases[i], 700 + i);
 }
 
+// Rising keys (`inputs rising`): each query's largest score grows block after block, by
+// many powers of 2 over a head, so the running max moves past the lazy threshold again and
+// again and O, l and m are rescaled; uniform inputs rarely move it after the first block.
+TEST_CASE("attention: rising keys, O rescaled as the running max grows, against softmax in double [gpu]", "[gpu][attention]") {
+  const std::vector<AttentionCase> cases = {
+      {2, 3, 1000, 1000, 128, false, {{"inputs", 1}}},
+      {2, 3, 1000, 1000, 128, true, {{"inputs", 1}}},
+      {2, 3, 777, 1031, 64, false, {{"inputs", 1}}},
+      {2, 2, 1000, 1000, 64, true, {{"inputs", 1}}},
+      {1, 2, 517, 333, 256, true, {{"inputs", 1}}},
+      {2, 3, 200, 300, 96, false, {{"inputs", 1}, {"consumers", 1}}},
+      {2, 8, 2048, 2048, 128, false, {{"inputs", 1}, {"schedule", 1}}},
+      {2, 8, 2048, 2048, 64, true, {{"inputs", 1}, {"schedule", 2}}},
+  };
+  for (size_t i = 0; i < cases.size(); ++i) check(cases[i], 800 + i);
+}
+
 TEST_CASE("attention: the spec's shape (4 x 16 heads x 4096, d 128) [gpu]", "[gpu][attention]") {
   check({4, 16, 4096, 4096, 128, false}, 600);
   check({4, 16, 4096, 4096, 128, true}, 601);
