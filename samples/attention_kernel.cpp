@@ -8,10 +8,8 @@
 //   key block j:
 //     S = Q K_j^T                                   (wgmma, f32 in registers)
 //     S = -inf where key >= seq_k or (causal) key > query (only in blocks that reach there)
-//     alpha = m;  m = max(m, rowmax S), kept at alpha unless that grows by 2^8 or more;
-//     alpha = 2^((alpha - m) c)   c = log2(e) / sqrt(d)
-//     P = 2^(S c - m c);  l = l alpha + rowsum P;  O = O alpha (skipped by a warp whose
-//     alphas are all 1);  O += bf16(P) V_j
+//     alpha = m;  m = max(m, rowmax S);  alpha = 2^((alpha - m) c)   c = log2(e) / sqrt(d)
+//     P = 2^(S c - m c);  l = l alpha + rowsum P;  O = O alpha;  O += bf16(P) V_j
 //   then O / l and the logsumexp (m c + log2 l) ln 2 out, O through the warpgroup's own
 //   rows of the Q tile (dead once its last MMA has completed). S = Q K_{j+1}^T is issued with
 //   O += P V_j, in turns with the other consumer warpgroups, and block j + 1's softmax
@@ -71,10 +69,6 @@ void store_tile_rows(const SharedTile& t, const i32& st, const i32& tile_row, co
 // panel, every column holding the row's value (so that column 0 of a row, wherever the
 // swizzle put it, is read without knowing the swizzle).
 constexpr unsigned kLseCols = 32;
-
-// How far (log2 of the factor) a row's max may grow before O, l and m are rescaled: P is
-// then at most 2^8, well inside bf16's range and f32's sums.
-constexpr float kLazyRescale = 8.0f;
 
 }  // namespace
 
@@ -203,11 +197,6 @@ ir::Kernel build_attention_kernel(const AttentionShape& s, const AttentionTiling
         });
         copy(alpha, m);  // m before this block
         row_max(m, sc, /*combine=*/true);
-        // Lazy rescaling: the running max moves only where the block's exceeds it by more
-        // than kLazyRescale (in log2 units of the exponent), so P stays below 2^kLazyRescale
-        // and, mostly, alpha is exactly 1 and O's rescale is skipped (m, l and O agree on
-        // whichever max is kept, so O / l is the same).
-        row_map(m, [&](const Elem& e) { return select((e.value - e[alpha]) * f32(c) > f32(kLazyRescale), e.value, e[alpha]); });
         row_map(alpha, [&](const Elem& e) { return approx::exp2((e.value - e[m]) * f32(c)); });
         acc_map(sc, [&](const Elem& e) { return approx::exp2(fma(e.value, f32(c), -(e[m] * f32(c)))); });
         row_map(l, [&](const Elem& e) { return e.value * e[alpha]; });

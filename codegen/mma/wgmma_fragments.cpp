@@ -40,20 +40,6 @@ void indent(Lines& out, const Lines& in, const std::string& pad) {
   for (const std::string& l : in) out.push_back(pad + l);
 }
 
-// The row fragment r of a map dst = dst * r (or r * dst) over a tile fragment: a row
-// scaling, which the warp skips where every scale it holds is exactly 1. Null otherwise.
-const AccumulatorDecl* row_scale(const FragMap& n, const Kernel& k) {
-  const Binary* mul = n.value->as<Binary>();
-  if (!mul || mul->op != BinOp::Mul) return nullptr;
-  const FragElem* a = mul->a->as<FragElem>();
-  const FragElem* b = mul->b->as<FragElem>();
-  if (!a || !b || a->part != ElemPart::Value || b->part != ElemPart::Value) return nullptr;
-  if (b->fragment == n.dst) std::swap(a, b);
-  if (a->fragment != n.dst) return nullptr;
-  const AccumulatorDecl& r = decl(b->fragment, k);
-  return r.kind == FragmentKind::Rows ? &r : nullptr;
-}
-
 }  // namespace
 
 unsigned row_fragment_registers(const AccumulatorDecl& a) { return a.m / 32; }
@@ -78,8 +64,6 @@ Lines frag_map(const FragMap& n, const Kernel& k, const ExprText& ex) {
     out.push_back("    " + n.dst + "[tj_r] = " + ex(n.value) + ";");
   } else {
     const unsigned half = d.n / 2;
-    if (const AccumulatorDecl* r = row_scale(n, k))
-      out.front() = "if (tj::rows_scale_needed<" + str(row_fragment_registers(*r)) + ">(" + r->name + ")) {";
     out.push_back("  for (int tj_i = 0; tj_i < " + str(d.m * d.n / 128) + "; ++tj_i) {");
     out.push_back("    [[maybe_unused]] const int tj_blk = tj_i / " + str(half) + ", tj_k = tj_i % " + str(half) + ";");
     indent(out,

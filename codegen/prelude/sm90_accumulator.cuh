@@ -179,22 +179,6 @@ TJ_DEVICE void row_reduce_m64(const float* src, float* dst, bool combine) {
   }
 }
 
-// Whether any lane of the warp holds a row whose scale is not exactly 1 (its n row
-// fragment registers): a row scaling acc = acc * r is skipped by the whole warp when none
-// does (x * 1 is x), as an online softmax's rescale of O mostly is once its running max
-// has settled. The warp is converged, as for every accumulator op.
-template <int N>
-TJ_DEVICE bool rows_scale_needed(const float* r) {
-  bool any = false;
-#pragma unroll
-  for (int i = 0; i < N; ++i) any = any || r[i] != 1.0f;
-  u32 out;
-  asm volatile("{\n\t.reg .pred p, q;\n\tsetp.ne.u32 p, %1, 0;\n\tvote.sync.any.pred q, p, 0xffffffff;\n\tselp.u32 %0, 1, 0, q;\n\t}"
-               : "=r"(out)
-               : "r"(u32(any)));
-  return out != 0;
-}
-
 // Sixteen columns [col0, col0 + 16) of one warpgroup's 64-row block of a 16-bit tile
 // (tile_offset's layout) in one stmatrix.x4: four 8x8 matrices, columns col0 and col0 + 8,
 // rows + 0 and + 8. v holds the thread's 8 values in accumulator order: v[4 g + 2 h + x]

@@ -8,18 +8,6 @@
 
 namespace tj::test {
 
-// The CTA's 64-row f32 block, written to o by the whole role, out through omap at row0.
-inline void store_block(const dsl::TileMap& omap, const dsl::i32& row0, const dsl::SharedTile& o) {
-  using namespace tj::dsl;
-  fence_proxy_async();
-  role_sync();
-  if_(thread_idx_x() == 0, [&] {
-    tma_store_tile(omap, row0, 0, stage(o, 0));
-    bulk_commit();
-    bulk_wait(0);
-  });
-}
-
 // One 64-row block of attention per CTA, one warpgroup, head dim 64, keys 64:
 //   s = q k^T; m = row max of s; p = f(s - m) (0 above the diagonal when causal);
 //   l = row sum of p; o = bf16(p) v; out = o / l + bias[col]   (f32, TMA-stored)
@@ -67,40 +55,13 @@ struct FragmentAttention {
       mma_wait(0);
       store_line = __LINE__ + 1;
       store_accumulator(stage(o, 0), acc_o, [&](const Elem& e) { return e.value / e[l] + bias[e.col]; });
-      store_block(omap, row0, o);
-    });
-    return k.build();
-  }
-};
-
-// Row scalings, acc_map(acc, e.value * e[r]) with r a row fragment, which a warp skips
-// where every scale it holds is 1; and maps that look alike but are not row scalings.
-// Per CTA, rows row0 = blockIdx.x * 64 ..: r = scale[row0 + row]; acc = 1 + col / 64,
-// times r twice (both operand orders), then acc * r + 1, then acc * other (other = 3), then
-// other = acc * r; out = acc + other. out: [blocks * 64, 64] f32.
-struct RowScale {
-  ir::Kernel build() {
-    using namespace tj::dsl;
-    KernelBuilder k("row_scale");
-    k.threads(128);
-    SharedTile o = k.shared_tile(ir::Scalar::F32, "o", 64, 64);
-    TileMap omap = k.tile_map("OUT", o, 64);
-    auto scale = k.param<float*>("scale");
-    Accumulator acc = k.accumulator("acc", 64, 64), other = k.accumulator("other", 64, 64);
-    RowFragment r = k.row_fragment("r", 64);
-    k.role("math", 1, 0, [&](i32) {
-      i32 row0 = block_idx_x() * 64;
-      fill(acc, f32(0.0f));
-      fill(other, f32(3.0f));
-      acc_map(acc, [&](const Elem& e) { return f32(1.0f) + cast<float>(e.col) / 64.0f; });
-      row_map(r, [&](const Elem& e) { return scale[row0 + e.row]; });
-      acc_map(acc, [&](const Elem& e) { return e.value * e[r]; });         // a row scaling
-      acc_map(acc, [&](const Elem& e) { return e[r] * e.value; });         // in either order
-      acc_map(acc, [&](const Elem& e) { return e.value * e[r] + 1.0f; });  // not only a scaling
-      acc_map(acc, [&](const Elem& e) { return e.value * e[other]; });     // a tile, not rows
-      acc_map(other, [&](const Elem& e) { return e[acc] * e[r]; });        // not its own value
-      store_accumulator(stage(o, 0), acc, [&](const Elem& e) { return e.value + e[other]; });
-      store_block(omap, row0, o);
+      fence_proxy_async();
+      role_sync();
+      if_(thread_idx_x() == 0, [&] {
+        tma_store_tile(omap, row0, 0, stage(o, 0));
+        bulk_commit();
+        bulk_wait(0);
+      });
     });
     return k.build();
   }

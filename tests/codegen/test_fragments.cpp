@@ -76,17 +76,6 @@ TEST_CASE("fragments: store_rows writes each row once, from the thread of lane %
   compile_without_spills(l, "frag_attention with store_rows");
 }
 
-TEST_CASE("fragments: a row scaling is skipped by a warp whose scales are all exactly 1", "[codegen][fragments][ptx]") {
-  RowScale rs;
-  const ir::Kernel k = rs.build();
-  codegen::Lowered l = codegen::lower(k, Target::sm90a());
-  INFO(l.cuda);
-  CHECK(count(l.cuda, "if (tj::rows_scale_needed<2>(r)) {") == 2);
-  CHECK(count(l.cuda, "rows_scale_needed") == 2);
-  const rt::CompileResult c = compile_without_spills(l, "row_scale");
-  CHECK(count(c.ptx, "vote.sync.any.pred") == 2);
-}
-
 TEST_CASE("fragments: misuse is an error at the user's line", "[codegen][fragments][verify]") {
   SECTION("a map outside a role") {
     KernelBuilder k("no_role");

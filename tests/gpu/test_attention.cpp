@@ -120,8 +120,8 @@ TEST_CASE("attention: persistent schedules, static and dynamic, against softmax 
 }
 
 // Rising keys (`inputs rising`): each query's largest score grows block after block, by
-// many powers of 2 over a head, so the running max moves past the lazy threshold again and
-// again and O, l and m are rescaled; uniform inputs rarely move it after the first block.
+// many powers of 2 over a head, so O and l are rescaled by large factors again and again;
+// with uniform inputs the running max barely moves after the first block.
 TEST_CASE("attention: rising keys, O rescaled as the running max grows, against softmax in double [gpu]", "[gpu][attention]") {
   const std::vector<AttentionCase> cases = {
       {2, 3, 1000, 1000, 128, false, {{"inputs", 1}}},

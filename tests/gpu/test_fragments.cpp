@@ -126,30 +126,3 @@ TEST_CASE("fragments: a block of attention per CTA against a host reference [gpu
   INFO(check.detail);
   CHECK(check.ok);
 }
-
-// Row scalings skipped by the warps whose scales are all 1 (fragment_kernels.h's RowScale):
-// block 0 scales nothing, block 1 one row of warp 0 (rows 0..15), block 2 one row of warp 3
-// (rows 48..63) by 2, block 3 every row by a value of its own. Every product is exact in f32.
-TEST_CASE("fragments: row scalings, skipped by warps whose scales are all 1, against the host [gpu]", "[gpu][fragments]") {
-  const unsigned blocks = 4;
-  std::vector<float> scale(blocks * 64, 1.0f);
-  scale[64 + 5] = 0.5f;
-  scale[2 * 64 + 60] = 2.0f;
-  for (int r = 0; r < 64; ++r) scale[3 * 64 + r] = float(1 + r % 5) * 0.25f;
-  tj::test::RowScale rs;
-  tj::JitKernel f = tj::jit(rs.build());
-  tj::Tensor ts = tj::Tensor::from_host<float>({uint64_t(blocks) * 64}, scale);
-  tj::Tensor out = tj::Tensor::empty<float>({uint64_t(blocks) * 64, 64});
-  out.fill_bytes(0xFF);
-  f.launch(blocks, out, ts);
-  f.synchronize();
-  std::vector<float> want(size_t(blocks) * 64 * 64);
-  for (size_t row = 0; row < blocks * 64; ++row)
-    for (int c = 0; c < 64; ++c) {
-      const double s = scale[row], a = ((1.0 + c / 64.0) * s * s * s + 1.0) * 3.0;
-      want[row * 64 + size_t(c)] = float(a + a * s);
-    }
-  const tj::Check check = tj::compare(out.download<float>(), want, tj::Tolerance{1e-6, 1e-6}, "row scalings");
-  INFO(check.detail);
-  CHECK(check.ok);
-}

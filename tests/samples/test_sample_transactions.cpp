@@ -66,9 +66,9 @@ const std::map<std::string, std::vector<std::string>> kPinned = {
       "barrier 'full' in the loop at tma_copy.cpp:94: verified"}},
     // The unit's Q (a phase per unit of the persistent walk) and the K/V pipeline.
     {"attention.json",
-     {"barrier 'q_full' in the loop at attention_kernel.cpp:149: verified",
-      "barrier 'full_k' in the loop at attention_kernel.cpp:164: verified",
-      "barrier 'full_v' in the loop at attention_kernel.cpp:164: verified"}},
+     {"barrier 'q_full' in the loop at attention_kernel.cpp:143: verified",
+      "barrier 'full_k' in the loop at attention_kernel.cpp:158: verified",
+      "barrier 'full_v' in the loop at attention_kernel.cpp:158: verified"}},
     // Plain loads and stores; its two CTA barriers (rows over several warps) are no mbarriers.
     {"softmax.json", {}},
     // The dynamic schedule's answers in a cluster of one: stores and a plain arrive, no bytes.

@@ -292,15 +292,6 @@ extern "C" __global__ void __launch_bounds__(384, 1) attention(const __grid_cons
       }
       // RowReduce at <loc>: m = max(m, row_max(s))
       tj::row_reduce_m64<128, 1>(&s[0], &m[0], true);
-      // FragMap at <loc>: m[elem] = select((((elem[m] - elem[alpha]) * 0.127517432f) > 8f), elem[m], elem[alpha])
-      {
-      #pragma unroll
-        for (int tj_r = 0; tj_r < 2; ++tj_r) {
-          const float tj_e_m = m[(tj_r / 2) * 2 + (tj_r % 2)];
-          const float tj_e_alpha = alpha[(tj_r / 2) * 2 + (tj_r % 2)];
-          m[tj_r] = ((((tj_e_m - tj_e_alpha) * 0.12751743f) > 8.0f) ? tj_e_m : tj_e_alpha);
-        }
-      }
       // FragMap at <loc>: alpha[elem] = approx::exp2(((elem[alpha] - elem[m]) * 0.127517432f))
       {
       #pragma unroll
@@ -417,15 +408,6 @@ extern "C" __global__ void __launch_bounds__(384, 1) attention(const __grid_cons
         }
         // RowReduce at <loc>: m = max(m, row_max(s))
         tj::row_reduce_m64<128, 1>(&s[0], &m[0], true);
-        // FragMap at <loc>: m[elem] = select((((elem[m] - elem[alpha]) * 0.127517432f) > 8f), elem[m], elem[alpha])
-        {
-        #pragma unroll
-          for (int tj_r = 0; tj_r < 2; ++tj_r) {
-            const float tj_e_m = m[(tj_r / 2) * 2 + (tj_r % 2)];
-            const float tj_e_alpha = alpha[(tj_r / 2) * 2 + (tj_r % 2)];
-            m[tj_r] = ((((tj_e_m - tj_e_alpha) * 0.12751743f) > 8.0f) ? tj_e_m : tj_e_alpha);
-          }
-        }
         // FragMap at <loc>: alpha[elem] = approx::exp2(((elem[alpha] - elem[m]) * 0.127517432f))
         {
         #pragma unroll
@@ -466,7 +448,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) attention(const __grid_cons
           tj::mbar_arrive_relaxed(&empty_v[(((it1 + i5) - 1) % 2)]);
         }
         // FragMap at <loc>: acc_o[elem] = (elem[acc_o] * elem[alpha])
-        if (tj::rows_scale_needed<2>(alpha)) {
+        {
         #pragma unroll
           for (int tj_i = 0; tj_i < 64; ++tj_i) {
             [[maybe_unused]] const int tj_blk = tj_i / 64, tj_k = tj_i % 64;

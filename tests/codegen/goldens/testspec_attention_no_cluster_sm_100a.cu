@@ -19,8 +19,6 @@
   fix: compute on the elements in store_accumulator's function (value, row, column), or compile for sm_90a
 <loc>: error: acc_map works on register fragments (wgmma, sm_90a); tcgen05 keeps accumulators in tensor memory, read only through store_accumulator
   fix: compute on the elements in store_accumulator's function (value, row, column), or compile for sm_90a
-<loc>: error: acc_map works on register fragments (wgmma, sm_90a); tcgen05 keeps accumulators in tensor memory, read only through store_accumulator
-  fix: compute on the elements in store_accumulator's function (value, row, column), or compile for sm_90a
 <loc>: error: row_sum works on register fragments (wgmma, sm_90a); tcgen05 keeps accumulators in tensor memory, read only through store_accumulator
   fix: compute on the elements in store_accumulator's function (value, row, column), or compile for sm_90a
 <loc>: error: acc_map works on register fragments (wgmma, sm_90a); tcgen05 keeps accumulators in tensor memory, read only through store_accumulator
