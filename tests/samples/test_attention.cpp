@@ -10,7 +10,9 @@
 #include <regex>
 #include <string>
 
+#include "cli/spec.h"
 #include "codegen/lower.h"
+#include "dsl/ir/printer.h"
 #include "samples/attention.h"
 #include "tests/codegen/codegen_test_support.h"
 #include "tests/codegen/gemm_test_support.h"
@@ -194,4 +196,19 @@ TEST_CASE("attention: persistent schedules walk the units with as many CTAs as f
       });
       CHECK(claims == (schedule == 2));
     }
+}
+
+TEST_CASE("attention: the spec's inputs choose the host's data, not the kernel", "[samples][attention]") {
+  const samples::Sample* s = samples::find_sample("attention");
+  REQUIRE(s);
+  const cli::Spec rising = cli::parse_spec(R"({"kernel": "attention", "params": {"inputs": "rising"}})", "a.json", {s});
+  CHECK(rising.config.param("inputs") == 1);
+  CHECK(cli::parse_spec(R"({"kernel": "attention"})", "a.json", {s}).config.param("inputs") == 0);
+  try {
+    cli::parse_spec(R"({"kernel": "attention", "params": {"inputs": "spiky"}})", "a.json", {s});
+    FAIL("a wrong choice was accepted");
+  } catch (const cli::SpecError& e) {
+    CHECK(std::string(e.what()) == "a.json: $.params.inputs: unknown choice 'spiky'; expected one of uniform, rising");
+  }
+  CHECK(ir::to_string(s->build(attention_config({{"inputs", 1}}))) == ir::to_string(s->build(attention_config({}))));
 }

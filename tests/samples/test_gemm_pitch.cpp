@@ -45,6 +45,17 @@ TEST_CASE("random matrices with padded rows: the same values and all-ones bytes 
   }
 }
 
+TEST_CASE("host matrices: set rounds to the element type", "[samples][pitch]") {
+  samples::HostMatrix b(ir::Scalar::BF16, 2, 3), h(ir::Scalar::F16, 2, 3), f(ir::Scalar::F32, 2, 3);
+  for (samples::HostMatrix* m : {&b, &h, &f}) m->set(m->index(1, 2), 1.0 + 0x1p-12);
+  CHECK(b.at(1, 2) == 1.0);  // bf16 keeps 8 bits: to nearest
+  CHECK(h.at(1, 2) == 1.0);  // f16 keeps 11
+  CHECK(f.at(1, 2) == 1.0 + 0x1p-12);
+  b.set(b.index(0, 0), 3.0 + 0x1p-7);  // halfway between 3 and the next bf16 (3 + 2^-6): to even, 3
+  CHECK(b.at(0, 0) == 3.0);
+  CHECK(b.at(0, 1) == 0.0);  // the others untouched
+}
+
 TEST_CASE("gemm pitches: each row rounded up to 16 bytes unless the spec gives lda / ldb / ldd", "[samples][gemm][pitch]") {
   samples::GemmShape s;
   s.m = 1000, s.n = 1001, s.k = 999;
