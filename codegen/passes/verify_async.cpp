@@ -1,5 +1,6 @@
 #include "codegen/passes/verify_async.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <set>
 
@@ -108,7 +109,7 @@ class AsyncChecker : public Visitor {
       err(n.loc, "tma_load completes on " + name_of(n.bar) + ", which is not this CTA's barrier",
           "pass a barrier of this CTA; with multicast each receiving CTA's barrier at the same offset is signalled");
     if (t && n.dst->type.space == Space::Shared) fits(n.dst, n.dst_index, t->box_bytes(), "tma_load", n.loc);
-    if (n.mask) check_mask(n);
+    if (n.mask && check_mask(n) && t) check_overlap(n, *t);
     Visitor::visit_node(n);
   }
   void visit_node(const TmaStore& n) override {
@@ -219,7 +220,8 @@ class AsyncChecker : public Visitor {
           "make the buffer at least " + std::to_string(offset + bytes) + " bytes");
   }
 
-  void check_mask(const TmaLoad& n) {
+  // Whether the masks it could evaluate are sound (nothing reported).
+  bool check_mask(const TmaLoad& n) {
     const unsigned size = k_.cluster.count();
     const uint64_t inside = size >= 64 ? ~0ull : (1ull << size) - 1;
     for (unsigned r = 0; r < size; ++r) {
@@ -227,20 +229,64 @@ class AsyncChecker : public Visitor {
       if (issuers && *issuers == 0) continue;  // this rank never issues the load
       EvalEnv env{k_.cluster, k_.block, r, std::nullopt};
       std::optional<int64_t> m = eval_int(n.mask, env);
-      if (!m) return;  // depends on run-time values: nothing to prove here
+      if (!m) return true;  // depends on run-time values: nothing to prove here
       const uint64_t mask = static_cast<uint64_t>(*m) & 0xffffffffull;
       if (mask == 0) {
         err(n.loc, "multicast mask is empty in CTA rank " + std::to_string(r) + ": the box would go nowhere",
             "include at least one CTA, e.g. mask_all() or mask_rank(cluster_ctarank())");
-        return;
+        return false;
       }
       if (mask & ~inside) {
         err(n.loc, "multicast mask " + hex(mask) + " in CTA rank " + std::to_string(r) + " names CTAs outside the cluster of " +
                        std::to_string(size) + " (valid bits " + hex(inside) + ")",
             "mask with mask_all() or keep bits below " + std::to_string(size));
-        return;
+        return false;
       }
     }
+    return true;
+  }
+
+  // Two ranks' boxes of one multicast load landing on the same bytes of a CTA they both
+  // reach: one overwrites the other, and the bytes meant for the other slice get nothing
+  // (the barrier still counts both). Decided where every issuing rank's mask and destination
+  // evaluate; one thread per rank issuing it (more, or indices that depend on the thread or a
+  // loop, are not decided here).
+  void check_overlap(const TmaLoad& n, const TensorMapDecl& t) {
+    auto* s = n.dst->as<SharedRef>();
+    const SharedBuffer* b = s ? k_.find_shared(s->name) : nullptr;
+    if (!b) return;
+    struct Box {
+      unsigned rank;
+      uint64_t mask, begin;
+    };
+    std::vector<Box> boxes;
+    for (unsigned r = 0; r < k_.cluster.count(); ++r) {
+      const std::optional<uint64_t> issuers = threads_running(k_, guards_, r);
+      if (issuers == std::optional<uint64_t>(0)) continue;
+      if (issuers != std::optional<uint64_t>(1)) return;
+      const EvalEnv env{k_.cluster, k_.block, r, std::nullopt};
+      const std::optional<int64_t> m = eval_int(n.mask, env), i = eval_int(n.dst_index, env);
+      if (!m || !i || *i < 0) return;
+      boxes.push_back({r, uint64_t(*m) & 0xffffffffull, uint64_t(*i) * scalar_bytes(b->elem)});
+    }
+    const uint64_t bytes = t.box_bytes();
+    for (size_t x = 0; x < boxes.size(); ++x)
+      for (size_t y = x + 1; y < boxes.size(); ++y) {
+        const Box &p = boxes[x], &q = boxes[y];
+        const uint64_t both = p.mask & q.mask;
+        if (!both || p.begin >= q.begin + bytes || q.begin >= p.begin + bytes) continue;
+        unsigned cta = 0;
+        while (!(both >> cta & 1)) ++cta;
+        const uint64_t lo = std::max(p.begin, q.begin), hi = std::min(p.begin, q.begin) + bytes;
+        err(n.loc, "multicast boxes of CTA ranks " + std::to_string(p.rank) + " and " + std::to_string(q.rank) + " (" +
+                       std::to_string(bytes) + " bytes each) both land on bytes " + std::to_string(lo) + ".." +
+                       std::to_string(hi - 1) + " of '" + b->name + "' in CTA rank " + std::to_string(cta) +
+                       ": one overwrites the other, and the bytes meant for another slice get none",
+            "give each rank its own slice: a destination and a coordinate that depend on cluster_ctarank(), e.g. " + b->name +
+                "[cluster_ctarank() * " + std::to_string(bytes / scalar_bytes(b->elem)) +
+                "]; if both carry the same data, issue the load from one rank");
+        return;
+      }
   }
 
   const Kernel& k_;

@@ -180,3 +180,44 @@ TEST_CASE("multicast on a target without it names the kernel and the arch", "[co
   wait(full2[0]);
   CHECK(lower_errors(uni.build(), no_mc).empty());
 }
+
+TEST_CASE("two ranks' multicast boxes never land on the same bytes of a CTA both reach", "[codegen][verify][async][multicast]") {
+  // Each rank multicasts a 16-row box to both CTAs, but both into slice 0 (the rank is
+  // missing from the destination and the coordinate): rows 16..31 of buf get nothing.
+  auto build = [](bool per_rank, unsigned& line) {
+    KernelBuilder k(per_rank ? "slices" : "same_slice");
+    k.cluster(2);
+    TensorMap t = k.tensor_map<float>("t", {32, 16});
+    auto buf = k.shared<float>("buf", 1024);
+    auto full = k.mbarriers("full", 1, 1);
+    if_(thread_idx_x() == 0, [&] {
+      arrive_expect_tx(full[0], u32(2 * 32 * 16 * 4));
+      const i32 r = per_rank ? i32(cluster_ctarank()) : i32(0);
+      tma_load_multicast(buf[r * 512], t, {0, r * 16}, full[0], mask_all()); line = __LINE__;
+    });
+    wait(full[0]);
+    return k.build();
+  };
+  unsigned line = 0;
+  std::vector<Diagnostic> d = lower_errors(build(false, line));
+  REQUIRE(d.size() == 1);
+  CHECK(d[0].str() == diag(line,
+                           "multicast boxes of CTA ranks 0 and 1 (2048 bytes each) both land on bytes 0..2047 of 'buf' in CTA "
+                           "rank 0: one overwrites the other, and the bytes meant for another slice get none",
+                           "give each rank its own slice: a destination and a coordinate that depend on cluster_ctarank(), e.g. "
+                           "buf[cluster_ctarank() * 512]; if both carry the same data, issue the load from one rank"));
+  // Corrected: each rank's box into its own half.
+  CHECK(lower_errors(build(true, line)).empty());
+  // Masks that share no CTA may use the same bytes: each CTA gets one box there.
+  KernelBuilder k("own_cta");
+  k.cluster(2);
+  TensorMap t = k.tensor_map<float>("t", {32, 16});
+  auto buf = k.shared<float>("buf", 1024);
+  auto full = k.mbarriers("full", 1, 1);
+  if_(thread_idx_x() == 0, [&] {
+    arrive_expect_tx(full[0], u32(32 * 16 * 4));
+    tma_load_multicast(buf[0], t, {0, i32(cluster_ctarank()) * 16}, full[0], mask_rank(cluster_ctarank()));
+  });
+  wait(full[0]);
+  CHECK(lower_errors(k.build()).empty());
+}
