@@ -159,7 +159,8 @@ Check AttentionHost::verify() {
   }
   const std::string what = "attention (" + std::to_string(s_.batch) + " x " + std::to_string(s_.heads) + " heads, " +
                            std::to_string(sq) + " queries, " + std::to_string(sk) + " keys, d " + std::to_string(d) +
-                           (s_.causal ? ", causal" : "") + (inputs_ == AttentionInputs::Rising ? ", rising keys" : "") + ") vs softmax in double at 3 heads, " + kToleranceText;
+                           (s_.causal ? ", causal" : "") + (inputs_ == AttentionInputs::Rising ? ", rising keys" : "") +
+                           ") vs softmax in double at 3 heads, " + kToleranceText;
   const Check ocheck = olog.result(what), lcheck = llog.result("logsumexp");
   return {ocheck.ok && lcheck.ok, ocheck.detail + "; " + lcheck.detail};
 }
