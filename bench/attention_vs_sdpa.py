@@ -108,6 +108,7 @@ def main():
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--seqs", help="comma-separated sequence lengths (default 1k..16k; --quick: 4k)")
     ap.add_argument("--dims", default="64,128", help="comma-separated head dims")
+    ap.add_argument("--causal", default="0,1", help="comma-separated: 0 (every key), 1 (causal) or both")
     ap.add_argument("--schedules", default="",
                     help="comma-separated attention schedules (grid, static, dynamic): a column each; default: the spec's")
     a = ap.parse_args()
@@ -119,7 +120,10 @@ def main():
     if any(d % 8 or not 8 <= d <= 256 for d in dims):
         ap.error(f"--dims {a.dims}: the attention sample takes head dims that are multiples of 8 up to 256")
     scheds = [x for x in a.schedules.split(",") if x] or [None]
-    rows = [(b, 16, s, d, c) for d in dims for c in (False, True) for b in (1, 2) for s in seqs]
+    causal = [x for x in a.causal.split(",") if x]
+    if not causal or any(x not in ("0", "1") for x in causal):
+        ap.error(f"--causal {a.causal}: give 0, 1 or 0,1")
+    rows = [(b, 16, s, d, c == "1") for d in dims for c in causal for b in (1, 2) for s in seqs]
     ours = {(r, k): [] for r in rows for k in scheds}
     ref = {r: [] for r in rows}
     status, how, why = {}, {}, {}

@@ -168,6 +168,21 @@ ir::Kernel build_attention_kernel(const AttentionShape& s, const AttentionTiling
     });
   });
 
+  // A consumer's output store reads its rows of Q buffer qs; once it has (bulk_wait_read),
+  // the rows go back to the producer for a later unit's Q. With one Q buffer that must
+  // happen before the next unit (its Q lands there). With two, under the static walk at
+  // d 128, it happens under the next unit's first MMA, off the path between units (on the
+  // H100: 0.2-1.3% faster at d 128, 2-3% slower at d 64, docs/performance-log.md). The
+  // dynamic walk keeps the wait at the unit's end: the race check counts its claim ring's
+  // release (at the loop's head) as a release of Q too, and would refuse the deferred wait.
+  const bool deferred_release = t.q_stages > 1 && t.schedule == AttentionSchedule::Static && d >= 128;
+  auto give_back_q = [&](const i32& tid, const i32& qs) {
+    if_(tid == 0, [&] {
+      bulk_wait_read(0);
+      arrive_relaxed(q_empty[qs]);
+    });
+  };
+
   k.role("consumer", t.consumers, attention_consumer_registers(t.consumers), [&](i32 wg) {
     const i32 tid = thread_idx_x() % 128;
     // With one consumer there is no one to take turns with.
@@ -211,6 +226,9 @@ ir::Kernel build_attention_kernel(const AttentionShape& s, const AttentionTiling
       wait_local(full_k[first]);
       mma(sc, qrows, stage(kt, first), boolean(false));
       if (turn) pass_turn(*turn);
+      // With two Q buffers the previous unit's output store is waited for here, under this
+      // unit's first MMA, rather than at the end of that unit.
+      if (deferred_release) if_(u > 0, [&] { give_back_q(tid, (u + (qstages - 1)) % qstages); });
       mma_wait(0);
       if_(lane_id() == 0, [&] { arrive_relaxed(empty_k[first]); });
       softmax(i32(0));
@@ -257,9 +275,8 @@ ir::Kernel build_attention_kernel(const AttentionShape& s, const AttentionTiling
           store_tile_rows(q, qs, wg * 64, omap, row0, bh);
           bulk_commit();
         });
-        bulk_wait_read(0);
-        arrive_relaxed(q_empty[qs]);
       });
+      if (!deferred_release) give_back_q(tid, qs);
       if_(tid < 64 && row0 + tid < seq_q, [&] {
         Ptr<float> rows(lse_rows.ref);
         lse[cast<int64_t>(bh) * cast<int64_t>(seq_q) + cast<int64_t>(row0 + tid)] = rows[(wg * 64 + tid) * int32_t(kLseCols)];
@@ -267,6 +284,8 @@ ir::Kernel build_attention_kernel(const AttentionShape& s, const AttentionTiling
       // The next unit's epilogue rewrites lse_rows: every thread has read its rows of it.
       if (t.schedule != AttentionSchedule::Grid) warpgroup_sync(wg);
     });
+    // The last unit's store has read its rows before the CTA's shared memory goes away.
+    if (deferred_release) if_(tid == 0, [&] { bulk_wait_read(0); });
   });
   return k.build();
 }

@@ -259,6 +259,16 @@ extern "C" __global__ void __launch_bounds__(384, 1) attention(const __grid_cons
       }
       // NamedBarrier at <loc>: named_barrier_arrive((((((%tid.x / 128) - 1) + 1) % 2) + 6), 256 threads)
       tj::named_barrier_arrive(((((((int)threadIdx.x / 128) - 1) + 1) % 2) + 6), 256u);
+      // If at <loc>: if (u2 > 0) {
+      if ((u2 > 0)) {
+        // If at <loc>: if ((%tid.x % 128) == 0) {
+        if ((((int)threadIdx.x % 128) == 0)) {
+          // BulkGroup at <loc>: bulk_wait_read(0)
+          tj::bulk_wait_read<0>();
+          // MbarrierArrive at <loc>: arrive_relaxed(q_empty[((u2 + 1) % 2)])
+          tj::mbar_arrive_relaxed(&q_empty[((u2 + 1) % 2)]);
+        }
+      }
       // MmaWait at <loc>: mma_wait(0)
       tj::wgmma_wait<0>();
       tj::acc_fence_64(s);
@@ -572,10 +582,6 @@ extern "C" __global__ void __launch_bounds__(384, 1) attention(const __grid_cons
           // BulkGroup at <loc>: bulk_commit()
           tj::bulk_commit();
         }
-        // BulkGroup at <loc>: bulk_wait_read(0)
-        tj::bulk_wait_read<0>();
-        // MbarrierArrive at <loc>: arrive_relaxed(q_empty[(u2 % 2)])
-        tj::mbar_arrive_relaxed(&q_empty[(u2 % 2)]);
       }
       // If at <loc>: if (((%tid.x % 128) < 64) && ((((tile_m3 * 128) + (wg0 * 64)) + (%tid.x % 128)) < seq_q)) {
       if (((((int)threadIdx.x % 128) < 64) && ((((tile_m3 * 128) + (wg0 * 64)) + ((int)threadIdx.x % 128)) < seq_q))) {
@@ -588,6 +594,11 @@ extern "C" __global__ void __launch_bounds__(384, 1) attention(const __grid_cons
       it1 = (it1 + ((seq_k + 127) / 128));
       // Assign at <loc>: u2 = (u2 + 1)
       u2 = (u2 + 1);
+    }
+    // If at <loc>: if ((%tid.x % 128) == 0) {
+    if ((((int)threadIdx.x % 128) == 0)) {
+      // BulkGroup at <loc>: bulk_wait_read(0)
+      tj::bulk_wait_read<0>();
     }
   }
 }

@@ -654,6 +654,9 @@ extern "C" __global__ void __launch_bounds__(384, 1) attention(const __grid_cons
           // BulkGroup at <loc>: bulk_commit()
           tj::bulk_commit();
         }
+      }
+      // If at <loc>: if ((%tid.x % 128) == 0) {
+      if ((((int)threadIdx.x % 128) == 0)) {
         // BulkGroup at <loc>: bulk_wait_read(0)
         tj::bulk_wait_read<0>();
         // MbarrierArrive at <loc>: arrive_relaxed(q_empty[(u2 % 2)])
