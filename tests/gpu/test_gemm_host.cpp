@@ -42,6 +42,10 @@ TEST_CASE("gemm host: cuBLAS's D passes verify, a poisoned D fails it", "[gpu][g
         // 0xFF bytes are a NaN with the sign bit set: printed "-nan".
         CHECK_THAT(poisoned.detail, Catch::Contains("21760 of 21760 differ; D[0, 0]: got -nan, want "));
         CHECK_THAT(poisoned.detail, Catch::Contains("cuBLAS's reference vs the host in double at 64 elements: all 64 match"));
+        // Elements outside the tolerance get the host's sum in double as a second opinion,
+        // up to 4096 of them: a NaN is within no tolerance.
+        CHECK_THAT(poisoned.detail, Catch::Contains("outside the tolerance of cuBLAS's sum, checked against the host's sum in "
+                                                    "double: 4096 element(s) (the most it checks), 0 within its tolerance"));
 
         g->run_cublas(blas, nullptr);
         rt::check(rt::driver().cuCtxSynchronize(), "cuCtxSynchronize");
@@ -51,5 +55,6 @@ TEST_CASE("gemm host: cuBLAS's D passes verify, a poisoned D fails it", "[gpu][g
         CHECK_THAT(ok.detail, Catch::StartsWith("D (160 x 136 " + std::string(ir::scalar_name(out)) +
                                                 ") vs cuBLAS in f32, within ulp_out(|ref|) + 2^-20 * |alpha|*(|A||B|) + "
                                                 "2^-8 * |beta*C|: all 21760 match"));
+        CHECK_THAT(ok.detail, !Catch::Contains("second opinion") && !Catch::Contains("checked against the host's sum"));
       }
 }
