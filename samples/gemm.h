@@ -185,6 +185,22 @@ inline constexpr uint64_t kGemmNarrowMinSplits = 4;
 // otherwise, 0.989-1.016x (kept clustered); at K 1000 or 2000 the clustered default ran
 // up to 1.33x faster than without multicast, and 2x1 gained 1.07-1.17x at 64 columns.
 inline constexpr uint64_t kGemmAlignedPitch = 128;
+// Where schedule auto takes stream-K for a spec that leaves bn to the device (and names no
+// cluster, or 1x2), B has at least this many rows, and the wave model keeps stream-K for
+// them: 256-column tiles in 1x2 pairs sharing B by multicast (stream-K evens out the last
+// wave, so the width's fit to the waves matters less, and the widest tile in a pair reads
+// the fewest operand bytes per flop). Otherwise stream-K runs unclustered (kGemmAlignedPitch).
+// Same device, the default path against the previous one (unclustered: 192 or 256 columns),
+// per-rep medians against cuBLAS (docs/performance-log.md). H200: 0.834 -> 0.913
+// (7183x2376x13824), 0.892 -> 0.911 (4999x3696x12352), 0.913 -> 0.950 (4608x2304x8192),
+// 0.893 -> 0.894 (2392x5744x13952), 0.957 -> 0.973 (5120^3). H100: 0.702 -> 0.890,
+// 0.807 -> 0.846, 0.791 -> 0.940, 0.752 -> 0.862, 0.915 -> 0.970 on those, 0.764 -> 0.950
+// (7547x7688x14528). Under 2048 rows of B, 256 in 1x2 ran 0.738 (H100) and 0.860 (H200) at
+// 4981x1512x10496 against 0.752 and 0.878 unclustered, and 1.015 against 1.044 (H100) at
+// 8576x512x8192. Keeping narrower tiles' pair instead is device-dependent (5187x3736x13760,
+// 192 columns: 2x1 0.848 against 0.738 unclustered on the H100, 0.875 against 0.945-0.971 on
+// the H200), so they stay unclustered.
+inline constexpr int64_t kGemmStreamKPairMinN = 2048;
 // ... except tiles narrower than 128 columns over at least this many k-blocks: there the
 // pair keeps multicast (along N, sharing A's rows, where that makes no more cluster tiles),
 // each CTA's L2 reads for a flop being highest at narrow widths. From the H200 (same process):

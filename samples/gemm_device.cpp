@@ -422,6 +422,29 @@ void choose_schedule(const Sample::DeviceFacts& device, Sample::DeviceChoice& d,
       std::to_string(sm_count) + " SMs: " + a.why);
 }
 
+// Stream-K chosen for a spec that leaves bn to the device, names no cluster or 1x2, and
+// has at least kGemmStreamKPairMinN rows of B: 256-column tiles in 1x2 pairs with multicast,
+// where the wave model still takes stream-K for them.
+void choose_stream_k_tile(const Gemm& gemm, const Config& c, const Sample::DeviceFacts& device, Sample::DeviceChoice& d,
+                          const Say& say) {
+  const GemmShape s = gemm_shape(d.config);
+  const GemmTiling t = gemm_tiling(d.config);
+  const bool named_pair = c.named.count("cluster") && c.cluster.x == 1 && c.cluster.y == 2 && c.cluster.z == 1;
+  if (!t.stream_k || (c.named.count("cluster") && !named_pair) || s.n < kGemmStreamKPairMinN ||
+      GemmMulticast(c.param("multicast")) != GemmMulticast::Auto)
+    return;
+  Config v = d.config;
+  v.params["bn"] = int64_t(256), v.cluster = {1, 2, 1};
+  v.params["multicast"] = int64_t(GemmMulticast::On);
+  if (!gemm.check_config(v).empty()) return;
+  const bool same = t.bn == 256 && t.cluster_n == 1 && t.cluster_m == 2;
+  if (!same && gemm_auto_schedule(s, gemm_tiling(v), device.sm_count).schedule != GemmSchedule::StreamK) return;
+  const std::string was = std::to_string(t.bn) + " columns in " + xy(d.config.cluster);
+  d.config = v;
+  say("stream-K tile -> bn 256 in 1x2 with multicast" + (same ? std::string() : " (was " + was + ")") + ": B's " +
+      std::to_string(s.n) + " rows take the widest tile, its pair sharing B; stream-K evens out the last wave");
+}
+
 // Split-K chosen here with split_reduce auto: the splits go into a cluster of their own,
 // (1, 1, splits), a CTA per plane, so that the partials meet in distributed shared memory;
 // unless the operands are large (see kGemmSplitInClusterOperandBytes). `requested` is the
@@ -501,6 +524,7 @@ std::optional<Sample::DeviceChoice> Gemm::for_device(const Config& c, const Devi
   if (c.param("bn") == 0) choose_width(*this, c, device, auto_schedule, d, say);
   if (c.param("splits") == 0) choose_splits(sched, sm_count, d, say);
   if (auto_schedule) choose_schedule(device, d, say);
+  if (auto_schedule && c.param("bn") == 0) choose_stream_k_tile(*this, c, device, d, say);
   if (c.param("bn") == 0 && GemmMulticast(d.config.param("multicast")) == GemmMulticast::Auto) choose_multicast(*this, d, sm_count, say);
   choose_split_plane(*this, c.cluster, device, d, say);
   return d;

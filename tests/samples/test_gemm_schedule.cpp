@@ -567,10 +567,12 @@ TEST_CASE("gemm multicast auto: unclustered for one aligned wave or stream-K, 64
            {1000, 1000, 1000, c2x1, on, "multicast auto -> on, cluster 1x2 -> 2x1: 64-column tiles, the pair shares A's 128 rows "
                                         "rather than B's 64 (operand rows not a multiple of 128 bytes)"},
            {1000, 1000, 2000, c2x1, on, "cluster 1x2 -> 2x1"},
-           // Stream-K (a tail of 2 or 70 tiles past whole waves) runs unclustered too.
+           // Stream-K with fewer than kGemmStreamKPairMinN rows of B runs unclustered (a tail of 2
+           // tiles past a whole wave); with more, 256 columns in 1x2 with multicast.
            {8576, 512, 8192, c1x1, off, "multicast auto -> off, cluster 1x2 -> 1x1: stream-K, its shares of k-blocks spread over "
                                         "single CTAs, operand rows a multiple of 128 bytes"},
-           {5120, 5120, 5120, c1x1, off, "-> 1x1: stream-K"},
+           {5120, 5120, 5120, c1x2, on, "stream-K tile -> bn 256 in 1x2 with multicast: B's 5120 rows take the widest tile"},
+           {4608, 2304, 8192, c1x2, on, "stream-K tile -> bn 256 in 1x2 with multicast: B's 2304 rows"},
            // 128-column tiles keep the cluster at K 1000; so do more waves than one.
            {2000, 1000, 1000, c1x2, on, ""},
            {8192, 8192, 1024, c1x2, on, ""},
@@ -587,9 +589,27 @@ TEST_CASE("gemm multicast auto: unclustered for one aligned wave or stream-K, 64
     CHECK(d->config.param("multicast") == int64_t(w.multicast));
     CHECK(samples::gemm_tiling(d->config).multicast == (w.multicast == on));
     CHECK(s->check_config(d->config).empty());
-    CHECK(samples::gemm_tiling(d->config).stream_k == (w.n == 512 || w.n == 5120));
+    CHECK(samples::gemm_tiling(d->config).stream_k == (w.n == 512 || w.n == 5120 || w.n == 2304));
+    if (w.n == 5120 || w.n == 2304) CHECK(d->config.param("bn") == 256);
     if (*w.said) CHECK(d->line.find(w.said) != std::string::npos);
     else CHECK(d->line.find("multicast auto") == std::string::npos);
+  }
+  // From the 2x1 pair (the bench's and the CLI's default): 192-column stream-K tiles move to
+  // 256 in 1x2 where B has kGemmStreamKPairMinN rows or more; else, and where 256 columns in
+  // 1x2 would not run stream-K (5187 x 3736), they run unclustered.
+  for (auto [m, n, k, bn, cluster] : {std::tuple{4608, 2304, 8192, 256, c1x2}, {2392, 5744, 13952, 256, c1x2},
+                                      {4981, 1512, 10496, 192, c1x1}, {5187, 3736, 13760, 192, c1x1}}) {
+    INFO(m << " x " << n << " x " << k);
+    const std::optional<samples::Sample::DeviceChoice> d = s->for_device(test::gemm_config({{"m", m}, {"n", n}, {"k", k}}, c2x1), 132);
+    REQUIRE(d.has_value());
+    INFO(d->line);
+    CHECK(samples::gemm_tiling(d->config).stream_k);
+    CHECK(d->config.param("bn") == bn);
+    CHECK(d->config.cluster.str() == cluster.str());
+    CHECK(d->config.param("multicast") == int64_t(bn == 256 ? on : off));
+    CHECK(s->check_config(d->config).empty());
+    CHECK((d->line.find("stream-K tile -> bn 256 in 1x2 with multicast (was 192 columns in 2x1)") != std::string::npos) == (bn == 256));
+    CHECK((d->line.find("multicast auto -> off, cluster 2x1 -> 1x1: stream-K") != std::string::npos) == (bn == 192));
   }
   // One wave of 256-column tiles with clusters idle takes 192 columns where those still fit
   // one wave, and packing 144 where those fill it: 1536^2 (36 cluster tiles of 256 on 66
