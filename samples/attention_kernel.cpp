@@ -173,8 +173,7 @@ ir::Kernel build_attention_kernel(const AttentionShape& s, const AttentionTiling
   // happen before the next unit (its Q lands there). With two, under the static walk at
   // d 128, it happens under the next unit's first MMA, off the path between units (on the
   // H100: 0.2-1.3% faster at d 128, 2-3% slower at d 64, docs/performance-log.md). The
-  // dynamic walk keeps the wait at the unit's end: the race check counts its claim ring's
-  // release (at the loop's head) as a release of Q too, and would refuse the deferred wait.
+  // dynamic walk (causal's) keeps the wait at the unit's end: not measured deferred.
   const bool deferred_release = t.q_stages > 1 && t.schedule == AttentionSchedule::Static && d >= 128;
   auto give_back_q = [&](const i32& tid, const i32& qs) {
     if_(tid == 0, [&] {

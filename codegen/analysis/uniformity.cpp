@@ -76,7 +76,16 @@ class Walk : public Visitor {
   Uniform result = Uniform::Cluster;
 
   void visit_node(const SpecialReg& n) override { worsen(of_register(n.reg)); }
-  void visit_node(const Load& n) override { worsen(Uniform::Thread); }
+  // A load may differ between threads, unless from a shared buffer whose reads are the
+  // same in every thread of the CTA (SharedBuffer::uniform_reads), at a uniform index.
+  void visit_node(const Load& n) override {
+    if (const SharedRef* r = n.ptr->as<SharedRef>())
+      if (const SharedBuffer* b = k_.find_shared(r->name); b && b->uniform_reads) {
+        worsen(Uniform::Cta);
+        return visit(n.index);
+      }
+    worsen(Uniform::Thread);
+  }
   void visit_node(const FragElem&) override { worsen(Uniform::Thread); }
   // A shuffle or warp reduction reads other lanes: per thread, whatever its operands; so is a clock.
   void visit_node(const Intrinsic& n) override {

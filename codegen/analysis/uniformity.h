@@ -17,7 +17,9 @@ enum class Uniform { Cluster, Cta, Thread };
 using LoopScope = std::map<std::string, Uniform>;
 
 // Kernel parameters and constants are the same for the whole cluster; %ctaid and the
-// rank in the cluster per CTA; %tid, %laneid and loads may differ between threads.
+// rank in the cluster per CTA, and loads from a buffer whose reads are uniform
+// (SharedBuffer::uniform_reads) at a uniform index; %tid, %laneid and other loads may
+// differ between threads.
 // Locals are taken to differ between threads unless `defs` is given
 // (single_assignment_defs, guards.h); then a local declared once and never assigned is
 // as uniform as its initial value, and a local assigned more than once as the least

@@ -151,22 +151,33 @@ void AsyncWalk::find_gates(const Stmt& s, Pending& p) {
     return;
   }
   if (const MbarrierWait* w = s->as<MbarrierWait>()) {
-    if (p.after_copy) p.waits.clear(), p.after_copy = false;
+    if (p.after_copy) p.waits.clear(), p.must.clear(), p.after_copy = false;
     p.waits.insert(buffer_of(w->bar).name);
+    p.must.insert(buffer_of(w->bar).name);
   }
   for (const MemAccess& m : accesses_of(k_, *s))
     if (is_copy(m)) {
       gates_[m.buf.name].insert(p.waits.begin(), p.waits.end());
+      auto [must, first] = must_gates_.try_emplace(m.buf.name, p.must);
+      if (!first) std::erase_if(must->second, [&](const std::string& b) { return !p.must.count(b); });
       p.after_copy = true;
     }
   if (const If* i = s->as<If>()) {
+    const Pending before = p;
     Pending other = p;
     find_gates(i->then_body, p);
     find_gates(i->else_body, other);
     // A wait on one branch only (`if_(n >= stages, wait(empty[st]))`: the first trips have
-    // nothing to wait for) gates what follows; otherwise either branch's waits may.
+    // nothing to wait for) gates what follows, as if on every path; otherwise either
+    // branch's waits may, and those of both must.
+    auto unchanged = [&](const Pending& q) { return q.waits == before.waits && q.after_copy == before.after_copy; };
     if (p.after_copy && !other.after_copy) p = std::move(other);
-    else if (p.after_copy == other.after_copy) p.waits.insert(other.waits.begin(), other.waits.end());
+    else if (p.after_copy == other.after_copy) {
+      const bool one_sided = unchanged(p) || unchanged(other);
+      p.waits.insert(other.waits.begin(), other.waits.end());
+      if (one_sided) p.must.insert(other.must.begin(), other.must.end());
+      else std::erase_if(p.must, [&](const std::string& b) { return !other.must.count(b); });
+    }
   } else if (const Role* r = s->as<Role>()) {
     Pending mine = p;
     find_gates(r->body, mine);
@@ -425,6 +436,7 @@ void check_async_proxy(const Kernel& k, Findings& out) {
   const size_t errors = out.errors.size(), lines = out.checks.size();
   State st;
   w.walk(k.body, st);
+  w.settle_releases();
   w.check_handed_over_writes(st);
   w.check_stores_at_exit(st);
   size_t copies = 0;

@@ -152,6 +152,22 @@ MemAccess AsyncWalk::released_part(const std::string& buf, const std::string& ba
   return part;
 }
 
+void AsyncWalk::settle_releases() {
+  std::map<std::string, const std::pair<size_t, std::function<void()>>*> first;  // per buffer
+  for (const auto& [key, early] : early_releases_) {
+    const auto& [buf, barrier] = key;
+    bool decided = false;
+    if (auto must = must_gates_.find(buf); must != must_gates_.end())
+      for (const std::string& other : must->second)
+        decided |= other != barrier && !filling_.count(other) && releases_seen_.count({buf, other}) &&
+                   !early_releases_.count({buf, other});
+    if (decided) continue;
+    auto [at, fresh] = first.try_emplace(buf, &early);
+    if (!fresh && early.first < at->second->first) at->second = &early;
+  }
+  for (const auto& [buf, early] : first) early->second();
+}
+
 void AsyncWalk::release(const MbarrierArrive& a, State& st) {
   const std::string bar = buffer_of(a.bar).name;
   bool found = false;  // one error per arrive, for the first stage it gives back too early
@@ -163,6 +179,15 @@ void AsyncWalk::release(const MbarrierArrive& a, State& st) {
     bool reads = false;  // only a reader of the stage gives it back
     for (const Placed& r : readers_[buf]) reads |= !concurrent(r.agent, agent_);
     if (!reads) continue;
+    releases_seen_.insert({buf, bar});
+    // An arrive that gives the stage back early is reported after the walk, unless another
+    // release of it decides (settle_releases).
+    auto early = [&](const std::string& subject, const MemAccess& m, const MemAccess& other, std::string msg, std::string fix) {
+      if (early_releases_.count({buf, bar})) return;
+      early_releases_[{buf, bar}] = {early_releases_.size(), [this, subject, m, other, msg = std::move(msg), fix = std::move(fix)] {
+                                       error(subject, m, other, msg, fix);
+                                     }};
+    };
     const MemAccess part = released_part(buf, bar, a.index, a.loc);
     const std::string tail = ": the " + producer->m.what + " at " + producer->m.loc.str() + " may refill it mid-read";
     // Ordinary reads of the stage by other threads: each reader arrives itself, after its
@@ -172,7 +197,7 @@ void AsyncWalk::release(const MbarrierArrive& a, State& st) {
       const std::string why = unordered(r);
       if (why.empty()) continue;
       found = true;
-      error("pipeline stage released before other threads' reads", part, r.m,
+      early("pipeline stage released before other threads' reads", part, r.m,
             "the arrive at " + a.loc.str() + " gives " + buffer_text(r.m) + " back to its producer while other threads may still " +
                 "be reading it: " + why + tail,
             "let every thread that reads the stage arrive on '" + bar + "' (counted in its arrivals), or let the readers meet " +
@@ -185,7 +210,7 @@ void AsyncWalk::release(const MbarrierArrive& a, State& st) {
         for (const Issued& i : g)
           if (!found && meets(part, st, i)) {
             found = true;
-            error("pipeline stage released before its reads completed", part, i.m,
+            early("pipeline stage released before its reads completed", part, i.m,
                   "the arrive at " + a.loc.str() + " gives " + buffer_text(i.m) + " back to its producer while the mma at " +
                       i.m.loc.str() + " may still be reading it" + tail,
                   commits_ ? "give the stage back with mma_commit(" + buffer_of(a.bar).name +
@@ -196,7 +221,7 @@ void AsyncWalk::release(const MbarrierArrive& a, State& st) {
       for (const Issued& i : st.committed)
         if (!found && meets(part, st, i)) {
           found = true;
-          error("pipeline stage released before its reads completed", part, i.m,
+          early("pipeline stage released before its reads completed", part, i.m,
                 "the arrive at " + a.loc.str() + " gives " + buffer_text(i.m) + " back to its producer while the mma at " +
                     i.m.loc.str() + " may still be reading it (a commit does not wait)" + tail,
                 "give the stage back with mma_commit(" + buffer_of(a.bar).name + "[...], group) after the mma: it arrives once "
@@ -215,7 +240,7 @@ void AsyncWalk::release(const MbarrierArrive& a, State& st) {
     for (const auto& [s, wait] : stores)
       if (!found && meets(part, st, *s)) {
         found = true;
-        error("pipeline stage released before its reads completed", part, s->m,
+        early("pipeline stage released before its reads completed", part, s->m,
               "the arrive at " + a.loc.str() + " gives " + buffer_text(s->m) + " back to its producer while the TMA store at " +
                   s->m.loc.str() + " may still be reading it" + tail,
               wait + ": a stage goes back to its producer after its last read has completed");

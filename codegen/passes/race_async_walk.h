@@ -3,6 +3,7 @@
 // on the way (race_async_hazards.cpp, race_async_stages.cpp).
 #pragma once
 
+#include <functional>
 #include <map>
 #include <set>
 #include <string>
@@ -46,6 +47,7 @@ class AsyncWalk {
   // gates_, from the waits met in program order on the way to each copy.
   struct Pending {
     std::set<std::string> waits;  // since the last copy on this path, or before it when none came since
+    std::set<std::string> must;   // those of `waits` met on every path
     bool after_copy = false;      // a copy came after the last wait: the next wait starts a new set
   };
   void find_gates(const ir::Stmt& s, Pending& p);
@@ -53,6 +55,11 @@ class AsyncWalk {
   // After the walk: ordinary writes that other threads read through the async proxy,
   // when no fence_proxy_async() follows them on some path of the writing threads.
   void check_handed_over_writes(const State& end);
+  // After the walk: the early releases (release()) of each buffer, unless the producer
+  // also waits, before every refill, on another barrier that the readers only arrive on
+  // once their reads have completed (that release decides; the early ones give nothing
+  // back): the first in the walk is reported (any one made late enough would do).
+  void settle_releases();
   // After the walk: TMA stores still reading shared memory when the CTA exits (no
   // bulk_wait_read or bulk_wait after them on some path); the CTA's shared memory is
   // released at exit, under the copy.
@@ -63,6 +70,12 @@ class AsyncWalk {
   // The barriers a producer waits on right before it copies into each buffer (the waits
   // since its previous copy, across loop back edges): the ones that gate refilling it.
   std::map<std::string, std::set<std::string>> gates_;
+  // Of those, the ones waited on before every copy into the buffer, on every path.
+  std::map<std::string, std::set<std::string>> must_gates_;
+  // Per (buffer, barrier): the first arrive that gave the buffer back while its reads may
+  // still run (its place in the walk and its report), and the pairs seen at all.
+  std::map<std::pair<std::string, std::string>, std::pair<size_t, std::function<void()>>> early_releases_;
+  std::set<std::pair<std::string, std::string>> releases_seen_;
   std::set<std::string> repeating_;
   std::set<std::string> filling_;  // barriers that copies complete on or that expect bytes: 'full' ones
   // The paths (their thread-splitting conditions) of the arrives on each barrier.

@@ -73,6 +73,7 @@ class Dynamic final : public Schedule {
     // The ring: answers, full barriers (the scheduler's one arrival per phase), and an
     // empty ring per walk counting its walkers in every CTA (they arrive on rank 0's).
     k.shared.push_back(SharedBuffer{kAnswer, Scalar::U32, 4ull * slots, false, first.loc});
+    k.shared.back().uniform_reads = true;  // every walker reads a slot after its full phase, until all let it go
     SharedBuffer full{kFull, Scalar::MBarrier, slots, false, first.loc};
     full.arrivals = 1;
     k.shared.push_back(full);

@@ -112,6 +112,11 @@ struct SharedBuffer {
   unsigned arrivals = 0;  // mbarrier buffers: arrivals that complete each phase
   unsigned align = 16;    // bytes; 1024 for TMA boxes with a 128-byte swizzle
   std::optional<TileLayout> tile = std::nullopt;  // a tile buffer (shared_tile): its layout
+  // Every thread of the CTA that reads an element reads the same value there (one writer
+  // fills it before a barrier all readers wait on, and no one rewrites it until every
+  // reader has let it go: a tile schedule's answer slots). Checks take such reads, at an
+  // index the same in every thread, as the same in every thread of the CTA.
+  bool uniform_reads = false;
   uint64_t bytes() const { return count * scalar_bytes(elem); }
 };
 

@@ -245,6 +245,51 @@ ir::Kernel store_release_before_read_wait(bool racy, Marks& marks) {
   return k.build();
 }
 
+// A stage whose refill waits on two releases: a ticket the consumer gives back at the end
+// of each trip, while that trip's TMA store may still read its stage (a claim ring's slot,
+// say), and `empty`, given back once the store has read it, in the next trip (as the
+// attention kernel does). The ticket decides nothing: the producer also waits on `empty`.
+// The stage follows a local count, not the loop index, so the check cannot tell the stages
+// apart. Racy: `empty` goes back without the store's bulk_wait_read; neither release then
+// decides, and the first early one in the walk is reported: the ticket's, after the store.
+ir::Kernel store_release_with_ticket(bool racy, Marks& marks) {
+  KernelBuilder k("store_ticket");
+  k.threads(64);
+  TensorMap src = k.tensor_map<float>("src", {32, 4});
+  TensorMap dst = k.tensor_map<float>("dst", {32, 4});
+  auto stage = k.dynamic_shared<float>("stage", 2 * 128, 128);
+  auto full = k.mbarriers("full", 2, 1), empty = k.mbarriers("empty", 2, 1), ticket = k.mbarriers("ticket", 2, 1);
+  auto n = k.param<int32_t>("n");
+  if_(thread_idx_x() == 0, [&] {
+    for_(0, n, [&](i32 it) {
+      const i32 s = it % 2;
+      if_(it >= 2, [&] {
+        wait_local(ticket[s]);
+        wait_local(empty[s]);
+      });
+      arrive_expect_tx(full[s], u32(kBoxBytes));
+      MARK("load"); tma_load(stage[s * 128], src, {i32(0), it * 4}, full[s]);
+    });
+  });
+  if_(thread_idx_x() == 32, [&] {
+    Var<int32_t> u = var(i32(0), "u");
+    for_(0, n, [&](i32 it) {
+      const i32 s = u % 2;
+      wait_local(full[s]);
+      if_(u > 0, [&] {
+        if (!racy) bulk_wait_read(0);
+        arrive(empty[(u + 1) % 2]);
+      });
+      MARK("store"); tma_store(dst, {i32(0), it * 4}, stage[s * 128]);
+      bulk_commit();
+      MARK("release"); arrive(ticket[s]);
+      u = u + 1;
+    });
+    bulk_wait(0);
+  });
+  return k.build();
+}
+
 // One warpgroup: load, wait, multiply; the epilogue reads the accumulator before mma_wait(0).
 ir::Kernel accumulator_before_wait(bool racy, Marks& marks) {
   KernelBuilder k("acc_early");
@@ -696,6 +741,8 @@ RACY("mma_wait(2) gives back the stage of the previous k-block, whose MMA may st
 RACY("a 2-CTA cluster's stage goes back to both producers before mma_wait", cluster_release_before_wait,
      "@{release}: error: the arrive at @{release} gives shared buffer 'a' back to its producer while the mma at @{mma} may still be reading it: the TMA load at @{load} may refill it mid-read\n  fix: call mma_wait(0) between line {mma} and line {release}: a stage goes back to its producer after its last read has completed")
 RACY("a stage stored with TMA goes back before bulk_wait_read", store_release_before_read_wait,
+     "@{release}: error: the arrive at @{release} gives shared buffer 'stage' back to its producer while the TMA store at @{store} may still be reading it: the TMA load at @{load} may refill it mid-read\n  fix: call bulk_wait_read(0) between line {store} and line {release}: a stage goes back to its producer after its last read has completed")
+RACY("a stage stored with TMA goes back before bulk_wait_read, with a ticket given back at each trip's top", store_release_with_ticket,
      "@{release}: error: the arrive at @{release} gives shared buffer 'stage' back to its producer while the TMA store at @{store} may still be reading it: the TMA load at @{load} may refill it mid-read\n  fix: call bulk_wait_read(0) between line {store} and line {release}: a stage goes back to its producer after its last read has completed")
 RACY("store_accumulator before mma_wait(0)", accumulator_before_wait,
      "@{epilogue}: error: the store_accumulator at @{epilogue} reads accumulator 'acc' while the mma at @{mma} may still be writing it\n  fix: call mma_wait(0) between line {mma} and line {epilogue}")

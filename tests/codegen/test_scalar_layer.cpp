@@ -177,6 +177,24 @@ TEST_CASE("scalar layer: shuffles and warp reductions are shfl.sync and redux.sy
   }
 }
 
+TEST_CASE("uniformity: a load from a buffer of uniform reads is per CTA at a uniform index, other loads per thread",
+          "[codegen][scalar]") {
+  KernelBuilder k("uniform_reads");
+  ir::Kernel kern = k.build();
+  kern.shared.push_back(ir::SharedBuffer{"answer", ir::Scalar::U32, 8, false, {}});
+  kern.shared.back().uniform_reads = true;  // as the dynamic schedule's answer slots
+  kern.shared.push_back(ir::SharedBuffer{"plain", ir::Scalar::U32, 8, false, {}});
+  const codegen::LoopScope none;
+  auto load = [](const char* buf, const ir::Expr& index) {
+    return ir::Load::make(ir::SharedRef::make(buf, ir::Scalar::U32), index, {});
+  };
+  const ir::Expr one = i32(1).expr(), tid = thread_idx_x().expr(), cta = block_idx_x().expr();
+  CHECK(codegen::uniformity(load("answer", one), kern, none) == codegen::Uniform::Cta);
+  CHECK(codegen::uniformity(load("answer", cta), kern, none) == codegen::Uniform::Cta);
+  CHECK(codegen::uniformity(load("answer", tid), kern, none) == codegen::Uniform::Thread);
+  CHECK(codegen::uniformity(load("plain", one), kern, none) == codegen::Uniform::Thread);
+}
+
 TEST_CASE("scalar layer: shuffles and warp reductions are per thread and never evaluated on the host", "[codegen][scalar]") {
   KernelBuilder k("uniform");
   i32 c = 5;
