@@ -174,32 +174,32 @@ inline constexpr uint64_t kGemmNarrowYieldMinKblocks = 128;
 inline constexpr uint64_t kGemmNarrowMinSplits = 4;
 
 // multicast auto, where bn 0 picks the tile width on a known device: a 2-CTA cluster
-// whose tiles fill at most one wave of clusters, or that runs stream-K, with operand rows
-// a multiple of kGemmAlignedPitch bytes, runs unclustered (1x1, no multicast): tying each
-// pair's pipelines together costs more there than sharing loads saves. Where rows are not so
+// whose tiles fill at most one wave of clusters, with operand rows a multiple of
+// kGemmAlignedPitch bytes, runs unclustered (1x1, no multicast): tying each pair's
+// pipelines together costs more there than sharing loads saves. Where rows are not so
 // aligned (each 128-byte TMA box row then spans two lines) multicast stays, and 64-column
 // tiles take the pair along N (2x1), sharing A's 128 rows instead of B's 64. From the
 // H200 (same process, the default path against the variant, docs/performance-log.md):
 // unclustered 1.04-1.20x on twelve one-wave shapes with K 512-2048 and 1.006-1.026x at
-// K 4096-8192; stream-K 1.022x (8576x512x8192) and 1.038x (5120^3); more than one wave
-// otherwise, 0.989-1.016x (kept clustered); at K 1000 or 2000 the clustered default ran
-// up to 1.33x faster than without multicast, and 2x1 gained 1.07-1.17x at 64 columns.
+// K 4096-8192; more than one wave, 0.989-1.016x (kept clustered); at K 1000 or 2000 the
+// clustered default ran up to 1.33x faster than without multicast, and 2x1 gained
+// 1.07-1.17x at 64 columns. Stream-K keeps its pair too (see kGemmStreamKPairMinN).
 inline constexpr uint64_t kGemmAlignedPitch = 128;
 // Where schedule auto takes stream-K for a spec that leaves bn to the device (and names no
-// cluster, or 1x2), B has at least this many rows, and the wave model keeps stream-K for
-// them: 256-column tiles in 1x2 pairs sharing B by multicast (stream-K evens out the last
-// wave, so the width's fit to the waves matters less, and the widest tile in a pair reads
-// the fewest operand bytes per flop). Otherwise stream-K runs unclustered (kGemmAlignedPitch).
-// Same device, the default path against the previous one (unclustered: 192 or 256 columns),
-// per-rep medians against cuBLAS (docs/performance-log.md). H200: 0.834 -> 0.913
-// (7183x2376x13824), 0.892 -> 0.911 (4999x3696x12352), 0.913 -> 0.950 (4608x2304x8192),
-// 0.893 -> 0.894 (2392x5744x13952), 0.957 -> 0.973 (5120^3). H100: 0.702 -> 0.890,
-// 0.807 -> 0.846, 0.791 -> 0.940, 0.752 -> 0.862, 0.915 -> 0.970 on those, 0.764 -> 0.950
-// (7547x7688x14528). Under 2048 rows of B, 256 in 1x2 ran 0.738 (H100) and 0.860 (H200) at
-// 4981x1512x10496 against 0.752 and 0.878 unclustered, and 1.015 against 1.044 (H100) at
-// 8576x512x8192. Keeping narrower tiles' pair instead is device-dependent (5187x3736x13760,
-// 192 columns: 2x1 0.848 against 0.738 unclustered on the H100, 0.875 against 0.945-0.971 on
-// the H200), so they stay unclustered.
+// cluster, or 1x2) and B has at least this many rows: 256-column tiles in 1x2 pairs sharing
+// B by multicast, under the schedule the wave model gives them (stream-K, or static where
+// their waves end full enough): the widest tile in a pair reads the fewest operand bytes per
+// flop. Narrower B keeps the width chosen and the spec's pair with multicast. Per-rep
+// medians against cuBLAS (docs/performance-log.md), the previous default (unclustered: 192
+// or 256 columns) -> the pair. H200: 0.834 -> 0.913 (7183x2376x13824), 0.892 -> 0.911
+// (4999x3696x12352), 0.913 -> 0.950 (4608x2304x8192), 0.893 -> 0.894 (2392x5744x13952),
+// 0.957 -> 0.973 (5120^3). H100: 0.702 -> 0.890, 0.807 -> 0.846, 0.791 -> 0.940, 0.752 ->
+// 0.862, 0.915 -> 0.970 on those, 0.764 -> 0.950 (7547x7688x14528); where 256 in 1x2 runs
+// static, 5187x3736x13760: 0.735-0.768 -> 0.946-0.962. Under 2048 rows of B, the pair of the
+// width chosen (192 in 2x1) at 4981x1512x10496: H100 0.741-0.751 -> 0.862-0.866, H200 0.878 ->
+// 0.876; 256 in 2x1 at 8576x512x8192: H100 1.049 -> 1.040. Unclustered stream-K ran 0.945-0.971
+// against 0.860-0.875 for the 2x1 pair at 5187x3736x13760 on the H200 (192 columns), where 256
+// in 1x2 now runs static (not yet timed on the H200).
 inline constexpr int64_t kGemmStreamKPairMinN = 2048;
 // ... except tiles narrower than 128 columns over at least this many k-blocks: there the
 // pair keeps multicast (along N, sharing A's rows, where that makes no more cluster tiles),

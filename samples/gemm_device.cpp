@@ -109,8 +109,8 @@ unsigned narrow_width(const GemmShape& s, uint64_t clusters, bool edges_move) {
 }
 
 // multicast auto with the tile width chosen (kGemmAlignedPitch): a 2-CTA cluster on one
-// wave of whole tiles, or under stream-K, runs unclustered where the operands' rows are
-// 128-byte aligned; else multicast stays on, with 64-column tiles the pair along N.
+// wave of whole tiles runs unclustered where the operands' rows are 128-byte aligned; else
+// (stream-K too) multicast stays on, with 64-column tiles the pair along N.
 void choose_multicast(const Gemm& gemm, Sample::DeviceChoice& d, int sm_count, const Say& say) {
   Config& c = d.config;
   const GemmShape s = gemm_shape(c);
@@ -125,7 +125,7 @@ void choose_multicast(const Gemm& gemm, Sample::DeviceChoice& d, int sm_count, c
   // ... where narrow tiles over a long K keep the pair (kGemmLongKblocks), along N where A's
   // rows are more than B's and that makes no more cluster tiles.
   // (Never tiles wider than one wgmma: ptxas spills them unclustered, kGemmWideBn.)
-  const bool unclusters = (tiles <= clusters || t.stream_k) && aligned && t.bn <= 256;
+  const bool unclusters = tiles <= clusters && aligned && t.bn <= 256;
   if (unclusters && t.bn < 128 && ceil_div(uint64_t(s.k), t.bk) >= kGemmLongKblocks) {
     c.params["multicast"] = int64_t(GemmMulticast::On);
     Config along_n = c;
@@ -141,10 +141,8 @@ void choose_multicast(const Gemm& gemm, Sample::DeviceChoice& d, int sm_count, c
   if (unclusters) {
     c.params["multicast"] = int64_t(GemmMulticast::Off);
     c.cluster = {1, 1, 1};
-    say("multicast auto -> off, cluster " + was + " -> 1x1: " +
-        (t.stream_k ? std::string("stream-K, its shares of k-blocks spread over single CTAs")
-                    : std::to_string(tiles) + " cluster tiles in one wave of " + std::to_string(clusters) + " clusters") +
-        ", operand rows a multiple of " + std::to_string(kGemmAlignedPitch) +
+    say("multicast auto -> off, cluster " + was + " -> 1x1: " + std::to_string(tiles) + " cluster tiles in one wave of " +
+        std::to_string(clusters) + " clusters, operand rows a multiple of " + std::to_string(kGemmAlignedPitch) +
         " bytes: sharing loads gains less than pairing the pipelines costs");
     return;
   }
@@ -424,7 +422,8 @@ void choose_schedule(const Sample::DeviceFacts& device, Sample::DeviceChoice& d,
 
 // Stream-K chosen for a spec that leaves bn to the device, names no cluster or 1x2, and
 // has at least kGemmStreamKPairMinN rows of B: 256-column tiles in 1x2 pairs with multicast,
-// where the wave model still takes stream-K for them.
+// under the schedule the wave model gives them (stream-K, or static where their waves end
+// full enough).
 void choose_stream_k_tile(const Gemm& gemm, const Config& c, const Sample::DeviceFacts& device, Sample::DeviceChoice& d,
                           const Say& say) {
   const GemmShape s = gemm_shape(d.config);
@@ -436,13 +435,17 @@ void choose_stream_k_tile(const Gemm& gemm, const Config& c, const Sample::Devic
   Config v = d.config;
   v.params["bn"] = int64_t(256), v.cluster = {1, 2, 1};
   v.params["multicast"] = int64_t(GemmMulticast::On);
+  const GemmScheduleChoice a = gemm_auto_schedule(s, gemm_tiling(v), device.sm_count);
+  if (a.schedule == GemmSchedule::SplitK) return;
+  v.params["schedule"] = int64_t(a.schedule), v.params["splits"] = int64_t(1);
   if (!gemm.check_config(v).empty()) return;
   const bool same = t.bn == 256 && t.cluster_n == 1 && t.cluster_m == 2;
-  if (!same && gemm_auto_schedule(s, gemm_tiling(v), device.sm_count).schedule != GemmSchedule::StreamK) return;
   const std::string was = std::to_string(t.bn) + " columns in " + xy(d.config.cluster);
   d.config = v;
   say("stream-K tile -> bn 256 in 1x2 with multicast" + (same ? std::string() : " (was " + was + ")") + ": B's " +
-      std::to_string(s.n) + " rows take the widest tile, its pair sharing B; stream-K evens out the last wave");
+      std::to_string(s.n) + " rows take the widest tile, its pair sharing B; " +
+      (a.schedule == GemmSchedule::StreamK ? std::string("stream-K evens out the last wave")
+                                           : "schedule static for it: " + a.why));
 }
 
 // Split-K chosen here with split_reduce auto: the splits go into a cluster of their own,

@@ -3,7 +3,7 @@
 # GPU tests, every sample spec through the CLI, benchmarks, tuning (gpu_tune.sh),
 # multicast traffic with ncu, and compute-sanitizer on every sample. Run from the repo root with
 # the binaries staged by scripts/stage.sh in .stage/; logs go to $OUT (or ./out).
-#   scripts/gpu_session.sh [SECTION...]   sections: tests runs faults plugins races bench gemm epilogue pdl splitk-cluster pingpong attention attention-schedules attention-table softmax schedules streamk atomic gemm-configs readme-table sweep random-sweep tune-shapes gemm-versus gemm-grid gemm-ab fuzz ncu ncu-sass timeline gemm-timelines tune multicast sanitizer
+#   scripts/gpu_session.sh [SECTION...]   sections: tests runs faults plugins races bench gemm epilogue pdl splitk-cluster pingpong attention attention-schedules attention-table softmax schedules streamk atomic gemm-configs readme-table sweep random-sweep tune-shapes gemm-versus gemm-grid gemm-ab fuzz ncu ncu-sass ncu-names timeline gemm-timelines tune multicast sanitizer
 #   ragged attention-dims
 # (all but atomic, attention-table, gemm-configs, readme-table, sweep, gemm-timelines, ragged, attention-dims, fuzz, random-sweep and tune-shapes when none is named; named ones append to out/summary.txt, so a session can be split
 # across several commands).
@@ -430,6 +430,19 @@ timeout 300 ncu --target-processes all --kernel-name-base demangled --launch-ski
 note "ncu ${NCU_SHAPE:-1024x1024x2048} rc=$? (ncu_${NCU_SHAPE:-1024x1024x2048}.log)"
 fi
 
+# The kernels cuBLAS and the default path launch for each of NCU_SHAPES (MxNxK, comma-separated;
+# only when named): ncu's name, grid, cluster, block and duration of one launch of each after
+# warm-up, as CSV lines in the summary.
+if [[ "$SECTIONS" == *" ncu-names "* ]]; then
+for shape in $(echo "${NCU_SHAPES:-1024x1024x2048}" | tr ',' ' '); do
+  timeout 120 ncu --clock-control none -k 'regex:^(gemm|nvjet)' --launch-skip 2 --launch-count 2 --csv \
+    --metrics gpu__time_duration.sum,launch__grid_size,launch__cluster_dim_x,launch__cluster_dim_y,launch__block_size,launch__registers_per_thread \
+    $B/tilejit_bench_gemm --no-tuned --iters 2 --reps 1 --sustained 0 --shapes "$shape" > "$OUT/ncu_names_$shape.log" 2>&1
+  note "ncu-names $shape rc=$?"
+  grep -E '^"[0-9]' "$OUT/ncu_names_$shape.log" | awk -F'","' '{print "  " $5 " | " $(NF-2) " = " $NF}' | sed 's/"$//' >> "$summary"
+done
+fi
+
 # Timelines (tilejit run --timeline): the GPU tests of the timeline, then the README's charts
 # (in $OUT/timeline/): the uneven spec under each schedule, and a tail-heavy GEMM (68 cluster
 # tiles on 66 clusters) under the static schedule and stream-K.
@@ -452,14 +465,18 @@ done
 fi
 
 # Per-unit timelines of the GEMM as CSV and SVG (only when named): TIMELINE_SHAPES (MxNxK,
-# space-separated) under TIMELINE_SCHEDULES, cluster 1x2, 128x256 tiles; a line each.
+# space-separated) under TIMELINE_SCHEDULES, cluster 1x2, 128x256 tiles ("default": the default path); a line each.
 if [[ "$SECTIONS" == *" gemm-timelines "* ]]; then
 mkdir -p "$OUT/timeline"
 for shape in ${TIMELINE_SHAPES:-5120x5120x5120}; do
   IFS=x read -r m n k <<< "$shape"
   for sched in ${TIMELINE_SCHEDULES:-static stream_k}; do
     f=/tmp/gemm_${shape}_$sched.json
-    printf '{ "kernel": "gemm", "cluster": [1, 2], "params": { "m": %s, "n": %s, "k": %s, "bn": 256, "schedule": "%s" } }\n' $m $n $k $sched > $f
+    if [ "$sched" = default ]; then  # the default path: tile, cluster and schedule as bn 0 and auto decide
+      printf '{ "kernel": "gemm", "params": { "m": %s, "n": %s, "k": %s } }\n' $m $n $k > $f
+    else
+      printf '{ "kernel": "gemm", "cluster": [1, 2], "params": { "m": %s, "n": %s, "k": %s, "bn": 256, "schedule": "%s" } }\n' $m $n $k $sched > $f
+    fi
     for ext in csv svg; do
       timeout 120 $B/tilejit run $f --iters 1 --timeline "$OUT/timeline/gemm_${shape}_$sched.$ext" > "$OUT/timeline_run.log" 2>&1; rc=$?
     done

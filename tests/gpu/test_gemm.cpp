@@ -304,12 +304,14 @@ TEST_CASE("gemm: split-K in the cluster against cuBLAS [gpu]", "[gpu][gemm][spli
       // (kGemmNarrowMaxKblocks), the pair along N with multicast.
       {1000, 1000, 1000, {{"bn", 0}}, {1, 2, 1}, 1.0, 0.0, true, {{"bn", 64}, {"splits", 1}, {"multicast", 1}}},
       {2048, 2048, 1024, {{"bn", 0}}, {1, 2, 1}, 1.0, 0.0, true, {{"bn", 256}, {"splits", 1}, {"multicast", 0}}},
-      // Stream-K on the default path: unclustered where B has fewer than kGemmStreamKPairMinN
-      // rows; with more, 256 columns in 1x2 with multicast (from the 2x1 pair too; ragged M).
-      {8576, 512, 8192, {{"bn", 0}}, {1, 2, 1}, 1.0, 0.0, true, {{"bn", 256}, {"schedule", 2}, {"multicast", 0}}},
+      // Stream-K on the default path keeps a pair with multicast: the spec's where B has fewer
+      // than kGemmStreamKPairMinN rows; with more, 256 columns in 1x2 (from the 2x1 pair too;
+      // ragged M), static where their waves end full enough (5187 x 3736).
+      {8576, 512, 8192, {{"bn", 0}}, {1, 2, 1}, 1.0, 0.0, true, {{"bn", 256}, {"schedule", 2}, {"multicast", 1}}},
       {4608, 2304, 8192, {{"bn", 0}}, {2, 1, 1}, 1.0, 0.0, true, {{"bn", 256}, {"schedule", 2}, {"multicast", 1}}, "(1,2,1)"},
       {2392, 5744, 8192, {{"bn", 0}}, {2, 1, 1}, 1.0, 0.0, true, {{"bn", 256}, {"schedule", 2}, {"multicast", 1}}, "(1,2,1)"},
-      {4981, 1512, 10496, {{"bn", 0}}, {2, 1, 1}, 1.0, 0.0, true, {{"bn", 192}, {"schedule", 2}, {"multicast", 0}}, "(1,1,1)"},
+      {4981, 1512, 10496, {{"bn", 0}}, {2, 1, 1}, 1.0, 0.0, true, {{"bn", 192}, {"schedule", 2}, {"multicast", 1}}, "(2,1,1)"},
+      {5187, 3736, 12288, {{"bn", 0}}, {2, 1, 1}, 1.0, 0.0, true, {{"bn", 256}, {"schedule", 1}, {"multicast", 1}}, "(1,2,1)"},
   };
   for (size_t i = 0; i < cases.size(); ++i) check(cases[i], 450 + i);
 }

@@ -567,10 +567,9 @@ TEST_CASE("gemm multicast auto: unclustered for one aligned wave or stream-K, 64
            {1000, 1000, 1000, c2x1, on, "multicast auto -> on, cluster 1x2 -> 2x1: 64-column tiles, the pair shares A's 128 rows "
                                         "rather than B's 64 (operand rows not a multiple of 128 bytes)"},
            {1000, 1000, 2000, c2x1, on, "cluster 1x2 -> 2x1"},
-           // Stream-K with fewer than kGemmStreamKPairMinN rows of B runs unclustered (a tail of 2
-           // tiles past a whole wave); with more, 256 columns in 1x2 with multicast.
-           {8576, 512, 8192, c1x1, off, "multicast auto -> off, cluster 1x2 -> 1x1: stream-K, its shares of k-blocks spread over "
-                                        "single CTAs, operand rows a multiple of 128 bytes"},
+           // Stream-K keeps the pair with multicast: with fewer than kGemmStreamKPairMinN rows of B
+           // the spec's (a tail of 2 tiles past a whole wave); with more, 256 columns in 1x2.
+           {8576, 512, 8192, c1x2, on, ""},
            {5120, 5120, 5120, c1x2, on, "stream-K tile -> bn 256 in 1x2 with multicast: B's 5120 rows take the widest tile"},
            {4608, 2304, 8192, c1x2, on, "stream-K tile -> bn 256 in 1x2 with multicast: B's 2304 rows"},
            // 128-column tiles keep the cluster at K 1000; so do more waves than one.
@@ -595,21 +594,26 @@ TEST_CASE("gemm multicast auto: unclustered for one aligned wave or stream-K, 64
     else CHECK(d->line.find("multicast auto") == std::string::npos);
   }
   // From the 2x1 pair (the bench's and the CLI's default): 192-column stream-K tiles move to
-  // 256 in 1x2 where B has kGemmStreamKPairMinN rows or more; else, and where 256 columns in
-  // 1x2 would not run stream-K (5187 x 3736), they run unclustered.
-  for (auto [m, n, k, bn, cluster] : {std::tuple{4608, 2304, 8192, 256, c1x2}, {2392, 5744, 13952, 256, c1x2},
-                                      {4981, 1512, 10496, 192, c1x1}, {5187, 3736, 13760, 192, c1x1}}) {
+  // 256 in 1x2 where B has kGemmStreamKPairMinN rows or more, under the wave model's schedule
+  // for them (5187 x 3736: 315 cluster tiles of 256, 4.77 waves, static); else they keep the
+  // width and the 2x1 pair, with multicast.
+  for (auto [m, n, k, bn, cluster, stream_k] :
+       {std::tuple{4608, 2304, 8192, 256, c1x2, true}, {2392, 5744, 13952, 256, c1x2, true}, {4981, 1512, 10496, 192, c2x1, true},
+        {5187, 3736, 13760, 256, c1x2, false}}) {
     INFO(m << " x " << n << " x " << k);
     const std::optional<samples::Sample::DeviceChoice> d = s->for_device(test::gemm_config({{"m", m}, {"n", n}, {"k", k}}, c2x1), 132);
     REQUIRE(d.has_value());
     INFO(d->line);
-    CHECK(samples::gemm_tiling(d->config).stream_k);
+    CHECK(samples::gemm_tiling(d->config).stream_k == stream_k);
+    CHECK(d->config.param("schedule") == int64_t(stream_k ? samples::GemmSchedule::StreamK : samples::GemmSchedule::Static));
+    CHECK(d->config.param("splits") == 1);
     CHECK(d->config.param("bn") == bn);
     CHECK(d->config.cluster.str() == cluster.str());
-    CHECK(d->config.param("multicast") == int64_t(bn == 256 ? on : off));
+    CHECK(d->config.param("multicast") == int64_t(on));
     CHECK(s->check_config(d->config).empty());
     CHECK((d->line.find("stream-K tile -> bn 256 in 1x2 with multicast (was 192 columns in 2x1)") != std::string::npos) == (bn == 256));
-    CHECK((d->line.find("multicast auto -> off, cluster 2x1 -> 1x1: stream-K") != std::string::npos) == (bn == 192));
+    CHECK((d->line.find("schedule static for it: 315 cluster tiles on 66 clusters (4.77 waves)") != std::string::npos) == !stream_k);
+    CHECK(d->line.find("multicast auto") == std::string::npos);
   }
   // One wave of 256-column tiles with clusters idle takes 192 columns where those still fit
   // one wave, and packing 144 where those fill it: 1536^2 (36 cluster tiles of 256 on 66
