@@ -220,8 +220,19 @@ inline constexpr uint64_t kGemmLongKblocks = 128;
 // against packing's choice, same process: 1.10x (1000x1280x16384, 160), 1.14x (1024x1120x16384,
 // 144), 1.03x (1000x1280x8192), 1.06x (900x1400x12288, 176), 1.35x (1200x1000x16384, 176);
 // 0.92x at 1100x1280x12288 (224), whose 9 tile rows leave a pair's CTA past m: odd tile rows
-// are left to packing.
+// are left to packing. Likewise where no packing width was taken and 128-column tiles would
+// run stream-K in less than one wave (odd tile rows included): on the H100, 1917x680x13088
+// ran 0.908 of cuBLAS at 176 columns in 2 splits against 0.618 for stream-K at 128 (per-rep
+// medians, one process each).
 inline constexpr bool kGemmLongSplit = true;
+// Split-K through the workspace or atomic adds, in the default 2x1 pair, where B is this many
+// 128-column tiles wide: a 4x1 cluster spans them (choose_split_quad), where the device runs
+// the tiles' clusters for every split at once. Per-rep medians against cuBLAS, the pair -> 4x1
+// (one process each): H200 0.888 -> 0.899 (640x512x12288), 0.921 -> 0.992 (896x512x12000),
+// 0.996 -> 1.018 (1280x512x8192); H100 0.883 -> 0.938 (640x512x12288), 0.907 -> 0.980
+// (768x512x12288). With fewer splits than the pair (1024x512x8192: 3 against 4, since 32
+// clusters of 4 would not fit) 0.959 -> 0.880 on the H200: not taken.
+inline constexpr unsigned kGemmSplitQuadCols = 4;
 
 // bn 0 with schedule and multicast auto (but not the narrow tile, nor 64 columns): the tile's
 // width (256, 192 or 128 columns) and its cluster (the spec's pair, or where the spec names

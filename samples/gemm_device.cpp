@@ -285,12 +285,18 @@ void choose_long_split(const Gemm& gemm, const Config& c, const Sample::DeviceFa
   const GemmShape s = gemm_shape(d.config);
   const GemmTiling t = gemm_tiling(d.config);
   if (!kGemmLongSplit || c.named.count("cluster") || s.layout != GemmLayout::TN || t.bm != 128 || t.consumers != 2 ||
-      t.bn >= 128 || ceil_div(uint64_t(s.k), t.bk) < kGemmLongKblocks ||
+      t.bn > 128 || ceil_div(uint64_t(s.k), t.bk) < kGemmLongKblocks ||
       GemmMulticast(c.param("multicast")) != GemmMulticast::Auto)
     return;
-  // An odd count of 128-row tiles leaves the last pair's second CTA wholly past m (1100 x 1280
-  // x 12288 ran 0.92x at 224 columns in 2 splits against packing's 96).
-  if (ceil_div(uint64_t(s.m), 128) % 2 != 0) return;
+  // 128 columns (no packing's width): where the wave model would run them stream-K in less
+  // than one wave (see kGemmLongSplit).
+  const bool over_stream_k = t.bn == 128 && t.cluster_m * t.cluster_n <= 2 &&
+                             cluster_tiles(s, t, t.bn) * t.cluster_m * t.cluster_n < uint64_t(device.sm_count) &&
+                             gemm_auto_schedule(s, t, device.sm_count).schedule == GemmSchedule::StreamK;
+  if (t.bn == 128 && !over_stream_k) return;
+  // Against packing's static width, an odd count of 128-row tiles is left to packing (1100 x
+  // 1280 x 12288 ran 0.92x at 224 columns in 2 splits against packing's 96).
+  if (!over_stream_k && ceil_div(uint64_t(s.m), 128) % 2 != 0) return;
   const uint64_t pairs = uint64_t(std::max(0, device.clusters_that_fit(2).value_or(device.sm_count / 2)));
   Config v = d.config;
   v.cluster = {2, 1, 1};
@@ -301,8 +307,8 @@ void choose_long_split(const Gemm& gemm, const Config& c, const Sample::DeviceFa
     if (a.schedule != GemmSchedule::SplitK || a.splits != 2) return;
     say("long split -> bn " + std::to_string(bn) + " in 2x1, split-K 2: " + std::to_string(cluster_tiles(s, gemm_tiling(v), bn)) +
         " pairs of 128x" + std::to_string(bn) + " tiles in 2 splits fill one wave of " + std::to_string(pairs) + " where " +
-        std::to_string(t.bn) + "-column tiles read more operand rows per flop over " +
-        std::to_string(ceil_div(uint64_t(s.k), t.bk)) + " k-blocks");
+        std::to_string(t.bn) + "-column tiles " + (over_stream_k ? "would run stream-K in less than one wave" : "read more operand rows per flop") +
+        " over " + std::to_string(ceil_div(uint64_t(s.k), t.bk)) + " k-blocks");
     d.config.params["bn"] = int64_t(bn);
     d.config.cluster = v.cluster;
     return;
@@ -515,6 +521,33 @@ void choose_split_plane(const Gemm& gemm, const ir::Dim3& requested, const Sampl
         fit_note);
   }
 }
+
+// Split-K through the workspace (or atomic adds) with the spec's default pair (2x1, sharing
+// A) where B is exactly kGemmSplitQuadCols tile columns of 128 wide: the cluster spans all of them
+// (4x1, each CTA loading a quarter of A's rows), where the device runs that many clusters of 4
+// at once with the same splits: as many CTAs as the pairs, each A tile leaving L2 once.
+void choose_split_quad(const Gemm& gemm, const Config& c, const Sample::DeviceFacts& device, Sample::DeviceChoice& d,
+                       const Say& say) {
+  const GemmShape s = gemm_shape(d.config);
+  const GemmTiling t = gemm_tiling(d.config);
+  const GemmSplitReduce reduce = GemmSplitReduce(d.config.param("split_reduce"));
+  if (c.named.count("cluster") || GemmMulticast(c.param("multicast")) != GemmMulticast::Auto ||
+      GemmSchedule(d.config.param("schedule")) != GemmSchedule::SplitK || t.splits < 2 ||
+      (reduce != GemmSplitReduce::Workspace && reduce != GemmSplitReduce::Atomic && reduce != GemmSplitReduce::Auto) ||
+      d.config.cluster.x != 2 || d.config.cluster.y != 1 || d.config.cluster.z != 1 || t.bn != 128 ||
+      ceil_div(uint64_t(s.n), t.bn) != kGemmSplitQuadCols)
+    return;
+  Config v = d.config;
+  v.cluster = {kGemmSplitQuadCols, 1, 1};
+  v.params["multicast"] = int64_t(GemmMulticast::On);
+  const uint64_t clusters = cluster_tiles(s, gemm_tiling(v), t.bn) * t.splits;
+  const int fit = device.clusters_that_fit(kGemmSplitQuadCols).value_or(0);
+  if (fit <= 0 || clusters > uint64_t(fit) || !gemm.check_config(v).empty()) return;
+  d.config = v;
+  say("split quad -> cluster 2x1 -> " + xy(v.cluster) + ": B's " + std::to_string(kGemmSplitQuadCols) + " tile columns in one cluster, " +
+      std::to_string(clusters) + " clusters of " + std::to_string(kGemmSplitQuadCols) + " for " + std::to_string(t.splits) +
+      " splits (" + std::to_string(fit) + " fit at once), each A tile multicast to all of them");
+}
 }  // namespace
 
 std::optional<Sample::DeviceChoice> Gemm::for_device(const Config& c, const DeviceFacts& device) const {
@@ -530,6 +563,7 @@ std::optional<Sample::DeviceChoice> Gemm::for_device(const Config& c, const Devi
   if (auto_schedule && c.param("bn") == 0) choose_stream_k_tile(*this, c, device, d, say);
   if (c.param("bn") == 0 && GemmMulticast(d.config.param("multicast")) == GemmMulticast::Auto) choose_multicast(*this, d, sm_count, say);
   choose_split_plane(*this, c.cluster, device, d, say);
+  if (c.param("bn") == 0 && auto_schedule) choose_split_quad(*this, c, device, d, say);
   return d;
 }
 

@@ -392,7 +392,7 @@ while read -r shape cfg; do
   timeout 120 $B/tilejit_bench_gemm --no-tuned --iters "${GEMM_ITERS:-20}" --reps "${GEMM_REPS:-3}" --sustained 0 "${args[@]}" \
     --shapes "$shape" > "$OUT/bench_grid.log" 2>&1; rc=$?
   cat "$OUT/bench_grid.log" >> "$OUT/bench_grid_all.log"
-  decided=$(grep -o "schedule auto -> [a-z_]*\( (splits [0-9]*)\)\?\|cluster [0-9x]* -> [0-9x]*\|packing -> [^:;]*\|bn 0 -> [0-9]*\|stream-K tile -> bn [0-9]* in [0-9x]*" "$OUT/bench_grid.log" | sort -u | tr '\n' ';')
+  decided=$(grep -o "schedule auto -> [a-z_]*\( (splits [0-9]*)\)\?\|cluster [0-9x]* -> [0-9x]*\|packing -> [^:;]*\|bn 0 -> [0-9]*\|stream-K tile -> bn [0-9]* in [0-9x]*\|long split -> bn [0-9]*\|split quad -> cluster [0-9x]* -> [0-9x]*" "$OUT/bench_grid.log" | sort -u | tr '\n' ';')
   note "grid $shape $cfg rc=$rc:$(grep -E '^\| [0-9]' "$OUT/bench_grid.log" | awk -F'|' '{print $5 "|" $6 "|" $8}') [$decided]"
 done < "${GEMM_GRID:?gemm-grid needs GEMM_GRID, a file of SHAPE CONFIG lines}"
 fi

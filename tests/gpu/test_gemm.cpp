@@ -400,6 +400,10 @@ TEST_CASE("gemm: the long-K split of a wider tile on the default path against cu
            {1000, 1280, 8192, {}, pair, 1.0, 0.0, true, {{"bn", 160}, {"splits", 2}, {"schedule", split_k}}},
            {1200, 1000, 16384, {}, pair, 1.0, 0.0, true, {{"bn", 176}, {"splits", 2}, {"schedule", split_k}}},
            {1000, 1280, 8192, {{"bias", 1}, {"act", 2}}, pair, 1.0, 0.0, true, {{"bn", 160}, {"splits", 2}}},
+           // Split-K with B 4 tile columns wide: one 4x1 cluster spans them (kGemmSplitQuadCols).
+           {896, 512, 12000, {}, pair, 1.0, 0.0, true, {{"bn", 128}, {"splits", 4}, {"schedule", split_k}}, "(4,1,1)"},
+           // 128 columns would run stream-K in less than one wave (23 tile rows, odd; unaligned rows).
+           {2867, 432, 19480, {}, pair, 1.0, 0.0, true, {{"bn", 224}, {"splits", 2}, {"schedule", split_k}}},
        })
     check(g, 4444);
 }

@@ -231,10 +231,15 @@ TEST_CASE("gemm schedule auto: for_device resolves it and says why, an explicit 
   // narrowest width from 128 whose 2x1 pairs in 2 splits fit one wave: 1000 x 1280 x 16384 (80)
   // -> 160, 1024 x 1120 -> 144, 1200 x 1000 -> 176; not at 1100 x 1280 x 12288 (9 tile rows:
   // a pair's CTA past m), at K 4096 (64 k-blocks), nor where the spec names the cluster.
+  // Where no packing width was taken and 128 columns would run stream-K in less than one wave,
+  // odd tile rows too: 1917 x 680 x 13088 (15 tile rows; 2x2 at 96 columns would take 32
+  // clusters of 4 where 30 fit) -> 176, 2867 x 432 x 19480 -> 224; not 1971 x 696 x 11168,
+  // where packing takes 128 columns in 2x2, static.
   for (auto [m, n, k, named, want] :
        {std::tuple{1000, 1280, 16384, false, 160}, {1024, 1120, 16384, false, 144}, {1200, 1000, 16384, false, 176},
         {1100, 1280, 12288, false, 0}, {1000, 1280, 8192, false, 160}, {1000, 1280, 4096, false, 0},
-        {1000, 1280, 16384, true, 0}}) {
+        {1000, 1280, 16384, true, 0}, {1917, 680, 13088, false, 176}, {2867, 432, 19480, false, 224},
+        {1971, 696, 11168, false, 0}}) {
     INFO(m << " x " << n << " x " << k << (named ? " cluster named" : ""));
     c = test::gemm_config({{"m", m}, {"n", n}, {"k", k}}, {2, 1, 1});
     if (named) c.named.insert("cluster");
@@ -251,6 +256,27 @@ TEST_CASE("gemm schedule auto: for_device resolves it and says why, an explicit 
     CHECK(d->config.param("schedule") == int64_t(GemmSchedule::SplitK));
     CHECK(d->config.param("splits") == 2);
     CHECK(d->line.find("long split -> bn " + std::to_string(want) + " in 2x1, split-K 2") != std::string::npos);
+  }
+  // Split-K in the workspace or by atomic adds, B exactly 4 tile columns of 128: the 2x1 pair
+  // gives way to 4x1 (kGemmSplitQuadCols) where its clusters for every split fit at once
+  // (640 x 512: 5 x 6 = 30; 896 x 512 x 12000: 7 x 4 = 28; 1280 x 512: 10 x 3 = 30); not at
+  // 1024 x 512 x 8192 (8 x 4 = 32), nor with 3 tile columns (384), nor where the device does not
+  // say how many clusters of 4 fit, nor with the cluster named.
+  for (auto [m, n, k, fit, named, quad] :
+       {std::tuple{640, 512, 12288, 30, false, true}, {896, 512, 12000, 30, false, true}, {1280, 512, 8192, 30, false, true},
+        {1024, 512, 8192, 30, false, false}, {1024, 512, 8192, 32, false, true}, {640, 384, 12288, 30, false, false},
+        {640, 512, 12288, 0, false, false}, {640, 512, 12288, 30, true, false}}) {
+    INFO(m << " x " << n << " x " << k << ", " << fit << " clusters of 4 fit" << (named ? ", cluster named" : ""));
+    c = test::gemm_config({{"m", m}, {"n", n}, {"k", k}}, {2, 1, 1});
+    if (named) c.named.insert("cluster");
+    d = s->for_device(c, samples::Sample::DeviceFacts{132, [fit = fit](unsigned ctas) { return ctas == 4 ? fit : 132 / int(ctas); }});
+    REQUIRE(d.has_value());
+    INFO(d->line);
+    CHECK(s->check_config(d->config).empty());
+    CHECK(d->config.param("schedule") == int64_t(GemmSchedule::SplitK));
+    CHECK((d->config.cluster.str() == ir::Dim3{4, 1, 1}.str()) == quad);
+    CHECK((d->line.find("split quad -> cluster 2x1 -> 4x1") != std::string::npos) == quad);
+    if (quad) CHECK(d->config.param("multicast") == int64_t(samples::GemmMulticast::On));
   }
   // Pairs that fill at most 2/3 of the wave: where 128-row tiles in the spec's pair split K
   // in 3 (kGemmNarrowYieldSplits), those run instead (2304 x 256: 36 pairs, 18 cluster tiles
