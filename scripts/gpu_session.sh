@@ -306,6 +306,7 @@ if [[ "$SECTIONS" == *" readme-table "* ]]; then
   timeout 500 $B/tilejit_bench_gemm --no-tuned --iters 50 --reps 5 --sustained 300 \
     --shapes "$README_SHAPES" > "$OUT/bench_readme.log" 2>&1
   note "bench gemm, the README's table rc=$?"; grep -E '^(device|[0-9]+ reps|\||  tuned|  auto)' "$OUT/bench_readme.log" >> "$summary"
+  python3 scripts/readme_table.py "$OUT/bench_readme.log" > "$OUT/readme_table.md" 2>&1; note "the README's rows (scripts/readme_table.py) rc=$?: readme_table.md"
 fi
 
 # The default path over 40 shapes drawn at random once (2026-12-03; M, N in 256..8192, K in
