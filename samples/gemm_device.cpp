@@ -530,10 +530,9 @@ void choose_split_quad(const Gemm& gemm, const Config& c, const Sample::DeviceFa
                        const Say& say) {
   const GemmShape s = gemm_shape(d.config);
   const GemmTiling t = gemm_tiling(d.config);
-  const GemmSplitReduce reduce = GemmSplitReduce(d.config.param("split_reduce"));
   if (c.named.count("cluster") || GemmMulticast(c.param("multicast")) != GemmMulticast::Auto ||
       GemmSchedule(d.config.param("schedule")) != GemmSchedule::SplitK || t.splits < 2 ||
-      (reduce != GemmSplitReduce::Workspace && reduce != GemmSplitReduce::Atomic && reduce != GemmSplitReduce::Auto) ||
+      GemmSplitReduce(d.config.param("split_reduce")) == GemmSplitReduce::Cluster ||
       d.config.cluster.x != 2 || d.config.cluster.y != 1 || d.config.cluster.z != 1 || t.bn != 128 ||
       ceil_div(uint64_t(s.n), t.bn) != kGemmSplitQuadCols)
     return;
