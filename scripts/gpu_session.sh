@@ -3,7 +3,7 @@
 # GPU tests, every sample spec through the CLI, benchmarks, tuning (gpu_tune.sh),
 # multicast traffic with ncu, and compute-sanitizer on every sample. Run from the repo root with
 # the binaries staged by scripts/stage.sh in .stage/; logs go to $OUT (or ./out).
-#   scripts/gpu_session.sh [SECTION...]   sections: tests runs faults plugins races bench gemm epilogue pdl splitk-cluster pingpong attention attention-schedules attention-table softmax schedules streamk atomic gemm-configs readme-table sweep random-sweep tune-shapes gemm-versus gemm-grid gemm-ab fuzz ncu ncu-sass ncu-names timeline gemm-timelines tune multicast sanitizer
+#   scripts/gpu_session.sh [SECTION...]   sections: tests runs faults plugins races bench gemm epilogue pdl splitk-cluster pingpong attention attention-schedules attention-table softmax schedules streamk atomic gemm-configs readme-table sweep random-sweep tune-shapes gemm-versus gemm-grid gemm-ab default-ab fuzz ncu ncu-sass ncu-names timeline gemm-timelines tune multicast sanitizer
 #   ragged attention-dims
 # (all but atomic, attention-table, gemm-configs, readme-table, sweep, gemm-timelines, ragged, attention-dims, fuzz, random-sweep and tune-shapes when none is named; named ones append to out/summary.txt, so a session can be split
 # across several commands).
@@ -396,6 +396,24 @@ while read -r shape cfg; do
   decided=$(grep -o "schedule auto -> [a-z_]*\( (splits [0-9]*)\)\?\|cluster [0-9x]* -> [0-9x]*\|packing -> [^:;]*\|bn 0 -> [0-9]*\|stream-K tile -> bn [0-9]* in [0-9x]*\|long split -> bn [0-9]*\|split quad -> cluster [0-9x]* -> [0-9x]*" "$OUT/bench_grid.log" | sort -u | tr '\n' ';')
   note "grid $shape $cfg rc=$rc:$(grep -E '^\| [0-9]' "$OUT/bench_grid.log" | awk -F'|' '{print $5 "|" $6 "|" $8}') [$decided]"
 done < "${GEMM_GRID:?gemm-grid needs GEMM_GRID, a file of SHAPE CONFIG lines}"
+fi
+
+# Two builds' default paths, shape by shape (only when named): DEFAULT_AB_SHAPES is a file of
+# MxNxK lines; each shape through $B/tilejit_bench_gemm and then through the variant build
+# $B/tilejit_bench_gemm_variant (a bench built from a changed decision, staged with
+# STAGE_VARIANT_BENCH=path scripts/stage.sh), each against cuBLAS in its own process. One
+# line each in the summary: "base" or "variant", the row's ratios and what the default chose.
+# Only ratios of one call compare (the cuBLAS column of each line says how the card ran).
+if [[ "$SECTIONS" == *" default-ab "* ]]; then
+for s in $(cat "${DEFAULT_AB_SHAPES:?default-ab needs DEFAULT_AB_SHAPES, a file of MxNxK lines}"); do
+  for v in base variant; do
+    bin=$B/tilejit_bench_gemm; [ $v = variant ] && bin=$B/tilejit_bench_gemm_variant
+    timeout 60 "$bin" --no-tuned --iters "${GEMM_ITERS:-20}" --reps "${GEMM_REPS:-3}" --sustained 0 --shapes "$s" > "$OUT/bench_dab.log" 2>&1; rc=$?
+    cat "$OUT/bench_dab.log" >> "$OUT/bench_default_ab_all.log"
+    decided=$(grep -oE "packing -> [^:;]*|schedule auto -> [a-z_]*( \(splits [0-9]*\))?|multicast auto -> [a-z]*(, cluster [0-9x]* -> [0-9x]*)?|stream-K tile -> bn [0-9]* in [0-9x]*|bn 0 -> [0-9]+|long split -> bn [0-9]*|split quad -> cluster [0-9x]* -> [0-9x]*" "$OUT/bench_dab.log" | sort -u | tr '\n' ';')
+    note "default-ab $v $s rc=$rc:$(grep -E '^\| [0-9]' "$OUT/bench_dab.log" | awk -F'|' '{print $5 "|" $6 "|" $8}') [$decided]"
+  done
+done
 fi
 
 # Ours against ours in one process (only when named): GEMM_AB is a file of "SHAPE CONFIG VARIANT"

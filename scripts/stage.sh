@@ -14,6 +14,11 @@ cp bench/multicast_traffic.sh .stage/bin/
 # The example plugin and its spec (`--plugin`; the gpu_session.sh section "plugins").
 mkdir -p .stage/plugins && cp "${BUILD_DIR:-build}"/plugins/libtilejit_example_plugin.so samples/plugins/example/*.json .stage/plugins/
 strip .stage/bin/tilejit* .stage/lib/libtilejit.so* 2>/dev/null || true  # keeps the dynamic symbol table plugins link against
+# STAGE_VARIANT_BENCH=path: a GEMM bench built from a changed decision, staged beside the
+# base one as tilejit_bench_gemm_variant (gpu_session.sh's default-ab section).
+if [ -n "${STAGE_VARIANT_BENCH:-}" ]; then
+  cp "$STAGE_VARIANT_BENCH" .stage/bin/tilejit_bench_gemm_variant && strip .stage/bin/tilejit_bench_gemm_variant
+fi
 # STAGE_SLIM=1: without the CPU unit tests and the benches other than the GEMM's, so that
 # .stage stays well under the device tool's 64 MiB carry (gpu_session.sh says what it skips).
 if [ "${STAGE_SLIM:-0}" = 1 ]; then
