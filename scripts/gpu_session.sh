@@ -404,7 +404,9 @@ fi
 # STAGE_VARIANT_BENCH=path scripts/stage.sh), each against cuBLAS in its own process. One
 # line each in the summary: "base" or "variant", the row's ratios and what the default chose.
 # Only ratios of one call compare (the cuBLAS column of each line says how the card ran).
-if [[ "$SECTIONS" == *" default-ab "* ]]; then
+if [[ "$SECTIONS" == *" default-ab "* ]] && [ ! -x $B/tilejit_bench_gemm_variant ]; then
+  note "default-ab: NOT RUN ($B/tilejit_bench_gemm_variant not staged: STAGE_VARIANT_BENCH=path scripts/stage.sh)"
+elif [[ "$SECTIONS" == *" default-ab "* ]]; then
 for s in $(cat "${DEFAULT_AB_SHAPES:?default-ab needs DEFAULT_AB_SHAPES, a file of MxNxK lines}"); do
   for v in base variant; do
     bin=$B/tilejit_bench_gemm; [ $v = variant ] && bin=$B/tilejit_bench_gemm_variant
