@@ -15,7 +15,8 @@ cp bench/multicast_traffic.sh .stage/bin/
 mkdir -p .stage/plugins && cp "${BUILD_DIR:-build}"/plugins/libtilejit_example_plugin.so samples/plugins/example/*.json .stage/plugins/
 strip .stage/bin/tilejit* .stage/lib/libtilejit.so* 2>/dev/null || true  # keeps the dynamic symbol table plugins link against
 # STAGE_VARIANT_BENCH=path: a GEMM bench built from a changed decision, staged beside the
-# base one as tilejit_bench_gemm_variant (gpu_session.sh's default-ab section).
+# base one as tilejit_bench_gemm_variant (gpu_session.sh's default-ab section). Copy it out of
+# the build before reverting the change: this script rebuilds the tree first.
 if [ -n "${STAGE_VARIANT_BENCH:-}" ]; then
   cp "$STAGE_VARIANT_BENCH" .stage/bin/tilejit_bench_gemm_variant && strip .stage/bin/tilejit_bench_gemm_variant
 fi
