@@ -30,6 +30,13 @@ ab_lines() {
   done < "$1"
 }
 
+# decisions LOG: what the default path decided in a bench log (its auto lines), one clause
+# each, sorted, ';'-separated.
+decisions() {
+  grep -oE "schedule auto -> [a-z_]*( \(splits [0-9]*\))?|multicast auto -> [a-z]*|cluster [0-9x]* -> [0-9x]*|packing -> [^:;]*|bn 0 -> [0-9]*|stream-K tile -> bn [0-9]* in [0-9x]*|long split -> bn [0-9]*|split quad -> cluster [0-9x]* -> [0-9x]*" "$1" |
+    sort -u | tr '\n' ';'
+}
+
 note "== $(date -u +%F) $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader) sections: ${*:-all}"
 if section tests; then
 $B/tilejit_gpu_tests > "$OUT/gpu_tests.log" 2>&1; note "gpu tests rc=$?: $(grep -E '^(All tests|test cases)' "$OUT/gpu_tests.log" | tr '\n' ' ')"
@@ -393,8 +400,7 @@ while read -r shape cfg; do
   timeout 120 $B/tilejit_bench_gemm --no-tuned --iters "${GEMM_ITERS:-20}" --reps "${GEMM_REPS:-3}" --sustained 0 "${args[@]}" \
     --shapes "$shape" > "$OUT/bench_grid.log" 2>&1; rc=$?
   cat "$OUT/bench_grid.log" >> "$OUT/bench_grid_all.log"
-  decided=$(grep -o "schedule auto -> [a-z_]*\( (splits [0-9]*)\)\?\|cluster [0-9x]* -> [0-9x]*\|packing -> [^:;]*\|bn 0 -> [0-9]*\|stream-K tile -> bn [0-9]* in [0-9x]*\|long split -> bn [0-9]*\|split quad -> cluster [0-9x]* -> [0-9x]*" "$OUT/bench_grid.log" | sort -u | tr '\n' ';')
-  note "grid $shape $cfg rc=$rc:$(grep -E '^\| [0-9]' "$OUT/bench_grid.log" | awk -F'|' '{print $5 "|" $6 "|" $8}') [$decided]"
+  note "grid $shape $cfg rc=$rc:$(grep -E '^\| [0-9]' "$OUT/bench_grid.log" | awk -F'|' '{print $5 "|" $6 "|" $8}') [$(decisions "$OUT/bench_grid.log")]"
 done < "${GEMM_GRID:?gemm-grid needs GEMM_GRID, a file of SHAPE CONFIG lines}"
 fi
 
@@ -412,8 +418,7 @@ for s in $(cat "${DEFAULT_AB_SHAPES:?default-ab needs DEFAULT_AB_SHAPES, a file 
     bin=$B/tilejit_bench_gemm; [ $v = variant ] && bin=$B/tilejit_bench_gemm_variant
     timeout 60 "$bin" --no-tuned --iters "${GEMM_ITERS:-20}" --reps "${GEMM_REPS:-3}" --sustained 0 --shapes "$s" > "$OUT/bench_dab.log" 2>&1; rc=$?
     cat "$OUT/bench_dab.log" >> "$OUT/bench_default_ab_all.log"
-    decided=$(grep -oE "packing -> [^:;]*|schedule auto -> [a-z_]*( \(splits [0-9]*\))?|multicast auto -> [a-z]*(, cluster [0-9x]* -> [0-9x]*)?|stream-K tile -> bn [0-9]* in [0-9x]*|bn 0 -> [0-9]+|long split -> bn [0-9]*|split quad -> cluster [0-9x]* -> [0-9x]*" "$OUT/bench_dab.log" | sort -u | tr '\n' ';')
-    note "default-ab $v $s rc=$rc:$(grep -E '^\| [0-9]' "$OUT/bench_dab.log" | awk -F'|' '{print $5 "|" $6 "|" $8}') [$decided]"
+    note "default-ab $v $s rc=$rc:$(grep -E '^\| [0-9]' "$OUT/bench_dab.log" | awk -F'|' '{print $5 "|" $6 "|" $8}') [$(decisions "$OUT/bench_dab.log")]"
   done
 done
 fi
