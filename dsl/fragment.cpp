@@ -127,14 +127,29 @@ void store_accumulator(const TileView& dst, const Accumulator& acc, const ElemFn
   store_accumulator(dst, acc, Columns{0, acc.n}, fn, loc);
 }
 
-void store_accumulator(const TileView& dst, const Accumulator& acc, Columns cols, const ElemFn& fn, SrcLoc loc) {
-  in_role("store_accumulator", loc);
-  check_accumulator_columns("store_accumulator", acc, cols, loc);
-  auto scope = std::make_shared<ElemScope>(ElemScope{"store_accumulator", true, std::nullopt});
-  f32 v = element_value("store_accumulator", acc.name, fn, loc, scope);
+namespace {
+void store(const char* what, const TileView& dst, const Accumulator& acc, Columns cols, const ElemFn& fn, const SrcLoc& loc,
+           bool transposed) {
+  in_role(what, loc);
+  check_accumulator_columns(what, acc, cols, loc);
+  auto scope = std::make_shared<ElemScope>(ElemScope{what, true, std::nullopt});
+  f32 v = element_value(what, acc.name, fn, loc, scope);
   std::optional<ir::TileOperand> tile;
   if (scope->tile) tile = scope->tile->operand();
-  append_stmt(ir::AccStore::make(acc.name, dst.operand(), tile, cols.first, cols.count, v.expr(), L(loc), acc.buffer));
+  append_stmt(ir::AccStore::make(acc.name, dst.operand(), tile, cols.first, cols.count, v.expr(), L(loc), acc.buffer, transposed));
+}
+}  // namespace
+
+void store_accumulator(const TileView& dst, const Accumulator& acc, Columns cols, const ElemFn& fn, SrcLoc loc) {
+  store("store_accumulator", dst, acc, cols, fn, loc, false);
+}
+
+void store_accumulator_transposed(const TileView& dst, const Accumulator& acc, const ElemFn& fn, SrcLoc loc) {
+  store("store_accumulator_transposed", dst, acc, Columns{0, acc.n}, fn, loc, true);
+}
+
+void store_accumulator_transposed(const TileView& dst, const Accumulator& acc, Columns cols, const ElemFn& fn, SrcLoc loc) {
+  store("store_accumulator_transposed", dst, acc, cols, fn, loc, true);
 }
 
 // alpha * acc + beta * c as the epilogue function it is; a literal alpha of 1 and a literal

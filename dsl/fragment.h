@@ -66,6 +66,13 @@ void row_min(const RowFragment& dst, const Accumulator& src, bool combine = fals
 void store_accumulator(const TileView& dst, const Accumulator& acc, const ElemFn& fn, SrcLoc loc = SrcLoc::current());
 void store_accumulator(const TileView& dst, const Accumulator& acc, Columns cols, const ElemFn& fn,
                        SrcLoc loc = SrcLoc::current());
+// The same, transposed: dst rows [dst.row, + cols.count) hold the accumulator's columns
+// and dst's acc.m columns its rows (element (r, c) lands at dst row dst.row + c - cols.first,
+// column r); e.row and e.col are still the accumulator's. An MMA run with the operands
+// swapped (D^T = B A^T) stores D this way. sm_90a (stmatrix.trans for 16-bit tiles).
+void store_accumulator_transposed(const TileView& dst, const Accumulator& acc, const ElemFn& fn, SrcLoc loc = SrcLoc::current());
+void store_accumulator_transposed(const TileView& dst, const Accumulator& acc, Columns cols, const ElemFn& fn,
+                                  SrcLoc loc = SrcLoc::current());
 
 // dst[index(e)] = r's value at each row e.row the warpgroup holds, where valid(e) holds
 // (every row without it): a per-row result (a logsumexp, a row maximum) out to memory.

@@ -91,6 +91,9 @@ class Tcgen05 final : public Family {
 
   void check_acc_store(const AccStore& n, const OperandView& dv, std::vector<Diagnostic>& diags) const override {
     const TileLayout& d = dv.layout;
+    if (n.transposed)
+      diags.push_back({n.loc, "store_accumulator_transposed into tile '" + dv.name + "': the tcgen05 epilogue has no transposed store",
+                       "store the accumulator untransposed (store_accumulator), or compile for sm_90a"});
     if (d.swizzle != Swizzle::B128)
       diags.push_back({n.loc, "store_accumulator writes tile '" + dv.name + "' with a " + std::string(swizzle_name(d.swizzle)) +
                                   " swizzle; the epilogue writes 128-byte-swizzled tiles",

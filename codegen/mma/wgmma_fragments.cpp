@@ -110,19 +110,62 @@ Lines row_store(const RowStore& n, const Kernel& k, const ExprText& ex) {
   return out;
 }
 
+namespace {
+
+// store_accumulator_transposed: accumulator element (r, c) to tile row c - first_col,
+// column r (a 64-row block b at columns 64 b). Sixteen columns at a time through
+// stmatrix.x4.trans for 16-bit tiles with whole pairs of 8-column groups; else one value
+// per store. A tile the function reads is read one value at a time at the same place.
+Lines acc_store_transposed(const AccStore& n, const Kernel& k, const ElemReads& reads, bool tile, const ExprText& ex, Scalar elem,
+                           const std::string& elem_cuda, const std::string& panels, const std::string& dst, const std::string& c) {
+  const AccumulatorDecl& a = decl(n.acc, k);
+  const unsigned j0 = n.first_col / 8, j1 = (n.first_col + n.cols) / 8;
+  const bool x4 = scalar_bytes(elem) == 2 && (j1 - j0) % 2 == 0;
+  const std::string group = x4 ? "(tj_j + tj_g)" : "tj_j";
+  const std::string row = "8 * (" + group + " - " + str(j0) + ") + tj_qcol + tj_x", col = "tj_blk * 64 + tj_wrow + 8 * tj_h";
+  Lines out = {"{", "  " + std::string(kThreadPlace), "  " + elem_cuda + "* tj_dst = " + dst + ";"};
+  if (tile) out.push_back("  const " + elem_cuda + "* tj_c = " + c + ";");
+  out.insert(out.end(), {"#pragma unroll", "  for (int tj_blk = 0; tj_blk < " + str(a.m / 64) + "; ++tj_blk) {", "#pragma unroll",
+                         "    for (int tj_j = " + str(j0) + "; tj_j < " + str(j1) + "; tj_j += " + str(x4 ? 2 : 1) + ") {"});
+  std::string pad = "      ";
+  if (x4) {
+    out.insert(out.end(), {"      float tj_v[8];", "#pragma unroll", "      for (int tj_g = 0; tj_g < 2; ++tj_g) {"});
+    pad += "  ";
+  }
+  out.insert(out.end(), {"#pragma unroll", pad + "for (int tj_h = 0; tj_h < 2; ++tj_h) {", "#pragma unroll",
+                         pad + "  for (int tj_x = 0; tj_x < 2; ++tj_x) {",
+                         pad + "    [[maybe_unused]] const int tj_i = tj_blk * " + str(a.n / 2) + " + 4 * " + group + " + 2 * tj_h + tj_x;"});
+  indent(out, bindings(reads, k, "tj_i", "tj_blk", "tj_h", "tj_blk * 64 + tj_wrow + 8 * tj_h", "8 * " + group + " + tj_qcol + tj_x"),
+         pad + "    ");
+  if (tile) out.push_back(pad + "    const float " + std::string(kElemTile) + " = tj::load_one_tile" + panels + "(tj_c, " + row + ", " + col + ");");
+  if (x4) out.push_back(pad + "    tj_v[4 * tj_g + 2 * tj_h + tj_x] = " + ex(n.epilogue) + ";");
+  else out.push_back(pad + "    tj::store_one_tile" + panels + "(tj_dst, " + row + ", " + col + ", " + ex(n.epilogue) + ");");
+  out.push_back(pad + "  }");
+  out.push_back(pad + "}");
+  if (x4) {
+    out.push_back("      }");
+    out.push_back("      tj::stmatrix_x4_trans_tile" + panels + "(tj_dst, 8 * (tj_j - " + str(j0) + "), tj_blk * 64, tj_v);");
+  }
+  out.insert(out.end(), {"    }", "  }", "}"});
+  return out;
+}
+
+}  // namespace
+
 Lines acc_store_epilogue(const AccStore& n, const Kernel& k, const ExprText& ex, Scalar elem, const std::string& elem_cuda,
                          unsigned panel_cols, unsigned panel_bytes, unsigned span, const std::string& dst, const std::string& c) {
   const AccumulatorDecl& a = decl(n.acc, k);
   const ElemReads reads = elem_reads(n.epilogue);
   const bool tile = reads.tile && !c.empty();
   if (reads.tile != tile) internal_error("emit: store_accumulator's function reads a tile, and the store has none");
+  const std::string panels = "<" + str(panel_cols) + ", " + str(panel_bytes) + ", " + str(span) + ">";
+  if (n.transposed) return acc_store_transposed(n, k, reads, tile, ex, elem, elem_cuda, panels, dst, c);
   const unsigned j0 = n.first_col / 8, j1 = (n.first_col + n.cols) / 8;
   const bool x4 = scalar_bytes(elem) == 2 && (j1 - j0) % 2 == 0;
   // The n8 group of an element: tj_j, or with stmatrix tj_j + tj_g (two groups a step).
   const std::string group = x4 ? "(tj_j + tj_g)" : "tj_j";
   const std::string block = " + tj_blk * " + str(64 * panel_cols) + ";";
   const std::string place = "tj_wrow + 8 * tj_h, 8 * (" + group + " - " + str(j0) + ") + tj_qcol";
-  const std::string panels = "<" + str(panel_cols) + ", " + str(panel_bytes) + ", " + str(span) + ">";
   Lines out = {"{", "  " + std::string(kThreadPlace), "#pragma unroll",
                "  for (int tj_blk = 0; tj_blk < " + str(a.m / 64) + "; ++tj_blk) {",
                "    " + elem_cuda + "* tj_dst = " + dst + block};

@@ -24,6 +24,8 @@ Lines row_store(const ir::RowStore& n, const ir::Kernel& k, const ExprText& ex);
 // of the destination's first row, `c` that of the tile the function reads (n.c, laid out
 // like dst; empty without one). 16-bit elements over whole 16-column pairs: the values
 // of two n8 groups go out in one stmatrix.x4; otherwise a 32-bit store per pair.
+// Transposed (n.transposed): stmatrix.x4.trans for 16-bit elements over whole 16-column
+// pairs, else one store per value.
 Lines acc_store_epilogue(const ir::AccStore& n, const ir::Kernel& k, const ExprText& ex, ir::Scalar elem, const std::string& elem_cuda,
                          unsigned panel_cols, unsigned panel_bytes, unsigned span, const std::string& dst, const std::string& c);
 // The A fragments of k-step j (16 columns) of accumulator `a`'s 64-row block b,

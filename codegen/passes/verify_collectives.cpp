@@ -161,6 +161,8 @@ class Collectives {
     const AccumulatorDecl* acc = k_.find_accumulator(a.acc);
     const SharedRef* buf = a.dst.tile ? a.dst.tile->as<SharedRef>() : nullptr;
     if (!mma_by_warpgroup_ || !role_ || role_->count < 2 || in_turn_ || !acc || !buf) return;
+    const int64_t rows = a.dst_rows(acc->m);  // from the first row: the accumulator's rows, or its columns transposed
+    const std::string op = a.transposed ? "store_accumulator_transposed" : "store_accumulator";
     for (unsigned rank = 0; rank < k_.cluster.count(); ++rank) {
       std::vector<std::tuple<unsigned, int64_t, int64_t>> seen;  // warpgroup, stage, first row
       for (unsigned w = 0; w < role_->count; ++w) {
@@ -170,9 +172,9 @@ class Collectives {
         const std::optional<int64_t> stage = eval_int(a.dst.stage, env), row = eval_int(a.dst.row, env);
         if (!stage || !row) continue;
         for (const auto& [w0, stage0, row0] : seen)
-          if (stage0 == *stage && std::abs(row0 - *row) < int64_t(acc->m)) {
-            const int64_t lo = std::max(row0, *row), hi = std::min(row0, *row) + int64_t(acc->m) - 1;
-            out_.push_back({s.loc, "store_accumulator runs in warpgroups " + std::to_string(w0) + " and " + std::to_string(w) + " of role '" +
+          if (stage0 == *stage && std::abs(row0 - *row) < rows) {
+            const int64_t lo = std::max(row0, *row), hi = std::min(row0, *row) + rows - 1;
+            out_.push_back({s.loc, op + " runs in warpgroups " + std::to_string(w0) + " and " + std::to_string(w) + " of role '" +
                                        role_->name + "' at once (CTA rank " + std::to_string(rank) + "), both into rows " +
                                        std::to_string(lo) + " to " + std::to_string(hi) + " of stage " + std::to_string(*stage) + " of '" +
                                        buf->name + "': each overwrites the other's elements",

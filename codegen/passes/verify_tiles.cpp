@@ -244,15 +244,20 @@ class Checker : public Visitor {
     if (!family_) return;  // the accumulator's own error says so (finish)
     family_->check_acc_store(n, {name(n.dst), *d}, out_);
     check_acc_stage(*acc, n.acc_stage, n.loc);
+    const std::string op = n.transposed ? "store_accumulator_transposed" : "store_accumulator";
     if (n.first_col + n.cols > acc->n)
-      error(n.loc, "store_accumulator writes columns " + std::to_string(n.first_col) + ".." +
-                       std::to_string(n.first_col + n.cols - 1) + " of accumulator '" + acc->name + "' (" + n2(acc->m, acc->n) + ")",
+      error(n.loc, op + " writes columns " + std::to_string(n.first_col) + ".." + std::to_string(n.first_col + n.cols - 1) +
+                       " of accumulator '" + acc->name + "' (" + n2(acc->m, acc->n) + ")",
             "store columns inside the accumulator");
-    else if (d->cols != n.cols)
-      error(n.loc, "store_accumulator writes " + std::to_string(n.cols) + " columns of accumulator '" + acc->name + "' (" +
+    else if (!n.transposed && d->cols != n.cols)
+      error(n.loc, op + " writes " + std::to_string(n.cols) + " columns of accumulator '" + acc->name + "' (" +
                        n2(acc->m, acc->n) + ") into tile '" + name(n.dst) + "' of " + std::to_string(d->cols) + " columns",
             "give the tile " + std::to_string(n.cols) + " columns");
-    check_rows(n.dst, *d, acc->m, "store_accumulator destination", n.loc);
+    else if (n.transposed && d->cols != acc->m)
+      error(n.loc, op + " writes the " + std::to_string(acc->m) + " rows of accumulator '" + acc->name + "' (" + n2(acc->m, acc->n) +
+                       ") as the columns of tile '" + name(n.dst) + "' of " + std::to_string(d->cols) + " columns",
+            "give the tile " + std::to_string(acc->m) + " columns (one per accumulator row)");
+    check_rows(n.dst, *d, n.dst_rows(acc->m), op + " destination", n.loc);
     if (n.c) {
       const TileLayout* c = tile(*n.c, "store_accumulator source C", n.loc);
       if (c && !(*c == *d))

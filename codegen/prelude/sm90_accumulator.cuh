@@ -193,3 +193,56 @@ TJ_DEVICE void stmatrix_x4_tile(T* block, int col0, const float* v) {
   stmatrix_x4(smem_addr(block) + off, pack2(block, v[0], v[1]), pack2(block, v[2], v[3]), pack2(block, v[4], v[5]),
               pack2(block, v[6], v[7]));
 }
+
+// ---- the transposed epilogue: accumulator (r, c) -> tile row c, column r -------------
+TJ_DEVICE void stmatrix_x4_trans(u32 addr, u32 r0, u32 r1, u32 r2, u32 r3) {
+  asm volatile("stmatrix.sync.aligned.m8n8.x4.trans.shared.b16 [%0], {%1, %2, %3, %4};" ::"r"(addr), "r"(r0), "r"(r1), "r"(r2),
+               "r"(r3)
+               : "memory");
+}
+// stmatrix_x4_tile's sixteen accumulator columns (v as there: v[4 g + 2 h + x] at row
+// 16 (t/32) + (t%32)/4 + 8 h of a 64-row block, column 8 g + 2 (t%4) + x of the sixteen)
+// written transposed: column 8 g + i of them to tile row row0 + 8 g + i, the block's rows
+// to tile columns col0 .. col0 + 63. Matrix k = 2 g + h goes out with .trans: lane 8 k + i
+// addresses tile row row0 + 8 g + i at columns col0 + 16 (t/32) + 8 h (16 bytes).
+template <int PANEL_COLS, int PANEL_BYTES, int SPAN, class T>
+TJ_DEVICE void stmatrix_x4_trans_tile(T* block, int row0, int col0, const float* v) {
+  static_assert(sizeof(T) == 2, "stmatrix stores 16-bit values");
+  const int t = (int)threadIdx.x % 128, lane = t % 32, m = lane / 8;
+  const u32 off = tile_offset<PANEL_COLS, PANEL_BYTES, SPAN, T>(row0 + 8 * (m / 2) + lane % 8, col0 + (t / 32) * 16 + 8 * (m % 2));
+  stmatrix_x4_trans(smem_addr(block) + off, pack2(block, v[0], v[1]), pack2(block, v[2], v[3]), pack2(block, v[4], v[5]),
+                    pack2(block, v[6], v[7]));
+}
+// One value at (row, col) of a tile block, written and read where stmatrix does not apply
+// (f32 tiles, an odd number of 8-column groups, the tile an epilogue function reads).
+TJ_DEVICE void store_one(float* p, float v) { asm volatile("st.shared.f32 [%0], %1;" ::"r"(smem_addr(p)), "f"(v) : "memory"); }
+TJ_DEVICE void store_one(bf16* p, float v) {
+  asm volatile("st.shared.b16 [%0], %1;" ::"r"(smem_addr(p)), "h"(to_bf16(v).bits) : "memory");
+}
+TJ_DEVICE void store_one(f16* p, float v) {
+  asm volatile("st.shared.b16 [%0], %1;" ::"r"(smem_addr(p)), "h"(to_f16(v).bits) : "memory");
+}
+TJ_DEVICE float load_one(const float* p) {
+  float v;
+  asm volatile("ld.shared.f32 %0, [%1];" : "=f"(v) : "r"(smem_addr(p)) : "memory");
+  return v;
+}
+TJ_DEVICE float load_one(const bf16* p) {
+  unsigned short b;
+  asm volatile("ld.shared.b16 %0, [%1];" : "=h"(b) : "r"(smem_addr(p)) : "memory");
+  return to_f32(bf16{b});
+}
+TJ_DEVICE float load_one(const f16* p) {
+  unsigned short b;
+  asm volatile("ld.shared.b16 %0, [%1];" : "=h"(b) : "r"(smem_addr(p)) : "memory");
+  return to_f32(f16{b});
+}
+template <int PANEL_COLS, int PANEL_BYTES, int SPAN, class T>
+TJ_DEVICE void store_one_tile(T* block, int row, int col, float v) {
+  store_one(reinterpret_cast<T*>(reinterpret_cast<unsigned char*>(block) + tile_offset<PANEL_COLS, PANEL_BYTES, SPAN, T>(row, col)), v);
+}
+template <int PANEL_COLS, int PANEL_BYTES, int SPAN, class T>
+TJ_DEVICE float load_one_tile(const T* block, int row, int col) {
+  return load_one(
+      reinterpret_cast<const T*>(reinterpret_cast<const unsigned char*>(block) + tile_offset<PANEL_COLS, PANEL_BYTES, SPAN, T>(row, col)));
+}

@@ -528,7 +528,7 @@ Stmt MmaWait::make(unsigned pending, Loc loc, std::vector<std::string> ready) {
 }
 
 Stmt AccStore::make(std::string acc, TileOperand dst, std::optional<TileOperand> c, unsigned first_col, unsigned cols,
-                     Expr epilogue, Loc loc, Expr acc_stage) {
+                     Expr epilogue, Loc loc, Expr acc_stage, bool transposed) {
   require(cols > 0 && cols % 8 == 0 && first_col % 8 == 0, "AccStore::make: columns come in groups of 8");
   require_tile(dst, "AccStore");
   if (c) require_tile(*c, "AccStore");
@@ -536,7 +536,7 @@ Stmt AccStore::make(std::string acc, TileOperand dst, std::optional<TileOperand>
   require(epilogue->type.scalar == Scalar::F32, "AccStore::make: the epilogue must be f32");
   if (acc_stage) require(acc_stage->type.scalar == Scalar::I32, "AccStore::make: the accumulator's stage must be an i32");
   return std::make_shared<AccStore>(std::move(acc), std::move(dst), std::move(c), first_col, cols, std::move(epilogue),
-                                    std::move(loc), std::move(acc_stage));
+                                    std::move(loc), std::move(acc_stage), transposed);
 }
 
 Expr FragElem::make(ElemPart part, std::string fragment, Loc loc) {

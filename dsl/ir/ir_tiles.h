@@ -98,6 +98,9 @@ struct MmaWait final : StmtNode {
 // alpha * acc + beta * C is one such function. c is the tile its FragElem Tile nodes
 // read, with dst's layout and type (each element read before it is written: c may be
 // dst itself), absent when it reads none.
+// `transposed`: dst holds the accumulator transposed: element (r, c) of the accumulator
+// lands at dst row dst.row + c - first_col, column r (dst has acc.m columns and `cols`
+// rows from dst.row); the epilogue still sees the accumulator's row and column.
 struct AccStore final : StmtNode {
   static constexpr StmtKind static_kind = StmtKind::AccStore;
   const std::string acc;
@@ -106,11 +109,14 @@ struct AccStore final : StmtNode {
   const unsigned first_col, cols;
   const Expr epilogue;   // f32
   const Expr acc_stage;  // i32: the buffer of a staged accumulator; null: 0
+  const bool transposed;
   static Stmt make(std::string acc, TileOperand dst, std::optional<TileOperand> c, unsigned first_col, unsigned cols, Expr epilogue,
-                   Loc loc, Expr acc_stage = nullptr);
-  AccStore(std::string a, TileOperand d, std::optional<TileOperand> c_, unsigned fc, unsigned nc, Expr ep, Loc l, Expr as)
+                   Loc loc, Expr acc_stage = nullptr, bool transposed = false);
+  AccStore(std::string a, TileOperand d, std::optional<TileOperand> c_, unsigned fc, unsigned nc, Expr ep, Loc l, Expr as, bool t)
       : StmtNode(static_kind, std::move(l)), acc(std::move(a)), dst(std::move(d)), c(std::move(c_)), first_col(fc), cols(nc),
-        epilogue(std::move(ep)), acc_stage(std::move(as)) {}
+        epilogue(std::move(ep)), acc_stage(std::move(as)), transposed(t) {}
+  // The rows of dst it writes from dst.row: the accumulator's rows, or its columns transposed.
+  unsigned dst_rows(unsigned acc_m) const { return transposed ? cols : acc_m; }
 };
 
 // Every element of fragment `dst` (an accumulator, or a row fragment: one value per

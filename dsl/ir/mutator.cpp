@@ -204,7 +204,7 @@ Stmt Mutator::mutate_node(const AccStore& n, const Stmt& self) {
   if (n.c) c = mutate_tile(*n.c);
   Expr epilogue = mutate(n.epilogue), stage = n.acc_stage ? mutate(n.acc_stage) : nullptr;
   if (same(dst, n.dst) && (!n.c || same(*c, *n.c)) && epilogue == n.epilogue && stage == n.acc_stage) return self;
-  return AccStore::make(n.acc, dst, c, n.first_col, n.cols, epilogue, n.loc, stage);
+  return AccStore::make(n.acc, dst, c, n.first_col, n.cols, epilogue, n.loc, stage, n.transposed);
 }
 Stmt Mutator::mutate_node(const FragMap& n, const Stmt& self) {
   Expr v = mutate(n.value);

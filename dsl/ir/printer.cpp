@@ -215,7 +215,8 @@ struct StmtText {
   }
   std::string operator()(const AccStore& n) const {
     const std::string acc = n.acc_stage ? n.acc + ".stage(" + to_string(n.acc_stage) + ")" : n.acc;
-    return line("store_accumulator(" + tile(n.dst) + " = " + to_string(n.epilogue) + " over " + acc + "[columns " +
+    return line(std::string(n.transposed ? "store_accumulator_transposed(" : "store_accumulator(") + tile(n.dst) + " = " +
+                    to_string(n.epilogue) + " over " + acc + "[columns " +
                     std::to_string(n.first_col) + ".." + std::to_string(n.first_col + n.cols - 1) + "]" +
                     (n.c ? ", elem.tile of " + tile(*n.c) : "") + ")",
                 n.loc);

@@ -5,27 +5,17 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
-#include <cstring>
 #include <random>
 
 #include <tilejit/tilejit.h>
 
 #include "tests/codegen/fragment_kernels.h"
+#include "tests/gpu/bf16_host.h"
 
 namespace {
 
-uint16_t to_bf16(float f) {  // round to nearest even
-  uint32_t u;
-  std::memcpy(&u, &f, 4);
-  u += 0x7FFFu + ((u >> 16) & 1u);
-  return uint16_t(u >> 16);
-}
-float from_bf16(uint16_t b) {
-  uint32_t u = uint32_t(b) << 16;
-  float f;
-  std::memcpy(&f, &u, 4);
-  return f;
-}
+using tj::test::from_bf16;
+using tj::test::to_bf16;
 
 // out for `blocks` blocks of 64 rows: the kernel's arithmetic in double, P rounded to bf16.
 std::vector<float> reference(const std::vector<uint16_t>& q, const std::vector<uint16_t>& k, const std::vector<uint16_t>& v,
