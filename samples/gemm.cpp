@@ -74,6 +74,10 @@ std::vector<ParamSpec> Gemm::params() const {
           {"split_issue", 1, 0, 1,
            "1: each k-block's MMAs go out in two groups, the first K step, then the wait for the previous k-block, then "
            "the rest; 0: one group, then the wait (warp-specialized, up to 256 columns)"},
+          {"swap", 0, 0, 1,
+           "1: the MMA computes D^T = B A^T (layout tn), each tile stored transposed into D: bm, bn, the cluster and the "
+           "schedule then describe that product (bm of B's rows, n, by bn of A's, m), so that the 64-row side of the "
+           "tile falls on N and the 16-column steps on M; not with pingpong or split_reduce cluster"},
           {"edge", 1, 0, 1,
            "1: where the last tile row (column) holds fewer than half a tile, or a cluster's CTA lies past m (n), the "
            "edge's tiles move back to end at m (n), so that no TMA box reaches mostly past A or B (their rows and columns "
@@ -165,6 +169,12 @@ GemmShape gemm_shape(const Config& c) {
   return s;
 }
 
+GemmShape gemm_kernel_shape(const Config& c) {
+  GemmShape s = gemm_shape(c);
+  if (c.param("swap") == 1) std::swap(s.m, s.n), std::swap(s.lda, s.ldb);
+  return s;
+}
+
 GemmTiling gemm_tiling(const Config& c) {
   GemmTiling t;
   t.bm = unsigned(c.param("bm")), t.bn = unsigned(c.param("bn")), t.bk = unsigned(c.param("bk"));
@@ -178,6 +188,7 @@ GemmTiling gemm_tiling(const Config& c) {
   t.multicast = multicast == GemmMulticast::On || (multicast == GemmMulticast::Auto && t.warp_specialized);
   t.split_issue = c.param("split_issue") == 1;
   t.edge = c.param("edge") == 1;
+  t.swap = c.param("swap") == 1;
   t.pingpong = c.param("pingpong") == 1;
   t.pdl = c.param("pdl") == 1;
   t.splits = unsigned(c.param("splits"));
@@ -188,7 +199,7 @@ GemmTiling gemm_tiling(const Config& c) {
   if (!t.warp_specialized) t.consumers = 1;
   const unsigned chunk = unsigned(c.param("epilogue_chunk"));
   t.chunk_bytes = chunk == 64 ? 64 : 128;
-  const GemmShape s = gemm_shape(c);
+  const GemmShape s = gemm_kernel_shape(c);
   // As many stages as fit (at most kMaxAutoStages), or the config's.
   auto stages_of = [&](GemmTiling u) {
     if (u.stages != 0) return u.stages;
@@ -248,6 +259,7 @@ std::string gemm_split_in_cluster_refusal(const GemmShape& s, const GemmTiling& 
            " is over 8 CTAs";
   if (t.stream_k || t.dynamic) return std::string("schedule ") + (t.stream_k ? "stream_k" : "dynamic") + " runs whole tiles or shares of its own";
   if (t.pingpong) return "pingpong runs each tile on one warpgroup";
+  if (t.swap) return "swap stores each warpgroup's chunks transposed, whole";
   if (!gemm_shares_by_rows(s, t, planes)) return {};
   // Else the tile's (warpgroup, chunk) pieces dealt out to the planes, each plane's in
   // one warpgroup's rows (dsl/split_k.h).
@@ -284,6 +296,11 @@ std::vector<ConfigProblem> Gemm::check_config(const Config& c) const {
   pitch_ok("lda", s.lda, s.k, "A", in);
   pitch_ok("ldb", s.ldb, s.b_row(), "B", in);
   pitch_ok("ldd", s.ldd, s.n, "D", ob);
+  if (t.swap) {
+    need(s.layout == GemmLayout::TN, "params.swap",
+         "swap runs B A^T with both operands K-major (layout tn); with nn B's rows are N-major: use layout tn, or swap 0");
+    need(!t.pingpong, "params.swap", "swap stores the cooperative consumers' chunks transposed; pingpong is not built for it: use pingpong 0, or swap 0");
+  }
   need(t.bm % (64 * t.tile_groups()) == 0, "params.bm",
        "bm = " + std::to_string(t.bm) + " must be a multiple of 64 x the warpgroups that share a tile (" +
            std::to_string(64 * t.tile_groups()) + ")");
@@ -384,7 +401,7 @@ std::vector<ConfigProblem> Gemm::check_config(const Config& c) const {
   need(t.splits <= kMaxSplits, "params.splits",
        "splits = " + std::to_string(t.splits) + ": split-K cuts each tile's K into 1 to " + std::to_string(kMaxSplits) +
            " ranges (1: no split, 0: chosen at run time)");
-  const GemmWorkspace ws = gemm_workspace(s, t, 0);
+  const GemmWorkspace ws = gemm_workspace(gemm_kernel_shape(c), t, 0);
   need(ws.workspace_floats * 4 <= (uint64_t(1) << 40), "params.splits",
        "splits = " + std::to_string(t.splits) + " needs a split-K workspace of " + std::to_string(ws.workspace_floats * 4 >> 30) +
            " GiB (f32 partials of every tile and split): use fewer splits, or none for a problem this large");
@@ -428,14 +445,14 @@ GemmWorkspace gemm_workspace(const GemmShape& s, const GemmTiling& t, int sm_cou
   return {tiles * (t.atomic_sum ? 1 : splits) * t.bm * t.bn, tiles * t.tile_groups(), splits};
 }
 
-ir::Kernel Gemm::build(const Config& c) const { return build_gemm_kernel(gemm_shape(c), gemm_tiling(c)); }
+ir::Kernel Gemm::build(const Config& c) const { return build_gemm_kernel(gemm_kernel_shape(c), gemm_tiling(c)); }
 
 std::unique_ptr<Instance> Gemm::instantiate(const Config& c, uint64_t seed) const {
-  return make_gemm_instance(gemm_shape(c), build(c), seed);
+  return make_gemm_instance(gemm_shape(c), build(c), seed, gemm_tiling(c).swap);
 }
 
 std::optional<ir::Dim3> Gemm::persistent_grid(const Config& c, int max_active_clusters) const {
-  const GemmShape s = gemm_shape(c);
+  const GemmShape s = gemm_kernel_shape(c);
   const GemmTiling t = gemm_tiling(c);
   // Work units: cluster tiles x the splits that run (at most one per k-block; with
   // splits 0 the kernel takes as many as this grid holds, up to its cap).

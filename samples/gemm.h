@@ -318,6 +318,10 @@ struct GemmTiling {
   bool pingpong = false;
   bool pdl = true;  // programmatic dependent launch (KernelBuilder::dependent_launch)
   unsigned chunk_bytes = 128;  // bytes of D's rows per epilogue chunk: 128 or 64
+  // The MMA computes D^T = B A^T (tn only): tiles of bm of B's rows by bn of A's, each
+  // stored transposed into D (store_accumulator_transposed). The tiling, cluster and
+  // schedule then describe that problem (gemm_kernel_shape).
+  bool swap = false;
   // Warpgroups that own an accumulator of one tile: the consumers, or 1 with pingpong.
   unsigned tile_groups() const { return warp_specialized && !pingpong ? consumers : 1; }
   // Rows of a tile in one warpgroup's accumulator.
@@ -394,9 +398,13 @@ uint64_t smem_bytes(const GemmShape& s, const GemmTiling& t);
 // the kernel stores through a buffer and the maps D_tail and C_tail of its own.
 unsigned gemm_tail_cols(const GemmShape& s, const GemmTiling& t);
 // The kernel itself (samples/gemm_kernel.cpp).
+// s: the problem as the kernel runs it (gemm_kernel_shape: with t.swap, the transposed one).
 ir::Kernel build_gemm_kernel(const GemmShape& s, const GemmTiling& t);
 
+// The problem the config names, and the one its kernel runs: the same, or with `swap` the
+// transposed product D^T = B A^T (m and n, lda and ldb exchanged; D's pitch stays D's).
 GemmShape gemm_shape(const Config& c);
+GemmShape gemm_kernel_shape(const Config& c);
 GemmTiling gemm_tiling(const Config& c);
 
 // The kernel's parameters, in order: tensor maps "A", "B", "D", "C" (C shares D's
@@ -428,6 +436,8 @@ class Gemm final : public Sample {
 // Device buffers, tensor maps and the cuBLAS-checked reference for one GEMM
 // (samples/gemm_host.cpp). `kernel` is the built kernel: the tensor maps are
 // encoded with its declared boxes and swizzles; split-K's workspace is the runtime's.
-std::unique_ptr<Instance> make_gemm_instance(const GemmShape& shape, const ir::Kernel& kernel, uint64_t seed);
+// `swapped`: the kernel computes D^T = B A^T (GemmTiling::swap): its A map reads B and its
+// m is the problem's n.
+std::unique_ptr<Instance> make_gemm_instance(const GemmShape& shape, const ir::Kernel& kernel, uint64_t seed, bool swapped = false);
 
 }  // namespace tj::samples

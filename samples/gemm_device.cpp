@@ -113,7 +113,7 @@ unsigned narrow_width(const GemmShape& s, uint64_t clusters, bool edges_move) {
 // (stream-K too) multicast stays on, with 64-column tiles the pair along N.
 void choose_multicast(const Gemm& gemm, Sample::DeviceChoice& d, int sm_count, const Say& say) {
   Config& c = d.config;
-  const GemmShape s = gemm_shape(c);
+  const GemmShape s = gemm_kernel_shape(c);
   const GemmTiling t = gemm_tiling(c);
   const std::string was = xy(c.cluster);
   if (c.cluster.count() != 2 || c.cluster.z != 1 || t.splits != 1 || t.dynamic) {
@@ -176,7 +176,7 @@ int model_sms(const Sample::DeviceFacts& device, unsigned ctas) {
 // CTA issues over kGemmUnalignedRows, whichever is more.
 void choose_packing(const Gemm& gemm, const Config& c, const Sample::DeviceFacts& device, Sample::DeviceChoice& d, const Say& say) {
   if (c.cluster.z != 1 || c.cluster.count() > 2 || GemmMulticast(c.param("multicast")) != GemmMulticast::Auto) return;
-  const GemmShape s = gemm_shape(c);
+  const GemmShape s = gemm_kernel_shape(c);
   const bool aligned = rows_aligned(s);
   std::vector<ir::Dim3> clusters;
   if (!c.named.count("cluster"))
@@ -282,7 +282,7 @@ void choose_packing(const Gemm& gemm, const Config& c, const Sample::DeviceFacts
 // of at least 128 columns whose tiles in 2x1 pairs, split in 2 (workspace or cluster, as
 // choose_split_plane decides), fill at most one wave of the pairs the device runs at once.
 void choose_long_split(const Gemm& gemm, const Config& c, const Sample::DeviceFacts& device, Sample::DeviceChoice& d, const Say& say) {
-  const GemmShape s = gemm_shape(d.config);
+  const GemmShape s = gemm_kernel_shape(d.config);
   const GemmTiling t = gemm_tiling(d.config);
   if (!kGemmLongSplit || c.named.count("cluster") || s.layout != GemmLayout::TN || t.bm != 128 || t.consumers != 2 ||
       t.bn > 128 || ceil_div(uint64_t(s.k), t.bk) < kGemmLongKblocks ||
@@ -335,7 +335,7 @@ bool pair_along_m(const Config& c, const GemmShape& s, unsigned bn) {
 void choose_width(const Gemm& gemm, const Config& c, const Sample::DeviceFacts& device, bool auto_schedule, Sample::DeviceChoice& d,
                   const Say& say) {
   const int sm_count = device.sm_count;
-  const GemmShape s = gemm_shape(c);
+  const GemmShape s = gemm_kernel_shape(c);
   const GemmTiling t = gemm_tiling(c);
   unsigned bn = gemm_auto_bn(s, t, sm_count);
   const uint64_t clusters = std::max<uint64_t>(1, uint64_t(sm_count) / (uint64_t(t.cluster_m) * t.cluster_n));
@@ -400,7 +400,7 @@ void choose_width(const Gemm& gemm, const Config& c, const Sample::DeviceFacts& 
 
 // splits 0: the count the kernel would take at run time, at one CTA per SM (gemm_workspace).
 void choose_splits(GemmSchedule sched, int sm_count, Sample::DeviceChoice& d, const Say& say) {
-  const GemmShape s = gemm_shape(d.config);
+  const GemmShape s = gemm_kernel_shape(d.config);
   const GemmTiling t = gemm_tiling(d.config);
   const unsigned splits = std::max(1u, gemm_workspace(s, t, sm_count).splits);
   d.config.params["splits"] = int64_t(splits);
@@ -418,7 +418,7 @@ void choose_schedule(const Sample::DeviceFacts& device, Sample::DeviceChoice& d,
   // (choose_width counts them so too).
   const unsigned ctas = d.config.cluster.x * d.config.cluster.y;
   const int sm_count = ctas > 2 ? model_sms(device, ctas) : device.sm_count;
-  const GemmScheduleChoice a = gemm_auto_schedule(gemm_shape(d.config), gemm_tiling(d.config), sm_count);
+  const GemmScheduleChoice a = gemm_auto_schedule(gemm_kernel_shape(d.config), gemm_tiling(d.config), sm_count);
   d.config.params["schedule"] = int64_t(a.schedule);
   d.config.params["splits"] = int64_t(a.splits);
   const char* name = a.schedule == GemmSchedule::StreamK ? "stream_k" : a.schedule == GemmSchedule::SplitK ? "split_k" : "static";
@@ -432,7 +432,7 @@ void choose_schedule(const Sample::DeviceFacts& device, Sample::DeviceChoice& d,
 // full enough).
 void choose_stream_k_tile(const Gemm& gemm, const Config& c, const Sample::DeviceFacts& device, Sample::DeviceChoice& d,
                           const Say& say) {
-  const GemmShape s = gemm_shape(d.config);
+  const GemmShape s = gemm_kernel_shape(d.config);
   const GemmTiling t = gemm_tiling(d.config);
   const bool named_pair = c.named.count("cluster") && c.cluster.x == 1 && c.cluster.y == 2 && c.cluster.z == 1;
   if (!t.stream_k || (c.named.count("cluster") && !named_pair) || s.n < kGemmStreamKPairMinN ||
@@ -481,7 +481,7 @@ void choose_split_plane(const Gemm& gemm, const ir::Dim3& requested, const Sampl
   if (splits <= 1 || d.config.cluster.z != 1 || GemmSplitReduce(d.config.param("split_reduce")) != GemmSplitReduce::Auto ||
       GemmSchedule(d.config.param("schedule")) != GemmSchedule::SplitK)
     return;
-  const GemmShape s = gemm_shape(d.config);
+  const GemmShape s = gemm_kernel_shape(d.config);
   const uint64_t operands = (uint64_t(s.m) + uint64_t(s.n)) * uint64_t(s.k) * ir::scalar_bytes(s.in);
   Config in_cluster = d.config;
   in_cluster.cluster = {1, 1, splits};
@@ -528,7 +528,7 @@ void choose_split_plane(const Gemm& gemm, const ir::Dim3& requested, const Sampl
 // at once with the same splits: as many CTAs as the pairs, each A tile leaving L2 once.
 void choose_split_quad(const Gemm& gemm, const Config& c, const Sample::DeviceFacts& device, Sample::DeviceChoice& d,
                        const Say& say) {
-  const GemmShape s = gemm_shape(d.config);
+  const GemmShape s = gemm_kernel_shape(d.config);
   const GemmTiling t = gemm_tiling(d.config);
   if (c.named.count("cluster") || GemmMulticast(c.param("multicast")) != GemmMulticast::Auto ||
       GemmSchedule(d.config.param("schedule")) != GemmSchedule::SplitK || t.splits < 2 ||

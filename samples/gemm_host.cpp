@@ -118,9 +118,10 @@ bool reads_c(const GemmShape& s) { return s.beta != 0 || s.epilogue.residual; }
 
 class GemmHost final : public GemmInstance {
  public:
-  GemmHost(const GemmShape& s, const ir::Kernel& kernel, uint64_t seed)
+  GemmHost(const GemmShape& s, const ir::Kernel& kernel, uint64_t seed, bool swapped)
       : shape_(s),
         seed_(seed),
+        swapped_(swapped),
         a_(random_matrix(s.in, s.m, s.k, seed, 0xA, s.a_pitch())),
         b_(s.layout == GemmLayout::TN ? random_matrix(s.in, s.n, s.k, seed, 0xB, s.b_pitch())
                                       : random_matrix(s.in, s.k, s.n, seed, 0xB, s.b_pitch())),
@@ -137,9 +138,14 @@ class GemmHost final : public GemmInstance {
     // D's padding (columns n .. ldd - 1) holds all-ones bytes, as C's does: verify() checks
     // that the kernel never writes there.
     d_dev_.fill_u8(0xFF);
-    maps_[0] = encode(kernel, "A", a_dev_.ptr(), m, k, uint64_t(s.a_pitch()));
-    maps_[1] = s.layout == GemmLayout::TN ? encode(kernel, "B", b_dev_.ptr(), n, k, uint64_t(s.b_pitch()))
-                                          : encode(kernel, "B", b_dev_.ptr(), k, n, uint64_t(s.b_pitch()));
+    if (swapped) {  // D^T = B A^T: the kernel's A is B (n x k), its B is A
+      maps_[0] = encode(kernel, "A", b_dev_.ptr(), n, k, uint64_t(s.b_pitch()));
+      maps_[1] = encode(kernel, "B", a_dev_.ptr(), m, k, uint64_t(s.a_pitch()));
+    } else {
+      maps_[0] = encode(kernel, "A", a_dev_.ptr(), m, k, uint64_t(s.a_pitch()));
+      maps_[1] = s.layout == GemmLayout::TN ? encode(kernel, "B", b_dev_.ptr(), n, k, uint64_t(s.b_pitch()))
+                                            : encode(kernel, "B", b_dev_.ptr(), k, n, uint64_t(s.b_pitch()));
+    }
     maps_[2] = encode(kernel, "D", d_dev_.ptr(), m, n, ldd);
     // The residual R is read through the map C; with neither it nor beta the kernel does
     // not read C: its map may point at D.
@@ -154,7 +160,8 @@ class GemmHost final : public GemmInstance {
   rt::ArgPack args() override {
     rt::ArgPack a;
     for (const CUtensorMap& map : maps_) a.push(map);
-    a.push(int32_t(shape_.m)).push(int32_t(shape_.n)).push(int32_t(shape_.k));
+    // The kernel's m and n: swapped, its rows run along the problem's n.
+    a.push(int32_t(swapped_ ? shape_.n : shape_.m)).push(int32_t(swapped_ ? shape_.m : shape_.n)).push(int32_t(shape_.k));
     a.push(float(shape_.alpha)).push(float(shape_.beta));
     if (shape_.epilogue.col_scale) a.push(col_scale_dev_.ptr());
     if (shape_.epilogue.bias) a.push(bias_dev_.ptr());
@@ -234,6 +241,7 @@ class GemmHost final : public GemmInstance {
 
   GemmShape shape_;
   uint64_t seed_;
+  bool swapped_;  // the kernel computes D^T = B A^T
   HostMatrix a_, b_, c_;
   std::vector<float> col_scale_, bias_;
   rt::DeviceBuffer a_dev_, b_dev_, c_dev_, d_dev_, col_scale_dev_, bias_dev_;
@@ -390,13 +398,15 @@ std::vector<std::string> gemm_kernel_problems(const GemmShape& s, const ir::Kern
   return out;
 }
 
-std::unique_ptr<Instance> make_gemm_instance(const GemmShape& shape, const ir::Kernel& kernel, uint64_t seed) {
+std::unique_ptr<Instance> make_gemm_instance(const GemmShape& shape, const ir::Kernel& kernel, uint64_t seed, bool swapped) {
   if (std::vector<std::string> problems = gemm_kernel_problems(shape, kernel); !problems.empty()) {
     std::string msg = "gemm host: ";
     for (size_t i = 0; i < problems.size(); ++i) msg += (i ? "; " : "") + problems[i];
     throw rt::RuntimeError(rt::ErrorKind::Usage, msg);
   }
-  return std::make_unique<GemmHost>(shape, kernel, seed);
+  if (swapped && shape.layout != GemmLayout::TN)
+    throw rt::RuntimeError(rt::ErrorKind::Usage, "gemm host: a swapped kernel (D^T = B A^T) reads both operands K-major: layout tn");
+  return std::make_unique<GemmHost>(shape, kernel, seed, swapped);
 }
 
 }  // namespace tj::samples

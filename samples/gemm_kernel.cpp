@@ -51,7 +51,7 @@ unsigned boxes_per_cta(unsigned rows, unsigned ctas) { return (rows / ctas + 255
 // shared memory after it, so that the epilogue reads them from there instead of
 // waiting on global loads chunk by chunk. 0 where the epilogue reads them directly.
 unsigned staged_vectors(const GemmShape& s, const GemmTiling& t) {
-  if (!t.warp_specialized || t.pingpong) return 0;
+  if (!t.warp_specialized || t.pingpong || t.swap) return 0;  // swapped: the vectors run along the tile's rows
   return (s.epilogue.col_scale ? 1u : 0u) + (s.epilogue.bias ? 1u : 0u);
 }
 
@@ -95,6 +95,9 @@ struct GemmKernel {
   // and each output value does not depend on which tile computes it (not stream-K, whose
   // units cut two tiles' K differently).
   bool edge_shift;
+  // The MMA computes D^T = B A^T (swap): this kernel's A is the problem's B, its m the
+  // problem's n; its tile's rows are D's columns, stored transposed (epilogue()).
+  bool swap;
 
   GemmKernel(const GemmShape& s_, const GemmTiling& t_, KernelBuilder& k_, unsigned mma_groups_)
       : s(s_), t(t_), k(k_), cx(t_.multicast ? k_.cluster_shape().x : 1), cy(t_.multicast ? k_.cluster_shape().y : 1),
@@ -110,21 +113,26 @@ struct GemmKernel {
         chunk_cols(t_.chunk_bytes / ir::scalar_bytes(s_.out)), tail_cols(gemm_tail_cols(s_, t_)),
         // Two chunk buffers of bm x chunk_cols for the epilogue (per consumer with
         // pingpong: one's epilogue may still be storing when the other's begins).
-        d(k.shared_tile(s.out, "d", t.bm * (t_.pingpong ? t_.consumers : 1), chunk_cols, 2, ir::Major::K, tail_swizzle(t_.chunk_bytes))),
+        // Swapped: each MMA warpgroup's chunk is chunk_cols rows of D (the accumulator's
+        // columns) by its rows_per_mma columns of D (128 or 256 bytes: 128-byte swizzled).
+        d(t_.swap ? k.shared_tile(s.out, "d", chunk_cols * mma_groups_, t.bm / mma_groups_, 2, ir::Major::K, ir::Swizzle::B128)
+                  : k.shared_tile(s.out, "d", t.bm * (t_.pingpong ? t_.consumers : 1), chunk_cols, 2, ir::Major::K, tail_swizzle(t_.chunk_bytes))),
         // The CTAs of a cluster row share A's tile: each loads a slice and multicasts
         // it along the row; B's slices go down the cluster column.
         amap(k.tile_map("A", a, t.bm / cx / a_boxes)),
         bmap(k.tile_map("B", b, (nn ? t.bk : t.bn) / cy / b_boxes)),
-        dmap(k.tile_map("D", d, unsigned(rows_per_mma))),
-        cmap(k.tile_map("C", d, unsigned(rows_per_mma))),
+        dmap(k.tile_map("D", d, t_.swap ? chunk_cols : unsigned(rows_per_mma))),
+        cmap(k.tile_map("C", d, t_.swap ? chunk_cols : unsigned(rows_per_mma))),
         // The tail chunk's buffer (one: the chunks before and after it use the other two)
         // and its maps, declared right after C's: its rows swizzled where they are 32 or
         // 64 bytes, else plain (TMA's swizzles span 32, 64 or 128 bytes).
-        d_tail(tail_cols ? std::optional(k.shared_tile(s.out, "d_tail", t.bm * (t_.pingpong ? t_.consumers : 1), tail_cols, 1,
-                                                       ir::Major::K, tail_swizzle(tail_cols * ir::scalar_bytes(s_.out))))
-                         : std::nullopt),
-        dmap_tail(d_tail ? std::optional(k.tile_map("D_tail", *d_tail, unsigned(rows_per_mma))) : std::nullopt),
-        cmap_tail(d_tail ? std::optional(k.tile_map("C_tail", *d_tail, unsigned(rows_per_mma))) : std::nullopt),
+        d_tail(!tail_cols ? std::nullopt
+               : t_.swap  ? std::optional(k.shared_tile(s.out, "d_tail", tail_cols * mma_groups_, t.bm / mma_groups_, 1, ir::Major::K,
+                                                        ir::Swizzle::B128))
+                          : std::optional(k.shared_tile(s.out, "d_tail", t.bm * (t_.pingpong ? t_.consumers : 1), tail_cols, 1,
+                                                        ir::Major::K, tail_swizzle(tail_cols * ir::scalar_bytes(s_.out))))),
+        dmap_tail(d_tail ? std::optional(k.tile_map("D_tail", *d_tail, t_.swap ? tail_cols : unsigned(rows_per_mma))) : std::nullopt),
+        cmap_tail(d_tail ? std::optional(k.tile_map("C_tail", *d_tail, t_.swap ? tail_cols : unsigned(rows_per_mma))) : std::nullopt),
         m(k.param<int32_t>("m")), n(k.param<int32_t>("n")), kk(k.param<int32_t>("k")),
         alpha(k.param<float>("alpha")), beta(k.param<float>("beta")),
         col_scale(s_.epilogue.col_scale ? std::optional(k.param<float*>("col_scale")) : std::nullopt),
@@ -144,7 +152,7 @@ struct GemmKernel {
         stage_bytes(uint32_t((uint64_t(t.bm) + t.bn) * t.bk * ir::scalar_bytes(s.in))),
         tiles_m((m + bm - 1) / bm), tiles_n((n + bn - 1) / bn), kblocks((kk + bk - 1) / bk),
         schedule(t.dynamic ? dynamic(t.group) : static_persistent(t.group)), mma_groups(mma_groups_),
-        edge_shift(t_.edge && s_.beta == 0 && !s_.epilogue.residual && !t_.stream_k) {
+        edge_shift(t_.edge && s_.beta == 0 && !s_.epilogue.residual && !t_.stream_k), swap(t_.swap) {
     split.declare_shared(t.bn);
   }
 
@@ -177,7 +185,8 @@ struct GemmKernel {
     const i32 back = align == 1 ? extent - tile : (extent - tile + (align - 1)) / align * align;
     return select(extent >= tile && extent % tile * 2 < tile, min(t * tile, back), t * tile);
   }
-  i32 row_origin(const i32& tm) const { return origin(tm, m, bm); }
+  // Swapped, the rows are D's innermost coordinate.
+  i32 row_origin(const i32& tm) const { return origin(tm, m, bm, swap ? kGemmColumnAlign : 1); }
   i32 col_origin(const i32& tn) const { return origin(tn, n, bn, kGemmColumnAlign); }
 
   // One thread: k-block kb of tile (tm, tn) into stage st, completing on full[st].
@@ -256,10 +265,11 @@ struct GemmKernel {
   // tanh(k (x + 0.044715 x^3))) with k = sqrt(2 / pi), is h + h tanh(h (2k + 8 (0.044715 k)
   // h^2)) in h = x / 2, the halving in the first multiply or the staged vectors: with a bias,
   // an FMA, a multiply, an FMA, a multiply, the tanh and an FMA per element.
-  f32 fused(const Elem& e, const f32& scale, const i32& wg, const i32& tn) const {
+  f32 fused(const Elem& e, const f32& scale, const i32& wg, const i32& tm, const i32& tn) const {
     const bool halve = gelu() && !(vectors && col_scale);  // the accumulator's factor halves, else the staged scale
     f32 x = s.alpha != 1.0 ? e.value * (halve ? scale * f32(0.5f) : scale) : halve ? e.value * f32(0.5f) : e.value;
-    const i32 col = min(col_origin(tn) + e.col, n - 1);
+    // Swapped: D's column is the accumulator's row (never staged: staged_vectors).
+    const i32 col = swap ? min(row_origin(tm) + wg * rows_per_mma + e.row, m - 1) : min(col_origin(tn) + e.col, n - 1);
     auto vector = [&](const Ptr<float>& global, unsigned v) {
       return vectors ? (*vec_s)[(wg * int32_t(vectors) + int32_t(v)) * bn + e.col] : global[col];
     };
@@ -299,10 +309,23 @@ struct GemmKernel {
       const unsigned ch = ch0 + c;  // the chunk of the tile; c: of this epilogue, and its buffer
       const bool is_tail = c == full;
       const unsigned width = is_tail ? tail_cols : chunk_cols;
-      TileView out = is_tail ? stage(*d_tail, 0).rows(wg * rows_per_mma) : stage(d, int32_t(c % 2)).rows(wg * rows_per_mma);
+      // This warpgroup's part of the chunk buffer: its rows of the tile, or swapped its
+      // `width` rows of D (the chunk's columns of the accumulator).
+      const int32_t part = swap ? int32_t(width) : rows_per_mma;
+      TileView out = is_tail ? stage(*d_tail, 0).rows(wg * part) : stage(d, int32_t(c % 2)).rows(wg * part);
       const TileMap& dm = is_tail ? *dmap_tail : dmap;
       const TileMap& cm = is_tail ? *cmap_tail : cmap;
       const i32 col0 = col_origin(tn) + int32_t(ch * chunk_cols);
+      // D's row and column of the buffer's row 0 for the chunk's TMA copies (which add the
+      // view's row): swapped, the chunk's columns are D's rows and the warpgroup's rows its columns.
+      const i32 d_row = swap ? col0 - wg * part : row0, d_col = swap ? row_origin(tm) + wg * rows_per_mma : col0;
+      const Columns chunk{ch * chunk_cols, width};
+      // The epilogue function into the buffer, transposed where swapped.
+      auto store = [&](const ElemFn& fn) {
+        if (swap) store_accumulator_transposed(out, acc, chunk, fn);
+        else store_accumulator(out, acc, chunk, fn);
+      };
+      auto scaled = [&](const Elem& e) { return s.alpha == 1.0 ? e.value : e.value * scale; };
       // A tile's first chunk reuses the buffer of the previous tile's last: with a tail,
       // where the tail is the only chunk; without, where the whole chunks are odd.
       const bool reuses_last = c == 0 && (tail ? full == 0 : full % 2 == 1);
@@ -317,10 +340,9 @@ struct GemmKernel {
           if_(leader, [&] { bulk_wait_read(0); });
           warpgroup_sync(wg);
         }
-        if (s.epilogue.any())
-          store_accumulator(out, acc, Columns{ch * chunk_cols, width}, [&](const Elem& e) { return fused(e, scale, wg, tn); });
-        else
-          store_accumulator(out, acc, Columns{ch * chunk_cols, width}, scale, f32(0.0f), out);
+        if (s.epilogue.any()) store([&](const Elem& e) { return fused(e, scale, wg, tm, tn); });
+        else if (swap) store(scaled);
+        else store_accumulator(out, acc, chunk, scale, f32(0.0f), out);
         fence_proxy_async();
         if_(leader, [&] { bulk_wait_read(0); });
         warpgroup_sync(wg);
@@ -333,24 +355,25 @@ struct GemmKernel {
         auto load_c = [&] {
           if_(leader, [&] {
             arrive_expect_tx(c_full[wg], u32(tile_load_bytes(cm)));
-            tma_load_tile(out, cm, row0, col0, c_full[wg]);
+            tma_load_tile(out, cm, d_row, d_col, c_full[wg]);
           });
           wait_local(c_full[wg]);
         };
         if (s.epilogue.residual) {
           // The fused epilogue plus R's element at the same place (e[out]: read before it is written).
           load_c();
-          store_accumulator(out, acc, Columns{ch * chunk_cols, width}, [&](const Elem& e) { return fused(e, scale, wg, tn) + e[out]; });
+          store([&](const Elem& e) { return fused(e, scale, wg, tm, tn) + e[out]; });
         } else {
           if_(beta != 0.0f, load_c).else_([&] { warpgroup_sync(wg); });
           // One epilogue for both cases (it reads C only when beta != 0): half the code to compile.
-          store_accumulator(out, acc, Columns{ch * chunk_cols, width}, scale, beta, out);
+          if (swap) store([&](const Elem& e) { return scaled(e) + beta * e[out]; });
+          else store_accumulator(out, acc, chunk, scale, beta, out);
         }
         fence_proxy_async();
         warpgroup_sync(wg);
       }
       if_(leader, [&] {
-        tma_store_tile(dm, row0, col0, out);
+        tma_store_tile(dm, d_row, d_col, out);
         bulk_commit();
       });
     }

@@ -214,6 +214,30 @@ TEST_CASE("gemm: fused epilogues with a residual add against cuBLAS [gpu]", "[gp
   for (size_t i = 0; i < cases.size(); ++i) check(cases[i], 750 + i);
 }
 
+// swap 1: the MMA computes D^T = B A^T (the kernel's A is B, its m the problem's n) and
+// each chunk goes out transposed (store_accumulator_transposed, stmatrix.trans). Ragged M and
+// N on both sides of the tile, a tail chunk (bn 176, 208), every output type, alpha and
+// beta, the fused epilogue with its vectors along the tile's rows, the residual, multicast
+// clusters both ways, the edge's moved tiles, split-K, stream-K, one warpgroup.
+TEST_CASE("gemm: swapped operands (D^T = B A^T, stored transposed) against cuBLAS [gpu]", "[gpu][gemm][swap]") {
+  const std::vector<GemmCase> cases = {
+      {820, 5904, 688, {{"swap", 1}, {"bn", 208}}},                                              // 4 tile columns of 208
+      {1000, 1000, 1000, {{"swap", 1}}},                                                         // ragged everywhere
+      {129, 264, 72, {{"swap", 1}, {"bn", 128}}},
+      {700, 3000, 512, {{"swap", 1}, {"bn", 176}, {"out", 2}}, {1, 2, 1}},                       // f32 out, tail, 1x2
+      {3000, 2600, 512, {{"swap", 1}, {"bias", 1}, {"act", 2}}, {2, 1, 1}},                      // gelu(x + bias), 2x1
+      {2048, 3000, 256, {{"swap", 1}, {"col_scale", 1}, {"bias", 1}, {"act", 3}, {"out", 1}}, {1, 1, 1}, 0.5},
+      {1000, 1032, 520, {{"swap", 1}, {"residual", 1}, {"bn", 128}}},                            // x + R
+      {1000, 1032, 520, {{"swap", 1}, {"bn", 192}}, {1, 1, 1}, 0.75, 0.5},                       // alpha, beta: C read
+      {900, 4100, 1024, {{"swap", 1}, {"bn", 160}, {"edge", 1}}},                                // the edge's tiles moved
+      {512, 1024, 8192, {{"swap", 1}, {"splits", 4}, {"bn", 128}}},                               // split-K's fix-up
+      {1500, 2600, 2048, {{"swap", 1}, {"schedule", 2}}},                                        // stream-K
+      {500, 712, 320, {{"swap", 1}, {"warp_specialized", 0}, {"bn", 128}}},                      // one warpgroup
+      {2000, 3000, 1000, {{"swap", 1}, {"bm", 192}, {"consumers", 3}, {"bn", 176}}},             // 192-row tiles
+  };
+  for (size_t i = 0; i < cases.size(); ++i) check(cases[i], 1900 + i);
+}
+
 // Split-K: each tile's K cut into `splits` ranges run by different CTAs, the last to
 // finish adding the f32 partials (samples/gemm_kernel.cpp). Shapes with few tiles and
 // a long K (the case it is for), ragged K, more splits than k-blocks (the kernel runs
