@@ -57,9 +57,9 @@ std::vector<Config> Gemm::tuning_candidates(const Config& c) const {
   std::vector<Config> out;
   auto candidate = [&](const Tile& tile, const ir::Dim3& cluster, int64_t group, int64_t bk, int64_t stages, int64_t splits = 1,
                        int64_t pingpong = 0, int64_t consumers = 2, int64_t multicast = 1,
-                       GemmSplitReduce reduce = GemmSplitReduce::Auto) {
+                       GemmSplitReduce reduce = GemmSplitReduce::Auto, int64_t swap = 0) {
     Config k = c;
-    k.params["split_reduce"] = int64_t(reduce);
+    k.params["split_reduce"] = int64_t(reduce), k.params["swap"] = swap;
     // Every tuned field is set, so a candidate does not inherit a spec's hand-picked one.
     k.params["bm"] = tile.bm, k.params["bn"] = tile.bn, k.params["bk"] = bk;
     k.params["stages"] = stages, k.params["consumers"] = consumers, k.params["group"] = group;
@@ -99,6 +99,12 @@ std::vector<Config> Gemm::tuning_candidates(const Config& c) const {
   // each against cuBLAS in its own process: 0.955 of cuBLAS at 4608x2304x8192 against the
   // default path's 0.905)...
   candidate(kTallTile, kClusters[2], kGroups[0], 64, 0, 1, 0, 3);
+  // ...the operands swapped (D^T = B A^T, layout tn: the tile's 64-row side along N, its
+  // 16-column steps along M; cuBLAS puts either operand there), 128x256 and 128x128 in
+  // pairs either way and alone...
+  for (const Tile& tile : {kTiles[0], kTiles[2]})
+    for (const ir::Dim3& cluster : {kClusters[0], kClusters[1], kClusters[2]})
+      candidate(tile, cluster, kGroups[0], 64, 0, 1, 0, 2, 1, GemmSplitReduce::Auto, 1);
   // ...and 128x256 in clusters of four along M (B shared, each CTA loading a 64-row slice):
   // 0.898 of cuBLAS at 3000x1000x5000 against the default path's 0.797 (packing weighs it,
   // but rates the tall tile ahead there).
@@ -169,7 +175,7 @@ std::string Gemm::problem_class(const Config& c) const {
 std::vector<std::string> Gemm::tuned_fields() const {
   return {"params.bm",     "params.bn",        "cluster",          "params.group",      "params.bk",
           "params.stages", "params.consumers", "params.warp_specialized", "params.persistent", "params.multicast",
-          "params.splits", "params.split_issue", "params.pingpong", "params.split_reduce"};
+          "params.splits", "params.split_issue", "params.pingpong", "params.split_reduce", "params.swap"};
 }
 
 }  // namespace tj::samples

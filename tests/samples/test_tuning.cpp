@@ -39,7 +39,7 @@ Config spec_config(const std::string& params, const std::string& extra = "") {
 std::string label(const Config& c) {
   return "bm=" + std::to_string(c.param("bm")) + " bn=" + std::to_string(c.param("bn")) + " cluster " +
          std::to_string(c.cluster.x) + "x" + std::to_string(c.cluster.y) + " group=" + std::to_string(c.param("group")) +
-         (c.param("pingpong") == 1 ? " pingpong" : "");
+         (c.param("pingpong") == 1 ? " pingpong" : "") + (c.param("swap") == 1 ? " swap" : "");
 }
 
 // A record as `tilejit tune` would write it for `c`'s class on the H200.
@@ -69,14 +69,15 @@ TuningDb db_at(const std::string& path) { return TuningDb::load(path); }
 
 }  // namespace
 
-TEST_CASE("gemm: 42 tuning candidates, each valid and distinct, likeliest first", "[samples][tuning][gemm]") {
+TEST_CASE("gemm: 48 tuning candidates, each valid and distinct, likeliest first", "[samples][tuning][gemm]") {
   const Config spec = spec_config(R"("m": 8192, "n": 8192, "k": 8192)");
   const std::vector<Config> cands = gemm().tuning_candidates(spec);
   // 3 tiles x 4 clusters x 2 groups with the most stages of bk 64, then 2 ping-pong tiles
   // x 3 clusters, then per tile one stage fewer and bk 32, then the wide 128x320 tile with
-  // clusters 1x2 and 2x1, then the tall 192x192 with 2x1, 1x2 and 1x1, then 128x256 in 1x4:
-  // none refused at 8192^3 bf16.
-  REQUIRE(cands.size() == 42);
+  // clusters 1x2 and 2x1, then the tall 192x192 with 2x1, 1x2 and 1x1, then 128x256 and
+  // 128x128 swapped (D^T = B A^T) in 1x2, 2x1 and 1x1, then 128x256 in 1x4: none refused
+  // at 8192^3 bf16.
+  REQUIRE(cands.size() == 48);
   std::set<std::string> seen;
   for (const Config& c : cands) {
     INFO(label(c));
@@ -110,7 +111,10 @@ TEST_CASE("gemm: 42 tuning candidates, each valid and distinct, likeliest first"
          cands[38].param("consumers") == 3 && tj::samples::gemm_tiling(cands[38]).chunk_bytes == 64));
   CHECK(label(cands[39]) == "bm=192 bn=192 cluster 1x2 group=8");
   CHECK(label(cands[40]) == "bm=192 bn=192 cluster 1x1 group=8");
-  CHECK((label(cands[41]) == "bm=128 bn=256 cluster 1x4 group=8" && cands[41].param("consumers") == 2));
+  CHECK(label(cands[41]) == "bm=128 bn=256 cluster 1x2 group=8 swap");
+  CHECK(label(cands[46]) == "bm=128 bn=128 cluster 1x1 group=8 swap");
+  for (size_t i = 0; i < cands.size(); ++i) CHECK(cands[i].param("swap") == int64_t(i >= 41 && i < 47));
+  CHECK((label(cands[47]) == "bm=128 bn=256 cluster 1x4 group=8" && cands[47].param("consumers") == 2));
 }
 
 TEST_CASE("gemm: few tiles add split-K, split-K in the cluster, the narrow tile and one-warpgroup tiles to the candidates",
@@ -177,12 +181,12 @@ TEST_CASE("gemm: candidates check_config refuses are dropped", "[samples][tuning
     INFO(params);
     const std::vector<Config> cands = gemm().tuning_candidates(spec_config(params));
     CHECK(cands.size() >= 15);
-    CHECK(cands.size() <= 42);
+    CHECK(cands.size() <= 48);
     for (const Config& c : cands) CHECK(gemm().check_config(c).empty());
   }
   // A spec's own tile choices do not leak into the candidates.
   const std::vector<Config> from_hand = gemm().tuning_candidates(spec_config(R"("bm": 64, "bn": 128, "consumers": 1, "stages": 3)", R"("cluster": [4, 2], )"));
-  REQUIRE(from_hand.size() == 42);
+  REQUIRE(from_hand.size() == 48);
   CHECK(label(from_hand[0]) == "bm=128 bn=256 cluster 1x2 group=8");
   CHECK(from_hand[0].param("stages") == 4);
   CHECK(from_hand[0].param("consumers") == 2);
@@ -229,8 +233,9 @@ TEST_CASE("tuned configs are named by the fields the candidates vary", "[samples
   const std::vector<Config> cands = gemm().tuning_candidates(spec_config(""));
   const std::vector<std::string> fields = tj::samples::varying_fields(gemm(), cands);
   CHECK(fields == std::vector<std::string>{"params.bm", "params.bn", "cluster", "params.group", "params.bk", "params.stages",
-                                           "params.consumers", "params.pingpong"});
-  CHECK(tj::samples::describe_fields(gemm(), cands[3], fields) == "bm=128 bn=256 cluster 2x1 group=16 bk=64 stages=4 consumers=2 pingpong=0");
+                                           "params.consumers", "params.pingpong", "params.swap"});
+  CHECK(tj::samples::describe_fields(gemm(), cands[3], fields) ==
+        "bm=128 bn=256 cluster 2x1 group=16 bk=64 stages=4 consumers=2 pingpong=0 swap=0");
   // Choices show their names; a 3-D cluster shows z.
   Config c = spec_config(R"("layout": "nn")");
   c.cluster = {2, 1, 2};
@@ -274,7 +279,7 @@ TEST_CASE("a record of a tuned config applies back to the same config", "[sample
   CHECK(r.sample == "gemm");
   CHECK(r.problem_class == "bf16>bf16 tn m8192 n8192 k8192 +C");
   CHECK(r.cluster == tuned.cluster);
-  CHECK(r.params.size() == 13);  // the tuned params (splits, split_issue, pingpong and split_reduce included), and only those
+  CHECK(r.params.size() == 14);  // the tuned params (splits, split_issue, pingpong, split_reduce and swap included), and only those
   CHECK(r.params.count("m") == 0);
   tj::samples::AppliedRecord a = tj::samples::apply_record(gemm(), spec, r);
   REQUIRE(a.config);
@@ -312,7 +317,8 @@ TEST_CASE("run applies a record only for a tunable spec naming no tuned field, o
 
   TunedChoice applied = decide(spec, true, "NVIDIA H200");
   CHECK(applied.kind == TunedChoice::Kind::Applied);
-  CHECK(applied.line == "bm=128 bn=256 cluster 2x1 group=16 bk=64 stages=4 consumers=2 pingpong=0 (from /db/tuning.json, 745.0 TFLOP/s on 2026-11-30T14:02:11Z)");
+  CHECK(applied.line == "bm=128 bn=256 cluster 2x1 group=16 bk=64 stages=4 consumers=2 pingpong=0 swap=0 (from /db/tuning.json, 745.0 "
+                        "TFLOP/s on 2026-11-30T14:02:11Z)");
   CHECK(applied.config.cluster == Dim3{2, 1, 1});
   CHECK(applied.config.param("group") == 16);
   CHECK(applied.config.param("m") == 8192);
