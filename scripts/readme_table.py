@@ -27,15 +27,21 @@ def decided(header, line):
 
 
 def main(path):
-    header, line = "", ""
+    # Each shape's `gemm MxNxK ...` header and the `tuned ...` line after it, by shape: the
+    # bench prints them as it runs each shape and its table of rows at the end.
+    seen, shape_now = {}, None
     out = []
     for text in open(path, encoding="utf-8", errors="replace"):
         if text.startswith("gemm "):
-            header, line = text, ""
-        elif text.lstrip().startswith("tuned"):
-            line = text
+            shape_now = text.split()[1]
+            seen[shape_now] = [text, ""]
+        elif text.lstrip().startswith("tuned") and shape_now:
+            seen[shape_now][1] = text
         elif re.match(r"^\| \d+x\d+x\d+ \|", text):
             cells = [c.strip() for c in text.strip().strip("|").split("|")]
+            if cells[0] not in seen:
+                sys.exit(f"readme_table: no `gemm {cells[0]} ...` line before its row; no table written")
+            header, line = seen[cells[0]]
             shape, ours, cublas, ratio, per_rep = cells[0], cells[3], cells[4], cells[5], cells[6]
             sustained = cells[7] if len(cells) > 8 else "-"
             verified = cells[-1]
