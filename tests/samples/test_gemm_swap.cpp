@@ -24,7 +24,7 @@ samples::Config swapped(std::map<std::string, int64_t> params, ir::Dim3 cluster 
 }
 }  // namespace
 
-TEST_CASE("gemm swap: the kernel runs the transposed problem; D keeps its own shape and pitch", "[samples][gemm][swap]") {
+TEST_CASE("gemm swap: the kernel runs the transposed problem, and D keeps its own shape and pitch", "[samples][gemm][swap]") {
   samples::Config c = swapped({{"lda", 696}, {"ldb", 704}, {"ldd", 5912}});
   const samples::GemmShape p = samples::gemm_shape(c), k = samples::gemm_kernel_shape(c);
   CHECK((p.m == 820 && p.n == 5904 && p.lda == 696 && p.ldb == 704 && p.ldd == 5912));
