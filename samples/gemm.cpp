@@ -51,7 +51,7 @@ std::vector<ParamSpec> Gemm::params() const {
            "split-K, 128 or 64, or with bm, consumers and split_reduce left to the defaults the narrow tile, 64x128 of one "
            "MMA warpgroup in 1x2 clusters without multicast; then, with multicast auto, any width from 256 down to 80 in "
            "16-column steps (tn; else 256, 192 or 128), or 320 in 1x2, in the spec's pair or the other one (no cluster "
-           "named), unclustered (rows a multiple of 128 bytes, or of 32 where that wins) or, for unaligned rows, in 192-row tiles or clusters of 4 (2x2, or 1x4 at "
+           "named), unclustered (aligned rows) or, for unaligned rows, in 192-row tiles or clusters of 4 (2x2, or 1x4 at "
            "256), where the wave model puts them 5% ahead, a width that is not a multiple of 64 only 9% ahead of the one "
            "it narrows (`tilejit run` prints the choice)"},
           {"bk", 64, 32, 256, "K per pipeline stage: 32 (64-byte-swizzled rows) or a multiple of 64"},

@@ -185,19 +185,6 @@ inline constexpr uint64_t kGemmNarrowMinSplits = 4;
 // clustered default ran up to 1.33x faster than without multicast, and 2x1 gained
 // 1.07-1.17x at 64 columns. Stream-K keeps its pair too (see kGemmStreamKPairMinN).
 inline constexpr uint64_t kGemmAlignedPitch = 128;
-// Packing (choose_packing) treats operand rows a multiple of kGemmSectorPitch bytes apart
-// (L2's 32-byte sector; not of 128) as aligned first: no TMA cost, unclustered tiles weighed.
-// Where that picks nothing, or a width under 128 columns over a long K, they count as
-// unaligned (the TMA rows priced, 1x4, 320 in 1x2, 192-row tiles). On the H200: 192x176 tiles
-// unclustered at 4362x2968xK ran 1.020 of cuBLAS at K 1792 (3584-byte rows), 1.011 and 1.004
-// at K 1824 and 1840 (32-byte multiples), 0.71-0.74 at K 1800, 1816, 1832 (16 bytes past: a
-// 128-byte box row then touches five sectors). Against the unaligned treatment, same call,
-// per-rep medians: 0.758 -> 0.989 (820x5904x688), 0.888 -> 0.963 (4362x2968x1824), 0.925 ->
-// 0.990 (2608x5472x4832), 0.790 -> 0.865 (5640x784x3152), 0.901 -> 0.969 (472x6584x1904); where
-// the aligned pass picked nothing the unaligned picks ran 1.7-4% faster (1x4, 320 in 1x2,
-// 192-row tiles), and 96 columns over 205 k-blocks lost a long split's 1.34 (1917x680x13088).
-// Multicast auto and the narrow tile keep kGemmAlignedPitch.
-inline constexpr uint64_t kGemmSectorPitch = 32;
 // Where schedule auto takes stream-K for a spec that leaves bn to the device (and names no
 // cluster, or 1x2) and B has at least this many rows: 256-column tiles in 1x2 pairs sharing
 // B by multicast, under the schedule the wave model gives them (stream-K, or static where

@@ -45,11 +45,11 @@ unsigned gemm_auto_bn(const GemmShape& s, const GemmTiling& t, int sm_count) {
 }
 
 namespace {
-// Whether A's and B's rows start a multiple of `bytes` apart: with kGemmAlignedPitch each
-// 128-byte TMA box row is one line; with kGemmSectorPitch, four whole sectors.
-bool rows_aligned(const GemmShape& s, uint64_t bytes = kGemmAlignedPitch) {
+// Whether A's and B's rows start a multiple of kGemmAlignedPitch bytes apart: each 128-byte
+// TMA box row is then one line.
+bool rows_aligned(const GemmShape& s) {
   const uint64_t eb = ir::scalar_bytes(s.in);
-  return uint64_t(s.a_pitch()) * eb % bytes == 0 && uint64_t(s.b_pitch()) * eb % bytes == 0;
+  return uint64_t(s.a_pitch()) * eb % kGemmAlignedPitch == 0 && uint64_t(s.b_pitch()) * eb % kGemmAlignedPitch == 0;
 }
 
 // Where bn 0 takes the narrow tile (kGemmNarrowRows x kGemmNarrowCols, one MMA warpgroup,
@@ -168,31 +168,22 @@ int model_sms(const Sample::DeviceFacts& device, unsigned ctas) {
 
 // bn 0 after choose_width, unless it took the narrow tile or 64 columns (kGemmPackingMargin):
 // the width and cluster of the lowest estimated time among the widths in the spec's pair
-// (both pairs where the spec names no cluster), unclustered (aligned rows; kGemmSectorPitch) or in clusters of 4
+// (both pairs where the spec names no cluster), unclustered (aligned rows) or in clusters of 4
 // (unaligned rows, no cluster named, a device that says how many fit: 2x2, and 1x4 at 256
 // columns, weighed with kGemmQuadGain), taken where it beats the width chosen for the spec's
 // cluster by the margin. A
 // k-block costs its MMAs (the width over its rate) or, with unaligned rows, the TMA rows each
 // CTA issues over kGemmUnalignedRows, whichever is more.
-// One pass of packing, `sectors` saying whether the rows count as whole sectors (no TMA
-// cost, unclustered tiles weighed) or, unaligned, pay their TMA rows: the pick, or nothing
-// where none beats the width chosen for the spec's cluster by the margin.
-struct PackingPick {
-  unsigned bm, bn;
-  ir::Dim3 cluster;
-  double ratio;  // its estimated time over the incumbent's
-};
-std::optional<PackingPick> packing_pass(const Gemm& gemm, const Config& c, const Sample::DeviceFacts& device,
-                                        const Sample::DeviceChoice& d, bool sectors) {
+void choose_packing(const Gemm& gemm, const Config& c, const Sample::DeviceFacts& device, Sample::DeviceChoice& d, const Say& say) {
+  if (c.cluster.z != 1 || c.cluster.count() > 2 || GemmMulticast(c.param("multicast")) != GemmMulticast::Auto) return;
   const GemmShape s = gemm_kernel_shape(c);
-  // aligned: rows of whole lines (the tall tiles and quads are for the others).
   const bool aligned = rows_aligned(s);
   std::vector<ir::Dim3> clusters;
   if (!c.named.count("cluster"))
     clusters = {{1, 2, 1}, {2, 1, 1}};
   else if (c.cluster.count() == 2)
     clusters = {c.cluster};
-  if (sectors || c.cluster.count() == 1) clusters.push_back({1, 1, 1});
+  if (aligned || c.cluster.count() == 1) clusters.push_back({1, 1, 1});
   struct Candidate {
     unsigned bm, bn;
     ir::Dim3 cluster;
@@ -233,11 +224,11 @@ std::optional<PackingPick> packing_pass(const Gemm& gemm, const Config& c, const
     const double along_m = bm > 128 && cluster.y > 1 && cluster.x == 1 ? kGemmTallAlongM : 1.0;
     // Clusters of 4 ran faster than their TMA rows say (kGemmQuadGain).
     const double quad = cluster.count() == 4 ? 1.0 - kGemmQuadGain : 1.0;
-    return Candidate{bm, bn, cluster, quad * along_m * a.time * (sectors ? mmas : std::max(mmas, rows / kGemmUnalignedRows))};
+    return Candidate{bm, bn, cluster, quad * along_m * a.time * (aligned ? mmas : std::max(mmas, rows / kGemmUnalignedRows))};
   };
   const unsigned chosen = unsigned(d.config.param("bn"));
   const std::optional<Candidate> incumbent = estimate(given.bm, chosen, c.cluster, false);
-  if (!incumbent) return std::nullopt;
+  if (!incumbent) return;
   std::optional<Candidate> best;
   // A cluster's pick: the fastest tile, where a width that is not a multiple of 64 counts
   // only when kGemmFineMargin ahead of the multiple of 64 above it in the same cluster (it
@@ -268,33 +259,13 @@ std::optional<PackingPick> packing_pass(const Gemm& gemm, const Config& c, const
   // kGemmQuadAlongMBn columns.
   if (!aligned && !c.named.count("cluster") && device.clusters_that_fit(4).value_or(0) > 0)
     for (const ir::Dim3& quad : {ir::Dim3{1, 4, 1}, ir::Dim3{2, 2, 1}}) consider(quad);  // ties: 1x4
-  if (!best || best->time >= incumbent->time * (1.0 - kGemmPackingMargin)) return std::nullopt;
-  return PackingPick{best->bm, best->bn, best->cluster, best->time / incumbent->time};
-}
-
-// bn 0's packing (see packing_pass): rows of whole lines count as aligned; unaligned rows pay
-// their TMA rows; rows of whole sectors (kGemmSectorPitch) first as aligned, and where that
-// picks nothing, or a width under 128 columns over a long K (kGemmLongKblocks: the long split's
-// case), as unaligned.
-void choose_packing(const Gemm& gemm, const Config& c, const Sample::DeviceFacts& device, Sample::DeviceChoice& d, const Say& say) {
-  if (c.cluster.z != 1 || c.cluster.count() > 2 || GemmMulticast(c.param("multicast")) != GemmMulticast::Auto) return;
-  const GemmShape s = gemm_kernel_shape(c);
-  const GemmTiling given = gemm_tiling(c);
-  const bool aligned = rows_aligned(s);
-  bool sectors = aligned || rows_aligned(s, kGemmSectorPitch);
-  std::optional<PackingPick> best = packing_pass(gemm, c, device, d, sectors);
-  if (!aligned && sectors && (!best || (best->bn < 128 && ceil_div(uint64_t(s.k), given.bk) >= kGemmLongKblocks))) {
-    sectors = false;
-    best = packing_pass(gemm, c, device, d, false);
-  }
-  if (!best) return;
-  const unsigned chosen = unsigned(d.config.param("bn"));
+  if (!best || best->time >= incumbent->time * (1.0 - kGemmPackingMargin)) return;
   d.config.params["bn"] = int64_t(best->bn);
   if (best->bm != given.bm) d.config.params["bm"] = int64_t(best->bm), d.config.params["consumers"] = int64_t(best->bm / 64);
   d.config.cluster = best->cluster;
   if (best->cluster.count() == 1 && c.cluster.count() > 1) d.config.params["multicast"] = int64_t(GemmMulticast::Off);
   char ratio[16];
-  std::snprintf(ratio, sizeof ratio, "%.2f", best->ratio);
+  std::snprintf(ratio, sizeof ratio, "%.2f", best->time / incumbent->time);
   const bool moved = best->cluster.x != c.cluster.x || best->cluster.y != c.cluster.y;
   const std::string rows = best->bm != given.bm ? ", bm " + std::to_string(given.bm) + " -> " + std::to_string(best->bm) +
                                                        ", consumers " + std::to_string(given.consumers) + " -> " +
@@ -304,7 +275,7 @@ void choose_packing(const Gemm& gemm, const Config& c, const Sample::DeviceFacts
       (moved ? ", cluster " + xy(c.cluster) + " -> " + xy(best->cluster) : " in " + xy(c.cluster)) +
       (best->cluster.count() == 1 && c.cluster.count() > 1 ? " without multicast" : "") + ": est. " + ratio + "x the time of " +
       std::to_string(chosen) + " columns in " + xy(c.cluster) + ", the wave model's static waves" +
-      (sectors ? "" : " with the TMA rows of unaligned operand rows"));
+      (aligned ? "" : " with the TMA rows of unaligned operand rows"));
 }
 
 // kGemmLongSplit: packing's narrow static width over a long K gives way to the narrowest width

@@ -799,38 +799,3 @@ TEST_CASE("gemm packing: width and cluster chosen together where the wave model'
   CHECK(d->config.param("bn") == 192);
   CHECK(d->line.find("packing") == std::string::npos);
 }
-
-TEST_CASE("gemm packing: rows of whole 32-byte sectors weigh unclustered tiles without a TMA cost, else count as unaligned",
-          "[samples][gemm][schedule][packing]") {
-  const samples::Sample* s = samples::find_sample("gemm");
-  REQUIRE(s);
-  const samples::Sample::DeviceFacts h200(132, [](unsigned ctas) { return ctas == 4 ? 30 : ctas == 2 ? 66 : 0; });
-  // Rows 1376 and 3648 bytes apart (multiples of 32, not of 128): unclustered tiles in one or
-  // whole waves, without multicast. 7656 x 5048 x 1104 (2208-byte rows): the sectors' pass
-  // picks nothing, so the unaligned one's 1x4 stands; 1917 x 680 x 13088: the sectors' pass
-  // would take 96 columns over 205 k-blocks, so the unaligned pass, then the long split.
-  struct Want {
-    int64_t m, n, k, bn;
-    std::string cluster, says;
-  };
-  for (const Want& w : {Want{820, 5904, 688, 160, "1x1", "packing -> bn 160, cluster 2x1 -> 1x1 without multicast"},
-                        Want{4362, 2968, 1824, 208, "1x1", "packing -> bn 208, cluster 2x1 -> 1x1 without multicast"},
-                        Want{7656, 5048, 1104, 256, "1x4", "with the TMA rows of unaligned operand rows"},
-                        Want{1917, 680, 13088, 176, "2x1", "long split -> bn 176 in 2x1, split-K 2"}}) {
-    INFO(w.m << " x " << w.n << " x " << w.k);
-    const std::optional<samples::Sample::DeviceChoice> d =
-        s->for_device(test::gemm_config({{"m", w.m}, {"n", w.n}, {"k", w.k}}, {2, 1, 1}), h200);
-    REQUIRE(d.has_value());
-    INFO(d->line);
-    CHECK(d->config.param("bn") == w.bn);
-    CHECK(d->config.cluster.str() == ir::Dim3{unsigned(w.cluster[0] - '0'), unsigned(w.cluster[2] - '0'), 1}.str());
-    CHECK(d->line.find(w.says) != std::string::npos);
-    CHECK(s->check_config(d->config).empty());
-  }
-  // 16 bytes past a multiple of 32 (K 1000: 2000-byte rows): unaligned only, never unclustered.
-  const std::optional<samples::Sample::DeviceChoice> d =
-      s->for_device(test::gemm_config({{"m", 820}, {"n", 5904}, {"k", 1000}}, {2, 1, 1}), h200);
-  REQUIRE(d.has_value());
-  INFO(d->line);
-  CHECK(d->config.cluster.count() > 1);
-}
