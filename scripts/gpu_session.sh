@@ -3,9 +3,9 @@
 # GPU tests, every sample spec through the CLI, benchmarks, tuning (gpu_tune.sh),
 # multicast traffic with ncu, and compute-sanitizer on every sample. Run from the repo root with
 # the binaries staged by scripts/stage.sh in .stage/; logs go to $OUT (or ./out).
-#   scripts/gpu_session.sh [SECTION...]   sections: tests runs faults plugins races bench gemm epilogue pdl splitk-cluster pingpong attention attention-schedules attention-table softmax schedules streamk atomic gemm-configs readme-table sweep random-sweep tune-shapes gemm-versus gemm-grid gemm-ab default-ab fuzz ncu ncu-sass ncu-names timeline gemm-timelines tune multicast sanitizer
+#   scripts/gpu_session.sh [SECTION...]   sections: tests runs faults plugins races bench gemm epilogue pdl splitk-cluster pingpong attention attention-schedules attention-table softmax schedules streamk atomic gemm-configs readme-table issue-table sweep random-sweep tune-shapes gemm-versus gemm-grid gemm-ab default-ab fuzz ncu ncu-sass ncu-names timeline gemm-timelines tune multicast sanitizer
 #   ragged attention-dims
-# (all but atomic, attention-table, gemm-configs, readme-table, sweep, gemm-timelines, ragged, attention-dims, fuzz, random-sweep and tune-shapes when none is named; named ones append to out/summary.txt, so a session can be split
+# (all but atomic, attention-table, gemm-configs, readme-table, issue-table, sweep, gemm-timelines, ragged, attention-dims, fuzz, random-sweep and tune-shapes when none is named; named ones append to out/summary.txt, so a session can be split
 # across several commands).
 set -uo pipefail
 OUT=${OUT:-out}; mkdir -p "$OUT"
@@ -314,6 +314,22 @@ if [[ "$SECTIONS" == *" readme-table "* ]]; then
     --shapes "$README_SHAPES" > "$OUT/bench_readme.log" 2>&1
   note "bench gemm, the README's table rc=$?"; grep -E '^(device|[0-9]+ reps|\||  tuned|  auto)' "$OUT/bench_readme.log" >> "$summary"
   python3 scripts/readme_table.py "$OUT/bench_readme.log" > "$OUT/readme_table.md" 2>&1; note "the README's rows (scripts/readme_table.py) rc=$?: readme_table.md"
+fi
+
+# Issue 20's GEMM table (only when named): the default path against cuBLAS, 50-launch reps and
+# 300-launch blocks, over shapes outside the README's list in the classes the issue names: small M
+# (<= 512) with large N and K, few tiles over a long K, and shapes that lagged on random draws.
+# Two processes (one command's time limit); the README's rows come from readme-table.
+ISSUE_SHAPES=${ISSUE_SHAPES:-256x8192x8192,384x6144x8192,512x4096x16384,320x7168x12288,640x512x12288,768x512x12288,1917x680x13088,338x192x18144,1000x1280x16384,820x5904x688,4362x2968x1824,1733x3304x1272,510x3256x2672,4342x328x9472,188x1408x1608,308x816x2680,2392x5744x13952,5907x4992x2520}
+if [[ "$SECTIONS" == *" issue-table "* ]]; then
+  n=$(echo "$ISSUE_SHAPES" | tr ',' '\n' | wc -l); half=$(( (n + 1) / 2 ))
+  first=$(echo "$ISSUE_SHAPES" | tr ',' '\n' | head -n $half | paste -sd,); second=$(echo "$ISSUE_SHAPES" | tr ',' '\n' | tail -n +$((half + 1)) | paste -sd,)
+  for part in "$first" "$second"; do
+    [ -z "$part" ] && continue
+    timeout 500 $B/tilejit_bench_gemm --no-tuned --iters 50 --reps 5 --sustained 300 --shapes "$part" > "$OUT/bench_issue.log" 2>&1
+    note "bench gemm, issue shapes ($part) rc=$?"; cat "$OUT/bench_issue.log" >> "$OUT/bench_issue_all.log"
+    grep -E '^(device|[0-9]+ reps|\||  tuned|  auto)' "$OUT/bench_issue.log" >> "$summary"
+  done
 fi
 
 # The default path over 40 shapes drawn at random once (2026-12-03; M, N in 256..8192, K in
