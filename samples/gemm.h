@@ -144,6 +144,36 @@ inline constexpr uint64_t kGemmNarrowMaxKblocks = 32;
 // x 2048 (1.07x at 512x2048x2048 with depth 3); at depth 3, 0.965x at 256x4096x8192 (68 MiB of
 // operands, left to split-K) and 0.86x at 1000^3 (unaligned rows: the 64-column rule above
 // with multicast along N).
+// Where split-K would take few tiles and the narrow tile does not apply (unaligned rows, or its
+// pairs too few for splits of 4), kGemmSmallTile x kGemmSmallTile tiles of one MMA warpgroup
+// in 2x2 clusters with multicast, where those clusters fit one wave of the clusters of 4 the
+// device runs at once (30 on a 132-SM H100 or H200): more CTAs than 128-row tiles, each with
+// fewer operand rows per k-block, with fewer splits or none. From the H100 (each config
+// against cuBLAS in its own process, per-rep medians, docs/performance-log.md), against the
+// default then (128 x 128 in split-K): 0.62 -> 0.79 (188x1408x1608), 0.76 -> 0.92
+// (308x816x2680), 0.57 -> 0.77 (172x568x1000), 0.62 -> 0.80 (128x3072x2048), 0.86 -> 0.86
+// (320x640x6000); slower where the clusters did not fit one wave (384x1536x3000 0.71 -> 0.59,
+// 136x2904x3320 0.59 -> 0.51, 500x1200x4000) and where the narrow tile's splits ran (aligned
+// 256x1024x2048 0.91 -> 0.76, 256x768x4096 0.98 -> 0.79), so neither takes it. Clusters of
+// 4x2 ran 0.807 / 0.818 against 2x2's 0.793 / 0.920; 12 stages against 8 slower everywhere.
+// Over K of 16-42 k-blocks; at 94 (320x640x6000) no faster, so only up to
+// kGemmSmallTileMaxKblocks, where few-tile long-K shapes keep split-K in pairs or quads.
+inline constexpr unsigned kGemmSmallTile = 64;
+inline constexpr uint64_t kGemmSmallTileMaxKblocks = 64;
+// Small M, long B: the swapped product in pairs covering all of M (choose_small_m_swap) where
+// B's 128-row tiles fill at least this much of one wave of pairs. From the H100 (each config
+// against cuBLAS in its own process, per-rep medians, docs/performance-log.md): 320x7168x12288
+// 0.617 (192 columns unclustered over 3 row tiles, B read three times) -> 0.989 (swap, 128 x 160
+// in 2x1; 0.888 unclustered or in 1x2), 256x8192x8192 0.921 -> 1.000 (128 x 128 in 2x1), both
+// filling 0.85-0.97 of the pairs; 384x6144x8192 (0.73 of them) 0.935 -> 0.828. On nine random
+// shapes (M 148-344, N 6856-7992, K 8464-16488) it lost at five: halves of M under 128 columns
+// (0.70-0.82 against 0.81-1.04) and unaligned rows (344x7552x16488 0.58 against 0.83), where
+// packing's tall tiles and quads had been chosen. Hence aligned rows and halves from 128 columns
+// only; so restricted, on seven new random shapes (M 247-375, K a multiple of 64) it ran 1.03x-
+// 1.25x of the previous default (0.761 -> 0.945 of cuBLAS at 273x7072x15360, 0.845 -> 1.009 at
+// 247x6832x13760). Halves up to kGemmSmallMSwapMaxCols (not measured past 192).
+inline constexpr double kGemmSmallMSwapFill = 0.8;
+inline constexpr uint64_t kGemmSmallMSwapMaxCols = 192;
 inline constexpr unsigned kGemmNarrowRows = 64, kGemmNarrowCols = 128;
 // The narrow tile unsplit gives way where 128-row tiles of kGemmNarrowCols columns, in the
 // spec's pair, would split K in at least this many (the pairs then fill at most 2/3 of the

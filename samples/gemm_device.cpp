@@ -88,6 +88,26 @@ NarrowTile narrow_tile_clusters(const Config& c, const GemmShape& s, const Sampl
   return splits >= kGemmNarrowMinSplits ? NarrowTile{clusters, true} : NarrowTile{};
 }
 
+// Where bn 0 takes the small tile (kGemmSmallTile square, one MMA warpgroup, 2x2 clusters with
+// multicast) for c, whose 256-column tiles would run split-K and where the narrow tile does
+// not apply: the spec leaves the tile's rows, warpgroups and split_reduce to the defaults, asks
+// for a cluster of at most 2, the layout is tn with 2-byte inputs, K is at most
+// kGemmSmallTileMaxKblocks, and the small tiles' 2x2 clusters all fit in one wave of the
+// clusters of 4 the device runs at once: that count of clusters, 0 where the tile does not apply. The schedule then splits K only where those
+// clusters leave most of the wave idle.
+uint64_t small_tile_clusters(const Config& c, const GemmShape& s, const Sample::DeviceFacts& device) {
+  for (const char* p : {"params.bm", "params.consumers", "params.pingpong", "params.warp_specialized"})
+    if (c.named.count(p)) return 0;
+  const GemmTiling t = gemm_tiling(c);
+  if (t.bm != 128 || t.consumers != 2 || t.pingpong || !t.warp_specialized || c.cluster.count() > 2 ||
+      s.layout != GemmLayout::TN || ir::scalar_bytes(s.in) != 2 || ceil_div(uint64_t(s.k), t.bk) > kGemmSmallTileMaxKblocks ||
+      GemmSplitReduce(c.param("split_reduce")) != GemmSplitReduce::Auto)
+    return 0;
+  const uint64_t quads = uint64_t(std::max(0, device.clusters_that_fit(4).value_or(0)));
+  const uint64_t tiles = ceil_div(ceil_div(uint64_t(s.m), kGemmSmallTile), 2) * ceil_div(ceil_div(uint64_t(s.n), kGemmSmallTile), 2);
+  return tiles > 0 && tiles <= quads ? quads : 0;
+}
+
 // The narrow tile's width where its pairs run unsplit in one wave of `clusters`: the
 // narrowest multiple of 16 from kGemmNarrowCols down to kGemmMinPackedBn (tn) whose pairs
 // still fit, where the rate model puts its tile kGemmNarrowWidthGain ahead of 128 columns',
@@ -349,6 +369,7 @@ void choose_width(const Gemm& gemm, const Config& c, const Sample::DeviceFacts& 
   GemmTiling wide = t;
   wide.bn = 256;
   NarrowTile narrow;             // the narrow tile's: where it is taken, the 2-CTA clusters its pairs fill
+  uint64_t small = 0;            // the small tile's: where it is taken, the clusters of 4 the device runs at once
   bool along_m = false;          // split-K's regime: the default pair turned to share B (pair_along_m)
   if (auto_schedule && cluster_tiles(s, t, 256) > clusters) {
     // A tail that stream-K absorbs needs no narrower tile.
@@ -360,6 +381,8 @@ void choose_width(const Gemm& gemm, const Config& c, const Sample::DeviceFacts& 
     const uint64_t narrow64 = cluster_tiles(s, t, 64);
     if ((narrow = narrow_tile_clusters(c, s, device)).clusters > 0)
       bn = narrow.split ? kGemmNarrowCols : narrow_width(s, narrow.clusters, t.edge && s.beta == 0 && !s.epilogue.residual);
+    else if ((small = small_tile_clusters(c, s, device)) > 0)
+      bn = kGemmSmallTile;
     else if (ceil_div(uint64_t(s.k), t.bk) <= kGemmNarrowMaxKblocks && narrow64 <= clusters && 2 * narrow64 > clusters)
       bn = 64;
     else
@@ -384,6 +407,18 @@ void choose_width(const Gemm& gemm, const Config& c, const Sample::DeviceFacts& 
                       : " clusters with all of K each, one MMA warpgroup reading each operand byte once"));
     return;
   }
+  if (small > 0) {
+    d.config.params["bm"] = kGemmSmallTile, d.config.params["consumers"] = 1;
+    d.config.cluster = {2, 2, 1};
+    const Config small_config = d.config;
+    say("bn 0 -> " + std::to_string(bn) + ", bm " + std::to_string(t.bm) + " -> " + std::to_string(kGemmSmallTile) +
+        ", consumers 2 -> 1, cluster " + xy(c.cluster) + " -> 2x2, for " + std::to_string(sm_count) + " SMs: " +
+        std::to_string(cluster_tiles(s, t, 256)) + " cluster tiles of 256 columns would need split-K, and " +
+        std::to_string(cluster_tiles(s, gemm_tiling(small_config), bn)) + " clusters of 2x2 " + std::to_string(kGemmSmallTile) + "x" +
+        std::to_string(bn) + " tiles fit one wave of " + std::to_string(small) + " (each CTA loads half of each operand tile, " +
+        "multicast to its peer)");
+    return;
+  }
   if (along_m) d.config.cluster = {1, 2, 1};
   say("bn 0 -> " + std::to_string(bn) + " for " + std::to_string(sm_count) + " SMs (cluster tiles: " +
       std::to_string(cluster_tiles(s, t, 256)) + " of 256 columns, " + std::to_string(cluster_tiles(s, t, 192)) + " of 192" +
@@ -396,6 +431,39 @@ void choose_width(const Gemm& gemm, const Config& c, const Sample::DeviceFacts& 
                : std::string()));
   if (auto_schedule && bn != 64) choose_packing(gemm, c, device, d, say);
   if (auto_schedule && bn != 64) choose_long_split(gemm, c, device, d, say);
+}
+
+// bn 0 where M is small and B long: the swapped product (D^T = B A^T, kGemmSmallMSwap) in pairs
+// whose two CTAs cover all of M between them and share B's 128 rows by multicast, so that B
+// leaves L2 once; where the spec leaves the swap, the tile's rows and warpgroups, pingpong and
+// split_reduce to the defaults, asks for a cluster of at most 2, the layout is tn with 2-byte
+// inputs with rows aligned (kGemmAlignedPitch), half of M (in 16-column steps) is from 128 to
+// kGemmSmallMSwapMaxCols, K is at least kGemmLongKblocks, and B's tiles of 128 rows fill at least
+// kGemmSmallMSwapFill of one wave of pairs without a second. Whether it was taken.
+bool choose_small_m_swap(const Gemm& gemm, const Config& c, const Sample::DeviceFacts& device, Sample::DeviceChoice& d,
+                         const Say& say) {
+  for (const char* p : {"params.swap", "params.bm", "params.consumers", "params.pingpong", "params.warp_specialized"})
+    if (c.named.count(p)) return false;
+  const GemmShape s = gemm_kernel_shape(c);
+  const GemmTiling t = gemm_tiling(c);
+  if (t.swap || t.bm != 128 || t.consumers != 2 || t.pingpong || !t.warp_specialized || c.cluster.count() > 2 ||
+      s.layout != GemmLayout::TN || ir::scalar_bytes(s.in) != 2 || GemmSplitReduce(c.param("split_reduce")) != GemmSplitReduce::Auto)
+    return false;
+  const uint64_t half = ceil_div(ceil_div(uint64_t(s.m), 2), 16) * 16, pairs = ceil_div(uint64_t(s.n), 128);
+  const uint64_t clusters = uint64_t(std::max(0, device.clusters_that_fit(2).value_or(device.sm_count / 2)));
+  if (s.m <= 2 * 120 || half > kGemmSmallMSwapMaxCols || !rows_aligned(s) || ceil_div(uint64_t(s.k), t.bk) < kGemmLongKblocks || pairs > clusters ||
+      double(pairs) < kGemmSmallMSwapFill * double(clusters))
+    return false;
+  Config v = c;
+  v.params["swap"] = 1, v.params["bm"] = 128, v.params["bn"] = int64_t(half);
+  v.params["multicast"] = int64_t(GemmMulticast::On);
+  v.cluster = {2, 1, 1};
+  if (!gemm.check_config(v).empty()) return false;
+  d.config = v;
+  say("small M -> swap 1, bm 128, bn " + std::to_string(half) + ", cluster " + xy(c.cluster) + " -> 2x1 with multicast: D^T = B A^T in " +
+      std::to_string(pairs) + " pairs of 128 of B's rows by " + std::to_string(half) + " of A's (one wave of " + std::to_string(clusters) +
+      "), each pair covering all " + std::to_string(s.m) + " rows of A and reading its B tile once for both");
+  return true;
 }
 
 // splits 0: the count the kernel would take at run time, at one CTA per SM (gemm_workspace).
@@ -556,7 +624,8 @@ std::optional<Sample::DeviceChoice> Gemm::for_device(const Config& c, const Devi
   if (sm_count <= 0 || (c.param("splits") != 0 && c.param("bn") != 0 && !auto_schedule)) return std::nullopt;
   DeviceChoice d{c, ""};
   const Say say = [&](const std::string& line) { d.line += (d.line.empty() ? "" : "; ") + line; };
-  if (c.param("bn") == 0) choose_width(*this, c, device, auto_schedule, d, say);
+  if (c.param("bn") == 0 && !(auto_schedule && choose_small_m_swap(*this, c, device, d, say)))
+    choose_width(*this, c, device, auto_schedule, d, say);
   if (c.param("splits") == 0) choose_splits(sched, sm_count, d, say);
   if (auto_schedule) choose_schedule(device, d, say);
   if (auto_schedule && c.param("bn") == 0) choose_stream_k_tile(*this, c, device, d, say);

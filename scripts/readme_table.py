@@ -22,6 +22,9 @@ def decided(header, line):
     rows = re.search(r"bm 128 -> (\d+), consumers 2 -> (\d+)", line)
     if rows and rows.group(1) != "64":
         width = f"{rows.group(1)}x{widths[-1] if widths else '?'}"
+    swap = re.search(r"small M -> swap 1, bm (\d+), bn (\d+)", line)
+    if swap:
+        width = f"swapped, {swap.group(1)} of B's rows x {swap.group(2)} of A's"
     without = " without multicast" if "without multicast" in line and xy != "1x1" else ""
     return f"{sched}, {width}, {xy}{without}"
 

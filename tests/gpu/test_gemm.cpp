@@ -413,6 +413,45 @@ TEST_CASE("gemm: the narrow tile's narrower widths on the default path against c
     check(g, 4343);
 }
 
+// The small tile on the default path (kGemmSmallTile): 64 x 64 of one MMA warpgroup in 2x2
+// clusters with multicast, static where its clusters fill the wave (unaligned rows, odd tile
+// counts at both edges), split-K where they leave most of it idle; aligned rows; f32 out, beta,
+// and the fused epilogue.
+TEST_CASE("gemm: the small tile (64x64, one warpgroup, 2x2) on the default path against cuBLAS [gpu]", "[gpu][gemm][small_tile]") {
+  const tj::ir::Dim3 pair{2, 1, 1};
+  const int64_t split_k = int64_t(tj::samples::GemmSchedule::SplitK), static_ = int64_t(tj::samples::GemmSchedule::Static);
+  const std::map<std::string, int64_t> small = {{"bm", 64}, {"bn", 64}, {"consumers", 1}};
+  auto with = [&](std::map<std::string, int64_t> m) {
+    m.insert(small.begin(), small.end());
+    return m;
+  };
+  for (const GemmCase& g : std::vector<GemmCase>{
+           {188, 1408, 1608, {}, pair, 1.0, 0.0, true, with({{"schedule", static_}}), "(2,2,1)"},
+           {308, 816, 2680, {}, pair, 1.0, 0.0, true, with({}), "(2,2,1)"},
+           {172, 568, 1000, {}, pair, 1.0, 0.0, true, with({{"schedule", split_k}}), "(2,2,1)"},
+           {128, 3072, 2048, {}, pair, 1.0, 0.0, true, with({}), "(2,2,1)"},
+           {188, 1408, 1608, {{"out", 2}}, pair, 0.5, 0.0, true, with({}), "(2,2,1)"},
+           {308, 816, 2680, {}, pair, 1.0, 1.0, true, with({}), "(2,2,1)"},
+           {188, 1408, 1608, {{"bias", 1}, {"act", 2}}, pair, 1.0, 0.0, true, with({}), "(2,2,1)"},
+       })
+    check(g, 4545);
+}
+
+// Small M over a long B on the default path (choose_small_m_swap): the swapped product in 2x1
+// pairs covering all of M, B's tiles multicast; ragged M (a 144-column half past m), beta, f32
+// out and the fused epilogue (its vectors along the swapped tile's rows).
+TEST_CASE("gemm: small M swapped into pairs covering M on the default path against cuBLAS [gpu]", "[gpu][gemm][swap][small_m]") {
+  const tj::ir::Dim3 pair{2, 1, 1};
+  for (const GemmCase& g : std::vector<GemmCase>{
+           {320, 7168, 12288, {}, pair, 1.0, 0.0, true, {{"swap", 1}, {"bm", 128}, {"bn", 160}}, "(2,1,1)"},
+           {273, 7072, 15360, {}, pair, 1.0, 0.0, true, {{"swap", 1}, {"bm", 128}, {"bn", 144}}, "(2,1,1)"},
+           {256, 8192, 8192, {{"out", 2}}, pair, 0.5, 0.0, true, {{"swap", 1}, {"bn", 128}}, "(2,1,1)"},
+           {320, 7168, 8192, {}, pair, 1.0, 1.0, true, {{"swap", 1}, {"bn", 160}}, "(2,1,1)"},
+           {320, 7168, 8192, {{"bias", 1}, {"act", 2}}, pair, 1.0, 0.0, true, {{"swap", 1}, {"bn", 160}}, "(2,1,1)"},
+       })
+    check(g, 4646);
+}
+
 // Packing's narrow width over a long K giving way to a wider tile in 2 splits (kGemmLongSplit)
 // on the default path: 160 columns at 1000 x 1280 x 8192 (split-K in the cluster or the
 // workspace, as choose_split_plane decides), 176 at 1200 x 1000 x 16384 (workspace; the edge's

@@ -799,3 +799,94 @@ TEST_CASE("gemm packing: width and cluster chosen together where the wave model'
   CHECK(d->config.param("bn") == 192);
   CHECK(d->line.find("packing") == std::string::npos);
 }
+
+namespace {
+// What the default path decides for m x n x k on an H200 (66 clusters of 2 and 30 of 4 at once),
+// `extra` named in the spec as a user would; the decided config must pass the checks.
+samples::Sample::DeviceChoice decide_h200(int64_t m, int64_t n, int64_t k, const std::map<std::string, int64_t>& extra = {},
+                                          ir::Dim3 cluster = {2, 1, 1}) {
+  const samples::Sample* s = samples::find_sample("gemm");
+  REQUIRE(s != nullptr);
+  const samples::Sample::DeviceFacts h200(132, [](unsigned ctas) { return ctas == 2 ? 66 : ctas == 4 ? 30 : 14; });
+  std::map<std::string, int64_t> params = {{"m", m}, {"n", n}, {"k", k}};
+  params.insert(extra.begin(), extra.end());
+  samples::Config c = test::gemm_config(params, cluster);
+  for (const auto& [name, value] : extra) c.named.insert("params." + name);
+  std::optional<samples::Sample::DeviceChoice> d = s->for_device(c, h200);
+  REQUIRE(d.has_value());
+  CHECK(s->check_config(d->config).empty());
+  return *d;
+}
+}  // namespace
+
+TEST_CASE("gemm small tile: 64x64 of one warpgroup in 2x2 clusters where split-K would take few tiles, the narrow tile does not apply, "
+          "and the clusters fit one wave",
+          "[samples][gemm][schedule]") {
+  auto small = [](const samples::Sample::DeviceChoice& d) {
+    return d.config.param("bm") == 64 && d.config.param("bn") == 64 && d.config.param("consumers") == 1 &&
+           d.config.cluster.str() == ir::Dim3{2, 2, 1}.str();
+  };
+  // 188 x 1408 x 1608 (unaligned rows: no narrow tile): 3 x 22 tiles of 64, 22 clusters of 2x2
+  // on the 30 that fit, static, all of K's 26 k-blocks each.
+  samples::Sample::DeviceChoice d = decide_h200(188, 1408, 1608);
+  INFO(d.line);
+  CHECK(small(d));
+  CHECK(d.config.param("schedule") == int64_t(GemmSchedule::Static));
+  CHECK(d.line.find("bn 0 -> 64, bm 128 -> 64, consumers 2 -> 1, cluster 2x1 -> 2x2, for 132 SMs: 6 cluster tiles of 256 columns would "
+                    "need split-K, and 22 clusters of 2x2 64x64 tiles fit one wave of 30") != std::string::npos);
+  // Aligned rows whose narrow pairs are too few for its splits: 128 x 3072 x 2048.
+  CHECK(small(decide_h200(128, 3072, 2048)));
+  // Few clusters: the schedule still splits K over the idle ones (172 x 568 x 1000: 10 clusters).
+  d = decide_h200(172, 568, 1000);
+  CHECK(small(d));
+  CHECK(d.config.param("schedule") == int64_t(GemmSchedule::SplitK));
+  // Not taken: more clusters than fit (384 x 1536 x 3000: 3 x 12 = 36), a K over 64 k-blocks
+  // (320 x 640 x 6000), the narrow tile's aligned splits (256 x 1024 x 2048), many tiles.
+  for (auto [m, n, k] : {std::tuple{384, 1536, 3000}, {320, 640, 6000}, {256, 1024, 2048}, {4096, 4096, 4096}}) {
+    INFO(m << " x " << n << " x " << k);
+    CHECK_FALSE(small(decide_h200(m, n, k)));
+  }
+  // Nor where the spec names the rows or warpgroups, asks for a cluster of 4, or a layout or
+  // type it was not measured on.
+  CHECK_FALSE(small(decide_h200(188, 1408, 1608, {{"bm", 128}})));
+  CHECK_FALSE(small(decide_h200(188, 1408, 1608, {{"consumers", 2}})));
+  CHECK_FALSE(small(decide_h200(188, 1408, 1608, {}, {2, 2, 1})));
+  CHECK_FALSE(small(decide_h200(188, 1408, 1608, {{"layout", 1}})));
+  // A count alone (no clusters of 4 known): not taken.
+  samples::Config blind = test::gemm_config({{"m", 188}, {"n", 1408}, {"k", 1608}}, {2, 1, 1});
+  std::optional<samples::Sample::DeviceChoice> b = samples::find_sample("gemm")->for_device(blind, 132);
+  REQUIRE(b.has_value());
+  CHECK_FALSE(small(*b));
+}
+
+TEST_CASE("gemm small M: the swapped product in 2x1 pairs covering all of M where B's tiles fill one wave, aligned rows only",
+          "[samples][gemm][schedule][swap]") {
+  auto swapped = [](const samples::Sample::DeviceChoice& d, int64_t bn) {
+    return d.config.param("swap") == 1 && d.config.param("bm") == 128 && d.config.param("bn") == bn &&
+           d.config.cluster.str() == ir::Dim3{2, 1, 1}.str();
+  };
+  // 320 x 7168 x 12288: 56 pairs of 128 of B's rows by 160 of A's, all of M in each pair.
+  samples::Sample::DeviceChoice d = decide_h200(320, 7168, 12288);
+  INFO(d.line);
+  CHECK(swapped(d, 160));
+  CHECK(d.config.param("schedule") == int64_t(GemmSchedule::Static));
+  CHECK(samples::gemm_kernel_shape(d.config).m == 7168);
+  CHECK(d.line.rfind("small M -> swap 1, bm 128, bn 160, cluster 2x1 -> 2x1 with multicast: D^T = B A^T in 56 pairs of 128 of B's rows "
+                     "by 160 of A's (one wave of 66), each pair covering all 320 rows of A and reading its B tile once for both",
+                     0) == 0);
+  CHECK(swapped(decide_h200(256, 8192, 8192), 128));
+  CHECK(swapped(decide_h200(375, 8112, 14016), 192));
+  CHECK(swapped(decide_h200(320, 7168, 8192, {{"bias", 1}, {"act", 2}}), 160));
+  // Not taken: unaligned rows (K 16488), halves under 128 columns (M 239), B's pairs filling
+  // under 0.8 of the wave (N 6144: 48 of 66) or more than one (N 8576: 67), a short K, a half
+  // past 192 columns (M 512), or where the spec names the swap, the rows, or a cluster of 4.
+  for (auto [m, n, k] : {std::tuple{344, 7552, 16488}, {239, 7952, 11648}, {384, 6144, 8192}, {320, 8576, 8192}, {320, 7168, 4096},
+                         {512, 8192, 8192}}) {
+    INFO(m << " x " << n << " x " << k);
+    CHECK(decide_h200(m, n, k).config.param("swap") == 0);
+  }
+  CHECK(decide_h200(320, 7168, 12288, {{"swap", 0}}).config.param("swap") == 0);
+  CHECK(decide_h200(320, 7168, 12288, {{"bm", 128}}).config.param("swap") == 0);
+  CHECK(decide_h200(320, 7168, 12288, {}, {2, 2, 1}).config.param("swap") == 0);
+  CHECK(decide_h200(320, 7168, 12288, {{"layout", 1}}).config.param("swap") == 0);
+}
