@@ -112,6 +112,12 @@ std::vector<Config> Gemm::tuning_candidates(const Config& c) const {
   // ...then split-K, for problems with fewer output tiles than SMs and a long K (at
   // least 4 k-blocks of 64 per split): 128x256 and 128x128 tiles, clusters 1x1 and 1x2.
   const uint64_t m = uint64_t(c.param("m")), n = uint64_t(c.param("n")), kblocks = (uint64_t(c.param("k")) + 63) / 64;
+  // ...small M: the swapped product in a pair whose two CTAs cover all of M (the default
+  // path's choose_small_m_swap, there for aligned rows and halves of 128-192 columns only)...
+  if (m > 128 && m <= 512) {
+    const int64_t half = int64_t((m + 1) / 2 + 15) / 16 * 16;
+    candidate(Tile{128, half}, kClusters[1], kGroups[0], 64, 0, 1, 0, 2, 1, GemmSplitReduce::Auto, 1);
+  }
   if (((m + 127) / 128) * ((n + 255) / 256) <= kSplitMaxTiles)
     for (int64_t splits : kSplits)
       if (kblocks >= uint64_t(4 * splits))
@@ -137,6 +143,12 @@ std::vector<Config> Gemm::tuning_candidates(const Config& c) const {
       if (kblocks >= uint64_t(4 * splits))
         for (const Tile& tile : {kTiles[0], kTiles[2]})
           candidate(tile, ir::Dim3{1, 1, unsigned(splits)}, kGroups[0], 64, 0, splits);
+  // ...the small tile (kGemmSmallTile square of one MMA warpgroup in 2x2 clusters with
+  // multicast, the default path's for few tiles over a short K), unsplit and in 2 splits...
+  if (((m + 127) / 128) * ((n + 255) / 256) <= kSplitMaxTiles)
+    for (int64_t splits : {1, 2})
+      if (kblocks >= uint64_t(4 * splits))
+        candidate(Tile{kGemmSmallTile, kGemmSmallTile}, ir::Dim3{2, 2, 1}, kGroups[0], 64, 0, splits, 0, 1, 1);
   // ...and the narrow tile unsplit (kGemmNarrowRows: 64 x 128 of one MMA warpgroup), in
   // pairs without multicast and alone.
   if (((m + 127) / 128) * ((n + 255) / 256) <= kSplitMaxTiles)

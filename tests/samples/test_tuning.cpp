@@ -4,6 +4,7 @@
 
 #include "tests/source_dir.h"
 
+#include <algorithm>
 #include <fstream>
 #include <set>
 
@@ -135,6 +136,15 @@ TEST_CASE("gemm: few tiles add split-K, split-K in the cluster, the narrow tile 
     CHECK(c.param("splits") == 1);
     CHECK(c.cluster.str() == one_wg[i].second.str());
   }
+  // Before them the small tile in 2x2, unsplit and in 2 splits.
+  for (size_t i = 0; i < 2; ++i) {
+    const Config& c = cands[cands.size() - one_wg.size() - 4 + i];
+    CHECK(c.param("bm") == 64);
+    CHECK(c.param("bn") == 64);
+    CHECK(c.param("consumers") == 1);
+    CHECK(c.param("splits") == int64_t(i + 1));
+    CHECK(c.cluster.str() == tj::ir::Dim3{2, 2, 1}.str());
+  }
   const Config& pair = cands[cands.size() - one_wg.size() - 2];
   const Config& alone = cands[cands.size() - one_wg.size() - 1];
   for (const Config* c : {&pair, &alone}) {
@@ -172,6 +182,14 @@ TEST_CASE("gemm: the candidates that beat the default on lagging shapes are trie
       REQUIRE(d.has_value());
       CHECK(d->config.param("schedule") == 2);
     }
+  // Small M over a long B: the swapped pair covering M (320 = 2 x 160), and at 273 (2 x 144).
+  for (auto [m, half] : {std::pair{320, 160}, {273, 144}}) {
+    const std::vector<Config> cands =
+        gemm().tuning_candidates(spec_config(R"("m": )" + std::to_string(m) + R"(, "n": 7168, "k": 12288)"));
+    CHECK(std::count_if(cands.begin(), cands.end(), [&](const Config& c) {
+            return c.param("swap") == 1 && c.param("bm") == 128 && c.param("bn") == half && c.cluster.str() == tj::ir::Dim3{2, 1, 1}.str();
+          }) == 1);
+  }
 }
 
 TEST_CASE("gemm: candidates check_config refuses are dropped", "[samples][tuning][gemm]") {
