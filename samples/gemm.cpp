@@ -50,11 +50,11 @@ std::vector<ParamSpec> Gemm::params() const {
            "known): 256 or 192, whichever leaves less of the last wave of tiles idle; where 256-column tiles would need "
            "split-K, 128 or 64, or with bm, consumers and split_reduce left to the defaults the narrow tile, 64x128 of one "
            "MMA warpgroup in 1x2 clusters without multicast, or the small tile, 64x64 of one in 2x2 clusters (tn); for "
-           "small M over a long B (tn, aligned rows), swap 1 with 2x1 pairs that cover M; then, with multicast auto, any width from 256 down to 80 in "
-           "16-column steps (tn; else 256, 192 or 128), or 320 in 1x2, in the spec's pair or the other one (no cluster "
-           "named), unclustered (aligned rows) or, for unaligned rows, in 192-row tiles or clusters of 4 (2x2, or 1x4 at "
-           "256), where the wave model puts them 5% ahead, a width that is not a multiple of 64 only 9% ahead of the one "
-           "it narrows (`tilejit run` prints the choice)"},
+           "small M over a long B (tn, aligned rows), swap 1 with 2x1 pairs that cover M; then, with multicast auto, "
+           "any width from 256 down to 80 in 16-column steps (tn; else 256, 192 or 128), or 320 in 1x2, in the spec's "
+           "pair or the other one (no cluster named), unclustered (aligned rows) or, for unaligned rows, in 192-row "
+           "tiles or clusters of 4 (2x2, or 1x4 at 256), where the wave model puts them 5% ahead, a width that is not a "
+           "multiple of 64 only 9% ahead of the one it narrows (`tilejit run` prints the choice)"},
           {"bk", 64, 32, 256, "K per pipeline stage: 32 (64-byte-swizzled rows) or a multiple of 64"},
           {"stages", 0, 0, 8, "pipeline stages in shared memory (2..8; 0: as many as fit, at most 8)"},
           {"consumers", 2, 1, 3,

@@ -171,9 +171,10 @@ inline constexpr uint64_t kGemmSmallTileMaxKblocks = 64;
 // packing's tall tiles and quads had been chosen. Hence aligned rows and halves from 128 columns
 // only; so restricted, on seven new random shapes (M 247-375, K a multiple of 64) it ran 1.03x-
 // 1.25x of the previous default (0.761 -> 0.945 of cuBLAS at 273x7072x15360, 0.845 -> 1.009 at
-// 247x6832x13760). Halves up to kGemmSmallMSwapMaxCols (not measured past 192).
+// 247x6832x13760). M from kGemmSmallMSwapMinM (halves of 128 columns at least 121 rows full;
+// the random draw was M 241-384), halves up to kGemmSmallMSwapMaxCols (not measured past 192).
 inline constexpr double kGemmSmallMSwapFill = 0.8;
-inline constexpr uint64_t kGemmSmallMSwapMaxCols = 192;
+inline constexpr uint64_t kGemmSmallMSwapMinM = 241, kGemmSmallMSwapMaxCols = 192;
 inline constexpr unsigned kGemmNarrowRows = 64, kGemmNarrowCols = 128;
 // The narrow tile unsplit gives way where 128-row tiles of kGemmNarrowCols columns, in the
 // spec's pair, would split K in at least this many (the pairs then fill at most 2/3 of the

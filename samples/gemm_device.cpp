@@ -93,8 +93,8 @@ NarrowTile narrow_tile_clusters(const Config& c, const GemmShape& s, const Sampl
 // not apply: the spec leaves the tile's rows, warpgroups and split_reduce to the defaults, asks
 // for a cluster of at most 2, the layout is tn with 2-byte inputs, K is at most
 // kGemmSmallTileMaxKblocks, and the small tiles' 2x2 clusters all fit in one wave of the
-// clusters of 4 the device runs at once: that count of clusters, 0 where the tile does not apply. The schedule then splits K only where those
-// clusters leave most of the wave idle.
+// clusters of 4 the device runs at once: that count of clusters, 0 where the tile does not
+// apply. The schedule then splits K only where those clusters leave most of the wave idle.
 uint64_t small_tile_clusters(const Config& c, const GemmShape& s, const Sample::DeviceFacts& device) {
   for (const char* p : {"params.bm", "params.consumers", "params.pingpong", "params.warp_specialized"})
     if (c.named.count(p)) return 0;
@@ -410,11 +410,10 @@ void choose_width(const Gemm& gemm, const Config& c, const Sample::DeviceFacts& 
   if (small > 0) {
     d.config.params["bm"] = kGemmSmallTile, d.config.params["consumers"] = 1;
     d.config.cluster = {2, 2, 1};
-    const Config small_config = d.config;
     say("bn 0 -> " + std::to_string(bn) + ", bm " + std::to_string(t.bm) + " -> " + std::to_string(kGemmSmallTile) +
         ", consumers 2 -> 1, cluster " + xy(c.cluster) + " -> 2x2, for " + std::to_string(sm_count) + " SMs: " +
         std::to_string(cluster_tiles(s, t, 256)) + " cluster tiles of 256 columns would need split-K, and " +
-        std::to_string(cluster_tiles(s, gemm_tiling(small_config), bn)) + " clusters of 2x2 " + std::to_string(kGemmSmallTile) + "x" +
+        std::to_string(cluster_tiles(s, gemm_tiling(d.config), bn)) + " clusters of 2x2 " + std::to_string(kGemmSmallTile) + "x" +
         std::to_string(bn) + " tiles fit one wave of " + std::to_string(small) + " (each CTA loads half of each operand tile, " +
         "multicast to its peer)");
     return;
@@ -433,12 +432,12 @@ void choose_width(const Gemm& gemm, const Config& c, const Sample::DeviceFacts& 
   if (auto_schedule && bn != 64) choose_long_split(gemm, c, device, d, say);
 }
 
-// bn 0 where M is small and B long: the swapped product (D^T = B A^T, kGemmSmallMSwap) in pairs
+// bn 0 where M is small and B long: the swapped product (D^T = B A^T, kGemmSmallMSwapFill) in pairs
 // whose two CTAs cover all of M between them and share B's 128 rows by multicast, so that B
 // leaves L2 once; where the spec leaves the swap, the tile's rows and warpgroups, pingpong and
 // split_reduce to the defaults, asks for a cluster of at most 2, the layout is tn with 2-byte
-// inputs with rows aligned (kGemmAlignedPitch), half of M (in 16-column steps) is from 128 to
-// kGemmSmallMSwapMaxCols, K is at least kGemmLongKblocks, and B's tiles of 128 rows fill at least
+// inputs with rows aligned (kGemmAlignedPitch), M is from kGemmSmallMSwapMinM and half of it
+// (in 16-column steps) at most kGemmSmallMSwapMaxCols, K is at least kGemmLongKblocks, and B's tiles of 128 rows fill at least
 // kGemmSmallMSwapFill of one wave of pairs without a second. Whether it was taken.
 bool choose_small_m_swap(const Gemm& gemm, const Config& c, const Sample::DeviceFacts& device, Sample::DeviceChoice& d,
                          const Say& say) {
@@ -451,8 +450,8 @@ bool choose_small_m_swap(const Gemm& gemm, const Config& c, const Sample::Device
     return false;
   const uint64_t half = ceil_div(ceil_div(uint64_t(s.m), 2), 16) * 16, pairs = ceil_div(uint64_t(s.n), 128);
   const uint64_t clusters = uint64_t(std::max(0, device.clusters_that_fit(2).value_or(device.sm_count / 2)));
-  if (s.m <= 2 * 120 || half > kGemmSmallMSwapMaxCols || !rows_aligned(s) || ceil_div(uint64_t(s.k), t.bk) < kGemmLongKblocks || pairs > clusters ||
-      double(pairs) < kGemmSmallMSwapFill * double(clusters))
+  if (uint64_t(s.m) < kGemmSmallMSwapMinM || half > kGemmSmallMSwapMaxCols || !rows_aligned(s) ||
+      ceil_div(uint64_t(s.k), t.bk) < kGemmLongKblocks || pairs > clusters || double(pairs) < kGemmSmallMSwapFill * double(clusters))
     return false;
   Config v = c;
   v.params["swap"] = 1, v.params["bm"] = 128, v.params["bn"] = int64_t(half);
