@@ -144,8 +144,9 @@ std::vector<Config> Gemm::tuning_candidates(const Config& c) const {
         for (const Tile& tile : {kTiles[0], kTiles[2]})
           candidate(tile, ir::Dim3{1, 1, unsigned(splits)}, kGroups[0], 64, 0, splits);
   // ...the small tile (kGemmSmallTile square of one MMA warpgroup in 2x2 clusters with
-  // multicast, the default path's for few tiles over a short K), unsplit and in 2 splits...
-  if (((m + 127) / 128) * ((n + 255) / 256) <= kSplitMaxTiles)
+  // multicast, the default path's for few tiles over a short K; tn, as it was measured),
+  // unsplit and in 2 splits...
+  if (c.param("layout") == 0 && ((m + 127) / 128) * ((n + 255) / 256) <= kSplitMaxTiles)
     for (int64_t splits : {1, 2})
       if (kblocks >= uint64_t(4 * splits))
         candidate(Tile{kGemmSmallTile, kGemmSmallTile}, ir::Dim3{2, 2, 1}, kGroups[0], 64, 0, splits, 0, 1, 1);
