@@ -52,6 +52,17 @@ bool rows_aligned(const GemmShape& s) {
   return uint64_t(s.a_pitch()) * eb % kGemmAlignedPitch == 0 && uint64_t(s.b_pitch()) * eb % kGemmAlignedPitch == 0;
 }
 
+// Whether the spec leaves the tile's rows and warpgroups (bm, consumers, pingpong,
+// warp_specialized) and split_reduce to the defaults (bm 128 in 2 cooperative consumers) and asks
+// for a cluster of at most 2: where a tile rule of the default path may replace the tile.
+bool default_tile_shape(const Config& c) {
+  for (const char* p : {"params.bm", "params.consumers", "params.pingpong", "params.warp_specialized"})
+    if (c.named.count(p)) return false;
+  const GemmTiling t = gemm_tiling(c);
+  return t.bm == 128 && t.consumers == 2 && !t.pingpong && t.warp_specialized && c.cluster.count() <= 2 &&
+         GemmSplitReduce(c.param("split_reduce")) == GemmSplitReduce::Auto;
+}
+
 // Where bn 0 takes the narrow tile (kGemmNarrowRows x kGemmNarrowCols, one MMA warpgroup,
 // 1x2 without multicast) for c, whose 256-column tiles would run split-K: the spec leaves the
 // tile's rows, warpgroups and split_reduce to the defaults and asks for a cluster of at most 2,
@@ -65,12 +76,8 @@ struct NarrowTile {
   bool split = false;
 };
 NarrowTile narrow_tile_clusters(const Config& c, const GemmShape& s, const Sample::DeviceFacts& device) {
-  for (const char* p : {"params.bm", "params.consumers", "params.pingpong", "params.warp_specialized"})
-    if (c.named.count(p)) return {};
+  if (!default_tile_shape(c) || !rows_aligned(s)) return {};
   const GemmTiling t = gemm_tiling(c);
-  if (t.bm != 128 || t.consumers != 2 || t.pingpong || !t.warp_specialized || c.cluster.count() > 2 || !rows_aligned(s) ||
-      GemmSplitReduce(c.param("split_reduce")) != GemmSplitReduce::Auto)
-    return {};
   const uint64_t operands = (uint64_t(s.m) + uint64_t(s.n)) * uint64_t(s.k) * ir::scalar_bytes(s.in);
   const uint64_t pairs = ceil_div(ceil_div(uint64_t(s.m), kGemmNarrowRows), 2) * ceil_div(uint64_t(s.n), kGemmNarrowCols);
   if (operands > kGemmSplitInClusterOperandBytes || pairs == 0) return {};
@@ -96,13 +103,9 @@ NarrowTile narrow_tile_clusters(const Config& c, const GemmShape& s, const Sampl
 // clusters of 4 the device runs at once: that count of clusters, 0 where the tile does not
 // apply. The schedule then splits K only where those clusters leave most of the wave idle.
 uint64_t small_tile_clusters(const Config& c, const GemmShape& s, const Sample::DeviceFacts& device) {
-  for (const char* p : {"params.bm", "params.consumers", "params.pingpong", "params.warp_specialized"})
-    if (c.named.count(p)) return 0;
+  if (!default_tile_shape(c)) return 0;
   const GemmTiling t = gemm_tiling(c);
-  if (t.bm != 128 || t.consumers != 2 || t.pingpong || !t.warp_specialized || c.cluster.count() > 2 ||
-      s.layout != GemmLayout::TN || ir::scalar_bytes(s.in) != 2 || ceil_div(uint64_t(s.k), t.bk) > kGemmSmallTileMaxKblocks ||
-      GemmSplitReduce(c.param("split_reduce")) != GemmSplitReduce::Auto)
-    return 0;
+  if (s.layout != GemmLayout::TN || ir::scalar_bytes(s.in) != 2 || ceil_div(uint64_t(s.k), t.bk) > kGemmSmallTileMaxKblocks) return 0;
   const uint64_t quads = uint64_t(std::max(0, device.clusters_that_fit(4).value_or(0)));
   const uint64_t tiles = ceil_div(ceil_div(uint64_t(s.m), kGemmSmallTile), 2) * ceil_div(ceil_div(uint64_t(s.n), kGemmSmallTile), 2);
   return tiles > 0 && tiles <= quads ? quads : 0;
@@ -441,13 +444,10 @@ void choose_width(const Gemm& gemm, const Config& c, const Sample::DeviceFacts& 
 // kGemmSmallMSwapFill of one wave of pairs without a second. Whether it was taken.
 bool choose_small_m_swap(const Gemm& gemm, const Config& c, const Sample::DeviceFacts& device, Sample::DeviceChoice& d,
                          const Say& say) {
-  for (const char* p : {"params.swap", "params.bm", "params.consumers", "params.pingpong", "params.warp_specialized"})
-    if (c.named.count(p)) return false;
+  if (c.named.count("params.swap") || !default_tile_shape(c)) return false;
   const GemmShape s = gemm_kernel_shape(c);
   const GemmTiling t = gemm_tiling(c);
-  if (t.swap || t.bm != 128 || t.consumers != 2 || t.pingpong || !t.warp_specialized || c.cluster.count() > 2 ||
-      s.layout != GemmLayout::TN || ir::scalar_bytes(s.in) != 2 || GemmSplitReduce(c.param("split_reduce")) != GemmSplitReduce::Auto)
-    return false;
+  if (t.swap || s.layout != GemmLayout::TN || ir::scalar_bytes(s.in) != 2) return false;
   const uint64_t half = ceil_div(ceil_div(uint64_t(s.m), 2), 16) * 16, pairs = ceil_div(uint64_t(s.n), 128);
   const uint64_t clusters = uint64_t(std::max(0, device.clusters_that_fit(2).value_or(device.sm_count / 2)));
   if (uint64_t(s.m) < kGemmSmallMSwapMinM || half > kGemmSmallMSwapMaxCols || !rows_aligned(s) ||
