@@ -48,10 +48,14 @@ TileMap KernelBuilder::tile_map(std::string name, const SharedTile& tile, unsign
     throw UserError(L(loc), "tile map '" + name + "' loads boxes of " + std::to_string(box_rows) + " rows into tile '" +
                                 tile.name + "' of " + std::to_string(tile.layout.rows) + " rows",
                     "use a box_rows that divides the tile's rows");
-  if (ir::swizzle_span(tile.layout.swizzle) && box_rows % 8 != 0)
-    throw UserError(L(loc), "tile map '" + name + "' has boxes of " + std::to_string(box_rows) +
-                                " rows; slices of a swizzled tile must start on 8-row boundaries",
-                    "use a multiple of 8 rows");
+  // TMA writes a swizzled box at a 128-byte aligned address, in the pattern the address bits
+  // give it: a box starting inside the tile's 8-row swizzle atom lands as that part of the
+  // whole tile would.
+  const unsigned span = ir::swizzle_span(tile.layout.swizzle);
+  if (span && uint64_t(box_rows) * span % 128 != 0)
+    throw UserError(L(loc), "tile map '" + name + "' has boxes of " + std::to_string(box_rows) + " rows of " + std::to_string(span) +
+                                " bytes; slices of a swizzled tile must start 128-byte aligned",
+                    "use a multiple of " + std::to_string(128 / span) + " rows");
   TensorMap m = add_tensor_map(std::move(name), tile.layout.elem, {tile.layout.panel_cols(), box_rows}, tile.layout.swizzle, loc);
   return TileMap{m, tile.layout, box_rows};
 }

@@ -353,17 +353,31 @@ std::vector<ConfigProblem> Gemm::check_config(const Config& c) const {
        "refills it in the other CTAs of the cluster too, which may still be reading it: use multicast off (or auto), "
        "or warp_specialized 1");
   const unsigned cx = t.multicast ? c.cluster.x : 1, cy = t.multicast ? c.cluster.y : 1;
-  need(t.bm % (8 * cx) == 0, "cluster", "each of the " + std::to_string(cx) + " CTAs of a cluster row loads bm / " + std::to_string(cx) + " rows of A: that must be a multiple of 8");
+  // Each CTA of a multicast cluster loads a slice of the tile; TMA writes a swizzled slice at
+  // a 128-byte aligned address, in the pattern of the whole tile (the swizzle follows the
+  // address bits): a K-major slice takes any rows of 128 bytes, an even count of 64-byte rows,
+  // a multiple of 4 of 32-byte ones. B's N-major tiles (nn) slice in 8-row steps.
+  const unsigned k_row = t.bk * ir::scalar_bytes(s.in), k_step = k_row % 128 == 0 ? 1 : k_row % 64 == 0 ? 2 : 4;
+  const unsigned b_step = s.layout == GemmLayout::NN ? 8 : k_step;
+  auto rows_word = [](unsigned step) { return step == 1 ? std::string("a whole number") : "a multiple of " + std::to_string(step); };
+  need(t.bm % (k_step * cx) == 0, "cluster",
+       "each of the " + std::to_string(cx) + " CTAs of a cluster row loads bm / " + std::to_string(cx) + " rows of A: that must be " + rows_word(k_step));
   const unsigned brows = s.layout == GemmLayout::NN ? t.bk : t.bn;
-  need(brows % (8 * cy) == 0, "cluster", "each of the " + std::to_string(cy) + " CTAs of a cluster column loads " + std::to_string(brows) + " / " + std::to_string(cy) + " rows of B: that must be a multiple of 8");
-  // A CTA's share of a tile over 256 rows goes in two (or more) TMA boxes of equal, 8-row-aligned height.
-  auto boxes_fit = [](unsigned rows) {
-    if (rows == 0) return true;  // a cluster wider than the tile: refused above (a multiple of 8 rows)
+  need(brows % (b_step * cy) == 0, "cluster",
+       "each of the " + std::to_string(cy) + " CTAs of a cluster column loads " + std::to_string(brows) + " / " + std::to_string(cy) +
+           " rows of B: that must be " + rows_word(b_step));
+  // A CTA's share of a tile over 256 rows goes in two (or more) TMA boxes of equal height.
+  auto boxes_fit = [](unsigned rows, unsigned step) {
+    if (rows == 0) return true;  // a cluster wider than the tile: refused above
     const unsigned boxes = (rows + 255) / 256;
-    return rows % boxes == 0 && rows / boxes % 8 == 0;
+    return rows % boxes == 0 && rows / boxes % step == 0;
   };
-  need(boxes_fit(t.bm / cx), "params.bm", "each CTA's " + std::to_string(t.bm / cx) + " rows of A do not split into TMA boxes of at most 256 rows, a multiple of 8 each: grow the cluster or change the tile");
-  need(boxes_fit(brows / cy), s.layout == GemmLayout::NN ? "params.bk" : "params.bn", "each CTA's " + std::to_string(brows / cy) + " rows of B do not split into TMA boxes of at most 256 rows, a multiple of 8 each: grow the cluster or change the tile");
+  need(boxes_fit(t.bm / cx, k_step), "params.bm",
+       "each CTA's " + std::to_string(t.bm / cx) + " rows of A do not split into TMA boxes of at most 256 rows, " + rows_word(k_step) +
+           " each: grow the cluster or change the tile");
+  need(boxes_fit(brows / cy, b_step), s.layout == GemmLayout::NN ? "params.bk" : "params.bn",
+       "each CTA's " + std::to_string(brows / cy) + " rows of B do not split into TMA boxes of at most 256 rows, " + rows_word(b_step) +
+           " each: grow the cluster or change the tile");
   if (t.warp_specialized) {
     // What setmaxnreg gives a consumer for its whole accumulator, and what ptxas compiles one
     // wgmma within: the launch's count (65536 / threads) for its 64 x (at most 256) columns,

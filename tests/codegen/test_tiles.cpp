@@ -330,6 +330,17 @@ TEST_CASE("tiles: DSL misuse is refused where it is written", "[codegen][tiles][
   CHECK_THROWS_WITH(regs(),
                     at(line4) + ": error: role 'r' asks for 100 registers per thread\n"
                                 "  fix: setmaxnreg takes a multiple of 8 from 24 to 256 (or 0 to keep the launch's allocation)");
+  // Slices of a swizzled tile start 128-byte aligned: any rows of 128 bytes (28 of 112), an
+  // even count of 64-byte rows, not 3.
+  SharedTile b = k.shared_tile<bf16>("b", 112, 64);
+  CHECK(k.tile_map("B", b, 28).box_rows == 28);
+  SharedTile b64 = k.shared_tile<bf16>("b64", 24, 32, 1, tj::ir::Major::K, tj::ir::Swizzle::B64);
+  CHECK(k.tile_map("B64", b64, 12).box_rows == 12);
+  const unsigned line5 = __LINE__ + 1;
+  auto odd_slice = [&] { k.tile_map("B64x3", b64, 3); };
+  CHECK_THROWS_WITH(odd_slice(), at(line5) + ": error: tile map 'B64x3' has boxes of 3 rows of 64 bytes; slices of a swizzled tile must "
+                                             "start 128-byte aligned\n"
+                                             "  fix: use a multiple of 2 rows");
 }
 
 TEST_CASE("tiles: for_each_tile lowers to a persistent loop over cluster tiles with grouped rasterization",

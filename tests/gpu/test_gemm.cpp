@@ -100,6 +100,19 @@ TEST_CASE("gemm: cluster shapes with TMA multicast against cuBLAS [gpu]", "[gpu]
   for (size_t i = 0; i < cases.size(); ++i) check(cases[i], 200 + i);
 }
 
+// Multicast slices that start inside the 8-row swizzle atom: B's 112 rows as 4 slices of 28
+// (128-byte rows, and 64-byte rows with bk 32), 208 as 4 of 52, 80 as 4 of 20 in 2x4; ragged
+// M and N, beta, f32 out.
+TEST_CASE("gemm: multicast slices off the 8-row swizzle atom against cuBLAS [gpu]", "[gpu][gemm][multicast][slices]") {
+  const std::vector<GemmCase> cases = {
+      {1000, 336, 2000, {{"bn", 112}, {"multicast", 1}}, {1, 4, 1}},
+      {1100, 330, 1000, {{"bn", 112}, {"bk", 32}, {"multicast", 1}}, {1, 4, 1}},
+      {900, 620, 700, {{"bn", 208}, {"multicast", 1}}, {1, 4, 1}, 1.0, 1.0},
+      {1024, 400, 1000, {{"bn", 80}, {"multicast", 1}, {"out", 2}}, {2, 4, 1}},
+  };
+  for (size_t i = 0; i < cases.size(); ++i) check(cases[i], 4747 + i);
+}
+
 TEST_CASE("gemm: layouts, element types, alpha and beta against cuBLAS [gpu]", "[gpu][gemm]") {
   const std::vector<GemmCase> cases = {
       {1024, 1024, 1024, {{"layout", 1}}},                        // nn: B read N-major
