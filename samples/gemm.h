@@ -291,6 +291,14 @@ inline constexpr double kGemmPackingMargin = 0.05, kGemmUnalignedRows = 250.0;
 // wave), while 192 columns in 1x4 ran 0.70x of 1x2 at 1000x3000^2.
 inline constexpr double kGemmQuadGain = 0.05;
 inline constexpr unsigned kGemmQuadAlongMBn = 256;
+// Where packing picks a pair along M (1x2) it takes four along M (1x4) at the same tile when K
+// has at least kGemmQuadAlongMMinKblocks k-blocks and the model rates them no slower (the same
+// waves: kGemmQuadGain decides). On an H100 against the pair (or the unclustered tile the pair
+// gave way to), default path to default path: 1.05-1.20x ours' TFLOP/s on 8 of 10 shapes
+// (4342x328x9472 1.20, B's 112-row tiles in slices of 28), 0.90x and 0.97x on the two with 19
+// and 27 k-blocks; one other with 27 gained 1.05x (docs/performance-log.md).
+inline constexpr bool kGemmQuadAlongMPairs = true;
+inline constexpr unsigned kGemmQuadAlongMMinKblocks = 32;
 // The wide tile packing weighs (128 x kGemmWideBn, two m64n160 wgmmas per consumer with A
 // from registers, 3 stages) with layout tn, in 1x2 only (ptxas spills it unclustered; in 1x2
 // each CTA loads 160 of B's rows), at kGemmWideRate of 128x256's rate per flop (0.91x cuBLAS

@@ -283,6 +283,14 @@ void choose_packing(const Gemm& gemm, const Config& c, const Sample::DeviceFacts
   if (!aligned && !c.named.count("cluster") && device.clusters_that_fit(4).value_or(0) > 0)
     for (const ir::Dim3& quad : {ir::Dim3{1, 4, 1}, ir::Dim3{2, 2, 1}}) consider(quad);  // ties: 1x4
   if (!best || best->time >= incumbent->time * (1.0 - kGemmPackingMargin)) return;
+  // A pair along M (1x2, sharing B) that packing takes gives way to four along M at its tile
+  // (each CTA loading a quarter of B's tile) where K is long enough, the device says how many
+  // fit and the model rates them no slower (kGemmQuadAlongMPairs).
+  bool quad_along_m = false;
+  if (kGemmQuadAlongMPairs && best->cluster.x == 1 && best->cluster.y == 2 && !c.named.count("cluster") &&
+      ceil_div(uint64_t(s.k), given.bk) >= kGemmQuadAlongMMinKblocks && device.clusters_that_fit(4).value_or(0) > 0)
+    if (const std::optional<Candidate> quad = estimate(best->bm, best->bn, {1, 4, 1}, true); quad && quad->time <= best->time)
+      best = quad, quad_along_m = true;
   d.config.params["bn"] = int64_t(best->bn);
   if (best->bm != given.bm) d.config.params["bm"] = int64_t(best->bm), d.config.params["consumers"] = int64_t(best->bm / 64);
   d.config.cluster = best->cluster;
@@ -298,7 +306,8 @@ void choose_packing(const Gemm& gemm, const Config& c, const Sample::DeviceFacts
       (moved ? ", cluster " + xy(c.cluster) + " -> " + xy(best->cluster) : " in " + xy(c.cluster)) +
       (best->cluster.count() == 1 && c.cluster.count() > 1 ? " without multicast" : "") + ": est. " + ratio + "x the time of " +
       std::to_string(chosen) + " columns in " + xy(c.cluster) + ", the wave model's static waves" +
-      (aligned ? "" : " with the TMA rows of unaligned operand rows"));
+      (aligned ? "" : " with the TMA rows of unaligned operand rows") +
+      (quad_along_m ? "; four along M rather than a pair, each CTA loading a quarter of B's tile" : ""));
 }
 
 // kGemmLongSplit: packing's narrow static width over a long K gives way to the narrowest width

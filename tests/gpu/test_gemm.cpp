@@ -102,13 +102,16 @@ TEST_CASE("gemm: cluster shapes with TMA multicast against cuBLAS [gpu]", "[gpu]
 
 // Multicast slices that start inside the 8-row swizzle atom: B's 112 rows as 4 slices of 28
 // (128-byte rows, and 64-byte rows with bk 32), 208 as 4 of 52, 80 as 4 of 20 in 2x4; ragged
-// M and N, beta, f32 out.
+// M and N, beta, f32 out; and the default path taking four along M, with the fused epilogue.
 TEST_CASE("gemm: multicast slices off the 8-row swizzle atom against cuBLAS [gpu]", "[gpu][gemm][multicast][slices]") {
   const std::vector<GemmCase> cases = {
       {1000, 336, 2000, {{"bn", 112}, {"multicast", 1}}, {1, 4, 1}},
       {1100, 330, 1000, {{"bn", 112}, {"bk", 32}, {"multicast", 1}}, {1, 4, 1}},
       {900, 620, 700, {{"bn", 208}, {"multicast", 1}}, {1, 4, 1}, 1.0, 1.0},
       {1024, 400, 1000, {{"bn", 80}, {"multicast", 1}, {"out", 2}}, {2, 4, 1}},
+      // The default path's four along M (kGemmQuadAlongMPairs): 80 columns, slices of 20.
+      {3000, 330, 4096, {}, {2, 1, 1}, 1.0, 0.0, true, {{"bn", 80}}, "(1,4,1)"},
+      {3000, 330, 4096, {{"bias", 1}, {"act", 2}}, {2, 1, 1}, 1.0, 0.0, true, {{"bn", 80}}, "(1,4,1)"},
   };
   for (size_t i = 0; i < cases.size(); ++i) check(cases[i], 4747 + i);
 }

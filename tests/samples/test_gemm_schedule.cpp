@@ -890,3 +890,36 @@ TEST_CASE("gemm small M: the swapped product in 2x1 pairs covering all of M wher
   CHECK(decide_h200(320, 7168, 12288, {}, {2, 2, 1}).config.param("swap") == 0);
   CHECK(decide_h200(320, 7168, 12288, {{"layout", 1}}).config.param("swap") == 0);
 }
+
+TEST_CASE("gemm packing: a pair along M gives way to four along M at its tile where K is long and the waves stay",
+          "[samples][gemm][schedule][packing]") {
+  auto quad = [](const samples::Sample::DeviceChoice& d) { return d.config.cluster.str() == ir::Dim3{1, 4, 1}.str(); };
+  // 4342 x 328 x 9472: 128 x 112 tiles, 27 clusters of 1x4 on the 30 that fit (each CTA loading
+  // 28 of B's 112 rows) where 51 pairs took one wave of 66 too.
+  samples::Sample::DeviceChoice d = decide_h200(4342, 328, 9472);
+  INFO(d.line);
+  CHECK(quad(d));
+  CHECK(d.config.param("bn") == 112);
+  CHECK(d.line.find("packing -> bn 112, cluster 2x1 -> 1x4") != std::string::npos);
+  CHECK(quad(decide_h200(5764, 177, 7163)));
+  // The tall tile's pair too: 192 x 192 at 4446 x 893 x 3949.
+  d = decide_h200(4446, 893, 3949);
+  CHECK(quad(d));
+  CHECK(d.config.param("bm") == 192);
+  // Not taken: K under 32 k-blocks (19 at 3399 x 549 x 1210, 27 at 11516 x 255 x 1728), a cluster
+  // named in the spec, or no count of clusters of 4 from the device.
+  for (auto [m, n, k] : {std::tuple{3399, 549, 1210}, {11516, 255, 1728}}) {
+    INFO(m << " x " << n << " x " << k);
+    CHECK_FALSE(quad(decide_h200(m, n, k)));
+  }
+  samples::Config named = test::gemm_config({{"m", 4342}, {"n", 328}, {"k", 9472}}, {1, 2, 1});
+  named.named.insert("cluster");
+  const samples::Sample::DeviceFacts h200(132, [](unsigned ctas) { return ctas == 2 ? 66 : ctas == 4 ? 30 : 14; });
+  std::optional<samples::Sample::DeviceChoice> n = samples::find_sample("gemm")->for_device(named, h200);
+  REQUIRE(n.has_value());
+  CHECK_FALSE(quad(*n));
+  samples::Config blind = test::gemm_config({{"m", 4342}, {"n", 328}, {"k", 9472}}, {2, 1, 1});
+  std::optional<samples::Sample::DeviceChoice> b = samples::find_sample("gemm")->for_device(blind, 132);
+  REQUIRE(b.has_value());
+  CHECK_FALSE(quad(*b));
+}
