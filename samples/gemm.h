@@ -168,13 +168,21 @@ inline constexpr uint64_t kGemmSmallTileMaxKblocks = 64;
 // filling 0.85-0.97 of the pairs; 384x6144x8192 (0.73 of them) 0.935 -> 0.828. On nine random
 // shapes (M 148-344, N 6856-7992, K 8464-16488) it lost at five: halves of M under 128 columns
 // (0.70-0.82 against 0.81-1.04) and unaligned rows (344x7552x16488 0.58 against 0.83), where
-// packing's tall tiles and quads had been chosen. Hence aligned rows and halves from 128 columns
-// only; so restricted, on seven new random shapes (M 247-375, K a multiple of 64) it ran 1.03x-
-// 1.25x of the previous default (0.761 -> 0.945 of cuBLAS at 273x7072x15360, 0.845 -> 1.009 at
-// 247x6832x13760). M from kGemmSmallMSwapMinM (halves of 128 columns at least 121 rows full;
+// packing's tall tiles and quads had been chosen. Hence aligned rows (but see
+// kGemmSmallMSwapPitch) and halves from 128 columns only; so restricted, on seven new random
+// shapes (M 247-375, K a multiple of 64) it ran 1.03x-1.25x of the previous default (0.761 ->
+// 0.945 of cuBLAS at 273x7072x15360, 0.845 -> 1.009 at 247x6832x13760). M from kGemmSmallMSwapMinM (halves of 128 columns at least 121 rows full;
 // the random draw was M 241-384), halves up to kGemmSmallMSwapMaxCols (not measured past 192).
 inline constexpr double kGemmSmallMSwapFill = 0.8;
 inline constexpr uint64_t kGemmSmallMSwapMinM = 241, kGemmSmallMSwapMaxCols = 192;
+// Rows a multiple of 32 bytes apart but not of 128 (H100, default path against default path,
+// the rule with these rows against without): on eleven shapes (one from the class,
+// ten random: M 273-362, N 6905-8270, K 8624-17584, a multiple of 16 not of 64) the swap ran
+// 1.04-1.23x where its halves were at most 144-160 columns (7 of 7: 283x7992x9056 1.23,
+// 300x7572x9184 1.14) and 0.88-1.03x at 176-192 (329x7891x17360 0.88, 362x6905x8624 0.92): those
+// rows take halves up to kGemmSmallMSwapUnalignedMaxCols. Rows 16 bytes past a multiple of 32
+// ran 0.58x (344x7552x16488) and stay out.
+inline constexpr uint64_t kGemmSmallMSwapPitch = 32, kGemmSmallMSwapUnalignedMaxCols = 160;
 inline constexpr unsigned kGemmNarrowRows = 64, kGemmNarrowCols = 128;
 // The narrow tile unsplit gives way where 128-row tiles of kGemmNarrowCols columns, in the
 // spec's pair, would split K in at least this many (the pairs then fill at most 2/3 of the

@@ -45,11 +45,11 @@ unsigned gemm_auto_bn(const GemmShape& s, const GemmTiling& t, int sm_count) {
 }
 
 namespace {
-// Whether A's and B's rows start a multiple of kGemmAlignedPitch bytes apart: each 128-byte
-// TMA box row is then one line.
-bool rows_aligned(const GemmShape& s) {
+// Whether A's and B's rows start a multiple of `pitch` bytes apart (kGemmAlignedPitch: each
+// 128-byte TMA box row is then one line).
+bool rows_aligned(const GemmShape& s, uint64_t pitch = kGemmAlignedPitch) {
   const uint64_t eb = ir::scalar_bytes(s.in);
-  return uint64_t(s.a_pitch()) * eb % kGemmAlignedPitch == 0 && uint64_t(s.b_pitch()) * eb % kGemmAlignedPitch == 0;
+  return uint64_t(s.a_pitch()) * eb % pitch == 0 && uint64_t(s.b_pitch()) * eb % pitch == 0;
 }
 
 // Whether the spec leaves the tile's rows and warpgroups (bm, consumers, pingpong,
@@ -448,9 +448,11 @@ void choose_width(const Gemm& gemm, const Config& c, const Sample::DeviceFacts& 
 // whose two CTAs cover all of M between them and share B's 128 rows by multicast, so that B
 // leaves L2 once; where the spec leaves the swap, the tile's rows and warpgroups, pingpong and
 // split_reduce to the defaults, asks for a cluster of at most 2, the layout is tn with 2-byte
-// inputs with rows aligned (kGemmAlignedPitch), M is from kGemmSmallMSwapMinM and half of it
-// (in 16-column steps) at most kGemmSmallMSwapMaxCols, K is at least kGemmLongKblocks, and B's tiles of 128 rows fill at least
-// kGemmSmallMSwapFill of one wave of pairs without a second. Whether it was taken.
+// inputs with rows kGemmSmallMSwapPitch bytes apart, M is from kGemmSmallMSwapMinM and half of
+// it (in 16-column steps) at most kGemmSmallMSwapMaxCols (kGemmSmallMSwapUnalignedMaxCols where
+// the rows are not kGemmAlignedPitch apart), K is at least kGemmLongKblocks, and B's tiles of 128
+// rows fill at least kGemmSmallMSwapFill of one wave of pairs without a second. Whether it was
+// taken.
 bool choose_small_m_swap(const Gemm& gemm, const Config& c, const Sample::DeviceFacts& device, Sample::DeviceChoice& d,
                          const Say& say) {
   if (c.named.count("params.swap") || !default_tile_shape(c)) return false;
@@ -459,7 +461,8 @@ bool choose_small_m_swap(const Gemm& gemm, const Config& c, const Sample::Device
   if (t.swap || s.layout != GemmLayout::TN || ir::scalar_bytes(s.in) != 2) return false;
   const uint64_t half = ceil_div(ceil_div(uint64_t(s.m), 2), 16) * 16, pairs = ceil_div(uint64_t(s.n), 128);
   const uint64_t clusters = uint64_t(std::max(0, device.clusters_that_fit(2).value_or(device.sm_count / 2)));
-  if (uint64_t(s.m) < kGemmSmallMSwapMinM || half > kGemmSmallMSwapMaxCols || !rows_aligned(s) ||
+  const uint64_t max_cols = rows_aligned(s) ? kGemmSmallMSwapMaxCols : kGemmSmallMSwapUnalignedMaxCols;
+  if (uint64_t(s.m) < kGemmSmallMSwapMinM || half > max_cols || !rows_aligned(s, kGemmSmallMSwapPitch) ||
       ceil_div(uint64_t(s.k), t.bk) < kGemmLongKblocks || pairs > clusters || double(pairs) < kGemmSmallMSwapFill * double(clusters))
     return false;
   Config v = c;

@@ -455,7 +455,7 @@ TEST_CASE("gemm: the small tile (64x64, one warpgroup, 2x2) on the default path 
 
 // Small M over a long B on the default path (choose_small_m_swap): the swapped product in 2x1
 // pairs covering all of M, B's tiles multicast; ragged M (a 144-column half past m), beta, f32
-// out and the fused epilogue (its vectors along the swapped tile's rows).
+// out and the fused epilogue (its vectors along the swapped tile's rows); rows 32 bytes apart.
 TEST_CASE("gemm: small M swapped into pairs covering M on the default path against cuBLAS [gpu]", "[gpu][gemm][swap][small_m]") {
   const tj::ir::Dim3 pair{2, 1, 1};
   for (const GemmCase& g : std::vector<GemmCase>{
@@ -464,6 +464,8 @@ TEST_CASE("gemm: small M swapped into pairs covering M on the default path again
            {256, 8192, 8192, {{"out", 2}}, pair, 0.5, 0.0, true, {{"swap", 1}, {"bn", 128}}, "(2,1,1)"},
            {320, 7168, 8192, {}, pair, 1.0, 1.0, true, {{"swap", 1}, {"bn", 160}}, "(2,1,1)"},
            {320, 7168, 8192, {{"bias", 1}, {"act", 2}}, pair, 1.0, 0.0, true, {{"swap", 1}, {"bn", 160}}, "(2,1,1)"},
+           // Rows 32 bytes apart, not 128 (K 9056): halves up to 160 columns.
+           {283, 7992, 9056, {}, pair, 1.0, 0.0, true, {{"swap", 1}, {"bm", 128}, {"bn", 144}}, "(2,1,1)"},
        })
     check(g, 4646);
 }

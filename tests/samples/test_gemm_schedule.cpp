@@ -859,7 +859,7 @@ TEST_CASE("gemm small tile: 64x64 of one warpgroup in 2x2 clusters where split-K
   CHECK_FALSE(small(*b));
 }
 
-TEST_CASE("gemm small M: the swapped product in 2x1 pairs covering all of M where B's tiles fill one wave, aligned rows only",
+TEST_CASE("gemm small M: the swapped product in 2x1 pairs covering all of M where B's tiles fill one wave, rows 32 bytes apart",
           "[samples][gemm][schedule][swap]") {
   auto swapped = [](const samples::Sample::DeviceChoice& d, int64_t bn) {
     return d.config.param("swap") == 1 && d.config.param("bm") == 128 && d.config.param("bn") == bn &&
@@ -877,7 +877,12 @@ TEST_CASE("gemm small M: the swapped product in 2x1 pairs covering all of M wher
   CHECK(swapped(decide_h200(256, 8192, 8192), 128));
   CHECK(swapped(decide_h200(375, 8112, 14016), 192));
   CHECK(swapped(decide_h200(320, 7168, 8192, {{"bias", 1}, {"act", 2}}), 160));
-  // Not taken: unaligned rows (K 16488), halves under 128 columns (M 239), B's pairs filling
+  // Rows a multiple of 32 bytes apart, not of 128 (K 9056, 9184): halves up to 160 columns.
+  CHECK(swapped(decide_h200(283, 7992, 9056), 144));
+  CHECK(swapped(decide_h200(300, 7572, 9184), 160));
+  CHECK(decide_h200(329, 7891, 17360).config.param("swap") == 0);
+  CHECK(decide_h200(362, 6905, 8624).config.param("swap") == 0);
+  // Not taken: rows 16 bytes past a multiple of 32 (K 16488), halves under 128 columns (M 239), B's pairs filling
   // under 0.8 of the wave (N 6144: 48 of 66) or more than one (N 8576: 67), a short K, a half
   // past 192 columns (M 512), or where the spec names the swap, the rows, or a cluster of 4.
   for (auto [m, n, k] : {std::tuple{344, 7552, 16488}, {239, 7952, 11648}, {384, 6144, 8192}, {320, 8576, 8192}, {320, 7168, 4096},
