@@ -154,7 +154,9 @@ class KernelBuilder {
   // A TMA view of a global matrix, shaped for `tile`: its box is one panel of
   // box_rows rows ({span / sizeof(T), box_rows}, the tile's swizzle), so the box
   // and the tile's layout are one fact. box_rows divides the tile's rows (a
-  // cluster's CTAs may each load a slice and multicast it).
+  // cluster's CTAs may each load a slice and multicast it); a swizzled tile's
+  // slices start 128-byte aligned (any row of 128-byte rows, every second of
+  // 64-byte ones), anywhere in the 8-row swizzle atom.
   TileMap tile_map(std::string name, const SharedTile& tile, unsigned box_rows, SrcLoc loc = SrcLoc::current());
   // An m x n f32 MMA accumulator, one per warpgroup of the role that uses it
   // (registers on sm_90a: m * n / 128 per thread).
