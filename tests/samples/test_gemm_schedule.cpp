@@ -803,11 +803,14 @@ TEST_CASE("gemm packing: width and cluster chosen together where the wave model'
 namespace {
 // What the default path decides for m x n x k on an H200 (66 clusters of 2 and 30 of 4 at once),
 // `extra` named in the spec as a user would; the decided config must pass the checks.
+samples::Sample::DeviceFacts h200_facts() {
+  return samples::Sample::DeviceFacts(132, [](unsigned ctas) { return ctas == 2 ? 66 : ctas == 4 ? 30 : 14; });
+}
 samples::Sample::DeviceChoice decide_h200(int64_t m, int64_t n, int64_t k, const std::map<std::string, int64_t>& extra = {},
                                           ir::Dim3 cluster = {2, 1, 1}) {
   const samples::Sample* s = samples::find_sample("gemm");
   REQUIRE(s != nullptr);
-  const samples::Sample::DeviceFacts h200(132, [](unsigned ctas) { return ctas == 2 ? 66 : ctas == 4 ? 30 : 14; });
+  const samples::Sample::DeviceFacts h200 = h200_facts();
   std::map<std::string, int64_t> params = {{"m", m}, {"n", n}, {"k", k}};
   params.insert(extra.begin(), extra.end());
   samples::Config c = test::gemm_config(params, cluster);
@@ -919,8 +922,7 @@ TEST_CASE("gemm packing: a pair along M gives way to four along M at its tile wh
   }
   samples::Config named = test::gemm_config({{"m", 4342}, {"n", 328}, {"k", 9472}}, {1, 2, 1});
   named.named.insert("cluster");
-  const samples::Sample::DeviceFacts h200(132, [](unsigned ctas) { return ctas == 2 ? 66 : ctas == 4 ? 30 : 14; });
-  std::optional<samples::Sample::DeviceChoice> n = samples::find_sample("gemm")->for_device(named, h200);
+  std::optional<samples::Sample::DeviceChoice> n = samples::find_sample("gemm")->for_device(named, h200_facts());
   REQUIRE(n.has_value());
   CHECK_FALSE(quad(*n));
   samples::Config blind = test::gemm_config({{"m", 4342}, {"n", 328}, {"k", 9472}}, {2, 1, 1});
