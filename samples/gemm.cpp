@@ -20,6 +20,7 @@ const std::vector<std::string> kActs = {"none", "relu", "gelu", "silu"};
 const std::vector<std::string> kSchedules = {"auto", "static", "stream_k", "split_k", "dynamic"};
 const std::vector<std::string> kMulticasts = {"off", "on", "auto"};
 const std::vector<std::string> kSplitReduces = {"auto", "workspace", "cluster", "atomic"};
+const std::vector<std::string> kCoops = {"rows", "cols"};
 constexpr unsigned kMaxAutoStages = 8;  // what `stages 0` may pick: the parameter's maximum
 
 std::string number(double v) {
@@ -58,7 +59,13 @@ std::vector<ParamSpec> Gemm::params() const {
           {"bk", 64, 32, 256, "K per pipeline stage: 32 (64-byte-swizzled rows) or a multiple of 64"},
           {"stages", 0, 0, 8, "pipeline stages in shared memory (2..8; 0: as many as fit, at most 8)"},
           {"consumers", 2, 1, 3,
-           "consumer warpgroups (each owns bm / consumers rows of the tile, a multiple of 64, or all of them with pingpong)"},
+           "consumer warpgroups (each owns bm / consumers rows of the tile, a multiple of 64, or all of them with pingpong "
+           "or coop cols)"},
+          {"coop", 0, 0, 1,
+           "how the cooperative consumers share a tile: rows (each bm / consumers rows, all bn columns) or cols (each all "
+           "bm rows and bn / consumers columns, a multiple of 8: tiles of 192 or 256 rows by up to 256 columns with 2 "
+           "consumers, or 128 by 512; layout tn, not with pingpong, swap or split_reduce cluster)",
+           kCoops},
           {"pingpong", 0, 0, 1,
            "1: the 2 consumers take alternate tiles, each a whole bm x bn accumulator, and issue their main loops in "
            "turns, so that one's epilogue overlaps the other's MMAs; 0: both share each tile (cooperative)"},
@@ -95,6 +102,10 @@ std::vector<ParamSpec> Gemm::params() const {
            "bytes of D's rows per epilogue chunk (each goes out by TMA store through one of two shared buffers of bm "
            "rows): 128 or 64; 0: 128, or 64 where 128 leaves fewer than 4 pipeline stages and 64 fits one more "
            "(stages 0), or where only 64 fits the stages named (not split-K in the cluster)"},
+          {"epilogue_buffers", 0, 0, 2,
+           "epilogue chunk buffers: 2 (a chunk is written while the one before it is stored) or 1 (each chunk waits "
+           "for the store before it to read the buffer, freeing the room of a pipeline stage); 0: 2, or 1 with coop "
+           "cols where 2 leave fewer than 4 pipeline stages and 1 fits one more (stages 0)"},
           {"bias", 0, 0, 1, "1: add a bias vector (n f32, one per column of D) in the epilogue (beta 0)"},
           {"col_scale", 0, 0, 1, "1: multiply each column of alpha * A * B by its own f32 scale (n f32) before the bias (beta 0)"},
           {"act", 0, 0, 3, "the epilogue's activation after the bias: relu, gelu (tanh form) or silu (beta 0)", kActs},
@@ -191,6 +202,7 @@ GemmTiling gemm_tiling(const Config& c) {
   t.edge = c.param("edge") == 1;
   t.swap = c.param("swap") == 1;
   t.pingpong = c.param("pingpong") == 1;
+  t.split_cols = c.param("coop") == 1;
   t.pdl = c.param("pdl") == 1;
   t.splits = unsigned(c.param("splits"));
   t.owner_wait_us = unsigned(c.param("owner_wait"));
@@ -221,20 +233,31 @@ GemmTiling gemm_tiling(const Config& c) {
     in_cluster.stages = stages_of(in_cluster);
     t.split_in_cluster = in_cluster.stages >= 4 && smem_bytes(s, in_cluster) <= 232448;
   }
+  // The epilogue's buffers: two of 128-byte chunks, or what the config names. With stages
+  // 0, where that leaves fewer than kGemmMinChunkStages stages: 64-byte chunks, then (coop
+  // cols, whose consumers each have buffers of their own) one buffer of 128- or 64-byte
+  // chunks, each taken where it fits more stages than the choice before it (on the H200,
+  // 192x192 tiles ran 1.02x faster with 4 stages than with 3; 128x192 ran 1.4-2% slower
+  // with 5 than with 4). A config that names its stages (a tuning candidate's, chosen so)
+  // takes 64-byte chunks where only they fit them.
+  const unsigned buffers = unsigned(c.param("epilogue_buffers"));
+  if (buffers != 0) t.chunk_buffers = buffers;
   t.stages = stages_of(t);
-  // Chunks of 64 bytes: half the epilogue's buffers, where 128-byte chunks leave fewer than
-  // kGemmMinChunkStages stages and the smaller ones fit one more (on the H200, 192x192 tiles
-  // ran 1.02x faster with 4 stages than with 3; 128x192 ran 1.4-2% slower with 5 than with 4).
-  // A config that names its stages (a tuning candidate's, chosen so) takes 64-byte chunks
-  // where only they fit them.
-  if (chunk == 0 && !t.split_in_cluster) {
+  if (chunk == 0 && !t.split_in_cluster && c.param("stages") != 0) {
     GemmTiling half = t;
     half.chunk_bytes = 64;
-    if (c.param("stages") == 0 && t.stages < kGemmMinChunkStages) {
-      half.stages = 0;
-      if (stages_of(half) > t.stages) t = half, t.stages = stages_of(half);
-    } else if (c.param("stages") != 0 && smem_bytes(s, t) > 232448 && smem_bytes(s, half) <= 232448) {
-      t = half;
+    if (smem_bytes(s, t) > 232448 && smem_bytes(s, half) <= 232448) t = half;
+  } else if (!t.split_in_cluster && c.param("stages") == 0) {
+    struct Buffers {
+      unsigned bytes, count;
+    };
+    const bool one = buffers == 1 || (buffers == 0 && t.split_cols), two = buffers != 1;
+    for (const Buffers& b : {Buffers{64, 2}, Buffers{128, 1}, Buffers{64, 1}}) {
+      if (t.stages >= kGemmMinChunkStages) break;
+      if ((chunk != 0 && b.bytes != chunk) || !(b.count == 1 ? one : two)) continue;
+      GemmTiling other = t;
+      other.chunk_bytes = b.bytes, other.chunk_buffers = b.count, other.stages = 0;
+      if (stages_of(other) > t.stages) t = other, t.stages = stages_of(other);
     }
   }
   // Automatic: tiles of at most 128 x 64 elements (a k-block's MMAs of the whole CTA take
@@ -260,6 +283,7 @@ std::string gemm_split_in_cluster_refusal(const GemmShape& s, const GemmTiling& 
            " is over 8 CTAs";
   if (t.stream_k || t.dynamic) return std::string("schedule ") + (t.stream_k ? "stream_k" : "dynamic") + " runs whole tiles or shares of its own";
   if (t.pingpong) return "pingpong runs each tile on one warpgroup";
+  if (t.split_cols) return "coop cols stores each warpgroup's own columns, whole";
   if (t.swap) return "swap stores each warpgroup's chunks transposed, whole";
   if (!gemm_shares_by_rows(s, t, planes)) return {};
   // Else the tile's (warpgroup, chunk) pieces dealt out to the planes, each plane's in
@@ -302,9 +326,22 @@ std::vector<ConfigProblem> Gemm::check_config(const Config& c) const {
          "swap runs B A^T with both operands K-major (layout tn); with nn B's rows are N-major: use layout tn, or swap 0");
     need(!t.pingpong, "params.swap", "swap stores the cooperative consumers' chunks transposed; pingpong is not built for it: use pingpong 0, or swap 0");
   }
-  need(t.bm % (64 * t.tile_groups()) == 0, "params.bm",
-       "bm = " + std::to_string(t.bm) + " must be a multiple of 64 x the warpgroups that share a tile (" +
-           std::to_string(64 * t.tile_groups()) + ")");
+  const unsigned row_groups = t.split_cols ? 1 : t.tile_groups();  // warpgroups that share a tile's rows
+  need(t.bm % (64 * row_groups) == 0, "params.bm",
+       "bm = " + std::to_string(t.bm) + " must be a multiple of 64 x the warpgroups that share a tile's rows (" +
+           std::to_string(64 * row_groups) + ")");
+  if (t.split_cols) {
+    need(t.warp_specialized && t.consumers >= 2 && !t.pingpong, "params.coop",
+         "coop cols shares a tile's columns between the cooperative consumer warpgroups: set warp_specialized 1, "
+         "consumers 2 or 3 and pingpong 0, or coop rows");
+    need(s.layout == GemmLayout::TN, "params.coop",
+         "coop cols gives each consumer its share of B's rows, K-major with layout tn (nn's B is N-major): use layout "
+         "tn, or coop rows");
+    need(!t.swap, "params.coop", "coop cols is not built for swap's transposed store: use swap 0, or coop rows");
+    need(t.bn % (8 * t.consumers) == 0, "params.bn",
+         "coop cols cuts bn = " + std::to_string(t.bn) + " into " + std::to_string(t.consumers) +
+             " equal shares of a multiple of 8 columns: use a bn that is a multiple of " + std::to_string(8 * t.consumers));
+  }
   const GemmSchedule sched = GemmSchedule(c.param("schedule"));
   need(sched != GemmSchedule::SplitK || t.splits != 1, "params.splits",
        "schedule split_k with splits 1 splits nothing: give the ranges per tile (0: chosen at run time), or schedule static");
@@ -331,7 +368,7 @@ std::vector<ConfigProblem> Gemm::check_config(const Config& c) const {
   }
   // Tiles of any multiple of 16 columns up to one wgmma's 256 with B K-major (tn; the wave
   // model packs tiles closer to whole waves with them), else of 64 (B's N-major panels).
-  const bool fine = s.layout == GemmLayout::TN && t.bn <= 256;
+  const bool fine = s.layout == GemmLayout::TN && t.acc_cols() <= 256;
   need(t.bn % (fine ? 16 : 64) == 0 && t.bn > 0, "params.bn",
        "bn = " + std::to_string(t.bn) + " must be a multiple of " + (fine ? "16" : "64") +
            (fine ? std::string() : std::string(" (") + (s.layout == GemmLayout::NN ? "layout nn" : "over 256 columns") +
@@ -383,16 +420,16 @@ std::vector<ConfigProblem> Gemm::check_config(const Config& c) const {
     // wgmma within: the launch's count (65536 / threads) for its 64 x (at most 256) columns,
     // with kGemmLaunchOverheadRegisters beside them. One consumer of 128 rows holds two
     // 64-row accumulators (m64 wgmmas on each), within the same budget.
-    const unsigned acc_regs = t.acc_rows() * t.bn / 128, budget = gemm_consumer_registers(t.consumers);
+    const unsigned acc_regs = t.acc_rows() * t.acc_cols() / 128, budget = gemm_consumer_registers(t.consumers);
     need(acc_regs + codegen::kMmaRoleOverheadRegisters <= budget, "params.bn",
-         "a " + std::to_string(t.acc_rows()) + "x" + std::to_string(t.bn) + " accumulator per consumer warpgroup needs " +
+         "a " + std::to_string(t.acc_rows()) + "x" + std::to_string(t.acc_cols()) + " accumulator per consumer warpgroup needs " +
              std::to_string(acc_regs) + " registers per thread plus about " + std::to_string(codegen::kMmaRoleOverheadRegisters) +
              " more; a consumer of " + std::to_string(t.consumers) + " has " + std::to_string(budget) + ": use bm x bn of at most " +
              std::to_string((budget - codegen::kMmaRoleOverheadRegisters) * 128 * t.tile_groups()) + " elements" +
              (t.pingpong ? " (with pingpong each consumer holds a whole tile)" : ""));
-    const unsigned launched = gemm_launch_registers(t.threads()), instr = std::min(t.bn, 256u) / 2;
+    const unsigned launched = gemm_launch_registers(t.threads()), instr = std::min(t.acc_cols(), 256u) / 2;
     need(instr + kGemmLaunchOverheadRegisters <= launched, "params.bn",
-         "one wgmma of 64x" + std::to_string(std::min(t.bn, 256u)) + " needs " + std::to_string(instr) +
+         "one wgmma of 64x" + std::to_string(std::min(t.acc_cols(), 256u)) + " needs " + std::to_string(instr) +
              " accumulator registers plus about " + std::to_string(kGemmLaunchOverheadRegisters) +
              " more, and ptxas compiles it within the launch's " + std::to_string(launched) + " per thread (" +
              std::to_string(t.threads()) + " threads): use bn of at most " +

@@ -363,16 +363,27 @@ struct GemmTiling {
   // and issue their main loops in turns, so that one's epilogue runs while the other's
   // MMAs keep the tensor cores busy. Off: both own half of one tile's rows (cooperative).
   bool pingpong = false;
+  // Cooperative consumers that split the tile's columns (coop cols): each owns all bm rows
+  // and bn / consumers columns (its MMAs read the whole A tile and its share of B's rows),
+  // storing them through chunk buffers of its own. Off: each owns bm / consumers rows.
+  bool split_cols = false;
   bool pdl = true;  // programmatic dependent launch (KernelBuilder::dependent_launch)
   unsigned chunk_bytes = 128;  // bytes of D's rows per epilogue chunk: 128 or 64
+  // Epilogue chunk buffers (per row set): 2, a chunk written while the one before it is
+  // stored, or 1, each chunk waiting for the store before it to read the buffer (the room
+  // of a pipeline stage where coop cols gives each consumer buffers of its own).
+  unsigned chunk_buffers = 2;
   // The MMA computes D^T = B A^T (tn only): tiles of bm of B's rows by bn of A's, each
   // stored transposed into D (store_accumulator_transposed). The tiling, cluster and
   // schedule then describe that problem (gemm_kernel_shape).
   bool swap = false;
   // Warpgroups that own an accumulator of one tile: the consumers, or 1 with pingpong.
   unsigned tile_groups() const { return warp_specialized && !pingpong ? consumers : 1; }
-  // Rows of a tile in one warpgroup's accumulator.
-  unsigned acc_rows() const { return bm / tile_groups(); }
+  // Rows and columns of a tile in one warpgroup's accumulator.
+  unsigned acc_rows() const { return split_cols ? bm : bm / tile_groups(); }
+  unsigned acc_cols() const { return split_cols ? bn / consumers : bn; }
+  // Chunk buffers' sets of bm rows: one per consumer where each stores whole rows of its own.
+  unsigned chunk_row_sets() const { return pingpong || split_cols ? consumers : 1; }
   unsigned threads() const { return warp_specialized ? 128 * (consumers + 1) : 128; }
 };
 
@@ -440,9 +451,9 @@ unsigned gemm_auto_split_cap(uint64_t kblocks);
 
 // Shared memory the kernel uses (tiles, alignment and barriers), bytes.
 uint64_t smem_bytes(const GemmShape& s, const GemmTiling& t);
-// The columns of bn past its whole epilogue chunks (128 bytes of D each): 0, or with a bn
-// that is a multiple of 16 but not of a chunk, the narrower last chunk of each tile, which
-// the kernel stores through a buffer and the maps D_tail and C_tail of its own.
+// The columns of a warpgroup's accumulator (bn, or its share with coop cols) past its whole
+// epilogue chunks (128 or 64 bytes of D each): 0, or the narrower last chunk of each tile,
+// which the kernel stores through a buffer and the maps D_tail and C_tail of its own.
 unsigned gemm_tail_cols(const GemmShape& s, const GemmTiling& t);
 // The kernel itself (samples/gemm_kernel.cpp).
 // s: the problem as the kernel runs it (gemm_kernel_shape: with t.swap, the transposed one).

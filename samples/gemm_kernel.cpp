@@ -51,7 +51,8 @@ unsigned boxes_per_cta(unsigned rows, unsigned ctas) { return (rows / ctas + 255
 // shared memory after it, so that the epilogue reads them from there instead of
 // waiting on global loads chunk by chunk. 0 where the epilogue reads them directly.
 unsigned staged_vectors(const GemmShape& s, const GemmTiling& t) {
-  if (!t.warp_specialized || t.pingpong || t.swap) return 0;  // swapped: the vectors run along the tile's rows
+  // Swapped: the vectors run along the tile's rows; pingpong and coop cols: read from global memory.
+  if (!t.warp_specialized || t.pingpong || t.split_cols || t.swap) return 0;
   return (s.epilogue.col_scale ? 1u : 0u) + (s.epilogue.bias ? 1u : 0u);
 }
 
@@ -67,7 +68,8 @@ struct GemmKernel {
   unsigned a_boxes, b_boxes;  // boxes each CTA loads of its share of A's and B's tile
   bool nn;
   int32_t bm, bn, bk, stages, rows_per_mma;
-  bool wide;  // bn over one wgmma's 256 columns: the MMA reads A from registers
+  int32_t acc_cols;  // columns of a warpgroup's accumulator: bn, or its share with coop cols
+  bool wide;  // an accumulator over one wgmma's 256 columns: the MMA reads A from registers
   // Each k-block's MMAs in two groups around the wait for the previous k-block (not wide tiles).
   bool split_issue() const { return t.split_issue && !wide && t.mma_depth == 1; }
   SharedTile a, b;
@@ -104,19 +106,22 @@ struct GemmKernel {
         a_boxes(boxes_per_cta(t_.bm, cx)), b_boxes(boxes_per_cta(s_.layout == GemmLayout::NN ? t_.bk : t_.bn, cy)),
         nn(s_.layout == GemmLayout::NN),
         bm(int32_t(t_.bm)), bn(int32_t(t_.bn)), bk(int32_t(t_.bk)), stages(int32_t(t_.stages)),
-        rows_per_mma(int32_t(t_.bm / mma_groups_)), wide(t_.bn > 256),
+        rows_per_mma(int32_t(t_.acc_rows())), acc_cols(int32_t(t_.acc_cols())), wide(t_.acc_cols() > 256),
         // Shared tiles: A (M x K) and B (N x K, or K x N read N-major) per stage, one output tile.
         // K-major rows of bk elements: 128-byte swizzle, or 64-byte for bk = 32.
         a(k.shared_tile(s.in, "a", t.bm, t.bk, t.stages, ir::Major::K, k_swizzle(s_, t_))),
         b(nn ? k.shared_tile(s.in, "b", t.bk, t.bn, t.stages, ir::Major::MN)
              : k.shared_tile(s.in, "b", t.bn, t.bk, t.stages, ir::Major::K, k_swizzle(s_, t_))),
         chunk_cols(t_.chunk_bytes / ir::scalar_bytes(s_.out)), tail_cols(gemm_tail_cols(s_, t_)),
-        // Two chunk buffers of bm x chunk_cols for the epilogue (per consumer with
-        // pingpong: one's epilogue may still be storing when the other's begins).
+        // Two chunk buffers (or one: chunk_buffers) of bm x chunk_cols for the epilogue (per consumer with
+        // pingpong, whose epilogues run at different times, and coop cols, where each
+        // consumer stores whole rows of its own columns).
         // Swapped: each MMA warpgroup's chunk is chunk_cols rows of D (the accumulator's
         // columns) by its rows_per_mma columns of D (128 or 256 bytes: 128-byte swizzled).
-        d(t_.swap ? k.shared_tile(s.out, "d", chunk_cols * mma_groups_, t.bm / mma_groups_, 2, ir::Major::K, ir::Swizzle::B128)
-                  : k.shared_tile(s.out, "d", t.bm * (t_.pingpong ? t_.consumers : 1), chunk_cols, 2, ir::Major::K, tail_swizzle(t_.chunk_bytes))),
+        d(t_.swap ? k.shared_tile(s.out, "d", chunk_cols * mma_groups_, t.bm / mma_groups_, t_.chunk_buffers, ir::Major::K,
+                                  ir::Swizzle::B128)
+                  : k.shared_tile(s.out, "d", t.bm * t_.chunk_row_sets(), chunk_cols, t_.chunk_buffers, ir::Major::K,
+                                  tail_swizzle(t_.chunk_bytes))),
         // The CTAs of a cluster row share A's tile: each loads a slice and multicasts
         // it along the row; B's slices go down the cluster column.
         amap(k.tile_map("A", a, t.bm / cx / a_boxes)),
@@ -129,7 +134,7 @@ struct GemmKernel {
         d_tail(!tail_cols ? std::nullopt
                : t_.swap  ? std::optional(k.shared_tile(s.out, "d_tail", tail_cols * mma_groups_, t.bm / mma_groups_, 1, ir::Major::K,
                                                         ir::Swizzle::B128))
-                          : std::optional(k.shared_tile(s.out, "d_tail", t.bm * (t_.pingpong ? t_.consumers : 1), tail_cols, 1,
+                          : std::optional(k.shared_tile(s.out, "d_tail", t.bm * t_.chunk_row_sets(), tail_cols, 1,
                                                         ir::Major::K, tail_swizzle(tail_cols * ir::scalar_bytes(s_.out))))),
         dmap_tail(d_tail ? std::optional(k.tile_map("D_tail", *d_tail, t_.swap ? tail_cols : unsigned(rows_per_mma))) : std::nullopt),
         cmap_tail(d_tail ? std::optional(k.tile_map("C_tail", *d_tail, t_.swap ? tail_cols : unsigned(rows_per_mma))) : std::nullopt),
@@ -139,7 +144,7 @@ struct GemmKernel {
         bias(s_.epilogue.bias ? std::optional(k.param<float*>("bias")) : std::nullopt),
         vectors(staged_vectors(s_, t_)),
         vec_s(vectors ? std::optional(k.shared<float>("vec_s", uint64_t(t_.consumers) * vectors * t_.bn)) : std::nullopt),
-        split(k, t.splits, kMaxSplits, mma_groups_, uint64_t(t.bm / mma_groups_) * t.bn,
+        split(k, t.splits, kMaxSplits, mma_groups_, uint64_t(t.acc_rows()) * t.acc_cols(),
               t.split_in_cluster ? KPartition::Cluster : t.stream_k ? KPartition::StreamK : KPartition::Splits,
               t.deterministic ? PartialSum::Ordered : t.atomic_sum ? PartialSum::Atomic : PartialSum::LastAdds,
               uint64_t(t.owner_wait_us) * 1000, chunk_cols),
@@ -148,12 +153,12 @@ struct GemmKernel {
         full(k.mbarriers("full", t.stages, 1)),
         empty(k.mbarriers("empty", t.stages, mma_groups_ * 4 * (cx + cy - 1))),
         c_full(k.mbarriers("c_full", t.warp_specialized ? t.consumers : 1, 1)),
-        acc(k.accumulator("acc", unsigned(rows_per_mma), t.bn)),
+        acc(k.accumulator("acc", unsigned(rows_per_mma), t.acc_cols())),
         stage_bytes(uint32_t((uint64_t(t.bm) + t.bn) * t.bk * ir::scalar_bytes(s.in))),
         tiles_m((m + bm - 1) / bm), tiles_n((n + bn - 1) / bn), kblocks((kk + bk - 1) / bk),
         schedule(t.dynamic ? dynamic(t.group) : static_persistent(t.group)), mma_groups(mma_groups_),
         edge_shift(t_.edge && s_.beta == 0 && !s_.epilogue.residual && !t_.stream_k), swap(t_.swap) {
-    split.declare_shared(t.bn);
+    split.declare_shared(t.acc_cols());
   }
 
   void declare_splits() { split.declare_count(tiles_m, tiles_n, kblocks); }
@@ -188,6 +193,8 @@ struct GemmKernel {
   // Swapped, the rows are D's innermost coordinate.
   i32 row_origin(const i32& tm) const { return origin(tm, m, bm, swap ? kGemmColumnAlign : 1); }
   i32 col_origin(const i32& tn) const { return origin(tn, n, bn, kGemmColumnAlign); }
+  // D's column of warpgroup wg's accumulator column 0: its share's with coop cols.
+  i32 first_col(const i32& tn, const i32& wg) const { return t.split_cols ? col_origin(tn) + wg * acc_cols : col_origin(tn); }
 
   // One thread: k-block kb of tile (tm, tn) into stage st, completing on full[st].
   void load(const i32& st, const i32& tm, const i32& tn, const i32& kb) {
@@ -269,7 +276,7 @@ struct GemmKernel {
     const bool halve = gelu() && !(vectors && col_scale);  // the accumulator's factor halves, else the staged scale
     f32 x = s.alpha != 1.0 ? e.value * (halve ? scale * f32(0.5f) : scale) : halve ? e.value * f32(0.5f) : e.value;
     // Swapped: D's column is the accumulator's row (never staged: staged_vectors).
-    const i32 col = swap ? min(row_origin(tm) + wg * rows_per_mma + e.row, m - 1) : min(col_origin(tn) + e.col, n - 1);
+    const i32 col = swap ? min(row_origin(tm) + wg * rows_per_mma + e.row, m - 1) : min(first_col(tn, wg) + e.col, n - 1);
     auto vector = [&](const Ptr<float>& global, unsigned v) {
       return vectors ? (*vec_s)[(wg * int32_t(vectors) + int32_t(v)) * bn + e.col] : global[col];
     };
@@ -293,7 +300,7 @@ struct GemmKernel {
   // Chunks instead of a whole output tile leave room for one more pipeline stage.
   void epilogue(const i32& wg, const i32& tm, const i32& tn, Columns cols) {
     boolean leader = thread_idx_x() % 128 == 0;
-    const bool tail = tail_cols && cols.first + cols.count == unsigned(bn);
+    const bool tail = tail_cols && cols.first + cols.count == unsigned(acc_cols);
     if (cols.first % chunk_cols != 0 || (cols.count - (tail ? tail_cols : 0)) % chunk_cols != 0)
       ir::internal_error("gemm epilogue: columns " + std::to_string(cols.first) + ".." + std::to_string(cols.first + cols.count) +
                          " are not whole chunks of " + std::to_string(chunk_cols) + (tail_cols ? " and the tail" : ""));
@@ -302,9 +309,9 @@ struct GemmKernel {
     // Built for the problem's alpha when it is 1 (the usual case): no multiply per element.
     const f32 scale = s.alpha == 1.0 ? f32(1.0f) : alpha;
     // The global row of the chunk buffers' row 0 (a tile copy adds the view's row): the
-    // consumers' rows of one tile, or with pingpong each consumer's whole tile at rows
-    // wg * bm of the buffers.
-    const i32 row0 = t.pingpong ? row_origin(tm) - wg * bm : row_origin(tm);
+    // consumers' rows of one tile, or with pingpong and coop cols each consumer's rows of
+    // the tile (all of them) at rows wg * bm of the buffers.
+    const i32 row0 = t.chunk_row_sets() > 1 ? row_origin(tm) - wg * bm : row_origin(tm);
     for (unsigned c = 0; c < chunks; ++c) {
       const unsigned ch = ch0 + c;  // the chunk of the tile; c: of this epilogue, and its buffer
       const bool is_tail = c == full;
@@ -312,10 +319,10 @@ struct GemmKernel {
       // This warpgroup's part of the chunk buffer: its rows of the tile, or swapped its
       // `width` rows of D (the chunk's columns of the accumulator).
       const int32_t part = swap ? int32_t(width) : rows_per_mma;
-      TileView out = is_tail ? stage(*d_tail, 0).rows(wg * part) : stage(d, int32_t(c % 2)).rows(wg * part);
+      TileView out = is_tail ? stage(*d_tail, 0).rows(wg * part) : stage(d, int32_t(c % t.chunk_buffers)).rows(wg * part);
       const TileMap& dm = is_tail ? *dmap_tail : dmap;
       const TileMap& cm = is_tail ? *cmap_tail : cmap;
-      const i32 col0 = col_origin(tn) + int32_t(ch * chunk_cols);
+      const i32 col0 = first_col(tn, wg) + int32_t(ch * chunk_cols);
       // D's row and column of the buffer's row 0 for the chunk's TMA copies (which add the
       // view's row): swapped, the chunk's columns are D's rows and the warpgroup's rows its columns.
       const i32 d_row = swap ? col0 - wg * part : row0, d_col = swap ? row_origin(tm) + wg * rows_per_mma : col0;
@@ -328,7 +335,8 @@ struct GemmKernel {
       auto scaled = [&](const Elem& e) { return s.alpha == 1.0 ? e.value : e.value * scale; };
       // A tile's first chunk reuses the buffer of the previous tile's last: with a tail,
       // where the tail is the only chunk; without, where the whole chunks are odd.
-      const bool reuses_last = c == 0 && (tail ? full == 0 : full % 2 == 1);
+      // With one buffer, every whole chunk reuses the one before it.
+      const bool reuses_last = (t.chunk_buffers == 1 && !is_tail) || (c == 0 && (tail ? full == 0 : full % 2 == 1));
       if (s.beta == 0 && !s.epilogue.residual) {
         // Built for beta 0 (the problem's, known here): no C path in the kernel at all,
         // fewer registers and instructions in the consumers. The instance passes beta 0.
@@ -387,8 +395,11 @@ void main_loop(GemmKernel& g, const i32& wg, const i32& count, Var<int32_t>& it)
   for_(0, count, [&](i32 j) {
     i32 st = it % g.stages;
     wait_local(g.full[st]);
-    // Cooperative: this warpgroup's rows of A; ping-pong: all of them.
-    const TileView a = g.t.pingpong ? stage(g.a, st) : stage(g.a, st).rows(wg * g.rows_per_mma), b = stage(g.b, st);
+    // Cooperative: this warpgroup's rows of A and all of B's (its columns of the tile), or
+    // with coop cols all of A's and its share of B's; ping-pong: all of both.
+    const bool all_a = g.t.pingpong || g.t.split_cols;
+    const TileView a = all_a ? stage(g.a, st) : stage(g.a, st).rows(wg * g.rows_per_mma);
+    const TileView b = g.t.split_cols ? stage(g.b, st).rows(wg * g.acc_cols) : stage(g.b, st);
     if (g.split_issue()) {
       // The k-block's first K step as a group of its own, then the wait for the
       // previous k-block (mma_wait(1): all but that group), then the other K
@@ -527,18 +538,19 @@ unsigned gemm_consumer_registers(unsigned consumers) {
   return std::min(240u, (launched * threads - 128u * kGemmProducerRegisters) / (128u * consumers) / 8u * 8u);
 }
 
-unsigned gemm_tail_cols(const GemmShape& s, const GemmTiling& t) { return t.bn % (t.chunk_bytes / unsigned(ir::scalar_bytes(s.out))); }
+unsigned gemm_tail_cols(const GemmShape& s, const GemmTiling& t) { return t.acc_cols() % (t.chunk_bytes / unsigned(ir::scalar_bytes(s.out))); }
 
 uint64_t smem_bytes(const GemmShape& s, const GemmTiling& t) {
   const uint64_t in = ir::scalar_bytes(s.in);
-  // Stages of A and B, two epilogue chunk buffers of bm x chunk_bytes (per consumer with
-  // pingpong) and the tail's of bm x its columns (1024-byte aligned), alignment and barriers.
+  // Stages of A and B, one or two epilogue chunk buffers of bm x chunk_bytes (per consumer with
+  // pingpong or coop cols) and the tail's of bm x its columns (1024-byte aligned), alignment
+  // and barriers.
   const uint64_t tail = uint64_t(t.bm) * gemm_tail_cols(s, t) * ir::scalar_bytes(s.out);
-  const uint64_t chunk_buffers = (2ull * t.bm * t.chunk_bytes + (tail + 1023) / 1024 * 1024) * (t.pingpong ? t.consumers : 1);
+  const uint64_t chunk_buffers = (uint64_t(t.chunk_buffers) * t.bm * t.chunk_bytes + (tail + 1023) / 1024 * 1024) * t.chunk_row_sets();
   const uint64_t vectors = uint64_t(t.consumers) * staged_vectors(s, t) * t.bn * 4;
   // Split-K in the cluster: S - 1 received shares of acc_rows x bn / S f32 per MMA warpgroup.
   const uint64_t planes = t.cluster_k;
-  const uint64_t exchange = t.split_in_cluster ? uint64_t(t.tile_groups()) * (planes - 1) * t.acc_rows() * (t.bn / planes) * 4 : 0;
+  const uint64_t exchange = t.split_in_cluster ? uint64_t(t.tile_groups()) * (planes - 1) * t.acc_rows() * (t.acc_cols() / planes) * 4 : 0;
   return uint64_t(t.stages) * (t.bm + t.bn) * t.bk * in + chunk_buffers + vectors + exchange + 1024;
 }
 

@@ -6,6 +6,7 @@
 
 #include <map>
 #include <string>
+#include <vector>
 
 #include "codegen/lower.h"
 #include "generators/runner.h"
@@ -29,6 +30,13 @@ inline samples::Config gemm_config(const std::map<std::string, int64_t>& params,
   c.grid_clusters = {1, 1, 1};
   for (auto& [key, v] : params) c.params[key] = v;
   return c;
+}
+
+// What the GEMM's check_config says of `c`, each as "field: message".
+inline std::vector<std::string> gemm_problems(const samples::Config& c) {
+  std::vector<std::string> out;
+  for (const samples::ConfigProblem& p : gemm_sample().check_config(c)) out.push_back(p.field + ": " + p.message);
+  return out;
 }
 
 // Compiles `l` for sm_90a with ptxas reporting each function; checks that every report

@@ -116,6 +116,29 @@ TEST_CASE("gemm: multicast slices off the 8-row swizzle atom against cuBLAS [gpu
   for (size_t i = 0; i < cases.size(); ++i) check(cases[i], 4747 + i);
 }
 
+// Consumers that split the tile's columns (coop cols): each warpgroup all bm rows by its
+// share of bn, through chunk buffers of its own (one or two), the tail at each share's end;
+// 192- and 256-row tiles, 128 x 320 in two m64n160 from shared memory, three consumers;
+// multicast, C, the fused epilogue and R, f32 out, stream-K, split-K and dynamic.
+TEST_CASE("gemm: consumers that split the tile's columns (coop cols) against cuBLAS [gpu]", "[gpu][gemm][coop]") {
+  const int64_t cols = 1, gelu = int64_t(tj::samples::GemmAct::Gelu);
+  const std::vector<GemmCase> cases = {
+      {1000, 1000, 1000, {{"bm", 192}, {"bn", 208}, {"coop", cols}}},                               // shares of 104: tail 8
+      {4362, 2968, 1824, {{"bm", 192}, {"bn", 176}, {"coop", cols}}},                               // one buffer, 4 stages
+      {1000, 1000, 1000, {{"bm", 192}, {"bn", 192}, {"coop", cols}, {"epilogue_buffers", 2}, {"stages", 3}}, {2, 1, 1}, 1.5, -0.75},
+      {777, 1304, 520, {{"bm", 256}, {"bn", 192}, {"coop", cols}}, {1, 2, 1}},                      // B's slices of 96
+      {1024, 1000, 1024, {{"bm", 128}, {"bn", 320}, {"coop", cols}}, {1, 2, 1}},
+      {1000, 1000, 3000, {{"bm", 192}, {"bn", 208}, {"coop", cols}, {"bias", 1}, {"act", gelu}, {"residual", 1}}},
+      {1024, 1120, 4096, {{"bm", 192}, {"bn", 192}, {"coop", cols}, {"schedule", 2}}},              // stream-K
+      {512, 720, 8192, {{"bm", 192}, {"bn", 144}, {"coop", cols}, {"schedule", 3}, {"splits", 4}, {"split_reduce", 1}}},
+      {1000, 1000, 1000, {{"bm", 192}, {"bn", 160}, {"coop", cols}, {"out", 2}}, {1, 1, 1}, 2.0, 0.5},  // f32: tail 16
+      {1000, 1000, 1000, {{"bm", 128}, {"bn", 192}, {"consumers", 3}, {"coop", cols}}},
+      {2048, 2048, 1024, {{"bm", 192}, {"bn", 192}, {"coop", cols}, {"schedule", 4}}},              // dynamic
+      {3000, 3000, 3000, {{"bm", 192}, {"bn", 192}, {"coop", cols}}, {2, 1, 1}},                    // several tiles per CTA
+  };
+  for (size_t i = 0; i < cases.size(); ++i) check(cases[i], 5151 + i);
+}
+
 TEST_CASE("gemm: layouts, element types, alpha and beta against cuBLAS [gpu]", "[gpu][gemm]") {
   const std::vector<GemmCase> cases = {
       {1024, 1024, 1024, {{"layout", 1}}},                        // nn: B read N-major

@@ -17,11 +17,7 @@ using namespace tj;
 using tj::ir::Scalar;
 
 namespace {
-std::vector<std::string> problems(const samples::Config& c) {
-  std::vector<std::string> out;
-  for (const samples::ConfigProblem& p : test::gemm_sample().check_config(c)) out.push_back(p.field + ": " + p.message);
-  return out;
-}
+std::vector<std::string> problems(const samples::Config& c) { return test::gemm_problems(c); }
 }  // namespace
 
 TEST_CASE("random matrices with padded rows: the same values and all-ones bytes in the padding", "[samples][gemm][pitch]") {

@@ -15,11 +15,7 @@ using namespace tj;
 
 namespace {
 const samples::Sample& gemm() { return test::gemm_sample(); }
-std::vector<std::string> problems(const samples::Config& c) {
-  std::vector<std::string> out;
-  for (const samples::ConfigProblem& p : gemm().check_config(c)) out.push_back(p.field + ": " + p.message);
-  return out;
-}
+std::vector<std::string> problems(const samples::Config& c) { return test::gemm_problems(c); }
 std::string first(const samples::Config& c) {
   const std::vector<std::string> p = problems(c);
   return p.empty() ? std::string() : p.front();
@@ -43,7 +39,7 @@ TEST_CASE("gemm tiles of 192 rows: three consumers are accepted up to 192 column
         "params.bn: one wgmma of 64x208 needs 104 accumulator registers plus about 32 more, and ptxas compiles it within the "
         "launch's 128 per thread (512 threads): use bn of at most 192 with 3 consumers");
   // Rows: 64 per consumer warpgroup.
-  CHECK(first(tall({{"bm", 128}})) == "params.bm: bm = 128 must be a multiple of 64 x the warpgroups that share a tile (192)");
+  CHECK(first(tall({{"bm", 128}})) == "params.bm: bm = 128 must be a multiple of 64 x the warpgroups that share a tile's rows (192)");
   // Ping-pong alternates tiles between exactly two.
   const std::vector<std::string> pp = problems(tall({{"pingpong", 1}}));
   CHECK(std::any_of(pp.begin(), pp.end(), [](const std::string& p) {

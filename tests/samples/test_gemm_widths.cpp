@@ -17,11 +17,7 @@ using namespace tj;
 
 namespace {
 const samples::Sample& gemm() { return test::gemm_sample(); }
-std::vector<std::string> problems(const samples::Config& c) {
-  std::vector<std::string> out;
-  for (const samples::ConfigProblem& p : gemm().check_config(c)) out.push_back(p.field + ": " + p.message);
-  return out;
-}
+std::vector<std::string> problems(const samples::Config& c) { return test::gemm_problems(c); }
 }  // namespace
 
 TEST_CASE("gemm widths of 16-column steps: the tail chunk's buffer and maps, by width and output type",
