@@ -331,6 +331,17 @@ inline constexpr unsigned kGemmTallRows = 192, kGemmTallMinKblocks = 32, kGemmTa
 // 7000x3000x2200 and 1500x3000x5000, same process: the model's cost of pairs along M.
 inline constexpr double kGemmTallAlongM = 1.02;
 inline constexpr double kGemmTallRate = 1.03, kGemmTallMargin = 0.05;
+// Operand rows a multiple of kGemmSectorPitch bytes (not of 128) over fewer than
+// kGemmTallMinKblocks k-blocks: where packing would take a 2x2
+// cluster, a tall tile in a 2x1 pair takes its place when the wave model, costing the pair by
+// its MMAs, puts it ahead (a 128-byte box row of such an operand touches four 32-byte sectors,
+// as an aligned one does: 192x176 unclustered ran 1.004-1.020x cuBLAS at 4362x2968xK for K
+// 1792, 1824 and 1840, against 0.71-0.74x at K 16 bytes past those; and clusters of 4 run on
+// 120 of 132 SMs). On an H100, default path to default path, each build in its own process:
+// 1.005-1.21x on 14 of 15 such shapes (2128x3904x1424 1.21, 820x5904x688 1.08, 4362x2968x1824
+// 1.07), 0.97x on one; in place of pairs (1x2) and 1x4 the same tall pairs ran 0.94-1.08x,
+// no better on the whole, so not there (docs/performance-log.md).
+inline constexpr uint64_t kGemmSectorPitch = 32;
 
 // Epilogue chunks of 64 bytes instead of 128 where 128 would leave fewer pipeline stages than this.
 inline constexpr unsigned kGemmMinChunkStages = 4;

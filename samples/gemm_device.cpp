@@ -201,6 +201,9 @@ void choose_packing(const Gemm& gemm, const Config& c, const Sample::DeviceFacts
   if (c.cluster.z != 1 || c.cluster.count() > 2 || GemmMulticast(c.param("multicast")) != GemmMulticast::Auto) return;
   const GemmShape s = gemm_kernel_shape(c);
   const bool aligned = rows_aligned(s);
+  const uint64_t kblocks = ceil_div(uint64_t(s.k), uint64_t(c.param("bk")));
+  // Rows of whole 32-byte sectors over a short K: tall pairs weighed too (kGemmSectorPitch).
+  const bool sectors = !aligned && rows_aligned(s, kGemmSectorPitch) && kblocks < kGemmTallMinKblocks;
   std::vector<ir::Dim3> clusters;
   if (!c.named.count("cluster"))
     clusters = {{1, 2, 1}, {2, 1, 1}};
@@ -228,7 +231,7 @@ void choose_packing(const Gemm& gemm, const Config& c, const Sample::DeviceFacts
   const GemmTiling given = gemm_tiling(c);
   const bool tall = s.layout == GemmLayout::TN && given.bm == 128 && given.consumers == 2 && !given.pingpong && given.warp_specialized &&
                     !c.named.count("params.bm") && !c.named.count("params.consumers") && !aligned &&
-                    ceil_div(uint64_t(s.k), given.bk) >= kGemmTallMinKblocks;
+                    (sectors || kblocks >= kGemmTallMinKblocks);
   // `candidate`: only static schedules, the model's surest estimate. A k-block costs its MMAs
   // (rows / 128 x the width over its rate; taller tiles read fewer operand bytes per flop,
   // kGemmTallRate) or, with unaligned rows, the TMA rows each CTA issues.
@@ -247,19 +250,23 @@ void choose_packing(const Gemm& gemm, const Config& c, const Sample::DeviceFacts
     const double along_m = bm > 128 && cluster.y > 1 && cluster.x == 1 ? kGemmTallAlongM : 1.0;
     // Clusters of 4 ran faster than their TMA rows say (kGemmQuadGain).
     const double quad = cluster.count() == 4 ? 1.0 - kGemmQuadGain : 1.0;
-    return Candidate{bm, bn, cluster, quad * along_m * a.time * (aligned ? mmas : std::max(mmas, rows / kGemmUnalignedRows))};
+    // Rows of whole sectors over a short K: tall tiles in pairs along N cost their MMAs only.
+    const bool mmas_only = aligned || (sectors && bm > 128 && cluster.x == 2 && cluster.y == 1);
+    return Candidate{bm, bn, cluster, quad * along_m * a.time * (mmas_only ? mmas : std::max(mmas, rows / kGemmUnalignedRows))};
   };
   const unsigned chosen = unsigned(d.config.param("bn"));
   const std::optional<Candidate> incumbent = estimate(given.bm, chosen, c.cluster, false);
   if (!incumbent) return;
-  std::optional<Candidate> best;
+  std::optional<Candidate> best, best_rows;  // best_rows: of the spec's rows
   // A cluster's pick: the fastest tile, where a width that is not a multiple of 64 counts
   // only when kGemmFineMargin ahead of the multiple of 64 above it in the same cluster (it
   // narrows that tile), and taller tiles only kGemmTallMargin ahead of the best of 128 rows.
   auto consider = [&](const ir::Dim3& cluster) {
     std::optional<Candidate> pick;
     for (unsigned bm : {given.bm, kGemmTallRows}) {
-      if (bm != given.bm && (!tall || cluster.y > 2)) continue;
+      // Over rows of whole sectors and a K under kGemmTallMinKblocks: in 2x1 pairs only.
+      if (bm != given.bm && (!tall || cluster.y > 2 || (sectors && (cluster.x != 2 || cluster.y != 1))))
+        continue;
       for (unsigned bn : widths) {
         if (bm != given.bm && bn < kGemmTallMinBn) continue;
         if (bn > 256 && (bm != given.bm || cluster.x != 1 || cluster.y != 2)) continue;
@@ -270,6 +277,7 @@ void choose_packing(const Gemm& gemm, const Config& c, const Sample::DeviceFacts
           if (const std::optional<Candidate> wider = estimate(bm, (bn + 63) / 64 * 64, cluster, true);
               wider && e->time >= wider->time * (1.0 - kGemmFineMargin))
             continue;
+        if (bm == given.bm && (!best_rows || e->time < best_rows->time)) best_rows = e;
         if (bm != given.bm && pick && e->time >= pick->time * (1.0 - kGemmTallMargin)) continue;
         if (!pick || e->time < pick->time) pick = e;
       }
@@ -282,6 +290,11 @@ void choose_packing(const Gemm& gemm, const Config& c, const Sample::DeviceFacts
   // kGemmQuadAlongMBn columns.
   if (!aligned && !c.named.count("cluster") && device.clusters_that_fit(4).value_or(0) > 0)
     for (const ir::Dim3& quad : {ir::Dim3{1, 4, 1}, ir::Dim3{2, 2, 1}}) consider(quad);  // ties: 1x4
+  // Over rows of whole sectors and a short K, a tall pair takes only the place of a 2x2 pick
+  // (kGemmSectorPitch): elsewhere the tiles of the spec's rows decide.
+  const bool quad_pick = best_rows && best_rows->cluster.x == 2 && best_rows->cluster.y == 2 &&
+                         best_rows->time < incumbent->time * (1.0 - kGemmPackingMargin);
+  if (best && best->bm != given.bm && sectors && !quad_pick) best = best_rows;
   if (!best || best->time >= incumbent->time * (1.0 - kGemmPackingMargin)) return;
   // A pair along M (1x2, sharing B) that packing takes gives way to four along M at its tile
   // (each CTA loading a quarter of B's tile) where K is long enough, the device says how many
@@ -306,7 +319,9 @@ void choose_packing(const Gemm& gemm, const Config& c, const Sample::DeviceFacts
       (moved ? ", cluster " + xy(c.cluster) + " -> " + xy(best->cluster) : " in " + xy(c.cluster)) +
       (best->cluster.count() == 1 && c.cluster.count() > 1 ? " without multicast" : "") + ": est. " + ratio + "x the time of " +
       std::to_string(chosen) + " columns in " + xy(c.cluster) + ", the wave model's static waves" +
-      (aligned ? "" : " with the TMA rows of unaligned operand rows") +
+      (aligned                                          ? ""
+       : sectors && best->bm != given.bm                ? " (rows of whole 32-byte sectors over a short K: a tall pair, by its MMAs, in the place of 2x2)"
+                                                        : " with the TMA rows of unaligned operand rows") +
       (quad_along_m ? "; four along M rather than a pair, each CTA loading a quarter of B's tile" : ""));
 }
 

@@ -24,6 +24,22 @@ samples::Config tall(std::map<std::string, int64_t> params, ir::Dim3 cluster = {
   params.insert({{"m", 3000}, {"n", 3000}, {"k", 3000}, {"bm", 192}, {"consumers", 3}, {"bn", 192}});
   return test::gemm_config(params, cluster);
 }
+// The default path's choice from a 2x1 spec at m x n x k on an H200's facts (132 SMs; 66
+// pairs or 30 clusters of 4 at once), checked to have bm rows (bm / 64 warpgroups) and bn
+// columns and to be a config the GEMM accepts.
+samples::Sample::DeviceChoice choice_of(int64_t m, int64_t n, int64_t k, int64_t bm, int64_t bn) {
+  const samples::Sample::DeviceFacts h200(132, [](unsigned ctas) { return ctas == 4 ? 30 : ctas == 2 ? 66 : 0; });
+  INFO(m << " x " << n << " x " << k);
+  const samples::Config c = test::gemm_config({{"m", m}, {"n", n}, {"k", k}, {"bn", 0}, {"schedule", 0}}, {2, 1, 1});
+  const std::optional<samples::Sample::DeviceChoice> d = gemm().for_device(c, h200);
+  REQUIRE(d.has_value());
+  INFO(d->line);
+  CHECK(d->config.param("bm") == bm);
+  CHECK(d->config.param("consumers") == bm / 64);
+  CHECK(d->config.param("bn") == bn);
+  CHECK(problems(d->config).empty());
+  return *d;
+}
 }  // namespace
 
 TEST_CASE("gemm tiles of 192 rows: three consumers are accepted up to 192 columns and refused past them by name",
@@ -122,18 +138,11 @@ TEST_CASE("gemm packing takes 192-row tiles for unaligned operand rows over a lo
            {7000, 3000, 2200, 128, 256},  // 1x4 (kGemmQuadGain): 6 waves of 30 against 5 of 66 pairs of 192x192
            {2000, 1000, 6000, 128, 128},  // 192 rows only from 128 columns (kGemmTallMinBn): not 192x112
        }) {
-    INFO(w.m << " x " << w.n << " x " << w.k);
-    const samples::Config c = test::gemm_config({{"m", w.m}, {"n", w.n}, {"k", w.k}, {"bn", 0}, {"schedule", 0}}, {2, 1, 1});
-    const std::optional<samples::Sample::DeviceChoice> d = gemm().for_device(c, h200);
-    REQUIRE(d.has_value());
-    INFO(d->line);
-    CHECK(d->config.param("bm") == w.bm);
-    CHECK(d->config.param("consumers") == w.bm / 64);
-    CHECK(d->config.param("bn") == w.bn);
-    CHECK(problems(d->config).empty());
-    if (w.bm == 192) CHECK(d->line.find("bm 128 -> 192, consumers 2 -> 3") != std::string::npos);
+    const samples::Sample::DeviceChoice d = choice_of(w.m, w.n, w.k, w.bm, w.bn);
+    INFO(d.line);
+    if (w.bm == 192) CHECK(d.line.find("bm 128 -> 192, consumers 2 -> 3") != std::string::npos);
     // Tall tiles pair along N where the rows tie (kGemmTallAlongM).
-    if (w.bm == 192) CHECK(d->config.cluster.str() == ir::Dim3{2, 1, 1}.str());
+    if (w.bm == 192) CHECK(d.config.cluster.str() == ir::Dim3{2, 1, 1}.str());
   }
   // Layout nn keeps 128 rows (B N-major: not run on a GPU as a default yet).
   {
@@ -150,4 +159,28 @@ TEST_CASE("gemm packing takes 192-row tiles for unaligned operand rows over a lo
   REQUIRE(d.has_value());
   CHECK(d->config.param("bm") == 128);
   CHECK(d->config.param("consumers") == 2);
+}
+
+TEST_CASE("gemm packing: over rows of whole 32-byte sectors and a short K, a tall pair takes the place of a 2x2 pick only",
+          "[samples][gemm][tall]") {
+  struct Want {
+    int64_t m, n, k;
+    int64_t bm, bn;
+    ir::Dim3 cluster;
+  };
+  for (const Want& w : std::vector<Want>{
+           {4362, 2968, 1824, 192, 192, {2, 1, 1}},  // 3648-byte rows, 29 k-blocks: in place of 192 in 2x2
+           {820, 5904, 688, 192, 128, {2, 1, 1}},     // 11 k-blocks: in place of 208 in 2x2
+           {2128, 3904, 1424, 192, 192, {2, 1, 1}},
+           {4362, 2968, 1832, 128, 192, {2, 2, 1}},   // 3664-byte rows, 16 bytes past a sector: 2x2 stays
+           {4362, 2968, 1792, 128, 208, {1, 1, 1}},   // aligned rows: unclustered, as before
+           {5120, 7088, 2032, 128, 320, {1, 2, 1}},   // 32 k-blocks: the rules of longer K (the wide tile)
+           {3448, 3360, 1168, 128, 256, {1, 2, 1}},   // a pair along M stays
+           {3008, 1248, 848, 128, 256, {1, 4, 1}},    // four along M stay
+       }) {
+    const samples::Sample::DeviceChoice d = choice_of(w.m, w.n, w.k, w.bm, w.bn);
+    INFO(w.m << " x " << w.n << " x " << w.k << ": " << d.line);
+    CHECK(d.config.cluster.str() == w.cluster.str());
+    CHECK((d.line.find("in the place of 2x2") != std::string::npos) == (w.bm == 192));
+  }
 }
