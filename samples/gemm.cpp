@@ -63,8 +63,8 @@ std::vector<ParamSpec> Gemm::params() const {
            "or coop cols)"},
           {"coop", 0, 0, 1,
            "how the cooperative consumers share a tile: rows (each bm / consumers rows, all bn columns) or cols (each all "
-           "bm rows and bn / consumers columns, a multiple of 8: tiles of 192 or 256 rows by up to 256 columns with 2 "
-           "consumers, or 128 by 512; layout tn, not with pingpong, swap or split_reduce cluster)",
+           "bm rows and bn / consumers columns, a multiple of 8: with 2 consumers, 192 rows by up to 256 columns, 256 by "
+           "up to 192, or 128 by up to 384; layout tn, not with pingpong, swap or split_reduce cluster)",
            kCoops},
           {"pingpong", 0, 0, 1,
            "1: the 2 consumers take alternate tiles, each a whole bm x bn accumulator, and issue their main loops in "
