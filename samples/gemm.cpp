@@ -106,6 +106,10 @@ std::vector<ParamSpec> Gemm::params() const {
            "epilogue chunk buffers: 2 (a chunk is written while the one before it is stored) or 1 (each chunk waits "
            "for the store before it to read the buffer, freeing the room of a pipeline stage); 0: 2, or 1 with coop "
            "cols where 2 leave fewer than 4 pipeline stages and 1 fits one more (stages 0)"},
+          {"epilogue_wait", 0, 0, 2,
+           "the store each epilogue chunk waits for (beta 0, two buffers): 1, the chunk before it, waited for after "
+           "the chunk is written (one barrier per chunk); 2, the one two chunks back, waited for before (two "
+           "barriers, two stores in flight); 0: 1"},
           {"bias", 0, 0, 1, "1: add a bias vector (n f32, one per column of D) in the epilogue (beta 0)"},
           {"col_scale", 0, 0, 1, "1: multiply each column of alpha * A * B by its own f32 scale (n f32) before the bias (beta 0)"},
           {"act", 0, 0, 3, "the epilogue's activation after the bias: relu, gelu (tanh form) or silu (beta 0)", kActs},
@@ -242,6 +246,7 @@ GemmTiling gemm_tiling(const Config& c) {
   // takes 64-byte chunks where only they fit them.
   const unsigned buffers = unsigned(c.param("epilogue_buffers"));
   if (buffers != 0) t.chunk_buffers = buffers;
+  if (c.param("epilogue_wait") != 0) t.epilogue_lag = unsigned(c.param("epilogue_wait"));
   t.stages = stages_of(t);
   if (chunk == 0 && !t.split_in_cluster && c.param("stages") != 0) {
     GemmTiling half = t;

@@ -384,6 +384,13 @@ struct GemmTiling {
   // stored, or 1, each chunk waiting for the store before it to read the buffer (the room
   // of a pipeline stage where coop cols gives each consumer buffers of its own).
   unsigned chunk_buffers = 2;
+  // Which store a chunk waits for before its buffer is written (beta 0): 1, the chunk's
+  // leader waits after the write for the previous chunk's store to read its buffer (one
+  // barrier a chunk: each store's read is waited for one chunk later); 2, the leader waits
+  // before the write for the store two chunks back (two barriers a chunk: two stores in
+  // flight). With one buffer, or where a tile's first chunk reuses the last one's buffer,
+  // that chunk waits for the store before it either way.
+  unsigned epilogue_lag = 1;
   // The MMA computes D^T = B A^T (tn only): tiles of bm of B's rows by bn of A's, each
   // stored transposed into D (store_accumulator_transposed). The tiling, cluster and
   // schedule then describe that problem (gemm_kernel_shape).

@@ -340,19 +340,22 @@ struct GemmKernel {
       if (s.beta == 0 && !s.epilogue.residual) {
         // Built for beta 0 (the problem's, known here): no C path in the kernel at all,
         // fewer registers and instructions in the consumers. The instance passes beta 0.
-        // One barrier per chunk: before it, the leader waits until the previous chunk's
-        // store has read its buffer, which the next chunk writes after the barrier.
-        // Where a tile's first chunk reuses the previous tile's last buffer (reuses_last),
-        // stored after that barrier: wait for it first.
-        if (reuses_last) {
-          if_(leader, [&] { bulk_wait_read(0); });
+        // epilogue_lag 1: one barrier per chunk: before it, the leader waits until the
+        // previous chunk's store has read its buffer, which the next chunk writes after
+        // the barrier. Where a tile's first chunk reuses the previous tile's last buffer
+        // (reuses_last), stored after that barrier: wait for it first. epilogue_lag 2:
+        // before the write, every store but the last has read its buffer (the last one's
+        // is another, unless reuses_last), so two stores stay in flight.
+        const bool early = t.epilogue_lag == 2;
+        if (reuses_last || early) {
+          if_(leader, [&] { bulk_wait_read(reuses_last ? 0 : 1); });
           warpgroup_sync(wg);
         }
         if (s.epilogue.any()) store([&](const Elem& e) { return fused(e, scale, wg, tm, tn); });
         else if (swap) store(scaled);
         else store_accumulator(out, acc, chunk, scale, f32(0.0f), out);
         fence_proxy_async();
-        if_(leader, [&] { bulk_wait_read(0); });
+        if (!early) if_(leader, [&] { bulk_wait_read(0); });
         warpgroup_sync(wg);
       } else {
         // C (beta != 0) or the residual R, loaded through the map C into the chunk buffer

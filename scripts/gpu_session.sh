@@ -450,12 +450,13 @@ ab_lines "${GEMM_AB:?gemm-ab needs GEMM_AB, a file of SHAPE CONFIG VARIANT lines
 fi
 
 # Per-instruction SASS with executed counts and stall samples of ours and cuBLAS at NCU_SHAPE
-# on the default path (only when named): ncu's source page as CSV, one launch each after warm-up.
+# on the default path, or NCU_CONFIG's (only when named): ncu's source page as CSV, one launch each
+# after warm-up.
 if [[ "$SECTIONS" == *" ncu-sass "* ]]; then
 for kernel in 'regex:^gemm$' 'regex:nvjet'; do
   tag=$([ "$kernel" = 'regex:nvjet' ] && echo cublas || echo ours)
   timeout 200 ncu --clock-control none -k "$kernel" --launch-skip 3 --launch-count 1 --section SourceCounters --section SpeedOfLight \
-    -o "/tmp/ncu_sass_$tag" -f $B/tilejit_bench_gemm --no-tuned --iters 2 --reps 2 --sustained 0 --shapes "${NCU_SHAPE:-1024x1024x2048}" \
+    -o "/tmp/ncu_sass_$tag" -f $B/tilejit_bench_gemm --no-tuned --iters 2 --reps 2 --sustained 0 ${NCU_CONFIG:+--config "$NCU_CONFIG"} --shapes "${NCU_SHAPE:-1024x1024x2048}" \
     > "$OUT/ncu_sass_$tag.log" 2>&1
   ncu -i "/tmp/ncu_sass_$tag.ncu-rep" --page source --print-source sass --csv > "$OUT/sass_$tag.csv" 2>&1
   note "ncu-sass ${NCU_SHAPE:-1024x1024x2048} $tag rc=$? ($(wc -l < "$OUT/sass_$tag.csv") lines in sass_$tag.csv)"

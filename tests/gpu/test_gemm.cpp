@@ -139,6 +139,32 @@ TEST_CASE("gemm: consumers that split the tile's columns (coop cols) against cuB
   for (size_t i = 0; i < cases.size(); ++i) check(cases[i], 5151 + i);
 }
 
+// Epilogue chunks that wait, before the write, for the store two chunks back (epilogue_wait
+// 2: two stores in flight): tails after an odd and an even count of whole chunks (176, 208,
+// 320 columns), one buffer, several tiles per CTA (a tile's first chunk after the last
+// one's buffer), swapped, ping-pong, coop cols, the fused epilogue, f32 out, split-K in the
+// cluster, stream-K and the C path (beta, which waits so already).
+TEST_CASE("gemm: epilogue chunks waiting for the store two chunks back against cuBLAS [gpu]", "[gpu][gemm][epilogue_wait]") {
+  const int64_t cols = 1, gelu = int64_t(tj::samples::GemmAct::Gelu);
+  const std::vector<GemmCase> cases = {
+      {4362, 2968, 1824, {{"bm", 192}, {"bn", 176}, {"consumers", 3}, {"epilogue_wait", 2}}},  // 64-byte chunks, tail 16
+      {3000, 3000, 3000, {{"bn", 208}, {"epilogue_wait", 2}}, {2, 1, 1}},                        // 3 chunks + tail 16
+      {3000, 2000, 1000, {{"bn", 192}, {"epilogue_wait", 2}}},                                     // 3 chunks: odd, no tail
+      {4096, 4096, 1024, {{"bn", 256}, {"epilogue_wait", 2}}, {2, 1, 1}},
+      {2048, 2048, 1024, {{"bn", 256}, {"epilogue_wait", 2}, {"epilogue_buffers", 1}}},
+      {2000, 2000, 2048, {{"bn", 320}, {"stages", 3}, {"epilogue_wait", 2}}, {1, 2, 1}},
+      {2000, 3000, 1000, {{"swap", 1}, {"bn", 192}, {"epilogue_wait", 2}}},
+      {3000, 3000, 1024, {{"pingpong", 1}, {"bm", 128}, {"bn", 128}, {"epilogue_wait", 2}}},
+      {3000, 3000, 3000, {{"bm", 192}, {"bn", 192}, {"coop", cols}, {"epilogue_wait", 2}}, {2, 1, 1}},
+      {3000, 2000, 1000, {{"bn", 176}, {"bias", 1}, {"act", gelu}, {"residual", 1}, {"epilogue_wait", 2}}},
+      {2000, 2000, 1000, {{"bn", 160}, {"out", 2}, {"epilogue_wait", 2}}, {1, 1, 1}, 2.0, 0.0},
+      {1024, 1024, 8192, {{"bn", 128}, {"epilogue_wait", 2}}, {1, 1, 2}},
+      {2000, 7000, 4096, {{"schedule", 2}, {"epilogue_wait", 2}}},
+      {1000, 1000, 1000, {{"bn", 208}, {"epilogue_wait", 2}}, {1, 1, 1}, 1.5, -0.75},
+  };
+  for (size_t i = 0; i < cases.size(); ++i) check(cases[i], 6262 + i);
+}
+
 TEST_CASE("gemm: layouts, element types, alpha and beta against cuBLAS [gpu]", "[gpu][gemm]") {
   const std::vector<GemmCase> cases = {
       {1024, 1024, 1024, {{"layout", 1}}},                        // nn: B read N-major
