@@ -106,6 +106,12 @@ std::vector<ParamSpec> Gemm::params() const {
            "epilogue chunk buffers: 2 (a chunk is written while the one before it is stored) or 1 (each chunk waits "
            "for the store before it to read the buffer, freeing the room of a pipeline stage); 0: 2, or 1 with coop "
            "cols where 2 leave fewer than 4 pipeline stages and 1 fits one more (stages 0)"},
+          {"stage_release", 0, 0, 2,
+           "when a consumer gives a pipeline stage back: 1, once the next k-block's first MMAs are issued and the "
+           "stage's have completed (the tensor cores never wait between a warpgroup's k-blocks; mma_depth and "
+           "split_issue apply); 2, as soon as its own MMAs have completed, waited for before the next k-block's data "
+           "(the producer refills the stage without waiting for that data; the other consumers keep the tensor cores "
+           "busy); 0: 1"},
           {"epilogue_wait", 0, 0, 2,
            "the store each epilogue chunk waits for (beta 0, two buffers): 1, the chunk before it, waited for after "
            "the chunk is written (one barrier per chunk); 2, the one two chunks back, waited for before (two "
@@ -247,6 +253,7 @@ GemmTiling gemm_tiling(const Config& c) {
   const unsigned buffers = unsigned(c.param("epilogue_buffers"));
   if (buffers != 0) t.chunk_buffers = buffers;
   if (c.param("epilogue_wait") != 0) t.epilogue_lag = unsigned(c.param("epilogue_wait"));
+  t.release_early = c.param("stage_release") == 2;
   t.stages = stages_of(t);
   if (chunk == 0 && !t.split_in_cluster && c.param("stages") != 0) {
     GemmTiling half = t;

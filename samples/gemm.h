@@ -360,6 +360,11 @@ struct GemmTiling {
   bool split_issue = true;       // each k-block's MMAs in two groups around the wait for the previous (see gemm_kernel.cpp)
   bool edge = true;              // the edge's tiles end at m and n where that is safe (gemm_kernel.cpp, row_origin)
   unsigned mma_depth = 1;        // k-blocks of MMAs a consumer keeps in flight (main_loop)
+  // Each consumer waits for its own k-block's MMAs and gives the stage back at once (main_loop):
+  // the producer refills it without waiting for the next k-block's data to arrive; the other
+  // consumers' MMAs keep the tensor cores busy meanwhile. Off: a stage goes back once the
+  // next k-block's first MMAs are issued (mma_depth, split_issue).
+  bool release_early = false;
   unsigned splits = 1;           // split-K: K ranges per output tile (1: none, 0: chosen at run time), at most kMaxSplits
   bool stream_k = false;         // the Stream-K hybrid (dsl/split_k.h): the tail's tiles' K shared by every cluster
   bool deterministic = false;    // split-K and stream-K add a tile's partials in a fixed order

@@ -70,8 +70,11 @@ struct GemmKernel {
   int32_t bm, bn, bk, stages, rows_per_mma;
   int32_t acc_cols;  // columns of a warpgroup's accumulator: bn, or its share with coop cols
   bool wide;  // an accumulator over one wgmma's 256 columns: the MMA reads A from registers
-  // Each k-block's MMAs in two groups around the wait for the previous k-block (not wide tiles).
-  bool split_issue() const { return t.split_issue && !wide && t.mma_depth == 1; }
+  // Each k-block's MMAs waited for and its stage given back at once: wide tiles (A from
+  // registers) and release_early.
+  bool waits_own() const { return wide || t.release_early; }
+  // Each k-block's MMAs in two groups around the wait for the previous k-block (not waits_own()).
+  bool split_issue() const { return t.split_issue && !waits_own() && t.mma_depth == 1; }
   SharedTile a, b;
   unsigned chunk_cols;  // output columns per epilogue chunk: one panel of chunk_bytes (128 or 64)
   // The columns of bn past its whole chunks (bn a multiple of 16, not of a chunk): the
@@ -414,12 +417,13 @@ void main_loop(GemmKernel& g, const i32& wg, const i32& count, Var<int32_t>& it)
       mma_wait(1);
       mma(g.acc, a, b, boolean(true), KRange{step, 0});
       if_(j > 0, [&] { g.release((it - 1) % g.stages); });
-    } else if (g.wide) {
+    } else if (g.waits_own()) {
       mma(g.acc, a, b, j > 0);
       // A tile wider than one wgmma takes A from registers, which ptxas keeps
       // until the MMAs that read them complete: keeping a second k-block's
-      // in flight spills. Each warpgroup waits for its own; the other
-      // consumer's MMAs keep the tensor cores busy meanwhile.
+      // in flight spills. With release_early, the stage goes back before the
+      // next k-block's data is waited for. Each warpgroup waits for its own;
+      // the other consumers' MMAs keep the tensor cores busy meanwhile.
       mma_wait(0);
       g.release(st);
     } else {
@@ -434,10 +438,10 @@ void main_loop(GemmKernel& g, const i32& wg, const i32& count, Var<int32_t>& it)
 }
 
 // The last MMAs of a main loop over `count` k-blocks: waited for, the last mma_depth stages
-// released (wide tiles did both); a unit with fewer k-blocks (split-K in the cluster: K
+// released (waits_own() did both); a unit with fewer k-blocks (split-K in the cluster: K
 // shorter than the cluster gives a split none) gives back only those it read.
 void drain(GemmKernel& g, Var<int32_t>& it, const i32& count) {
-  if (g.wide) return;
+  if (g.waits_own()) return;
   mma_wait(0);
   for (int32_t back = 1; back <= int32_t(g.t.mma_depth); ++back) {
     if (back == 1 && !g.t.split_in_cluster) g.release((it - 1) % g.stages);

@@ -158,11 +158,35 @@ TEST_CASE("gemm: epilogue chunks waiting for the store two chunks back against c
       {3000, 3000, 3000, {{"bm", 192}, {"bn", 192}, {"coop", cols}, {"epilogue_wait", 2}}, {2, 1, 1}},
       {3000, 2000, 1000, {{"bn", 176}, {"bias", 1}, {"act", gelu}, {"residual", 1}, {"epilogue_wait", 2}}},
       {2000, 2000, 1000, {{"bn", 160}, {"out", 2}, {"epilogue_wait", 2}}, {1, 1, 1}, 2.0, 0.0},
-      {1024, 1024, 8192, {{"bn", 128}, {"epilogue_wait", 2}}, {1, 1, 2}},
+      {1024, 1024, 8192, {{"bn", 128}, {"schedule", 3}, {"splits", 2}, {"epilogue_wait", 2}}, {1, 1, 2}},
       {2000, 7000, 4096, {{"schedule", 2}, {"epilogue_wait", 2}}},
       {1000, 1000, 1000, {{"bn", 208}, {"epilogue_wait", 2}}, {1, 1, 1}, 1.5, -0.75},
   };
   for (size_t i = 0; i < cases.size(); ++i) check(cases[i], 6262 + i);
+}
+
+// Consumers that wait for each k-block's MMAs and give its stage back before the next
+// k-block's data (stage_release 2): cooperative with two and three consumers, ping-pong, one
+// consumer, coop cols, multicast in clusters, split-K (in the cluster and through the
+// workspace), stream-K and dynamic, swapped, the fused epilogue and C.
+TEST_CASE("gemm: stages given back as soon as their MMAs complete against cuBLAS [gpu]", "[gpu][gemm][stage_release]") {
+  const int64_t cols = 1, gelu = int64_t(tj::samples::GemmAct::Gelu);
+  const std::vector<GemmCase> cases = {
+      {4362, 2968, 1824, {{"bm", 192}, {"bn", 176}, {"consumers", 3}, {"stage_release", 2}}},
+      {3000, 3000, 3000, {{"bn", 256}, {"stage_release", 2}}, {2, 1, 1}},
+      {2000, 3000, 1000, {{"bn", 192}, {"multicast", 1}, {"stage_release", 2}}, {2, 2, 1}},
+      {3000, 3000, 1024, {{"pingpong", 1}, {"bm", 128}, {"bn", 128}, {"stage_release", 2}}},
+      {1000, 1000, 2048, {{"bm", 64}, {"bn", 128}, {"consumers", 1}, {"stage_release", 2}}, {1, 2, 1}},
+      {3000, 3000, 3000, {{"bm", 192}, {"bn", 192}, {"coop", cols}, {"stage_release", 2}}, {2, 1, 1}},
+      {1024, 1024, 8192, {{"bn", 128}, {"schedule", 3}, {"splits", 2}, {"stage_release", 2}}, {1, 1, 2}},
+      {512, 720, 8192, {{"bn", 144}, {"schedule", 3}, {"splits", 4}, {"stage_release", 2}}},
+      {2000, 7000, 4096, {{"bn", 256}, {"schedule", 2}, {"stage_release", 2}}, {1, 2, 1}},
+      {2048, 2048, 1024, {{"bn", 192}, {"schedule", 4}, {"stage_release", 2}}},
+      {2000, 3000, 1000, {{"swap", 1}, {"bn", 192}, {"stage_release", 2}}},
+      {3000, 2000, 1000, {{"bn", 176}, {"bias", 1}, {"act", gelu}, {"residual", 1}, {"stage_release", 2}}},
+      {1000, 1000, 1000, {{"bn", 208}, {"stage_release", 2}}, {1, 1, 1}, 1.5, -0.75},
+  };
+  for (size_t i = 0; i < cases.size(); ++i) check(cases[i], 7373 + i);
 }
 
 TEST_CASE("gemm: layouts, element types, alpha and beta against cuBLAS [gpu]", "[gpu][gemm]") {
