@@ -1,9 +1,10 @@
-// Helpers for the codegen tests of the GEMM sample: a config of it, and the check
-// that ptxas spills nothing when it compiles a lowered kernel for sm_90a.
+// Helpers for the codegen tests of the GEMM sample: a config of it, the check that ptxas
+// spills nothing when it compiles a lowered kernel for sm_90a, and what to ask of a lowering.
 #pragma once
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <map>
 #include <string>
 #include <vector>
@@ -15,6 +16,20 @@
 #include "samples/builtin.h"
 
 namespace tj::test {
+
+// How often `needle` stands in `text`, not overlapping.
+inline size_t occurrences(const std::string& text, const std::string& needle) {
+  size_t n = 0;
+  for (size_t p = text.find(needle); p != std::string::npos; p = text.find(needle, p + needle.size())) ++n;
+  return n;
+}
+
+// Whether the race check verified a check whose subject starts with `prefix`.
+inline bool race_verified(const codegen::Lowered& l, const std::string& prefix) {
+  return std::any_of(l.races.begin(), l.races.end(), [&](const codegen::race::RaceCheck& r) {
+    return r.outcome == codegen::race::RaceCheck::Verified && r.subject.rfind(prefix, 0) == 0;
+  });
+}
 
 // The GEMM sample itself.
 inline const samples::Sample& gemm_sample() {
@@ -46,11 +61,7 @@ inline rt::CompileResult compile_without_spills(const codegen::Lowered& l, const
   req.options.push_back("--ptxas-options=--verbose");
   rt::CompileResult r = rt::compile(req, nullptr);
   INFO(what << "\n" << r.log);
-  auto count = [&](const std::string& needle) {
-    size_t n = 0;
-    for (size_t p = r.log.find(needle); p != std::string::npos; p = r.log.find(needle, p + needle.size())) ++n;
-    return n;
-  };
+  auto count = [&](const std::string& needle) { return occurrences(r.log, needle); };
   REQUIRE(count(" bytes spill stores, ") >= 1);
   CHECK(count(" bytes spill stores, ") == count(" 0 bytes spill stores, 0 bytes spill loads"));
   // No local memory at all: a stack frame is registers' worth of data in memory too.

@@ -5,26 +5,12 @@
 // chunk. No GPU needed (the GPU runs them in tests/gpu/test_gemm.cpp, "[epilogue_wait]").
 #include <catch2/catch.hpp>
 
-#include <algorithm>
-
 #include "codegen/target.h"
 #include "samples/gemm.h"
 #include "tests/codegen/gemm_test_support.h"
 
 using namespace tj;
 
-namespace {
-size_t count(const std::string& text, const std::string& what) {
-  size_t n = 0;
-  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + what.size())) ++n;
-  return n;
-}
-bool verified(const codegen::Lowered& l, const std::string& prefix) {
-  return std::any_of(l.races.begin(), l.races.end(), [&](const codegen::race::RaceCheck& r) {
-    return r.outcome == codegen::race::RaceCheck::Verified && r.subject.rfind(prefix, 0) == 0;
-  });
-}
-}  // namespace
 
 TEST_CASE("gemm epilogue_wait: 1 unless named", "[samples][gemm][epilogue_wait]") {
   const std::map<std::string, int64_t> base = {{"m", 4362}, {"n", 2968}, {"k", 1824}, {"bm", 192}, {"bn", 176}, {"consumers", 3}};
@@ -59,18 +45,18 @@ TEST_CASE("gemm epilogue_wait 2: each chunk waits before its write for all store
     REQUIRE(test::gemm_problems(two).empty());
     const codegen::Lowered l1 = codegen::lower(test::gemm_sample().build(one), codegen::Target::sm90a());
     const codegen::Lowered l2 = codegen::lower(test::gemm_sample().build(two), codegen::Target::sm90a());
-    CHECK(verified(l1, "async proxy"));
-    CHECK(verified(l2, "async proxy"));
+    CHECK(test::race_verified(l1, "async proxy"));
+    CHECK(test::race_verified(l2, "async proxy"));
     // Lag 1: after each chunk's write, a wait for every store, then the chunk's barrier;
     // before the write too where its buffer is the previous chunk's.
-    CHECK(count(l1.cuda, "tj::bulk_wait_read<0>();") == w.chunks + w.after_last);
-    CHECK(count(l1.cuda, "tj::bulk_wait_read<1>();") == 0);
-    CHECK(count(l1.cuda, "named_barrier_sync(") == w.chunks + w.after_last);
+    CHECK(test::occurrences(l1.cuda, "tj::bulk_wait_read<0>();") == w.chunks + w.after_last);
+    CHECK(test::occurrences(l1.cuda, "tj::bulk_wait_read<1>();") == 0);
+    CHECK(test::occurrences(l1.cuda, "named_barrier_sync(") == w.chunks + w.after_last);
     // Lag 2: one wait per chunk, before its write: for all but the last store, or for every
     // store where the last one read this buffer; a barrier before and after the write.
-    CHECK(count(l2.cuda, "tj::bulk_wait_read<0>();") == w.after_last);
-    CHECK(count(l2.cuda, "tj::bulk_wait_read<1>();") == w.chunks - w.after_last);
-    CHECK(count(l2.cuda, "named_barrier_sync(") == 2 * w.chunks);
+    CHECK(test::occurrences(l2.cuda, "tj::bulk_wait_read<0>();") == w.after_last);
+    CHECK(test::occurrences(l2.cuda, "tj::bulk_wait_read<1>();") == w.chunks - w.after_last);
+    CHECK(test::occurrences(l2.cuda, "named_barrier_sync(") == 2 * w.chunks);
     test::compile_without_spills(l2, what);
   }
 }

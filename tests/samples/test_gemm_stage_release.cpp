@@ -6,26 +6,12 @@
 // "[stage_release]").
 #include <catch2/catch.hpp>
 
-#include <algorithm>
-
 #include "codegen/target.h"
 #include "samples/gemm.h"
 #include "tests/codegen/gemm_test_support.h"
 
 using namespace tj;
 
-namespace {
-size_t count(const std::string& text, const std::string& what) {
-  size_t n = 0;
-  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + what.size())) ++n;
-  return n;
-}
-bool verified(const codegen::Lowered& l, const std::string& prefix) {
-  return std::any_of(l.races.begin(), l.races.end(), [&](const codegen::race::RaceCheck& r) {
-    return r.outcome == codegen::race::RaceCheck::Verified && r.subject.rfind(prefix, 0) == 0;
-  });
-}
-}  // namespace
 
 TEST_CASE("gemm stage_release 2: each k-block's MMAs waited for and its stage given back before the next k-block's data",
           "[samples][gemm][stage_release]") {
@@ -53,10 +39,10 @@ TEST_CASE("gemm stage_release 2: each k-block's MMAs waited for and its stage gi
     const codegen::Lowered l1 = codegen::lower(test::gemm_sample().build(one), codegen::Target::sm90a());
     const codegen::Lowered l2 = codegen::lower(test::gemm_sample().build(two), codegen::Target::sm90a());
     // 1: the main loop waits for all but the k-block just issued; 2: never, only for all.
-    CHECK(count(l1.cuda, "tj::wgmma_wait<1>();") + count(l1.cuda, "tj::wgmma_wait<2>();") > 0);
-    CHECK(count(l2.cuda, "tj::wgmma_wait<1>();") + count(l2.cuda, "tj::wgmma_wait<2>();") == 0);
-    CHECK(verified(l2, "async proxy"));
-    CHECK(verified(l2, "arrivals on barrier 'full'"));
+    CHECK(test::occurrences(l1.cuda, "tj::wgmma_wait<1>();") + test::occurrences(l1.cuda, "tj::wgmma_wait<2>();") > 0);
+    CHECK(test::occurrences(l2.cuda, "tj::wgmma_wait<1>();") + test::occurrences(l2.cuda, "tj::wgmma_wait<2>();") == 0);
+    CHECK(test::race_verified(l2, "async proxy"));
+    CHECK(test::race_verified(l2, "arrivals on barrier 'full'"));
     test::compile_without_spills(l2, what);
   }
 }
