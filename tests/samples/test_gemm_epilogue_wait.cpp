@@ -11,7 +11,6 @@
 
 using namespace tj;
 
-
 TEST_CASE("gemm epilogue_wait: 1 unless named", "[samples][gemm][epilogue_wait]") {
   const std::map<std::string, int64_t> base = {{"m", 4362}, {"n", 2968}, {"k", 1824}, {"bm", 192}, {"bn", 176}, {"consumers", 3}};
   CHECK(samples::gemm_tiling(test::gemm_config(base)).epilogue_lag == 1);

@@ -12,7 +12,6 @@
 
 using namespace tj;
 
-
 TEST_CASE("gemm stage_release 2: each k-block's MMAs waited for and its stage given back before the next k-block's data",
           "[samples][gemm][stage_release]") {
   const int64_t cols = 1;
