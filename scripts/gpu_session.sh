@@ -450,6 +450,7 @@ ab_lines "${GEMM_AB:?gemm-ab needs GEMM_AB, a file of SHAPE CONFIG VARIANT lines
 fi
 
 # Per-instruction SASS with executed counts and stall samples of ours and cuBLAS at NCU_SHAPE
+# (their shares per opcode and the top instructions into the summary: scripts/sass_stalls.py)
 # on the default path, or NCU_CONFIG's (only when named): ncu's source page as CSV, one launch each
 # after warm-up.
 if [[ "$SECTIONS" == *" ncu-sass "* ]]; then
@@ -460,6 +461,7 @@ for kernel in 'regex:^gemm$' 'regex:nvjet'; do
     > "$OUT/ncu_sass_$tag.log" 2>&1
   ncu -i "/tmp/ncu_sass_$tag.ncu-rep" --page source --print-source sass --csv > "$OUT/sass_$tag.csv" 2>&1
   note "ncu-sass ${NCU_SHAPE:-1024x1024x2048} $tag rc=$? ($(wc -l < "$OUT/sass_$tag.csv") lines in sass_$tag.csv)"
+  scripts/sass_stalls.py "$OUT/sass_$tag.csv" 12 >> "$summary" 2>&1
 done
 fi
 
