@@ -462,6 +462,9 @@ for kernel in 'regex:^gemm$' 'regex:nvjet'; do
   ncu -i "/tmp/ncu_sass_$tag.ncu-rep" --page source --print-source sass --csv > "$OUT/sass_$tag.csv" 2>&1
   note "ncu-sass ${NCU_SHAPE:-1024x1024x2048} $tag rc=$? ($(wc -l < "$OUT/sass_$tag.csv") lines in sass_$tag.csv)"
   scripts/sass_stalls.py "$OUT/sass_$tag.csv" 12 >> "$summary" 2>&1
+  ncu -i "/tmp/ncu_sass_$tag.ncu-rep" --page details --csv > "$OUT/sol_$tag.csv" 2>&1
+  grep -E '"(Duration|Elapsed Cycles|Compute \(SM\) Throughput|Memory Throughput|DRAM Throughput|L2 Cache Throughput)"' "$OUT/sol_$tag.csv" |
+    awk -F'","' '{print "  " $(NF-2) " = " $NF " " $(NF-1)}' | tr -d '"' >> "$summary"
 done
 fi
 
