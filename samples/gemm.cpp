@@ -475,6 +475,9 @@ std::vector<ConfigProblem> Gemm::check_config(const Config& c) const {
   need(!t.warp_specialized || t.mma_depth < t.stages, "params.mma_depth",
        "mma_depth " + std::to_string(t.mma_depth) + " keeps that many stages' MMAs in flight besides the one being read: " +
            "it needs more than " + std::to_string(t.mma_depth) + " stages, and has " + std::to_string(t.stages));
+  need(!t.release_early || c.param("mma_depth") <= 1, "params.stage_release",
+       "stage_release 2 waits for each k-block's MMAs before the next k-block's, keeping none in flight: mma_depth " +
+           std::to_string(c.param("mma_depth")) + " cannot apply (use mma_depth 0 or 1, or stage_release 1)");
   need(smem <= 232448, "params.stages", std::to_string(t.stages) + " stages of " + std::to_string(t.bm) + "x" + std::to_string(t.bk) + " + " + std::to_string(t.bn) + "x" + std::to_string(t.bk) + " plus the " + std::to_string(t.bm) + "x" + std::to_string(t.bn) + " output tile need " + std::to_string(smem) + " bytes of shared memory; a CTA has 232448: use fewer stages or a smaller tile");
   return out;
 }

@@ -45,3 +45,16 @@ TEST_CASE("gemm stage_release 2: each k-block's MMAs waited for and its stage gi
     test::compile_without_spills(l2, what);
   }
 }
+
+TEST_CASE("gemm stage_release 2 refuses mma_depth above 1 by name", "[samples][gemm][stage_release]") {
+  const std::map<std::string, int64_t> p = {{"m", 3000}, {"n", 3000}, {"k", 1024}, {"bn", 128}, {"stage_release", 2}};
+  std::map<std::string, int64_t> deep = p;
+  deep["mma_depth"] = 2;
+  CHECK(test::gemm_problems(test::gemm_config(deep)) ==
+        std::vector<std::string>{"params.stage_release: stage_release 2 waits for each k-block's MMAs before the next "
+                                 "k-block's, keeping none in flight: mma_depth 2 cannot apply (use mma_depth 0 or 1, "
+                                 "or stage_release 1)"});
+  std::map<std::string, int64_t> one = p;
+  one["mma_depth"] = 1;
+  CHECK(test::gemm_problems(test::gemm_config(one)).empty());
+}
