@@ -111,7 +111,7 @@ std::vector<ParamSpec> Gemm::params() const {
            "stage's have completed (the tensor cores never wait between a warpgroup's k-blocks; mma_depth and "
            "split_issue apply); 2, as soon as its own MMAs have completed, waited for before the next k-block's data "
            "(the producer refills the stage without waiting for that data; the other consumers keep the tensor cores "
-           "busy); 0: 2 for three consumers or coop cols (at mma_depth 1), else 1"},
+           "busy); 0: 2 for coop cols (at mma_depth 1), else 1"},
           {"epilogue_wait", 0, 0, 2,
            "the store each epilogue chunk waits for (beta 0, two buffers): 1, the chunk before it, waited for after "
            "the chunk is written (one barrier per chunk); 2, the one two chunks back, waited for before (two "
@@ -278,12 +278,12 @@ GemmTiling gemm_tiling(const Config& c) {
   // k-blocks. Wider tiles keep 1 (2 was 2.5-6.8% slower at 128 and 256 columns).
   const bool short_mmas = uint64_t(t.bm) * t.bn <= 128 * 64;
   t.mma_depth = c.param("mma_depth") != 0 ? unsigned(c.param("mma_depth")) : short_mmas && !t.split_in_cluster ? 2 : 1;
-  // Automatic: three cooperative consumers, or two splitting the columns, release each
-  // stage once their own MMAs complete (on the H100, 0.998-1.026x over 1 with five such
-  // tilings of short-K shapes); two that share B keep the tensor cores fed between their
-  // k-blocks (2 ran 0.985-1.001x of 1 on four large shapes, and 0.83-0.86x on 2x2 clusters).
+  // Automatic: consumers that split the columns release each stage once their own MMAs
+  // complete (1.026x over 1 at 820x5904x688 on the H100). Elsewhere 1: with three consumers
+  // sharing B, 2 ran 1.003-1.014x at two short-K shapes and 0.985-0.998x at 3000^3 over two
+  // calls; with two, 0.985-1.001x on large shapes and 0.83-0.86x in 2x2 clusters.
   if (c.param("stage_release") == 0 && t.mma_depth == 1 && t.warp_specialized && !t.pingpong && !t.swap)
-    t.release_early = t.split_cols || t.consumers == 3;
+    t.release_early = t.split_cols;
   return t;
 }
 

@@ -147,31 +147,52 @@ extern "C" __global__ void __launch_bounds__(512, 1) gemm(const __grid_constant_
         // MbarrierWait at <loc>: wait_local(full[(it1 % 4)])
         tj::mbar_wait_cta(&full[(it1 % 4)], (tj_phase_full >> (it1 % 4)) & 1u);
         tj_phase_full ^= 1u << (it1 % 4);
-        // Mma at <loc>: mma(acc, a.stage((it1 % 4)).rows((0 + (wg0 * 64))), b.stage((it1 % 4)).rows(0), accumulate (i4 > 0))
+        // Mma at <loc>: mma(acc, a.stage((it1 % 4)).rows((0 + (wg0 * 64))), b.stage((it1 % 4)).rows(0), accumulate (i4 > ...
         {
           tj::wgmma_fence();
           const tj::u64 tj_desc_a = tj::wgmma_desc(a, 16u, 1024u, 1u) + (tj::u64)(unsigned)(((it1 % 4)) * 1536 + ((0 + (wg0 * 64))) * 8);
           const tj::u64 tj_desc_b = tj::wgmma_desc(b, 16u, 1024u, 1u) + (tj::u64)(unsigned)(((it1 % 4)) * 1536 + (0) * 8);
           const tj::u32 tj_scale_d = ((i4 > 0)) ? 1u : 0u;
           tj::wgmma_m64n192k16_f32_bf16_kk(&acc[0], tj_desc_a + 0ull, tj_desc_b + 0ull, tj_scale_d);
-          tj::wgmma_m64n192k16_f32_bf16_kk(&acc[0], tj_desc_a + 2ull, tj_desc_b + 2ull, 1u);
+          tj::wgmma_commit();
+        }
+        // MmaWait at <loc>: mma_wait(1)
+        tj::wgmma_wait<1>();
+        // Mma at <loc>: mma(acc, a.stage((it1 % 4)).rows((0 + (wg0 * 64))), b.stage((it1 % 4)).rows(0), accumulate true, ...
+        {
+          tj::wgmma_fence();
+          const tj::u64 tj_desc_a = tj::wgmma_desc(a, 16u, 1024u, 1u) + (tj::u64)(unsigned)(((it1 % 4)) * 1536 + ((0 + (wg0 * 64))) * 8);
+          const tj::u64 tj_desc_b = tj::wgmma_desc(b, 16u, 1024u, 1u) + (tj::u64)(unsigned)(((it1 % 4)) * 1536 + (0) * 8);
+          const tj::u32 tj_scale_d = (true) ? 1u : 0u;
+          tj::wgmma_m64n192k16_f32_bf16_kk(&acc[0], tj_desc_a + 2ull, tj_desc_b + 2ull, tj_scale_d);
           tj::wgmma_m64n192k16_f32_bf16_kk(&acc[0], tj_desc_a + 4ull, tj_desc_b + 4ull, 1u);
           tj::wgmma_m64n192k16_f32_bf16_kk(&acc[0], tj_desc_a + 6ull, tj_desc_b + 6ull, 1u);
           tj::wgmma_commit();
         }
-        // MmaWait at <loc>: mma_wait(0)
-        tj::wgmma_wait<0>();
-        tj::acc_fence_96(acc);
-        // If at <loc>: if (%laneid == 0) {
-        if ((tj::lane_id() == 0)) {
-          // For at <loc>: for i5 in [0, 2) step 1 {
-          for (int i5 = 0; i5 < 2; i5 += 1) {
-            // MbarrierArrive at <loc>: arrive_relaxed(map_shared_rank(empty, i5)[(it1 % 4)])
-            tj::mbar_arrive_relaxed(tj::map_shared_rank(empty, i5), (it1 % 4));
+        // If at <loc>: if (i4 > 0) {
+        if ((i4 > 0)) {
+          // If at <loc>: if (%laneid == 0) {
+          if ((tj::lane_id() == 0)) {
+            // For at <loc>: for i5 in [0, 2) step 1 {
+            for (int i5 = 0; i5 < 2; i5 += 1) {
+              // MbarrierArrive at <loc>: arrive_relaxed(map_shared_rank(empty, i5)[((it1 - 1) % 4)])
+              tj::mbar_arrive_relaxed(tj::map_shared_rank(empty, i5), ((it1 - 1) % 4));
+            }
           }
         }
         // Assign at <loc>: it1 = (it1 + 1)
         it1 = (it1 + 1);
+      }
+      // MmaWait at <loc>: mma_wait(0)
+      tj::wgmma_wait<0>();
+      tj::acc_fence_96(acc);
+      // If at <loc>: if (%laneid == 0) {
+      if ((tj::lane_id() == 0)) {
+        // For at <loc>: for i6 in [0, 2) step 1 {
+        for (int i6 = 0; i6 < 2; i6 += 1) {
+          // MbarrierArrive at <loc>: arrive_relaxed(map_shared_rank(empty, i6)[((it1 - 1) % 4)])
+          tj::mbar_arrive_relaxed(tj::map_shared_rank(empty, i6), ((it1 - 1) % 4));
+        }
       }
       // AccStore at <loc>: store_accumulator(d.stage(0).rows((0 + (wg0 * 64))) = elem[acc] over acc[columns 0..31])
       {
