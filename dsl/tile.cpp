@@ -265,6 +265,13 @@ void mma(const Accumulator& acc, const TileView& a, const TileView& b, const boo
   append_stmt(ir::Mma::make(acc.name, a.operand(), b.operand(), accumulate.expr(), L(loc), k.first, k.count, 1, acc.buffer));
 }
 
+void mma(const Accumulator& acc, const TileView& a, const TileView& b, const boolean& accumulate, KRange k, MmaOrder order,
+         SrcLoc loc) {
+  role_here("mma", loc);
+  append_stmt(ir::Mma::make(acc.name, a.operand(), b.operand(), accumulate.expr(), L(loc), k.first, k.count, 1, acc.buffer,
+                            order == MmaOrder::KSteps));
+}
+
 void mma_pair(const Accumulator& acc, const TileView& a, const TileView& b, const boolean& accumulate, SrcLoc loc) {
   role_here("mma_pair", loc);
   append_stmt(ir::Mma::make(acc.name, a.operand(), b.operand(), accumulate.expr(), L(loc), 0, 0, 2, acc.buffer));

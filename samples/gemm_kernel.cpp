@@ -406,6 +406,9 @@ void main_loop(GemmKernel& g, const i32& wg, const i32& count, Var<int32_t>& it)
     const bool all_a = g.t.pingpong || g.t.split_cols;
     const TileView a = all_a ? stage(g.a, st) : stage(g.a, st).rows(wg * g.rows_per_mma);
     const TileView b = g.t.split_cols ? stage(g.b, st).rows(wg * g.acc_cols) : stage(g.b, st);
+    // A ping-pong consumer has the tensor cores to itself: its MMAs go K step by K step
+    // across its accumulator's blocks (1.05x at 128 x 128 on an H100; docs/gemm-perf-notes.md).
+    const MmaOrder order = g.t.pingpong ? MmaOrder::KSteps : MmaOrder::Blocks;
     if (g.split_issue()) {
       // The k-block's first K step as a group of its own, then the wait for the
       // previous k-block (mma_wait(1): all but that group), then the other K
@@ -413,12 +416,12 @@ void main_loop(GemmKernel& g, const i32& wg, const i32& count, Var<int32_t>& it)
       // instead of a whole k-block (see docs/gemm-perf-notes.md). The previous
       // stage goes back after those are issued: the tensor cores get them first.
       const unsigned step = 16;
-      mma(g.acc, a, b, j > 0, KRange{0, step});
+      mma(g.acc, a, b, j > 0, KRange{0, step}, order);
       mma_wait(1);
-      mma(g.acc, a, b, boolean(true), KRange{step, 0});
+      mma(g.acc, a, b, boolean(true), KRange{step, 0}, order);
       if_(j > 0, [&] { g.release((it - 1) % g.stages); });
     } else if (g.waits_own()) {
-      mma(g.acc, a, b, j > 0);
+      mma(g.acc, a, b, j > 0, KRange{0, 0}, order);
       // A tile wider than one wgmma takes A from registers, which ptxas keeps
       // until the MMAs that read them complete: keeping a second k-block's
       // in flight spills. With release_early, the stage goes back before the
@@ -427,7 +430,7 @@ void main_loop(GemmKernel& g, const i32& wg, const i32& count, Var<int32_t>& it)
       mma_wait(0);
       g.release(st);
     } else {
-      mma(g.acc, a, b, j > 0);
+      mma(g.acc, a, b, j > 0, KRange{0, 0}, order);
       // Keep mma_depth MMA groups in flight; the one before them has finished reading its stage.
       const int32_t depth = int32_t(g.t.mma_depth);
       mma_wait(unsigned(depth));

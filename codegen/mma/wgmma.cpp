@@ -170,13 +170,18 @@ class Wgmma final : public Family {
     };
     const auto desc_plus = [](const char* desc, uint64_t bytes) { return std::string(desc) + " + " + std::to_string(bytes >> 4) + "ull"; };
     // Every K step unrolled, one call each: ptxas gives each HGMMA of a rolled loop its
-    // own scoreboard wait (docs/gemm-perf-notes.md has the measurement).
-    for (unsigned blk = 0; blk < acc.m / 64; ++blk)
-      for (unsigned j = kstep0; j < ksteps; ++j)
-        for (const auto& [cols, shape] : chunks) {
-          const std::string a_arg = rs ? "tj_a" + std::to_string(blk) + "_" + std::to_string(j) : desc_plus("tj_desc_a", a_kstep_bytes(a, j, blk * 64));
-          out.push_back("  " + call(shape, blk, cols.first, a_arg, desc_plus("tj_desc_b", b_kstep_bytes(b, j, cols.first)), j == kstep0 ? "tj_scale_d" : "1u"));
-        }
+    // own scoreboard wait (docs/gemm-perf-notes.md has the measurement). Block by block, or
+    // with k_steps_first K step by K step across the blocks.
+    const auto issue = [&](unsigned blk, unsigned j) {
+      for (const auto& [cols, shape] : chunks) {
+        const std::string a_arg = rs ? "tj_a" + std::to_string(blk) + "_" + std::to_string(j) : desc_plus("tj_desc_a", a_kstep_bytes(a, j, blk * 64));
+        out.push_back("  " + call(shape, blk, cols.first, a_arg, desc_plus("tj_desc_b", b_kstep_bytes(b, j, cols.first)), j == kstep0 ? "tj_scale_d" : "1u"));
+      }
+    };
+    const unsigned blocks = acc.m / 64;
+    for (unsigned outer = 0; outer < (n.k_steps_first ? ksteps - kstep0 : blocks); ++outer)
+      for (unsigned inner = 0; inner < (n.k_steps_first ? blocks : ksteps - kstep0); ++inner)
+        n.k_steps_first ? issue(inner, kstep0 + outer) : issue(outer, kstep0 + inner);
     out.push_back("  tj::wgmma_commit();");
     out.push_back("}");
     return out;

@@ -502,7 +502,7 @@ Stmt NamedBarrier::make(Expr id, unsigned threads, Loc loc, bool arrive) {
 }
 
 Stmt Mma::make(std::string acc, TileOperand a, TileOperand b, Expr accumulate, Loc loc, unsigned k_first, unsigned k_count,
-               unsigned cta_group, Expr acc_stage) {
+               unsigned cta_group, Expr acc_stage, bool k_steps_first) {
   require_tile(a, "Mma");
   require_tile(b, "Mma");
   require_value(accumulate, "Mma", "accumulate");
@@ -510,7 +510,7 @@ Stmt Mma::make(std::string acc, TileOperand a, TileOperand b, Expr accumulate, L
   require(cta_group == 1 || cta_group == 2, "Mma::make: cta_group must be 1 or 2");
   if (acc_stage) require(acc_stage->type.scalar == Scalar::I32, "Mma::make: the accumulator's stage must be an i32");
   return std::make_shared<Mma>(std::move(acc), std::move(a), std::move(b), std::move(accumulate), k_first, k_count, std::move(loc),
-                               std::string{}, cta_group, std::move(acc_stage));
+                               std::string{}, cta_group, std::move(acc_stage), k_steps_first);
 }
 
 Stmt Mma::make_register_a(std::string acc, std::string a_fragment, TileOperand b, Expr accumulate, Loc loc) {

@@ -62,6 +62,8 @@ struct TileOperand {
 // both CTAs: a holds this CTA's acc.m rows in each CTA of the pair, b half of N (acc.n / 2
 // rows of a K-major B) in each, and acc (acc.m x acc.n) lands in each CTA's own
 // tensor memory: a 2 acc.m x acc.n product per pair.
+// k_steps_first (wgmma, an accumulator of several 64-row blocks): every block's MMA for
+// one K step before the next step's, instead of each block's K steps back to back.
 struct Mma final : StmtNode {
   static constexpr StmtKind static_kind = StmtKind::Mma;
   const std::string acc;
@@ -71,13 +73,14 @@ struct Mma final : StmtNode {
   const std::string a_fragment;
   const unsigned cta_group;  // 1, or 2 for the pair MMA
   const Expr acc_stage;      // i32: the buffer of a staged accumulator (AccumulatorDecl::stages); null: 0
+  const bool k_steps_first;
   static Stmt make(std::string acc, TileOperand a, TileOperand b, Expr accumulate, Loc loc, unsigned k_first = 0,
-                   unsigned k_count = 0, unsigned cta_group = 1, Expr acc_stage = nullptr);
+                   unsigned k_count = 0, unsigned cta_group = 1, Expr acc_stage = nullptr, bool k_steps_first = false);
   static Stmt make_register_a(std::string acc, std::string a_fragment, TileOperand b, Expr accumulate, Loc loc);
   Mma(std::string c, TileOperand x, TileOperand y, Expr acc_, unsigned kf, unsigned kc, Loc l, std::string af = {}, unsigned g = 1,
-      Expr as = nullptr)
+      Expr as = nullptr, bool ksf = false)
       : StmtNode(static_kind, std::move(l)), acc(std::move(c)), a(std::move(x)), b(std::move(y)), accumulate(std::move(acc_)),
-        k_first(kf), k_count(kc), a_fragment(std::move(af)), cta_group(g), acc_stage(std::move(as)) {}
+        k_first(kf), k_count(kc), a_fragment(std::move(af)), cta_group(g), acc_stage(std::move(as)), k_steps_first(ksf) {}
 };
 
 // Wait until at most `pending` of this warpgroup's MMA groups are in flight:

@@ -195,7 +195,7 @@ Stmt Mutator::mutate_node(const Mma& n, const Stmt& self) {
   Expr acc = mutate(n.accumulate), stage = n.acc_stage ? mutate(n.acc_stage) : nullptr;
   if (same(a, n.a) && same(b, n.b) && acc == n.accumulate && stage == n.acc_stage) return self;
   if (!n.a_fragment.empty()) return Mma::make_register_a(n.acc, n.a_fragment, b, acc, n.loc);
-  return Mma::make(n.acc, a, b, acc, n.loc, n.k_first, n.k_count, n.cta_group, stage);
+  return Mma::make(n.acc, a, b, acc, n.loc, n.k_first, n.k_count, n.cta_group, stage, n.k_steps_first);
 }
 Stmt Mutator::mutate_node(const MmaWait&, const Stmt& self) { return self; }
 Stmt Mutator::mutate_node(const AccStore& n, const Stmt& self) {

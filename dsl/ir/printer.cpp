@@ -205,7 +205,7 @@ struct StmtText {
     const std::string a = n.a_fragment.empty() ? tile(n.a) : "registers(" + n.a_fragment + ")";
     const std::string acc = n.acc_stage ? n.acc + ".stage(" + to_string(n.acc_stage) + ")" : n.acc;
     return line(std::string(n.cta_group == 2 ? "mma_pair(" : "mma(") + acc + ", " + a + ", " + tile(n.b) + ", accumulate " +
-                    to_string(n.accumulate) + k + ")",
+                    to_string(n.accumulate) + k + (n.k_steps_first ? ", k steps first" : "") + ")",
                 n.loc);
   }
   std::string operator()(const MmaWait& n) const {

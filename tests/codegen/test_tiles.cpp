@@ -439,3 +439,48 @@ TEST_CASE("gemm: no config tilejit tune may pick spills registers (every distinc
   }
   CHECK(sources.size() >= 12);  // 3 tiles x 4 cluster shapes
 }
+
+TEST_CASE("tiles: MmaOrder::KSteps issues every 64-row block's MMA for a K step before the next step's",
+          "[codegen][tiles][mma_order]") {
+  const auto lowered = [](std::optional<MmaOrder> order) {
+    KernelBuilder k("mma_order");
+    k.threads(128);
+    SharedTile a = k.shared_tile(ir::Scalar::BF16, "a", 128, 64, 1, ir::Major::K, ir::Swizzle::B128);
+    SharedTile b = k.shared_tile(ir::Scalar::BF16, "b", 128, 64, 1, ir::Major::K, ir::Swizzle::B128);
+    Accumulator acc = k.accumulator("acc", 128, 128);
+    k.role("math", 1, 0, [&](i32) {
+      if (order) mma(acc, stage(a, 0), stage(b, 0), boolean(false), KRange{0, 0}, *order);
+      else mma(acc, stage(a, 0), stage(b, 0), boolean(false));
+      mma_wait(0);
+    });
+    const ir::Kernel kern = k.build();
+    return std::make_pair(codegen::lower(kern, Target::sm90a()).cuda, ir::to_string(kern));
+  };
+  // Block 1 of A starts 64 rows of 128 bytes in (512 descriptor units); K steps advance 2 units.
+  const auto pos = [](const std::string& cuda, const std::string& call) {
+    const size_t p = cuda.find(call);
+    INFO(call);
+    REQUIRE(p != std::string::npos);
+    return p;
+  };
+  const std::string b0k0 = "(&acc[0], tj_desc_a + 0ull, tj_desc_b + 0ull, tj_scale_d)";
+  const std::string b1k0 = "(&acc[64], tj_desc_a + 512ull, tj_desc_b + 0ull, tj_scale_d)";
+  const std::string b0k1 = "(&acc[0], tj_desc_a + 2ull, tj_desc_b + 2ull, 1u)";
+  const std::string b0k3 = "(&acc[0], tj_desc_a + 6ull, tj_desc_b + 6ull, 1u)";
+  const std::string b1k3 = "(&acc[64], tj_desc_a + 518ull, tj_desc_b + 6ull, 1u)";
+  for (const std::optional<MmaOrder> order : {std::optional<MmaOrder>{}, std::optional<MmaOrder>{MmaOrder::Blocks}}) {
+    const auto [cuda, ir_text] = lowered(order);
+    INFO(cuda);
+    CHECK(count(cuda, "tj::wgmma_m64n128k16_f32_bf16_kk(&acc[") == 8);
+    CHECK(pos(cuda, b0k3) < pos(cuda, b1k0));  // block 0's four K steps, then block 1's
+    CHECK_FALSE(contains(ir_text, "k steps first"));
+  }
+  const auto [cuda, ir_text] = lowered(MmaOrder::KSteps);
+  INFO(cuda);
+  CHECK(count(cuda, "tj::wgmma_m64n128k16_f32_bf16_kk(&acc[") == 8);
+  CHECK(pos(cuda, b0k0) < pos(cuda, b1k0));
+  CHECK(pos(cuda, b1k0) < pos(cuda, b0k1));  // both blocks' first step before either's second
+  CHECK(pos(cuda, b0k3) < pos(cuda, b1k3));
+  CHECK(count(cuda, "tj::wgmma_commit();") == 1);
+  CHECK(contains(ir_text, ", k steps first)"));
+}

@@ -160,7 +160,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm(const __grid_constant_
           // MbarrierWait at <loc>: wait_local(full[(it1 % 5)])
           tj::mbar_wait_cta(&full[(it1 % 5)], (tj_phase_full >> (it1 % 5)) & 1u);
           tj_phase_full ^= 1u << (it1 % 5);
-          // Mma at <loc>: mma(acc, a.stage((it1 % 5)).rows(0), b.stage((it1 % 5)).rows(0), accumulate (i4 > 0), k 0..15)
+          // Mma at <loc>: mma(acc, a.stage((it1 % 5)).rows(0), b.stage((it1 % 5)).rows(0), accumulate (i4 > 0), k 0..15, k ...
           {
             tj::wgmma_fence();
             const tj::u64 tj_desc_a = tj::wgmma_desc(a, 16u, 1024u, 1u) + (tj::u64)(unsigned)(((it1 % 5)) * 1024 + (0) * 8);
@@ -172,17 +172,17 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm(const __grid_constant_
           }
           // MmaWait at <loc>: mma_wait(1)
           tj::wgmma_wait<1>();
-          // Mma at <loc>: mma(acc, a.stage((it1 % 5)).rows(0), b.stage((it1 % 5)).rows(0), accumulate true, k 16..end)
+          // Mma at <loc>: mma(acc, a.stage((it1 % 5)).rows(0), b.stage((it1 % 5)).rows(0), accumulate true, k 16..end, k st...
           {
             tj::wgmma_fence();
             const tj::u64 tj_desc_a = tj::wgmma_desc(a, 16u, 1024u, 1u) + (tj::u64)(unsigned)(((it1 % 5)) * 1024 + (0) * 8);
             const tj::u64 tj_desc_b = tj::wgmma_desc(b, 16u, 1024u, 1u) + (tj::u64)(unsigned)(((it1 % 5)) * 1024 + (0) * 8);
             const tj::u32 tj_scale_d = (true) ? 1u : 0u;
             tj::wgmma_m64n128k16_f32_bf16_kk(&acc[0], tj_desc_a + 2ull, tj_desc_b + 2ull, tj_scale_d);
-            tj::wgmma_m64n128k16_f32_bf16_kk(&acc[0], tj_desc_a + 4ull, tj_desc_b + 4ull, 1u);
-            tj::wgmma_m64n128k16_f32_bf16_kk(&acc[0], tj_desc_a + 6ull, tj_desc_b + 6ull, 1u);
             tj::wgmma_m64n128k16_f32_bf16_kk(&acc[64], tj_desc_a + 514ull, tj_desc_b + 2ull, tj_scale_d);
+            tj::wgmma_m64n128k16_f32_bf16_kk(&acc[0], tj_desc_a + 4ull, tj_desc_b + 4ull, 1u);
             tj::wgmma_m64n128k16_f32_bf16_kk(&acc[64], tj_desc_a + 516ull, tj_desc_b + 4ull, 1u);
+            tj::wgmma_m64n128k16_f32_bf16_kk(&acc[0], tj_desc_a + 6ull, tj_desc_b + 6ull, 1u);
             tj::wgmma_m64n128k16_f32_bf16_kk(&acc[64], tj_desc_a + 518ull, tj_desc_b + 6ull, 1u);
             tj::wgmma_commit();
           }

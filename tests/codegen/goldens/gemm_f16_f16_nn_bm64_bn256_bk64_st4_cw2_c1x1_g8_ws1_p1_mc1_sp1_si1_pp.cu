@@ -162,7 +162,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm(const __grid_constant_
           // MbarrierWait at <loc>: wait_local(full[(it1 % 4)])
           tj::mbar_wait_cta(&full[(it1 % 4)], (tj_phase_full >> (it1 % 4)) & 1u);
           tj_phase_full ^= 1u << (it1 % 4);
-          // Mma at <loc>: mma(acc, a.stage((it1 % 4)).rows(0), b.stage((it1 % 4)).rows(0), accumulate (i4 > 0), k 0..15)
+          // Mma at <loc>: mma(acc, a.stage((it1 % 4)).rows(0), b.stage((it1 % 4)).rows(0), accumulate (i4 > 0), k 0..15, k ...
           {
             tj::wgmma_fence();
             const tj::u64 tj_desc_a = tj::wgmma_desc(a, 16u, 1024u, 1u) + (tj::u64)(unsigned)(((it1 % 4)) * 512 + (0) * 8);
@@ -173,7 +173,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm(const __grid_constant_
           }
           // MmaWait at <loc>: mma_wait(1)
           tj::wgmma_wait<1>();
-          // Mma at <loc>: mma(acc, a.stage((it1 % 4)).rows(0), b.stage((it1 % 4)).rows(0), accumulate true, k 16..end)
+          // Mma at <loc>: mma(acc, a.stage((it1 % 4)).rows(0), b.stage((it1 % 4)).rows(0), accumulate true, k 16..end, k st...
           {
             tj::wgmma_fence();
             const tj::u64 tj_desc_a = tj::wgmma_desc(a, 16u, 1024u, 1u) + (tj::u64)(unsigned)(((it1 % 4)) * 512 + (0) * 8);
