@@ -75,9 +75,10 @@ void mma(const Accumulator& acc, const TileView& a, const TileView& b, const boo
 // The order a warpgroup issues an MMA into an accumulator of several 64-row blocks in
 // (wgmma): Blocks, each block's K steps back to back, or KSteps, every block's MMA for one
 // K step before the next step's, so that consecutive MMAs write different blocks. KSteps
-// suits a warpgroup that has the tensor cores to itself (a ping-pong consumer: 1.05x at
-// 128 x 128 on an H100); where several consumers issue at once it gains nothing. tcgen05
-// (sm_100a) issues the whole tile per K step either way.
+// suits a warpgroup that has the tensor cores to itself (a ping-pong consumer): no MMA
+// then waits on the one before it for the same accumulator block. Where several
+// warpgroups issue at once, theirs interleave anyway. tcgen05 (sm_100a) issues the whole
+// tile per K step either way.
 enum class MmaOrder { Blocks, KSteps };
 void mma(const Accumulator& acc, const TileView& a, const TileView& b, const boolean& accumulate, KRange k, MmaOrder order,
          SrcLoc loc = SrcLoc::current());

@@ -279,9 +279,7 @@ GemmTiling gemm_tiling(const Config& c) {
   const bool short_mmas = uint64_t(t.bm) * t.bn <= 128 * 64;
   t.mma_depth = c.param("mma_depth") != 0 ? unsigned(c.param("mma_depth")) : short_mmas && !t.split_in_cluster ? 2 : 1;
   // Automatic: consumers that split the columns release each stage once their own MMAs
-  // complete (1.026x over 1 at 820x5904x688 on the H100). Elsewhere 1: with three consumers
-  // sharing B, 2 ran 1.003-1.014x at two short-K shapes and 0.985-0.998x at 3000^3 over two
-  // calls; with two, 0.985-1.001x on large shapes and 0.83-0.86x in 2x2 clusters.
+  // complete; elsewhere 1, where it measured no slower (docs/gemm-perf-notes.md has both).
   if (c.param("stage_release") == 0 && t.mma_depth == 1 && t.warp_specialized && !t.pingpong && !t.swap)
     t.release_early = t.split_cols;
   return t;

@@ -407,7 +407,8 @@ void main_loop(GemmKernel& g, const i32& wg, const i32& count, Var<int32_t>& it)
     const TileView a = all_a ? stage(g.a, st) : stage(g.a, st).rows(wg * g.rows_per_mma);
     const TileView b = g.t.split_cols ? stage(g.b, st).rows(wg * g.acc_cols) : stage(g.b, st);
     // A ping-pong consumer has the tensor cores to itself: its MMAs go K step by K step
-    // across its accumulator's blocks (1.05x at 128 x 128 on an H100; docs/gemm-perf-notes.md).
+    // across its accumulator's blocks, so none waits on the one before it (see
+    // docs/gemm-perf-notes.md).
     const MmaOrder order = g.t.pingpong ? MmaOrder::KSteps : MmaOrder::Blocks;
     if (g.split_issue()) {
       // The k-block's first K step as a group of its own, then the wait for the
