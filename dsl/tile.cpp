@@ -261,8 +261,7 @@ void mma(const Accumulator& acc, const TileView& a, const TileView& b, const boo
 }
 
 void mma(const Accumulator& acc, const TileView& a, const TileView& b, const boolean& accumulate, KRange k, SrcLoc loc) {
-  role_here("mma", loc);
-  append_stmt(ir::Mma::make(acc.name, a.operand(), b.operand(), accumulate.expr(), L(loc), k.first, k.count, 1, acc.buffer));
+  mma(acc, a, b, accumulate, k, MmaOrder::Blocks, loc);
 }
 
 void mma(const Accumulator& acc, const TileView& a, const TileView& b, const boolean& accumulate, KRange k, MmaOrder order,

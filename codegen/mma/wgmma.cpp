@@ -179,9 +179,13 @@ class Wgmma final : public Family {
       }
     };
     const unsigned blocks = acc.m / 64;
-    for (unsigned outer = 0; outer < (n.k_steps_first ? ksteps - kstep0 : blocks); ++outer)
-      for (unsigned inner = 0; inner < (n.k_steps_first ? blocks : ksteps - kstep0); ++inner)
-        n.k_steps_first ? issue(inner, kstep0 + outer) : issue(outer, kstep0 + inner);
+    if (n.k_steps_first) {
+      for (unsigned j = kstep0; j < ksteps; ++j)
+        for (unsigned blk = 0; blk < blocks; ++blk) issue(blk, j);
+    } else {
+      for (unsigned blk = 0; blk < blocks; ++blk)
+        for (unsigned j = kstep0; j < ksteps; ++j) issue(blk, j);
+    }
     out.push_back("  tj::wgmma_commit();");
     out.push_back("}");
     return out;
