@@ -160,6 +160,12 @@ inline constexpr uint64_t kGemmNarrowMaxKblocks = 32;
 // kGemmSmallTileMaxKblocks, where few-tile long-K shapes keep split-K in pairs or quads.
 inline constexpr unsigned kGemmSmallTile = 64;
 inline constexpr uint64_t kGemmSmallTileMaxKblocks = 64;
+// The small tile's narrower width (in place of kGemmSmallTile columns, either way round: swapped,
+// 48 of M's rows on the MMA's N side). Its CTAs are bound by the operand bytes they read, and a
+// smaller M than 64 rows wastes most of a square tile's A rows: 188 x 1408 as 22 x 4 tiles of 64
+// of N by 48 of M reads fewer rows in all than 3 x 22 of 64 x 64 (cuBLAS's own choice there), with
+// each CTA a quarter fewer MACs. More CTAs reading more rows in all lost (docs/gemm-perf-notes.md).
+inline constexpr unsigned kGemmSmallTileNarrowCols = 48;
 // Small M, long B: the swapped product in pairs covering all of M (choose_small_m_swap) where
 // B's 128-row tiles fill at least this much of one wave of pairs. From the H100 (each config
 // against cuBLAS in its own process, per-rep medians, docs/performance-log.md): 320x7168x12288

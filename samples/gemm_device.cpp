@@ -95,20 +95,46 @@ NarrowTile narrow_tile_clusters(const Config& c, const GemmShape& s, const Sampl
   return splits >= kGemmNarrowMinSplits ? NarrowTile{clusters, true} : NarrowTile{};
 }
 
-// Where bn 0 takes the small tile (kGemmSmallTile square, one MMA warpgroup, 2x2 clusters with
+// Where bn 0 takes the small tile (kGemmSmallTile rows of one MMA warpgroup, 2x2 clusters with
 // multicast) for c, whose 256-column tiles would run split-K and where the narrow tile does
 // not apply: the spec leaves the tile's rows, warpgroups and split_reduce to the defaults, asks
 // for a cluster of at most 2, the layout is tn with 2-byte inputs, K is at most
-// kGemmSmallTileMaxKblocks, and the small tiles' 2x2 clusters all fit in one wave of the
-// clusters of 4 the device runs at once: that count of clusters, 0 where the tile does not
-// apply. The schedule then splits K only where those clusters leave most of the wave idle.
-uint64_t small_tile_clusters(const Config& c, const GemmShape& s, const Sample::DeviceFacts& device) {
-  if (!default_tile_shape(c)) return 0;
+// kGemmSmallTileMaxKblocks, and square small tiles' 2x2 clusters all fit in one wave of the
+// clusters of 4 the device runs at once. Then its orientation and width (SmallTile): of the
+// square tile and kGemmSmallTileNarrowCols columns, each either way round (swapped: D^T = B A^T,
+// the 64 rows along N), the one whose CTAs read the fewest operand rows per k-block in all,
+// still in one wave, the narrower on a tie (each CTA then reads fewer). The schedule then splits
+// K only where those clusters leave most of the wave idle.
+struct SmallTile {
+  uint64_t clusters = 0;  // the clusters of 4 the device runs at once; 0: the tile does not apply
+  bool swap = false;
+  unsigned bn = kGemmSmallTile;
+  uint64_t tiles = 0;     // its 2x2 clusters
+};
+SmallTile small_tile(const Gemm& gemm, const Config& c, const GemmShape& s, const Sample::DeviceFacts& device) {
+  if (!default_tile_shape(c)) return {};
   const GemmTiling t = gemm_tiling(c);
-  if (s.layout != GemmLayout::TN || ir::scalar_bytes(s.in) != 2 || ceil_div(uint64_t(s.k), t.bk) > kGemmSmallTileMaxKblocks) return 0;
+  if (s.layout != GemmLayout::TN || ir::scalar_bytes(s.in) != 2 || ceil_div(uint64_t(s.k), t.bk) > kGemmSmallTileMaxKblocks) return {};
   const uint64_t quads = uint64_t(std::max(0, device.clusters_that_fit(4).value_or(0)));
-  const uint64_t tiles = ceil_div(ceil_div(uint64_t(s.m), kGemmSmallTile), 2) * ceil_div(ceil_div(uint64_t(s.n), kGemmSmallTile), 2);
-  return tiles > 0 && tiles <= quads ? quads : 0;
+  auto clusters = [](uint64_t rows, uint64_t cols, unsigned bn) {
+    return ceil_div(ceil_div(rows, kGemmSmallTile), 2) * ceil_div(ceil_div(cols, bn), 2);
+  };
+  SmallTile best{quads, false, kGemmSmallTile, clusters(s.m, s.n, kGemmSmallTile)};
+  if (best.tiles == 0 || best.tiles > quads) return {};
+  // The operand rows a k-block brings into all the CTAs: 4 per cluster, kGemmSmallTile + bn each.
+  auto rows = [](const SmallTile& p) { return p.tiles * 4 * (kGemmSmallTile + p.bn); };
+  const bool may_swap = !c.named.count("params.swap") && !t.swap;
+  for (const bool swap : {false, true})
+    for (const unsigned bn : {kGemmSmallTile, kGemmSmallTileNarrowCols}) {
+      if (swap && !may_swap) continue;
+      const SmallTile p{quads, swap, bn, swap ? clusters(s.n, s.m, bn) : clusters(s.m, s.n, bn)};
+      Config v = c;
+      v.params["bm"] = kGemmSmallTile, v.params["consumers"] = 1, v.params["bn"] = int64_t(bn);
+      if (swap) v.params["swap"] = 1;
+      v.cluster = {2, 2, 1};
+      if (p.tiles <= quads && gemm.check_config(v).empty() && (rows(p) < rows(best) || (rows(p) == rows(best) && p.bn < best.bn))) best = p;
+    }
+  return best;
 }
 
 // The narrow tile's width where its pairs run unsplit in one wave of `clusters`: the
@@ -396,7 +422,7 @@ void choose_width(const Gemm& gemm, const Config& c, const Sample::DeviceFacts& 
   GemmTiling wide = t;
   wide.bn = 256;
   NarrowTile narrow;             // the narrow tile's: where it is taken, the 2-CTA clusters its pairs fill
-  uint64_t small = 0;            // the small tile's: where it is taken, the clusters of 4 the device runs at once
+  SmallTile small;               // the small tile's: where it is taken, the clusters of 4 the device runs at once
   bool along_m = false;          // split-K's regime: the default pair turned to share B (pair_along_m)
   if (auto_schedule && cluster_tiles(s, t, 256) > clusters) {
     // A tail that stream-K absorbs needs no narrower tile.
@@ -408,8 +434,8 @@ void choose_width(const Gemm& gemm, const Config& c, const Sample::DeviceFacts& 
     const uint64_t narrow64 = cluster_tiles(s, t, 64);
     if ((narrow = narrow_tile_clusters(c, s, device)).clusters > 0)
       bn = narrow.split ? kGemmNarrowCols : narrow_width(s, narrow.clusters, t.edge && s.beta == 0 && !s.epilogue.residual);
-    else if ((small = small_tile_clusters(c, s, device)) > 0)
-      bn = kGemmSmallTile;
+    else if ((small = small_tile(gemm, c, s, device)).clusters > 0)
+      bn = small.bn;
     else if (ceil_div(uint64_t(s.k), t.bk) <= kGemmNarrowMaxKblocks && narrow64 <= clusters && 2 * narrow64 > clusters)
       bn = 64;
     else
@@ -434,15 +460,20 @@ void choose_width(const Gemm& gemm, const Config& c, const Sample::DeviceFacts& 
                       : " clusters with all of K each, one MMA warpgroup reading each operand byte once"));
     return;
   }
-  if (small > 0) {
+  if (small.clusters > 0) {
     d.config.params["bm"] = kGemmSmallTile, d.config.params["consumers"] = 1;
     d.config.cluster = {2, 2, 1};
+    if (small.swap) d.config.params["swap"] = 1;
     say("bn 0 -> " + std::to_string(bn) + ", bm " + std::to_string(t.bm) + " -> " + std::to_string(kGemmSmallTile) +
-        ", consumers 2 -> 1, cluster " + xy(c.cluster) + " -> 2x2, for " + std::to_string(sm_count) + " SMs: " +
-        std::to_string(cluster_tiles(s, t, 256)) + " cluster tiles of 256 columns would need split-K, and " +
-        std::to_string(cluster_tiles(s, gemm_tiling(d.config), bn)) + " clusters of 2x2 " + std::to_string(kGemmSmallTile) + "x" +
-        std::to_string(bn) + " tiles fit one wave of " + std::to_string(small) + " (each CTA loads half of each operand tile, " +
-        "multicast to its peer)");
+        ", consumers 2 -> 1, cluster " + xy(c.cluster) + " -> 2x2" + (small.swap ? ", swap 1" : "") + ", for " +
+        std::to_string(sm_count) + " SMs: " + std::to_string(cluster_tiles(s, t, 256)) +
+        " cluster tiles of 256 columns would need split-K, and " + std::to_string(small.tiles) + " clusters of 2x2 " +
+        std::to_string(kGemmSmallTile) + "x" + std::to_string(bn) + " tiles" +
+        (small.swap ? " of D^T = B A^T (" + std::to_string(kGemmSmallTile) + " of B's rows by " + std::to_string(bn) + " of A's)"
+                    : std::string()) +
+        " fit one wave of " + std::to_string(small.clusters) +
+        (small.swap || bn != kGemmSmallTile ? ", their CTAs reading the fewest operand rows per k-block" : std::string()) +
+        " (each CTA loads half of each operand tile, multicast to its peer)");
     return;
   }
   if (along_m) d.config.cluster = {1, 2, 1};

@@ -143,9 +143,13 @@ std::vector<Config> Gemm::tuning_candidates(const Config& c) const {
       if (kblocks >= uint64_t(4 * splits))
         for (const Tile& tile : {kTiles[0], kTiles[2]})
           candidate(tile, ir::Dim3{1, 1, unsigned(splits)}, kGroups[0], 64, 0, splits);
-  // ...the small tile (kGemmSmallTile square of one MMA warpgroup in 2x2 clusters with
-  // multicast, the default path's for few tiles over a short K; tn, as it was measured),
-  // unsplit and in 2 splits...
+  // ...the small tile (kGemmSmallTile rows of one MMA warpgroup in 2x2 clusters with
+  // multicast, the default path's for few tiles over a short K; tn, as it was measured):
+  // kGemmSmallTileNarrowCols wide either way round, unsplit, then square, unsplit and in 2 splits...
+  if (c.param("layout") == 0 && ((m + 127) / 128) * ((n + 255) / 256) <= kSplitMaxTiles)
+    for (int64_t swap : {0, 1})
+      candidate(Tile{kGemmSmallTile, kGemmSmallTileNarrowCols}, ir::Dim3{2, 2, 1}, kGroups[0], 64, 0, 1, 0, 1, 1,
+                GemmSplitReduce::Auto, swap);
   if (c.param("layout") == 0 && ((m + 127) / 128) * ((n + 255) / 256) <= kSplitMaxTiles)
     for (int64_t splits : {1, 2})
       if (kblocks >= uint64_t(4 * splits))

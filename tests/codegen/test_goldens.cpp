@@ -83,6 +83,7 @@ std::string gemm_key(const Config& c) {
                     std::to_string(c.param("split_issue"));
   if (c.param("pingpong") == 1) key += "_pp";  // cooperative configs keep their names
   if (tj::samples::gemm_tiling(c).atomic_sum) key += "_at";  // and so do those with a slot per split
+  if (c.param("swap") == 1) key += "_sw";                     // and those computing D
   return key;
 }
 

@@ -502,26 +502,32 @@ TEST_CASE("gemm: the narrow tile's narrower widths on the default path against c
     check(g, 4343);
 }
 
-// The small tile on the default path (kGemmSmallTile): 64 x 64 of one MMA warpgroup in 2x2
+// The small tile on the default path (kGemmSmallTile): 64 rows of one MMA warpgroup in 2x2
 // clusters with multicast, static where its clusters fill the wave (unaligned rows, odd tile
-// counts at both edges), split-K where they leave most of it idle; aligned rows; f32 out, beta,
-// and the fused epilogue.
-TEST_CASE("gemm: the small tile (64x64, one warpgroup, 2x2) on the default path against cuBLAS [gpu]", "[gpu][gemm][small_tile]") {
+// counts at both edges), split-K where they leave most of it idle; aligned rows; 48 columns
+// swapped (D^T = B A^T) where its CTAs read fewer operand rows in all (M of 188, 172, 150 and
+// 64: partial tiles of A's rows); f32 out, beta, and the fused epilogue, either way round.
+TEST_CASE("gemm: the small tile (64 rows, one warpgroup, 2x2; 48 columns swapped) on the default path against cuBLAS [gpu]",
+          "[gpu][gemm][small_tile]") {
   const tj::ir::Dim3 pair{2, 1, 1};
   const int64_t split_k = int64_t(tj::samples::GemmSchedule::SplitK), static_ = int64_t(tj::samples::GemmSchedule::Static);
-  const std::map<std::string, int64_t> small = {{"bm", 64}, {"bn", 64}, {"consumers", 1}};
-  auto with = [&](std::map<std::string, int64_t> m) {
-    m.insert(small.begin(), small.end());
+  auto with = [&](std::map<std::string, int64_t> m, int64_t bn = 64, int64_t swap = 0) {
+    m.insert({{"bm", 64}, {"bn", bn}, {"consumers", 1}, {"swap", swap}});
     return m;
   };
+  auto swapped = [&](std::map<std::string, int64_t> m) { return with(std::move(m), 48, 1); };
   for (const GemmCase& g : std::vector<GemmCase>{
-           {188, 1408, 1608, {}, pair, 1.0, 0.0, true, with({{"schedule", static_}}), "(2,2,1)"},
+           {188, 1408, 1608, {}, pair, 1.0, 0.0, true, swapped({{"schedule", static_}}), "(2,2,1)"},
            {308, 816, 2680, {}, pair, 1.0, 0.0, true, with({}), "(2,2,1)"},
-           {172, 568, 1000, {}, pair, 1.0, 0.0, true, with({{"schedule", split_k}}), "(2,2,1)"},
+           {172, 568, 1000, {}, pair, 1.0, 0.0, true, swapped({{"schedule", split_k}}), "(2,2,1)"},
            {128, 3072, 2048, {}, pair, 1.0, 0.0, true, with({}), "(2,2,1)"},
-           {188, 1408, 1608, {{"out", 2}}, pair, 0.5, 0.0, true, with({}), "(2,2,1)"},
+           {150, 1800, 1200, {}, pair, 1.0, 0.0, true, swapped({{"schedule", static_}}), "(2,2,1)"},
+           {64, 1200, 2000, {}, pair, 1.0, 0.0, true, swapped({}), "(2,2,1)"},
+           {188, 1408, 1608, {{"out", 2}}, pair, 0.5, 0.0, true, swapped({}), "(2,2,1)"},
+           {188, 1408, 1608, {}, pair, 1.0, -0.5, true, swapped({}), "(2,2,1)"},
            {308, 816, 2680, {}, pair, 1.0, 1.0, true, with({}), "(2,2,1)"},
-           {188, 1408, 1608, {{"bias", 1}, {"act", 2}}, pair, 1.0, 0.0, true, with({}), "(2,2,1)"},
+           {188, 1408, 1608, {{"bias", 1}, {"act", 2}}, pair, 1.0, 0.0, true, swapped({}), "(2,2,1)"},
+           {308, 816, 2680, {{"bias", 1}, {"act", 2}}, pair, 1.0, 0.0, true, with({}), "(2,2,1)"},
        })
     check(g, 4545);
 }

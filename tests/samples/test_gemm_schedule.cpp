@@ -822,44 +822,63 @@ samples::Sample::DeviceChoice decide_h200(int64_t m, int64_t n, int64_t k, const
 }
 }  // namespace
 
-TEST_CASE("gemm small tile: 64x64 of one warpgroup in 2x2 clusters where split-K would take few tiles, the narrow tile does not apply, "
-          "and the clusters fit one wave",
+TEST_CASE("gemm small tile: 64 rows of one warpgroup in 2x2 clusters where split-K would take few tiles, the narrow tile does not "
+          "apply, and the clusters fit one wave; 48 columns or swapped where its CTAs read fewer operand rows in all",
           "[samples][gemm][schedule]") {
-  auto small = [](const samples::Sample::DeviceChoice& d) {
-    return d.config.param("bm") == 64 && d.config.param("bn") == 64 && d.config.param("consumers") == 1 &&
-           d.config.cluster.str() == ir::Dim3{2, 2, 1}.str();
+  auto tile = [](const samples::Sample::DeviceChoice& d, int64_t bn, int64_t swap) {
+    return d.config.param("bm") == 64 && d.config.param("bn") == bn && d.config.param("consumers") == 1 &&
+           d.config.param("swap") == swap && d.config.cluster.str() == ir::Dim3{2, 2, 1}.str();
   };
-  // 188 x 1408 x 1608 (unaligned rows: no narrow tile): 3 x 22 tiles of 64, 22 clusters of 2x2
-  // on the 30 that fit, static, all of K's 26 k-blocks each.
+  auto small = [&](const samples::Sample::DeviceChoice& d) { return tile(d, 64, 0); };
+  auto any_small = [](const samples::Sample::DeviceChoice& d) {
+    return d.config.param("bm") == 64 && d.config.param("consumers") == 1 && d.config.cluster.str() == ir::Dim3{2, 2, 1}.str();
+  };
+  // 188 x 1408 x 1608 (unaligned rows: no narrow tile): 3 x 22 square tiles of 64 would take 22
+  // clusters of 2x2 on the 30 that fit, 88 CTAs of 128 operand rows a k-block (a quarter of them
+  // past M); D^T = B A^T in 22 x 4 tiles of 64 of B's rows by 48 of A's takes as many CTAs of
+  // 112 rows: swapped, static, all of K's 26 k-blocks each.
   samples::Sample::DeviceChoice d = decide_h200(188, 1408, 1608);
   INFO(d.line);
-  CHECK(small(d));
+  CHECK(tile(d, 48, 1));
+  CHECK(samples::gemm_kernel_shape(d.config).m == 1408);
   CHECK(d.config.param("schedule") == int64_t(GemmSchedule::Static));
-  CHECK(d.line.find("bn 0 -> 64, bm 128 -> 64, consumers 2 -> 1, cluster 2x1 -> 2x2, for 132 SMs: 6 cluster tiles of 256 columns would "
-                    "need split-K, and 22 clusters of 2x2 64x64 tiles fit one wave of 30") != std::string::npos);
+  CHECK(d.line.find("bn 0 -> 48, bm 128 -> 64, consumers 2 -> 1, cluster 2x1 -> 2x2, swap 1, for 132 SMs: 6 cluster tiles of 256 "
+                    "columns would need split-K, and 22 clusters of 2x2 64x48 tiles of D^T = B A^T (64 of B's rows by 48 of A's) fit "
+                    "one wave of 30, their CTAs reading the fewest operand rows per k-block") != std::string::npos);
+  // 150 x 1800 x 1200: 3 x 29 square tiles take 30 clusters, swapped 30 x 4 of 48 as many, fewer rows each.
+  CHECK(tile(decide_h200(150, 1800, 1200), 48, 1));
+  // The square tile where the others read more rows in all (308 x 816 x 2680: 21 clusters square,
+  // 27 of 48 columns, 28 swapped) or do not fit one wave (100 x 2000 x 1500: swapped 48 takes 32).
+  CHECK(small(decide_h200(308, 816, 2680)));
+  CHECK(small(decide_h200(100, 2000, 1500)));
+  // A spec that names the swap keeps it.
+  CHECK(small(decide_h200(188, 1408, 1608, {{"swap", 0}})));
   // Aligned rows whose narrow pairs are too few for its splits: 128 x 3072 x 2048.
   CHECK(small(decide_h200(128, 3072, 2048)));
-  // Few clusters: the schedule still splits K over the idle ones (172 x 568 x 1000: 10 clusters).
+  // Few clusters: the schedule still splits K over the idle ones (172 x 568 x 1000: 10 clusters, swapped).
   d = decide_h200(172, 568, 1000);
-  CHECK(small(d));
+  CHECK(tile(d, 48, 1));
   CHECK(d.config.param("schedule") == int64_t(GemmSchedule::SplitK));
   // Not taken: more clusters than fit (384 x 1536 x 3000: 3 x 12 = 36), a K over 64 k-blocks
   // (320 x 640 x 6000), the narrow tile's aligned splits (256 x 1024 x 2048), many tiles.
   for (auto [m, n, k] : {std::tuple{384, 1536, 3000}, {320, 640, 6000}, {256, 1024, 2048}, {4096, 4096, 4096}}) {
     INFO(m << " x " << n << " x " << k);
-    CHECK_FALSE(small(decide_h200(m, n, k)));
+    CHECK_FALSE(any_small(decide_h200(m, n, k)));
   }
   // Nor where the spec names the rows or warpgroups, asks for a cluster of 4, or a layout or
   // type it was not measured on.
-  CHECK_FALSE(small(decide_h200(188, 1408, 1608, {{"bm", 128}})));
-  CHECK_FALSE(small(decide_h200(188, 1408, 1608, {{"consumers", 2}})));
-  CHECK_FALSE(small(decide_h200(188, 1408, 1608, {}, {2, 2, 1})));
-  CHECK_FALSE(small(decide_h200(188, 1408, 1608, {{"layout", 1}})));
+  for (const auto& named : std::vector<samples::Sample::DeviceChoice>{decide_h200(188, 1408, 1608, {{"bm", 128}}),
+                                                                       decide_h200(188, 1408, 1608, {{"consumers", 2}}),
+                                                                       decide_h200(188, 1408, 1608, {}, {2, 2, 1}),
+                                                                       decide_h200(188, 1408, 1608, {{"layout", 1}})}) {
+    INFO(named.line);
+    CHECK_FALSE(any_small(named));
+  }
   // A count alone (no clusters of 4 known): not taken.
   samples::Config blind = test::gemm_config({{"m", 188}, {"n", 1408}, {"k", 1608}}, {2, 1, 1});
   std::optional<samples::Sample::DeviceChoice> b = samples::find_sample("gemm")->for_device(blind, 132);
   REQUIRE(b.has_value());
-  CHECK_FALSE(small(*b));
+  CHECK_FALSE(any_small(*b));
 }
 
 TEST_CASE("gemm small M: the swapped product in 2x1 pairs covering all of M where B's tiles fill one wave, rows 32 bytes apart",

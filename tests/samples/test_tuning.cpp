@@ -136,7 +136,16 @@ TEST_CASE("gemm: few tiles add split-K, split-K in the cluster, the narrow tile 
     CHECK(c.param("splits") == 1);
     CHECK(c.cluster.str() == one_wg[i].second.str());
   }
-  // Before them the small tile in 2x2, unsplit and in 2 splits.
+  // Before them the small tile in 2x2: 48 columns plain and swapped, then square, unsplit and in 2 splits.
+  for (size_t i = 0; i < 2; ++i) {
+    const Config& c = cands[cands.size() - one_wg.size() - 6 + i];
+    CHECK(c.param("bm") == 64);
+    CHECK(c.param("bn") == 48);
+    CHECK(c.param("consumers") == 1);
+    CHECK(c.param("splits") == 1);
+    CHECK(c.param("swap") == int64_t(i));
+    CHECK(c.cluster.str() == tj::ir::Dim3{2, 2, 1}.str());
+  }
   for (size_t i = 0; i < 2; ++i) {
     const Config& c = cands[cands.size() - one_wg.size() - 4 + i];
     CHECK(c.param("bm") == 64);
