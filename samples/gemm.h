@@ -161,10 +161,11 @@ inline constexpr uint64_t kGemmNarrowMaxKblocks = 32;
 inline constexpr unsigned kGemmSmallTile = 64;
 inline constexpr uint64_t kGemmSmallTileMaxKblocks = 64;
 // The small tile's narrower width (in place of kGemmSmallTile columns, either way round: swapped,
-// 48 of M's rows on the MMA's N side). Its CTAs are bound by the operand bytes they read, and a
-// smaller M than 64 rows wastes most of a square tile's A rows: 188 x 1408 as 22 x 4 tiles of 64
-// of N by 48 of M reads fewer rows in all than 3 x 22 of 64 x 64 (cuBLAS's own choice there), with
-// each CTA a quarter fewer MACs. More CTAs reading more rows in all lost (docs/gemm-perf-notes.md).
+// 48 of M's rows on the MMA's N side, as cuBLAS runs 188x1408x1608). Its CTAs are bound by the
+// operand bytes they read: 48 columns read an eighth fewer rows per k-block each, and where M
+// leaves most of a square tile's A rows empty, swapped tiles read fewer in all. It gives way where
+// the square tile's clusters leave enough of the wave idle for its schedule to split K and its
+// own do not: each CTA then runs over twice the k-blocks (docs/gemm-perf-notes.md).
 inline constexpr unsigned kGemmSmallTileNarrowCols = 48;
 // Small M, long B: the swapped product in pairs covering all of M (choose_small_m_swap) where
 // B's 128-row tiles fill at least this much of one wave of pairs. From the H100 (each config
@@ -460,6 +461,8 @@ struct GemmScheduleChoice {
   double time = 0;
 };
 GemmScheduleChoice gemm_auto_schedule(const GemmShape& s, const GemmTiling& t, int sm_count);
+// v with `digits` decimals, as the device choices' lines print their estimates.
+std::string fixed(double v, int digits);
 
 // Split-K's global memory as the kernel sizes its workspace parameters for a launch
 // of one CTA per SM (0, 0, 1 without split-K; the runtime allocates it, api/workspace.h):

@@ -102,9 +102,12 @@ NarrowTile narrow_tile_clusters(const Config& c, const GemmShape& s, const Sampl
 // kGemmSmallTileMaxKblocks, and square small tiles' 2x2 clusters all fit in one wave of the
 // clusters of 4 the device runs at once. Then its orientation and width (SmallTile): of the
 // square tile and kGemmSmallTileNarrowCols columns, each either way round (swapped: D^T = B A^T,
-// the 64 rows along N), the one whose CTAs read the fewest operand rows per k-block in all,
-// still in one wave, the narrower on a tie (each CTA then reads fewer). The schedule then splits
-// K only where those clusters leave most of the wave idle.
+// the 64 rows along N), whose clusters still fit the wave and whose schedule splits K as the
+// square tile's does, the one whose CTAs each read the fewest operand rows per k-block (they are
+// bound by the bytes they read); on a tie, the one reading the fewest over all its CTAs. A
+// narrower tile whose clusters fill the wave where the square tile's split K would run each
+// CTA over more k-blocks. The schedule then splits K only where the clusters leave most of the
+// wave idle.
 struct SmallTile {
   uint64_t clusters = 0;  // the clusters of 4 the device runs at once; 0: the tile does not apply
   bool swap = false;
@@ -121,18 +124,30 @@ SmallTile small_tile(const Gemm& gemm, const Config& c, const GemmShape& s, cons
   };
   SmallTile best{quads, false, kGemmSmallTile, clusters(s.m, s.n, kGemmSmallTile)};
   if (best.tiles == 0 || best.tiles > quads) return {};
+  // The schedule the wave model gives a candidate, on the clusters of 4 that run at once.
+  const int sms = int(std::min<uint64_t>(uint64_t(std::max(device.sm_count, 0)), quads * 4));
+  auto config = [&](bool swap, unsigned bn) {
+    Config v = c;
+    v.params["bm"] = kGemmSmallTile, v.params["consumers"] = 1, v.params["bn"] = int64_t(bn);
+    if (swap) v.params["swap"] = 1;
+    v.cluster = {2, 2, 1};
+    return v;
+  };
+  auto splits = [&](const Config& v) {
+    const GemmScheduleChoice a = gemm_auto_schedule(gemm_kernel_shape(v), gemm_tiling(v), sms);
+    return std::pair{a.schedule, a.splits};
+  };
+  const auto square_splits = splits(config(false, kGemmSmallTile));
   // The operand rows a k-block brings into all the CTAs: 4 per cluster, kGemmSmallTile + bn each.
   auto rows = [](const SmallTile& p) { return p.tiles * 4 * (kGemmSmallTile + p.bn); };
   const bool may_swap = !c.named.count("params.swap") && !t.swap;
   for (const bool swap : {false, true})
     for (const unsigned bn : {kGemmSmallTile, kGemmSmallTileNarrowCols}) {
       if (swap && !may_swap) continue;
+      const Config v = config(swap, bn);
       const SmallTile p{quads, swap, bn, swap ? clusters(s.n, s.m, bn) : clusters(s.m, s.n, bn)};
-      Config v = c;
-      v.params["bm"] = kGemmSmallTile, v.params["consumers"] = 1, v.params["bn"] = int64_t(bn);
-      if (swap) v.params["swap"] = 1;
-      v.cluster = {2, 2, 1};
-      if (p.tiles <= quads && gemm.check_config(v).empty() && (rows(p) < rows(best) || (rows(p) == rows(best) && p.bn < best.bn))) best = p;
+      if (p.tiles > quads || !gemm.check_config(v).empty() || splits(v) != square_splits) continue;
+      if (p.bn < best.bn || (p.bn == best.bn && rows(p) < rows(best))) best = p;
     }
   return best;
 }
@@ -334,8 +349,7 @@ void choose_packing(const Gemm& gemm, const Config& c, const Sample::DeviceFacts
   if (best->bm != given.bm) d.config.params["bm"] = int64_t(best->bm), d.config.params["consumers"] = int64_t(best->bm / 64);
   d.config.cluster = best->cluster;
   if (best->cluster.count() == 1 && c.cluster.count() > 1) d.config.params["multicast"] = int64_t(GemmMulticast::Off);
-  char ratio[16];
-  std::snprintf(ratio, sizeof ratio, "%.2f", best->time / incumbent->time);
+  const std::string ratio = fixed(best->time / incumbent->time, 2);
   const bool moved = best->cluster.x != c.cluster.x || best->cluster.y != c.cluster.y;
   const std::string rows = best->bm != given.bm ? ", bm " + std::to_string(given.bm) + " -> " + std::to_string(best->bm) +
                                                        ", consumers " + std::to_string(given.consumers) + " -> " +
@@ -472,7 +486,10 @@ void choose_width(const Gemm& gemm, const Config& c, const Sample::DeviceFacts& 
         (small.swap ? " of D^T = B A^T (" + std::to_string(kGemmSmallTile) + " of B's rows by " + std::to_string(bn) + " of A's)"
                     : std::string()) +
         " fit one wave of " + std::to_string(small.clusters) +
-        (small.swap || bn != kGemmSmallTile ? ", their CTAs reading the fewest operand rows per k-block" : std::string()) +
+        (small.swap || bn != kGemmSmallTile ? " under the square tile's schedule, each CTA reading " + std::to_string(kGemmSmallTile + bn) +
+                                                  " operand rows a k-block (the square tile: " + std::to_string(2 * kGemmSmallTile) +
+                                                  "), the way round that reads fewer in all"
+                                            : std::string()) +
         " (each CTA loads half of each operand tile, multicast to its peer)");
     return;
   }

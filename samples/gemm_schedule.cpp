@@ -7,13 +7,11 @@
 
 namespace tj::samples {
 
-namespace {
 std::string fixed(double v, int digits) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.*f", digits, v);
   return buf;
 }
-}  // namespace
 
 GemmScheduleChoice gemm_auto_schedule(const GemmShape& s, const GemmTiling& t, int sm_count) {
   const uint64_t ctas = uint64_t(t.cluster_m) * t.cluster_n;

@@ -505,9 +505,10 @@ TEST_CASE("gemm: the narrow tile's narrower widths on the default path against c
 // The small tile on the default path (kGemmSmallTile): 64 rows of one MMA warpgroup in 2x2
 // clusters with multicast, static where its clusters fill the wave (unaligned rows, odd tile
 // counts at both edges), split-K where they leave most of it idle; aligned rows; 48 columns
-// swapped (D^T = B A^T) where its CTAs read fewer operand rows in all (M of 188, 172, 150 and
-// 64: partial tiles of A's rows); f32 out, beta, and the fused epilogue, either way round.
-TEST_CASE("gemm: the small tile (64 rows, one warpgroup, 2x2; 48 columns swapped) on the default path against cuBLAS [gpu]",
+// under the square tile's schedule, swapped (D^T = B A^T) where that reads fewer operand rows in
+// all (M of 188, 172, 150 and 64: partial tiles of A's rows), else unswapped (308, 100); square
+// where its schedule splits K and theirs would not (347); f32 out, beta, and the fused epilogue.
+TEST_CASE("gemm: the small tile (64 rows, one warpgroup, 2x2; 48 columns either way round) on the default path against cuBLAS [gpu]",
           "[gpu][gemm][small_tile]") {
   const tj::ir::Dim3 pair{2, 1, 1};
   const int64_t split_k = int64_t(tj::samples::GemmSchedule::SplitK), static_ = int64_t(tj::samples::GemmSchedule::Static);
@@ -518,16 +519,18 @@ TEST_CASE("gemm: the small tile (64 rows, one warpgroup, 2x2; 48 columns swapped
   auto swapped = [&](std::map<std::string, int64_t> m) { return with(std::move(m), 48, 1); };
   for (const GemmCase& g : std::vector<GemmCase>{
            {188, 1408, 1608, {}, pair, 1.0, 0.0, true, swapped({{"schedule", static_}}), "(2,2,1)"},
-           {308, 816, 2680, {}, pair, 1.0, 0.0, true, with({}), "(2,2,1)"},
+           {308, 816, 2680, {}, pair, 1.0, 0.0, true, with({}, 48), "(2,2,1)"},
+           {347, 523, 3696, {}, pair, 1.0, 0.0, true, with({{"schedule", split_k}}), "(2,2,1)"},
            {172, 568, 1000, {}, pair, 1.0, 0.0, true, swapped({{"schedule", split_k}}), "(2,2,1)"},
            {128, 3072, 2048, {}, pair, 1.0, 0.0, true, with({}), "(2,2,1)"},
            {150, 1800, 1200, {}, pair, 1.0, 0.0, true, swapped({{"schedule", static_}}), "(2,2,1)"},
            {64, 1200, 2000, {}, pair, 1.0, 0.0, true, swapped({}), "(2,2,1)"},
            {188, 1408, 1608, {{"out", 2}}, pair, 0.5, 0.0, true, swapped({}), "(2,2,1)"},
            {188, 1408, 1608, {}, pair, 1.0, -0.5, true, swapped({}), "(2,2,1)"},
-           {308, 816, 2680, {}, pair, 1.0, 1.0, true, with({}), "(2,2,1)"},
+           {308, 816, 2680, {}, pair, 1.0, 1.0, true, with({}, 48), "(2,2,1)"},
            {188, 1408, 1608, {{"bias", 1}, {"act", 2}}, pair, 1.0, 0.0, true, swapped({}), "(2,2,1)"},
-           {308, 816, 2680, {{"bias", 1}, {"act", 2}}, pair, 1.0, 0.0, true, with({}), "(2,2,1)"},
+           {308, 816, 2680, {{"bias", 1}, {"act", 2}}, pair, 1.0, 0.0, true, with({}, 48), "(2,2,1)"},
+           {100, 2000, 1500, {}, pair, 1.0, 0.0, true, with({}, 48), "(2,2,1)"},
        })
     check(g, 4545);
 }

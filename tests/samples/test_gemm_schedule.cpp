@@ -823,7 +823,7 @@ samples::Sample::DeviceChoice decide_h200(int64_t m, int64_t n, int64_t k, const
 }  // namespace
 
 TEST_CASE("gemm small tile: 64 rows of one warpgroup in 2x2 clusters where split-K would take few tiles, the narrow tile does not "
-          "apply, and the clusters fit one wave; 48 columns or swapped where its CTAs read fewer operand rows in all",
+          "apply, and the clusters fit one wave; 48 columns under the same schedule, the way round that reads fewer rows",
           "[samples][gemm][schedule]") {
   auto tile = [](const samples::Sample::DeviceChoice& d, int64_t bn, int64_t swap) {
     return d.config.param("bm") == 64 && d.config.param("bn") == bn && d.config.param("consumers") == 1 &&
@@ -844,17 +844,23 @@ TEST_CASE("gemm small tile: 64 rows of one warpgroup in 2x2 clusters where split
   CHECK(d.config.param("schedule") == int64_t(GemmSchedule::Static));
   CHECK(d.line.find("bn 0 -> 48, bm 128 -> 64, consumers 2 -> 1, cluster 2x1 -> 2x2, swap 1, for 132 SMs: 6 cluster tiles of 256 "
                     "columns would need split-K, and 22 clusters of 2x2 64x48 tiles of D^T = B A^T (64 of B's rows by 48 of A's) fit "
-                    "one wave of 30, their CTAs reading the fewest operand rows per k-block") != std::string::npos);
+                    "one wave of 30 under the square tile's schedule, each CTA reading 112 operand rows a k-block (the square "
+                    "tile: 128), the way round that reads fewer in all") != std::string::npos);
   // 150 x 1800 x 1200: 3 x 29 square tiles take 30 clusters, swapped 30 x 4 of 48 as many, fewer rows each.
   CHECK(tile(decide_h200(150, 1800, 1200), 48, 1));
-  // The square tile where the others read more rows in all (308 x 816 x 2680: 21 clusters square,
-  // 27 of 48 columns, 28 swapped) or do not fit one wave (100 x 2000 x 1500: swapped 48 takes 32).
-  CHECK(small(decide_h200(308, 816, 2680)));
-  CHECK(small(decide_h200(100, 2000, 1500)));
-  // A spec that names the swap keeps it.
-  CHECK(small(decide_h200(188, 1408, 1608, {{"swap", 0}})));
-  // Aligned rows whose narrow pairs are too few for its splits: 128 x 3072 x 2048.
+  // 48 columns the way round that reads fewer rows in all: 308 x 816 x 2680 in 27 clusters
+  // unswapped (28 swapped), 100 x 2000 x 1500 unswapped (swapped it takes 32, past the wave).
+  CHECK(tile(decide_h200(308, 816, 2680), 48, 0));
+  CHECK(tile(decide_h200(100, 2000, 1500), 48, 0));
+  // The square tile where its schedule splits K and the narrower tiles' would not (347 x 523 x
+  // 3696: 15 clusters in 2 splits, each CTA over 29 k-blocks against 58), or where 48 columns
+  // do not fit one wave either way round (128 x 3072 x 2048: 32 clusters, swapped 48).
+  d = decide_h200(347, 523, 3696);
+  CHECK(small(d));
+  CHECK(d.config.param("schedule") == int64_t(GemmSchedule::SplitK));
   CHECK(small(decide_h200(128, 3072, 2048)));
+  // A spec that names the swap keeps it: 48 columns unswapped.
+  CHECK(tile(decide_h200(188, 1408, 1608, {{"swap", 0}}), 48, 0));
   // Few clusters: the schedule still splits K over the idle ones (172 x 568 x 1000: 10 clusters, swapped).
   d = decide_h200(172, 568, 1000);
   CHECK(tile(d, 48, 1));
