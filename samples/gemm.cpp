@@ -64,7 +64,7 @@ std::vector<ParamSpec> Gemm::params() const {
           {"coop", 0, 0, 1,
            "how the cooperative consumers share a tile: rows (each bm / consumers rows, all bn columns) or cols (each all "
            "bm rows and bn / consumers columns, a multiple of 8: with 2 consumers, 192 rows by up to 256 columns, 256 by "
-           "up to 192, or 128 by up to 384; layout tn, not with pingpong, swap or split_reduce cluster)",
+           "up to 192, or 128 by up to 384; layout tn, not with pingpong or split_reduce cluster)",
            kCoops},
           {"pingpong", 0, 0, 1,
            "1: the 2 consumers take alternate tiles, each a whole bm x bn accumulator, and issue their main loops in "
@@ -353,7 +353,6 @@ std::vector<ConfigProblem> Gemm::check_config(const Config& c) const {
     need(s.layout == GemmLayout::TN, "params.coop",
          "coop cols gives each consumer its share of B's rows, K-major with layout tn (nn's B is N-major): use layout "
          "tn, or coop rows");
-    need(!t.swap, "params.coop", "coop cols is not built for swap's transposed store: use swap 0, or coop rows");
     need(t.bn % (8 * t.consumers) == 0, "params.bn",
          "coop cols cuts bn = " + std::to_string(t.bn) + " into " + std::to_string(t.consumers) +
              " equal shares of a multiple of 8 columns: use a bn that is a multiple of " + std::to_string(8 * t.consumers));

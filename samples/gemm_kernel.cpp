@@ -120,8 +120,8 @@ struct GemmKernel {
         // pingpong, whose epilogues run at different times, and coop cols, where each
         // consumer stores whole rows of its own columns).
         // Swapped: each MMA warpgroup's chunk is chunk_cols rows of D (the accumulator's
-        // columns) by its rows_per_mma columns of D (128 or 256 bytes: 128-byte swizzled).
-        d(t_.swap ? k.shared_tile(s.out, "d", chunk_cols * mma_groups_, t.bm / mma_groups_, t_.chunk_buffers, ir::Major::K,
+        // columns) by its rows_per_mma columns of D (128-384 bytes: 128-byte swizzled panels).
+        d(t_.swap ? k.shared_tile(s.out, "d", chunk_cols * mma_groups_, t_.acc_rows(), t_.chunk_buffers, ir::Major::K,
                                   ir::Swizzle::B128)
                   : k.shared_tile(s.out, "d", t.bm * t_.chunk_row_sets(), chunk_cols, t_.chunk_buffers, ir::Major::K,
                                   tail_swizzle(t_.chunk_bytes))),
@@ -135,7 +135,7 @@ struct GemmKernel {
         // and its maps, declared right after C's: its rows swizzled where they are 32 or
         // 64 bytes, else plain (TMA's swizzles span 32, 64 or 128 bytes).
         d_tail(!tail_cols ? std::nullopt
-               : t_.swap  ? std::optional(k.shared_tile(s.out, "d_tail", tail_cols * mma_groups_, t.bm / mma_groups_, 1, ir::Major::K,
+               : t_.swap  ? std::optional(k.shared_tile(s.out, "d_tail", tail_cols * mma_groups_, t_.acc_rows(), 1, ir::Major::K,
                                                         ir::Swizzle::B128))
                           : std::optional(k.shared_tile(s.out, "d_tail", t.bm * t_.chunk_row_sets(), tail_cols, 1,
                                                         ir::Major::K, tail_swizzle(tail_cols * ir::scalar_bytes(s_.out))))),
@@ -198,6 +198,9 @@ struct GemmKernel {
   i32 col_origin(const i32& tn) const { return origin(tn, n, bn, kGemmColumnAlign); }
   // D's column of warpgroup wg's accumulator column 0: its share's with coop cols.
   i32 first_col(const i32& tn, const i32& wg) const { return t.split_cols ? col_origin(tn) + wg * acc_cols : col_origin(tn); }
+  // The tile row of warpgroup wg's accumulator row 0: its rows' with coop rows; with coop
+  // cols every warpgroup holds all of the tile's rows.
+  i32 first_row(const i32& tm, const i32& wg) const { return t.split_cols ? row_origin(tm) : row_origin(tm) + wg * rows_per_mma; }
 
   // One thread: k-block kb of tile (tm, tn) into stage st, completing on full[st].
   void load(const i32& st, const i32& tm, const i32& tn, const i32& kb) {
@@ -279,7 +282,7 @@ struct GemmKernel {
     const bool halve = gelu() && !(vectors && col_scale);  // the accumulator's factor halves, else the staged scale
     f32 x = s.alpha != 1.0 ? e.value * (halve ? scale * f32(0.5f) : scale) : halve ? e.value * f32(0.5f) : e.value;
     // Swapped: D's column is the accumulator's row (never staged: staged_vectors).
-    const i32 col = swap ? min(row_origin(tm) + wg * rows_per_mma + e.row, m - 1) : min(first_col(tn, wg) + e.col, n - 1);
+    const i32 col = swap ? min(first_row(tm, wg) + e.row, m - 1) : min(first_col(tn, wg) + e.col, n - 1);
     auto vector = [&](const Ptr<float>& global, unsigned v) {
       return vectors ? (*vec_s)[(wg * int32_t(vectors) + int32_t(v)) * bn + e.col] : global[col];
     };
@@ -328,7 +331,7 @@ struct GemmKernel {
       const i32 col0 = first_col(tn, wg) + int32_t(ch * chunk_cols);
       // D's row and column of the buffer's row 0 for the chunk's TMA copies (which add the
       // view's row): swapped, the chunk's columns are D's rows and the warpgroup's rows its columns.
-      const i32 d_row = swap ? col0 - wg * part : row0, d_col = swap ? row_origin(tm) + wg * rows_per_mma : col0;
+      const i32 d_row = swap ? col0 - wg * part : row0, d_col = swap ? first_row(tm, wg) : col0;
       const Columns chunk{ch * chunk_cols, width};
       // The epilogue function into the buffer, transposed where swapped.
       auto store = [&](const ElemFn& fn) {

@@ -307,7 +307,7 @@ TEST_CASE("gemm: fused epilogues with a residual add against cuBLAS [gpu]", "[gp
 // each chunk goes out transposed (store_accumulator_transposed, stmatrix.trans). Ragged M and
 // N on both sides of the tile, a tail chunk (bn 176, 208), every output type, alpha and
 // beta, the fused epilogue with its vectors along the tile's rows, the residual, multicast
-// clusters both ways, the edge's moved tiles, split-K, stream-K, one warpgroup.
+// clusters both ways, the edge's moved tiles, split-K, stream-K, one warpgroup, coop cols.
 TEST_CASE("gemm: swapped operands (D^T = B A^T, stored transposed) against cuBLAS [gpu]", "[gpu][gemm][swap]") {
   const std::vector<GemmCase> cases = {
       {820, 5904, 688, {{"swap", 1}, {"bn", 208}}},                                              // 4 tile columns of 208
@@ -323,6 +323,15 @@ TEST_CASE("gemm: swapped operands (D^T = B A^T, stored transposed) against cuBLA
       {1500, 2600, 2048, {{"swap", 1}, {"schedule", 2}}},                                        // stream-K
       {500, 712, 320, {{"swap", 1}, {"warp_specialized", 0}, {"bn", 128}}},                      // one warpgroup
       {2000, 3000, 1000, {{"swap", 1}, {"bm", 192}, {"consumers", 3}, {"bn", 176}}},             // 192-row tiles
+      // coop cols swapped: each consumer all bm of B's rows (three 64-row blocks, D's columns)
+      // by its share of A's (D's rows), a tail chunk of 40 in each share of 104 (cuBLAS's tile
+      // at 820 x 5904 x 688), 128 x 256 in 2x1, f32 out, beta, the fused epilogue, split-K.
+      {820, 5904, 688, {{"swap", 1}, {"bm", 192}, {"bn", 208}, {"coop", 1}}, {1, 2, 1}},
+      {1000, 1032, 520, {{"swap", 1}, {"bm", 128}, {"bn", 256}, {"coop", 1}}, {2, 1, 1}},
+      {777, 1304, 520, {{"swap", 1}, {"bm", 192}, {"bn", 208}, {"coop", 1}, {"out", 2}}, {1, 1, 1}, 0.5, 0.0},
+      {1000, 1032, 520, {{"swap", 1}, {"bm", 192}, {"bn", 192}, {"coop", 1}}, {1, 1, 1}, 0.75, 0.5},
+      {820, 5904, 688, {{"swap", 1}, {"bm", 192}, {"bn", 208}, {"coop", 1}, {"bias", 1}, {"act", 2}}, {1, 2, 1}},
+      {512, 1024, 8192, {{"swap", 1}, {"bm", 192}, {"bn", 128}, {"coop", 1}, {"splits", 4}}},
   };
   for (size_t i = 0; i < cases.size(); ++i) check(cases[i], 1900 + i);
 }

@@ -47,12 +47,12 @@ TEST_CASE("gemm coop cols: each consumer owns all rows and a share of the column
            {{"bm", 128}, {"bn", 192}, {"consumers", 3}},     // 128 x 64 each
            {{"bn", 176}, {"schedule", 2}},                   // stream-K
            {{"bn", 144}, {"schedule", 3}, {"splits", 4}},    // split-K
+           {{"swap", 1}},                                    // swapped: all of B's rows by a share of A's each
        })
     CHECK(problems(coop(ok)).empty());
   CHECK(has(coop({{"layout", 1}, {"bn", 192}}),
             "params.coop: coop cols gives each consumer its share of B's rows, K-major with layout tn (nn's B is N-major): use "
             "layout tn, or coop rows"));
-  CHECK(has(coop({{"swap", 1}}), "params.coop: coop cols is not built for swap's transposed store: use swap 0, or coop rows"));
   const std::string split = "params.coop: coop cols shares a tile's columns between the cooperative consumer warpgroups: set "
                             "warp_specialized 1, consumers 2 or 3 and pingpong 0, or coop rows";
   CHECK(has(coop({{"pingpong", 1}}), split));
@@ -111,6 +111,8 @@ TEST_CASE("gemm coop cols lowers, passes the checks and compiles for sm_90a with
            {{"schedule", 3}, {"splits", 3}, {"split_reduce", 1}},
            {{"bm", 128}, {"bn", 320}},
            {{"bm", 128}, {"bn", 192}, {"consumers", 3}},
+           {{"swap", 1}},                                  // three 64-row blocks stored transposed, a tail of 40
+           {{"swap", 1}, {"bias", 1}, {"act", 2}, {"out", 2}},
        }) {
     samples::Config c = coop(p, {2, 1, 1});
     if (!p.count("bias")) c.reals["beta"] = 0.5;  // C loaded into each consumer's chunk buffers
