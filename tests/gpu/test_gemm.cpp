@@ -517,7 +517,7 @@ TEST_CASE("gemm: the narrow tile's narrower widths on the default path against c
 // under the square tile's schedule, swapped (D^T = B A^T) where that reads fewer operand rows in
 // all (M of 188, 172, 150 and 64: partial tiles of A's rows), else unswapped (308, 100); square
 // where its schedule splits K and theirs would not (347); f32 out, beta, and the fused epilogue.
-TEST_CASE("gemm: the small tile (64 rows, one warpgroup, 2x2; 48 columns either way round) on the default path against cuBLAS [gpu]",
+TEST_CASE("gemm: the small tile (64 rows, one warpgroup, 2x2, 48 columns either way round) on the default path against cuBLAS [gpu]",
           "[gpu][gemm][small_tile]") {
   const tj::ir::Dim3 pair{2, 1, 1};
   const int64_t split_k = int64_t(tj::samples::GemmSchedule::SplitK), static_ = int64_t(tj::samples::GemmSchedule::Static);

@@ -823,7 +823,7 @@ samples::Sample::DeviceChoice decide_h200(int64_t m, int64_t n, int64_t k, const
 }  // namespace
 
 TEST_CASE("gemm small tile: 64 rows of one warpgroup in 2x2 clusters where split-K would take few tiles, the narrow tile does not "
-          "apply, and the clusters fit one wave; 48 columns under the same schedule, the way round that reads fewer rows",
+          "apply, and the clusters fit one wave, 48 columns under the same schedule, the way round that reads fewer rows",
           "[samples][gemm][schedule]") {
   auto tile = [](const samples::Sample::DeviceChoice& d, int64_t bn, int64_t swap) {
     return d.config.param("bm") == 64 && d.config.param("bn") == bn && d.config.param("consumers") == 1 &&
