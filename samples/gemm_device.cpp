@@ -104,10 +104,10 @@ NarrowTile narrow_tile_clusters(const Config& c, const GemmShape& s, const Sampl
 // square tile and kGemmSmallTileNarrowCols columns, each either way round (swapped: D^T = B A^T,
 // the 64 rows along N), whose clusters still fit the wave and whose schedule splits K as the
 // square tile's does, the one whose CTAs each read the fewest operand rows per k-block (they are
-// bound by the bytes they read); on a tie, the one reading the fewest over all its CTAs. A
-// narrower tile whose clusters fill the wave where the square tile's split K would run each
-// CTA over more k-blocks. The schedule then splits K only where the clusters leave most of the
-// wave idle.
+// bound by the bytes they read); on a tie, the one reading the fewest over all its CTAs. (Where
+// the square tile's clusters leave enough of the wave idle for its schedule to split K and a
+// narrower tile's fill it unsplit, each of those CTAs would run over twice the k-blocks.) The
+// schedule then splits K only where the clusters leave most of the wave idle.
 struct SmallTile {
   uint64_t clusters = 0;  // the clusters of 4 the device runs at once; 0: the tile does not apply
   bool swap = false;
