@@ -1,0 +1,35 @@
+// Private to the GEMM's device choices (gemm_device.cpp, gemm_packing.cpp): the helpers
+// the rules share and the rules that live in their own file. Not installed, not for users.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+
+#include "samples/gemm.h"
+
+namespace tj::samples::device_rules {
+
+// Adds a line to what for_device says it decided.
+using Say = std::function<void(const std::string&)>;
+// "XxY" of a cluster (its planes along z left out), as the choices' lines name it.
+std::string xy(const ir::Dim3& c);
+// A tile width's rate against 256 columns on the H200 (see gemm_device.cpp).
+double width_rate(unsigned bn);
+// Cluster tiles of t's bm and cluster with `bn` columns per CTA.
+uint64_t cluster_tiles(const GemmShape& s, const GemmTiling& t, unsigned bn);
+// Whether A's and B's rows start a multiple of `pitch` bytes apart (kGemmAlignedPitch: each
+// 128-byte TMA box row is then one line).
+bool rows_aligned(const GemmShape& s, uint64_t pitch = kGemmAlignedPitch);
+// The SMs the wave model counts for clusters of `ctas`: for more than 2, as many as the
+// device runs at once where it says (30 clusters of 4 on a 132-SM H200: 120); else all.
+int model_sms(const Sample::DeviceFacts& device, unsigned ctas);
+
+// Packing (gemm_packing.cpp): after choose_width, the width and cluster of the lowest
+// estimated time, unclustered or in clusters of 4.
+void choose_packing(const Gemm& gemm, const Config& c, const Sample::DeviceFacts& device, Sample::DeviceChoice& d, const Say& say);
+// kGemmLongSplit (gemm_packing.cpp): packing's narrow static width over a long K gives way to
+// 2x1 pairs split in 2.
+void choose_long_split(const Gemm& gemm, const Config& c, const Sample::DeviceFacts& device, Sample::DeviceChoice& d, const Say& say);
+
+}  // namespace tj::samples::device_rules
