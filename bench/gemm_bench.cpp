@@ -98,8 +98,10 @@ std::string now_utc() {
 void time_variant(const samples::Sample& gemm, samples::Config config, const std::map<std::string, int64_t>& overrides,
                   std::optional<ir::Dim3> cluster, const Options& o, const Device& device, const codegen::Target& target,
                   rt::Cache& cache, CUstream stream, const std::function<void(int)>& ours, Row& row) {
-  for (const auto& [key, value] : overrides) config.params[key] = value;
-  if (cluster) config.cluster = *cluster;
+  // Named, as a spec names them: the default path keeps them (a variant of swap 0 is the
+  // default path without the rules that swap).
+  for (const auto& [key, value] : overrides) config.params[key] = value, config.named.insert("params." + key);
+  if (cluster) config.cluster = *cluster, config.named.insert("cluster");
   if (std::optional<samples::Sample::DeviceChoice> d = gemm.for_device(config, samples::device_facts(device))) {
     config = d->config;
     std::printf("  variant %s\n", d->line.c_str());

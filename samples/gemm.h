@@ -190,6 +190,14 @@ inline constexpr uint64_t kGemmSmallMSwapMinM = 241, kGemmSmallMSwapMaxCols = 19
 // rows take halves up to kGemmSmallMSwapUnalignedMaxCols. Rows 16 bytes past a multiple of 32
 // ran 0.58x (344x7552x16488) and stay out.
 inline constexpr uint64_t kGemmSmallMSwapPitch = 32, kGemmSmallMSwapUnalignedMaxCols = 160;
+// One wave, swapped (choose_wave_swap): where the default's tiles run more than one static
+// wave, the swapped product in unclustered tiles whose two consumers split the columns (coop
+// cols), sized so that every tile runs in the first wave: swapped, the tile's columns run
+// along M in steps of 16 rows, so one wave can be cut close to M (cuBLAS runs 820x5904x688 as
+// 124 swapped tiles of 192 x 208). Taken where the MMAs' estimate (tile area over its width's
+// rate, per wave) beats the incumbent's by kGemmPackingMargin; no cost for TMA rows: unclustered
+// swapped tiles over unaligned rows ran faster than that cost says (docs/gemm-perf-notes.md).
+inline constexpr bool kGemmWaveSwap = true;
 inline constexpr unsigned kGemmNarrowRows = 64, kGemmNarrowCols = 128;
 // The narrow tile unsplit gives way where 128-row tiles of kGemmNarrowCols columns, in the
 // spec's pair, would split K in at least this many (the pairs then fill at most 2/3 of the

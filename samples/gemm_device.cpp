@@ -362,6 +362,58 @@ bool choose_small_m_swap(const Gemm& gemm, const Config& c, const Sample::Device
   return true;
 }
 
+// bn 0 under the automatic schedule, after choose_width (kGemmWaveSwap): the swapped product
+// in one wave of unclustered coop-cols tiles, the smallest tile (area over its width's rate,
+// taller ones over kGemmTallRate) whose tiles all fit the device at once, where the spec leaves
+// the swap, coop, cluster and the tile's rows and warpgroups to the defaults, the layout is tn
+// with 2-byte inputs and the width chosen runs static waves.
+void choose_wave_swap(const Gemm& gemm, const Config& c, const Sample::DeviceFacts& device, Sample::DeviceChoice& d, const Say& say) {
+  if (!kGemmWaveSwap || c.named.count("params.swap") || c.named.count("params.coop") || c.named.count("cluster") ||
+      !default_tile_shape(c) || GemmMulticast(c.param("multicast")) != GemmMulticast::Auto)
+    return;
+  const GemmShape s = gemm_kernel_shape(c);
+  if (gemm_tiling(c).swap || s.layout != GemmLayout::TN || ir::scalar_bytes(s.in) != 2) return;
+  const GemmTiling t = gemm_tiling(d.config);
+  const unsigned ctas = t.cluster_m * t.cluster_n * t.cluster_k;
+  const GemmScheduleChoice now = gemm_auto_schedule(gemm_kernel_shape(d.config), t, model_sms(device, ctas));
+  const uint64_t kblocks = ceil_div(uint64_t(s.k), t.bk);
+  if (now.schedule != GemmSchedule::Static || t.swap || t.bm < 128) return;
+  // Time in k-blocks of a 128 x 256 tile: waves x the tile's MMAs.
+  auto mmas = [](unsigned bm, unsigned bn) { return bm / 128.0 * bn / 256.0 / width_rate(bn) / (bm > 128 ? kGemmTallRate : 1.0); };
+  const double waves = now.time / double(kblocks), incumbent = waves * mmas(t.bm, t.bn);
+  if (waves < 2) return;
+  struct Pick {
+    unsigned bm, bn;
+    uint64_t tiles;
+    double time;
+  };
+  std::optional<Pick> best;
+  for (unsigned bm : {128u, 192u, 256u})
+    for (unsigned bn = 128; bn <= 256; bn += 16) {
+      // Swapped: the tile's rows are D's columns, its columns D's rows.
+      const uint64_t tiles = ceil_div(uint64_t(s.n), bm) * ceil_div(uint64_t(s.m), bn);
+      if (tiles > uint64_t(device.sm_count) || (best && mmas(bm, bn) >= best->time)) continue;
+      Config v = d.config;
+      v.params["swap"] = 1, v.params["coop"] = 1, v.params["bm"] = int64_t(bm), v.params["bn"] = int64_t(bn);
+      v.params["consumers"] = 2, v.params["multicast"] = int64_t(GemmMulticast::Off);
+      v.cluster = {1, 1, 1};
+      if (!gemm.check_config(v).empty() ||
+          gemm_auto_schedule(gemm_kernel_shape(v), gemm_tiling(v), device.sm_count).schedule != GemmSchedule::Static)
+        continue;
+      best = Pick{bm, bn, tiles, mmas(bm, bn)};
+    }
+  if (!best || best->time >= incumbent * (1.0 - kGemmPackingMargin)) return;
+  d.config.params["swap"] = 1, d.config.params["coop"] = 1, d.config.params["bm"] = int64_t(best->bm);
+  d.config.params["bn"] = int64_t(best->bn), d.config.params["consumers"] = 2;
+  d.config.params["multicast"] = int64_t(GemmMulticast::Off);
+  d.config.cluster = {1, 1, 1};
+  say("one wave -> swap 1, coop cols, bm " + std::to_string(best->bm) + ", bn " + std::to_string(best->bn) +
+      ", unclustered: D^T = B A^T in " + std::to_string(best->tiles) + " tiles of " + std::to_string(best->bm) + " of B's rows by " +
+      std::to_string(best->bn) + " of A's, all in one wave of " + std::to_string(device.sm_count) + " SMs; est. " +
+      fixed(best->time / incumbent, 2) + "x the MMA time of " + fixed(waves, 0) + " waves of " + std::to_string(t.bm) + " x " +
+      std::to_string(t.bn) + " tiles");
+}
+
 // splits 0: the count the kernel would take at run time, at one CTA per SM (gemm_workspace).
 void choose_splits(GemmSchedule sched, int sm_count, Sample::DeviceChoice& d, const Say& say) {
   const GemmShape s = gemm_kernel_shape(d.config);
@@ -522,6 +574,7 @@ std::optional<Sample::DeviceChoice> Gemm::for_device(const Config& c, const Devi
   const Say say = [&](const std::string& line) { d.line += (d.line.empty() ? "" : "; ") + line; };
   if (c.param("bn") == 0 && !(auto_schedule && choose_small_m_swap(*this, c, device, d, say)))
     choose_width(*this, c, device, auto_schedule, d, say);
+  if (c.param("bn") == 0 && auto_schedule && !gemm_tiling(d.config).swap) choose_wave_swap(*this, c, device, d, say);
   if (c.param("splits") == 0) choose_splits(sched, sm_count, d, say);
   if (auto_schedule) choose_schedule(device, d, say);
   if (auto_schedule && c.param("bn") == 0) choose_stream_k_tile(*this, c, device, d, say);

@@ -24,13 +24,15 @@ samples::Config tall(std::map<std::string, int64_t> params, ir::Dim3 cluster = {
   params.insert({{"m", 3000}, {"n", 3000}, {"k", 3000}, {"bm", 192}, {"consumers", 3}, {"bn", 192}});
   return test::gemm_config(params, cluster);
 }
-// The default path's choice from a 2x1 spec at m x n x k on an H200's facts (132 SMs; 66
-// pairs or 30 clusters of 4 at once), checked to have bm rows (bm / 64 warpgroups) and bn
+// The default path's choice from a 2x1 spec at m x n x k (naming the swap) on an H200's facts
+// (132 SMs; 66 pairs or 30 clusters of 4 at once), checked to have bm rows (bm / 64 warpgroups) and bn
 // columns and to be a config the GEMM accepts.
 samples::Sample::DeviceChoice choice_of(int64_t m, int64_t n, int64_t k, int64_t bm, int64_t bn) {
   const samples::Sample::DeviceFacts h200(132, [](unsigned ctas) { return ctas == 4 ? 30 : ctas == 2 ? 66 : 0; });
   INFO(m << " x " << n << " x " << k);
-  const samples::Config c = test::gemm_config({{"m", m}, {"n", n}, {"k", k}, {"bn", 0}, {"schedule", 0}}, {2, 1, 1});
+  // The swap named (0): packing's pick, before the one-wave swap (test_gemm_wave_swap.cpp) may replace it.
+  samples::Config c = test::gemm_config({{"m", m}, {"n", n}, {"k", k}, {"bn", 0}, {"schedule", 0}}, {2, 1, 1});
+  c.named.insert("params.swap");
   const std::optional<samples::Sample::DeviceChoice> d = gemm().for_device(c, h200);
   REQUIRE(d.has_value());
   INFO(d->line);
