@@ -195,8 +195,9 @@ inline constexpr uint64_t kGemmSmallMSwapPitch = 32, kGemmSmallMSwapUnalignedMax
 // cols), sized so that every tile runs in the first wave: swapped, the tile's columns run
 // along M in steps of 16 rows, so one wave can be cut close to M (cuBLAS runs 820x5904x688 as
 // 124 swapped tiles of 192 x 208). Taken where the MMAs' estimate (tile area over its width's
-// rate, per wave) beats the incumbent's by kGemmPackingMargin; no cost for TMA rows: unclustered
-// swapped tiles over unaligned rows ran faster than that cost says (docs/gemm-perf-notes.md).
+// rate, per wave) beats the incumbent's by kGemmPackingMargin, over rows a multiple of 32 bytes
+// apart (kGemmSectorPitch) and with no cost for TMA rows: unclustered swapped tiles over such
+// rows ran faster than that cost says (docs/gemm-perf-notes.md).
 inline constexpr bool kGemmWaveSwap = true;
 inline constexpr unsigned kGemmNarrowRows = 64, kGemmNarrowCols = 128;
 // The narrow tile unsplit gives way where 128-row tiles of kGemmNarrowCols columns, in the

@@ -366,13 +366,16 @@ bool choose_small_m_swap(const Gemm& gemm, const Config& c, const Sample::Device
 // in one wave of unclustered coop-cols tiles, the smallest tile (area over its width's rate,
 // taller ones over kGemmTallRate) whose tiles all fit the device at once, where the spec leaves
 // the swap, coop, cluster and the tile's rows and warpgroups to the defaults, the layout is tn
-// with 2-byte inputs and the width chosen runs static waves.
+// with 2-byte inputs in rows a multiple of 32 bytes apart, and the width chosen runs 2 or more
+// static waves.
 void choose_wave_swap(const Gemm& gemm, const Config& c, const Sample::DeviceFacts& device, Sample::DeviceChoice& d, const Say& say) {
   if (!kGemmWaveSwap || c.named.count("params.swap") || c.named.count("params.coop") || c.named.count("cluster") ||
       !default_tile_shape(c) || GemmMulticast(c.param("multicast")) != GemmMulticast::Auto)
     return;
   const GemmShape s = gemm_kernel_shape(c);
-  if (gemm_tiling(c).swap || s.layout != GemmLayout::TN || ir::scalar_bytes(s.in) != 2) return;
+  // Rows of whole 32-byte sectors (kGemmSectorPitch): unclustered tiles over rows off them
+  // issue two lines per box row, the cost packing weighs (kGemmUnalignedRows), not measured here.
+  if (gemm_tiling(c).swap || s.layout != GemmLayout::TN || ir::scalar_bytes(s.in) != 2 || !rows_aligned(s, kGemmSectorPitch)) return;
   const GemmTiling t = gemm_tiling(d.config);
   const unsigned ctas = t.cluster_m * t.cluster_n * t.cluster_k;
   const GemmScheduleChoice now = gemm_auto_schedule(gemm_kernel_shape(d.config), t, model_sms(device, ctas));

@@ -47,8 +47,10 @@ TEST_CASE("gemm one-wave swap: the smallest swapped coop-cols tile whose tiles a
   CHECK(d.line.find("one wave -> swap 1, coop cols, bm 192, bn 208, unclustered: D^T = B A^T in 124 tiles of 192 of B's rows by "
                     "208 of A's, all in one wave of 132 SMs; est. 0.79x the MMA time of 2 waves of 192 x 128 tiles") !=
         std::string::npos);
-  // 1733 x 3304 x 1272: 13 x 10 = 130 tiles of 256 x 176 (each consumer 256 rows by 88).
-  CHECK(wave_swap(decide(1733, 3304, 1272), 256, 176));
+  // 1919 x 2864 x 1904 (3808-byte rows): 15 x 8 = 120 tiles of 192 x 240 in place of two waves.
+  CHECK(wave_swap(decide(1919, 2864, 1904), 192, 240));
+  // 3394 x 1102 x 560: 6 x 22 = 132 tiles of 192 x 160, the whole device.
+  CHECK(wave_swap(decide(3394, 1102, 560), 192, 160));
   // 2100 x 2500 x 800: 192 x 240 (14 x 9 = 126) over 256 x 176, whose narrower width runs slower.
   CHECK(wave_swap(decide(2100, 2500, 800), 192, 240));
 }
@@ -61,6 +63,8 @@ TEST_CASE("gemm one-wave swap: not taken where no swapped tile fits one wave, th
     INFO(m << " x " << n << " x " << k);
     CHECK_FALSE(swapped(decide(m, n, k)));
   }
+  // Rows off whole 32-byte sectors (1733 x 3304 x 1272: 2544 bytes; 256 x 176 would fit one wave).
+  CHECK_FALSE(swapped(decide(1733, 3304, 1272)));
   // One wave already (1100 x 5000 x 2048: 192 columns in pairs), or few tiles (split-K's).
   CHECK_FALSE(swapped(decide(1100, 5000, 2048)));
   CHECK_FALSE(swapped(decide(1024, 1024, 8192)));
@@ -77,11 +81,11 @@ TEST_CASE("gemm one-wave swap: not taken where no swapped tile fits one wave, th
   CHECK(wave_swap(*b, 192, 208));
 }
 
-TEST_CASE("gemm one-wave swap: the tiles it picks compile without spills, 256 rows by 176 included",
+TEST_CASE("gemm one-wave swap: the tiles it picks compile without spills, and its tallest candidate, 256 x 176",
           "[samples][gemm][swap][ptx]") {
-  for (auto [m, n, k] : {std::tuple{820, 5904, 688}, {1733, 3304, 1272}}) {
-    const samples::Sample::DeviceChoice d = decide(m, n, k);
-    const codegen::Lowered l = codegen::lower(test::gemm_sample().build(d.config), codegen::Target::sm90a());
-    test::compile_without_spills(l, d.line);
-  }
+  samples::Sample::DeviceChoice d = decide(820, 5904, 688);
+  test::compile_without_spills(codegen::lower(test::gemm_sample().build(d.config), codegen::Target::sm90a()), d.line);
+  d.config.params["bm"] = 256, d.config.params["bn"] = 176;
+  REQUIRE(test::gemm_problems(d.config).empty());
+  test::compile_without_spills(codegen::lower(test::gemm_sample().build(d.config), codegen::Target::sm90a()), "256 x 176");
 }
