@@ -364,10 +364,10 @@ bool choose_small_m_swap(const Gemm& gemm, const Config& c, const Sample::Device
 
 // bn 0 under the automatic schedule, after choose_width (kGemmWaveSwap): the swapped product
 // in one wave of unclustered coop-cols tiles, the smallest tile (area over its width's rate,
-// taller ones over kGemmTallRate) whose tiles all fit the device at once, where the spec leaves
-// the swap, coop, cluster and the tile's rows and warpgroups to the defaults, the layout is tn
-// with 2-byte inputs in rows a multiple of 32 bytes apart, and the width chosen runs 2 or more
-// static waves.
+// taller ones over kGemmTallRate, all over kGemmCoopColsRate) whose tiles all fit the device at
+// once, where the spec leaves the swap, coop, cluster and the tile's rows and warpgroups to the
+// defaults, the layout is tn with 2-byte inputs in rows a multiple of 32 bytes apart, and the
+// width chosen runs 2 or more static waves.
 void choose_wave_swap(const Gemm& gemm, const Config& c, const Sample::DeviceFacts& device, Sample::DeviceChoice& d, const Say& say) {
   if (!kGemmWaveSwap || c.named.count("params.swap") || c.named.count("params.coop") || c.named.count("cluster") ||
       !default_tile_shape(c) || GemmMulticast(c.param("multicast")) != GemmMulticast::Auto)
@@ -395,7 +395,7 @@ void choose_wave_swap(const Gemm& gemm, const Config& c, const Sample::DeviceFac
     for (unsigned bn = 128; bn <= 256; bn += 16) {
       // Swapped: the tile's rows are D's columns, its columns D's rows.
       const uint64_t tiles = ceil_div(uint64_t(s.n), bm) * ceil_div(uint64_t(s.m), bn);
-      if (tiles > uint64_t(device.sm_count) || (best && mmas(bm, bn) >= best->time)) continue;
+      if (tiles > uint64_t(device.sm_count) || (best && mmas(bm, bn) / kGemmCoopColsRate >= best->time)) continue;
       Config v = d.config;
       v.params["swap"] = 1, v.params["coop"] = 1, v.params["bm"] = int64_t(bm), v.params["bn"] = int64_t(bn);
       v.params["consumers"] = 2, v.params["multicast"] = int64_t(GemmMulticast::Off);
@@ -403,7 +403,7 @@ void choose_wave_swap(const Gemm& gemm, const Config& c, const Sample::DeviceFac
       if (!gemm.check_config(v).empty() ||
           gemm_auto_schedule(gemm_kernel_shape(v), gemm_tiling(v), device.sm_count).schedule != GemmSchedule::Static)
         continue;
-      best = Pick{bm, bn, tiles, mmas(bm, bn)};
+      best = Pick{bm, bn, tiles, mmas(bm, bn) / kGemmCoopColsRate};
     }
   if (!best || best->time >= incumbent * (1.0 - kGemmPackingMargin)) return;
   d.config.params["swap"] = 1, d.config.params["coop"] = 1, d.config.params["bm"] = int64_t(best->bm);
