@@ -386,6 +386,7 @@ void choose_wave_swap(const Gemm& gemm, const Config& c, const Sample::DeviceFac
   const double waves = now.time / double(kblocks), incumbent = waves * mmas(t.bm, t.bn);
   if (waves < 2) return;
   struct Pick {
+    Config config;
     unsigned bm, bn;
     uint64_t tiles;
     double time;
@@ -403,13 +404,10 @@ void choose_wave_swap(const Gemm& gemm, const Config& c, const Sample::DeviceFac
       if (!gemm.check_config(v).empty() ||
           gemm_auto_schedule(gemm_kernel_shape(v), gemm_tiling(v), device.sm_count).schedule != GemmSchedule::Static)
         continue;
-      best = Pick{bm, bn, tiles, mmas(bm, bn) / kGemmCoopColsRate};
+      best = Pick{v, bm, bn, tiles, mmas(bm, bn) / kGemmCoopColsRate};
     }
   if (!best || best->time >= incumbent * (1.0 - kGemmPackingMargin)) return;
-  d.config.params["swap"] = 1, d.config.params["coop"] = 1, d.config.params["bm"] = int64_t(best->bm);
-  d.config.params["bn"] = int64_t(best->bn), d.config.params["consumers"] = 2;
-  d.config.params["multicast"] = int64_t(GemmMulticast::Off);
-  d.config.cluster = {1, 1, 1};
+  d.config = best->config;
   say("one wave -> swap 1, coop cols, bm " + std::to_string(best->bm) + ", bn " + std::to_string(best->bn) +
       ", unclustered: D^T = B A^T in " + std::to_string(best->tiles) + " tiles of " + std::to_string(best->bm) + " of B's rows by " +
       std::to_string(best->bn) + " of A's, all in one wave of " + std::to_string(device.sm_count) + " SMs; est. " +
