@@ -382,7 +382,7 @@ int main(int argc, char** argv) {
   std::string versus;
   app.add_option("--versus", versus,
                  "key=value,... of the GEMM sample's params (e.g. pdl=0): also time ours against ours with those set, "
-                 "interleaved");
+                 "interleaved; each named as a spec names it, so the device's decisions leave it as given");
   app.add_flag("--no-tuned", no_tuned, "Ignore the tuning DB: run the sample's defaults (with --config) for every shape");
   std::string seed = "1";
   app.add_option("--seed", seed, "Seed of the random inputs (0 to 2^64 - 1)");
