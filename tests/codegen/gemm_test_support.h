@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -47,11 +48,32 @@ inline samples::Config gemm_config(const std::map<std::string, int64_t>& params,
   return c;
 }
 
+// An H200's facts for the default path: 132 SMs; 66 clusters of 2, 30 of 4 and 14 of 8 at once.
+inline samples::Sample::DeviceFacts h200_facts() {
+  return samples::Sample::DeviceFacts(132, [](unsigned ctas) { return ctas == 2 ? 66 : ctas == 4 ? 30 : 14; });
+}
+
 // What the GEMM's check_config says of `c`, each as "field: message".
 inline std::vector<std::string> gemm_problems(const samples::Config& c) {
   std::vector<std::string> out;
   for (const samples::ConfigProblem& p : gemm_sample().check_config(c)) out.push_back(p.field + ": " + p.message);
   return out;
+}
+
+// What the default path decides for m x n x k on h200_facts() from a spec of `cluster`, `extra`
+// named in it as a user would (the cluster too where `named_cluster`); the decided config must
+// pass the GEMM's checks.
+inline samples::Sample::DeviceChoice decide_h200(int64_t m, int64_t n, int64_t k, const std::map<std::string, int64_t>& extra = {},
+                                                 ir::Dim3 cluster = {2, 1, 1}, bool named_cluster = false) {
+  std::map<std::string, int64_t> params = {{"m", m}, {"n", n}, {"k", k}};
+  params.insert(extra.begin(), extra.end());
+  samples::Config c = gemm_config(params, cluster);
+  for (const auto& [name, value] : extra) c.named.insert("params." + name);
+  if (named_cluster) c.named.insert("cluster");
+  std::optional<samples::Sample::DeviceChoice> d = gemm_sample().for_device(c, h200_facts());
+  REQUIRE(d.has_value());
+  CHECK(gemm_problems(d->config).empty());
+  return *d;
 }
 
 // Compiles `l` for sm_90a with ptxas reporting each function; checks that every report

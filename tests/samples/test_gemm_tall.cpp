@@ -28,7 +28,7 @@ samples::Config tall(std::map<std::string, int64_t> params, ir::Dim3 cluster = {
 // (132 SMs; 66 pairs or 30 clusters of 4 at once), checked to have bm rows (bm / 64 warpgroups) and bn
 // columns and to be a config the GEMM accepts.
 samples::Sample::DeviceChoice choice_of(int64_t m, int64_t n, int64_t k, int64_t bm, int64_t bn) {
-  const samples::Sample::DeviceFacts h200(132, [](unsigned ctas) { return ctas == 4 ? 30 : ctas == 2 ? 66 : 0; });
+  const samples::Sample::DeviceFacts h200 = test::h200_facts();
   INFO(m << " x " << n << " x " << k);
   // The swap named (0): packing's pick, before the one-wave swap (test_gemm_wave_swap.cpp) may replace it.
   samples::Config c = test::gemm_config({{"m", m}, {"n", n}, {"k", k}, {"bn", 0}, {"schedule", 0}}, {2, 1, 1});
@@ -125,7 +125,7 @@ TEST_CASE("gemm tiles of 192 rows lower, pass the checks and compile for sm_90a 
 }
 
 TEST_CASE("gemm packing takes 192-row tiles for unaligned operand rows over a long enough K", "[samples][gemm][tall]") {
-  const samples::Sample::DeviceFacts h200(132, [](unsigned ctas) { return ctas == 4 ? 30 : ctas == 2 ? 66 : 0; });
+  const samples::Sample::DeviceFacts h200 = test::h200_facts();
   struct Want {
     int64_t m, n, k;
     int64_t bm, bn;  // chosen

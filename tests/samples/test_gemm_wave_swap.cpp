@@ -12,21 +12,6 @@
 using namespace tj;
 
 namespace {
-// The default path at m x n x k on an H200's facts (132 SMs; 66 pairs, 30 clusters of 4 at
-// once) from a 2x1 spec, `extra` named as a user would (cluster too, where `named_cluster`).
-samples::Sample::DeviceChoice decide(int64_t m, int64_t n, int64_t k, const std::map<std::string, int64_t>& extra = {},
-                                     ir::Dim3 cluster = {2, 1, 1}, bool named_cluster = false) {
-  const samples::Sample::DeviceFacts h200(132, [](unsigned ctas) { return ctas == 2 ? 66 : ctas == 4 ? 30 : 14; });
-  std::map<std::string, int64_t> params = {{"m", m}, {"n", n}, {"k", k}};
-  params.insert(extra.begin(), extra.end());
-  samples::Config c = test::gemm_config(params, cluster);
-  for (const auto& [name, value] : extra) c.named.insert("params." + name);
-  if (named_cluster) c.named.insert("cluster");
-  const std::optional<samples::Sample::DeviceChoice> d = test::gemm_sample().for_device(c, h200);
-  REQUIRE(d.has_value());
-  CHECK(test::gemm_problems(d->config).empty());
-  return *d;
-}
 bool wave_swap(const samples::Sample::DeviceChoice& d, int64_t bm, int64_t bn) {
   return d.config.param("swap") == 1 && d.config.param("coop") == 1 && d.config.param("bm") == bm && d.config.param("bn") == bn &&
          d.config.param("consumers") == 2 && d.config.cluster.str() == ir::Dim3{1, 1, 1}.str() &&
@@ -40,7 +25,7 @@ TEST_CASE("gemm one-wave swap: the smallest swapped coop-cols tile whose tiles a
           "[samples][gemm][schedule][swap]") {
   // 820 x 5904 x 688: packing's 192 x 128 tiles in pairs run 2 waves (120 pairs on 66);
   // D^T = B A^T in 31 x 4 = 124 tiles of 192 of B's rows by 208 of A's runs one (cuBLAS's tiling).
-  samples::Sample::DeviceChoice d = decide(820, 5904, 688);
+  samples::Sample::DeviceChoice d = test::decide_h200(820, 5904, 688);
   INFO(d.line);
   CHECK(wave_swap(d, 192, 208));
   CHECK(samples::gemm_kernel_shape(d.config).m == 5904);
@@ -48,11 +33,11 @@ TEST_CASE("gemm one-wave swap: the smallest swapped coop-cols tile whose tiles a
                     "208 of A's, all in one wave of 132 SMs; est. 0.82x the MMA time of 2 waves of 192 x 128 tiles") !=
         std::string::npos);
   // 1919 x 2864 x 1904 (3808-byte rows): 15 x 8 = 120 tiles of 192 x 240 in place of two waves.
-  CHECK(wave_swap(decide(1919, 2864, 1904), 192, 240));
+  CHECK(wave_swap(test::decide_h200(1919, 2864, 1904), 192, 240));
   // 3394 x 1102 x 560: 6 x 22 = 132 tiles of 192 x 160, the whole device.
-  CHECK(wave_swap(decide(3394, 1102, 560), 192, 160));
+  CHECK(wave_swap(test::decide_h200(3394, 1102, 560), 192, 160));
   // 2100 x 2500 x 800: 192 x 240 (14 x 9 = 126) over 256 x 176, whose narrower width runs slower.
-  CHECK(wave_swap(decide(2100, 2500, 800), 192, 240));
+  CHECK(wave_swap(test::decide_h200(2100, 2500, 800), 192, 240));
 }
 
 TEST_CASE("gemm one-wave swap: not taken where no swapped tile fits one wave, the default runs one already, or the spec names "
@@ -61,19 +46,19 @@ TEST_CASE("gemm one-wave swap: not taken where no swapped tile fits one wave, th
   // No tile of at most 256 x 256 covers them in 132: 4362 x 2968 x 1824, 4096^3, 5120^3.
   for (auto [m, n, k] : {std::tuple{4362, 2968, 1824}, {4096, 4096, 4096}, {5120, 5120, 5120}}) {
     INFO(m << " x " << n << " x " << k);
-    CHECK_FALSE(swapped(decide(m, n, k)));
+    CHECK_FALSE(swapped(test::decide_h200(m, n, k)));
   }
   // Rows off whole 32-byte sectors (1733 x 3304 x 1272: 2544 bytes; 256 x 176 would fit one wave).
-  CHECK_FALSE(swapped(decide(1733, 3304, 1272)));
+  CHECK_FALSE(swapped(test::decide_h200(1733, 3304, 1272)));
   // One wave already (1100 x 5000 x 2048: 192 columns in pairs), or few tiles (split-K's).
-  CHECK_FALSE(swapped(decide(1100, 5000, 2048)));
-  CHECK_FALSE(swapped(decide(1024, 1024, 8192)));
+  CHECK_FALSE(swapped(test::decide_h200(1100, 5000, 2048)));
+  CHECK_FALSE(swapped(test::decide_h200(1024, 1024, 8192)));
   // The spec names the swap, the consumers' split, the rows, the cluster, or a layout it was not measured on.
-  CHECK_FALSE(swapped(decide(820, 5904, 688, {{"swap", 0}})));
-  CHECK_FALSE(swapped(decide(820, 5904, 688, {{"coop", 0}})));
-  CHECK_FALSE(swapped(decide(820, 5904, 688, {{"bm", 128}})));
-  CHECK_FALSE(swapped(decide(820, 5904, 688, {}, {2, 1, 1}, true)));
-  CHECK_FALSE(swapped(decide(820, 5904, 688, {{"layout", 1}})));
+  CHECK_FALSE(swapped(test::decide_h200(820, 5904, 688, {{"swap", 0}})));
+  CHECK_FALSE(swapped(test::decide_h200(820, 5904, 688, {{"coop", 0}})));
+  CHECK_FALSE(swapped(test::decide_h200(820, 5904, 688, {{"bm", 128}})));
+  CHECK_FALSE(swapped(test::decide_h200(820, 5904, 688, {}, {2, 1, 1}, true)));
+  CHECK_FALSE(swapped(test::decide_h200(820, 5904, 688, {{"layout", 1}})));
   // Without the device's count of clusters that fit, the decision is the same (unclustered tiles).
   samples::Config blind = test::gemm_config({{"m", 820}, {"n", 5904}, {"k", 688}}, {2, 1, 1});
   const std::optional<samples::Sample::DeviceChoice> b = test::gemm_sample().for_device(blind, 132);
@@ -83,7 +68,7 @@ TEST_CASE("gemm one-wave swap: not taken where no swapped tile fits one wave, th
 
 TEST_CASE("gemm one-wave swap: the tiles it picks compile without spills, and its tallest candidate, 256 x 176",
           "[samples][gemm][swap][ptx]") {
-  samples::Sample::DeviceChoice d = decide(820, 5904, 688);
+  samples::Sample::DeviceChoice d = test::decide_h200(820, 5904, 688);
   test::compile_without_spills(codegen::lower(test::gemm_sample().build(d.config), codegen::Target::sm90a()), d.line);
   d.config.params["bm"] = 256, d.config.params["bn"] = 176;
   REQUIRE(test::gemm_problems(d.config).empty());
