@@ -43,8 +43,9 @@ TEST_CASE("gemm one-wave swap: the smallest swapped coop-cols tile whose tiles a
 TEST_CASE("gemm one-wave swap: not taken where no swapped tile fits one wave, the default runs one already, or the spec names "
           "what it sets",
           "[samples][gemm][schedule][swap]") {
-  // No tile of at most 256 x 256 covers them in 132: 4362 x 2968 x 1824, 4096^3, 5120^3.
-  for (auto [m, n, k] : {std::tuple{4362, 2968, 1824}, {4096, 4096, 4096}, {5120, 5120, 5120}}) {
+  // No tile of at most 192 x 256 covers them in 132: 4362 x 2968 x 1824, 4096^3, 5120^3; nor
+  // 3691 x 1278 x 2800, where 256 x 144 would (130 tiles) and ran 0.945x the two waves of 2x2.
+  for (auto [m, n, k] : {std::tuple{4362, 2968, 1824}, {4096, 4096, 4096}, {5120, 5120, 5120}, {3691, 1278, 2800}}) {
     INFO(m << " x " << n << " x " << k);
     CHECK_FALSE(swapped(test::decide_h200(m, n, k)));
   }
@@ -66,7 +67,7 @@ TEST_CASE("gemm one-wave swap: not taken where no swapped tile fits one wave, th
   CHECK(wave_swap(*b, 192, 208));
 }
 
-TEST_CASE("gemm one-wave swap: the tiles it picks compile without spills, and its tallest candidate, 256 x 176",
+TEST_CASE("gemm one-wave swap: the tiles it picks compile without spills, and 256 x 176, taller than it takes",
           "[samples][gemm][swap][ptx]") {
   samples::Sample::DeviceChoice d = test::decide_h200(820, 5904, 688);
   test::compile_without_spills(codegen::lower(test::gemm_sample().build(d.config), codegen::Target::sm90a()), d.line);
