@@ -364,10 +364,11 @@ bool choose_small_m_swap(const Gemm& gemm, const Config& c, const Sample::Device
 
 // bn 0 under the automatic schedule, after choose_width (kGemmWaveSwap): the swapped product
 // in one wave of unclustered coop-cols tiles, the smallest tile of 128 or 192 rows (area over
-// its width's rate, taller ones over kGemmTallRate, all over kGemmCoopColsRate) whose tiles all
-// fit the device at once (256 rows ran 0.945x the two waves it replaced where it was the pick), where the spec leaves the swap, coop, cluster and the tile's rows and warpgroups to the
-// defaults, the layout is tn with 2-byte inputs in rows a multiple of 32 bytes apart, and the
-// width chosen runs 2 or more static waves.
+// its width's rate, taller ones over kGemmTallRate, all over kGemmCoopColsRate; 256 rows ran
+// slower than the waves they replaced) whose tiles all fit the device at once, where the spec
+// leaves the swap, coop, cluster and the tile's rows and warpgroups to the defaults, the layout
+// is tn with 2-byte inputs in rows a multiple of 32 bytes apart, and the width chosen runs 2 or
+// more static waves.
 void choose_wave_swap(const Gemm& gemm, const Config& c, const Sample::DeviceFacts& device, Sample::DeviceChoice& d, const Say& say) {
   if (!kGemmWaveSwap || c.named.count("params.swap") || c.named.count("params.coop") || c.named.count("cluster") ||
       !default_tile_shape(c) || GemmMulticast(c.param("multicast")) != GemmMulticast::Auto)

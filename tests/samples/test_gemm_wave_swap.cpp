@@ -36,7 +36,7 @@ TEST_CASE("gemm one-wave swap: the smallest swapped coop-cols tile whose tiles a
   CHECK(wave_swap(test::decide_h200(1919, 2864, 1904), 192, 240));
   // 3394 x 1102 x 560: 6 x 22 = 132 tiles of 192 x 160, the whole device.
   CHECK(wave_swap(test::decide_h200(3394, 1102, 560), 192, 160));
-  // 2100 x 2500 x 800: 192 x 240 (14 x 9 = 126) over 256 x 176, whose narrower width runs slower.
+  // 2100 x 2500 x 800: 192 x 240 (14 x 9 = 126), the narrowest of 192 rows whose tiles fit 132.
   CHECK(wave_swap(test::decide_h200(2100, 2500, 800), 192, 240));
 }
 
