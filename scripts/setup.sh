@@ -8,7 +8,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 BUILD_DIR=${BUILD_DIR:-build}
-PACKAGES=(cmake ninja-build g++ llvm-19-dev llvm-19-tools libzstd-dev libcli11-dev catch2)
+PACKAGES=(cmake ninja-build g++ llvm-19-dev llvm-19-tools libzstd-dev libcli11-dev catch2 python3)
 # clang 19, not Debian's default 14: the DSL needs std::source_location, which clang 14
 # cannot compile with GCC 12's libstdc++.
 case " ${TILEJIT_CMAKE_ARGS:-} " in
