@@ -23,6 +23,7 @@ using GemmExFn = cublasStatus_t (*)(cublasHandle_t, cublasOperation_t, cublasOpe
   X(cublasCreate_v2, decltype(&::cublasCreate_v2))              \
   X(cublasDestroy_v2, decltype(&::cublasDestroy_v2))            \
   X(cublasSetStream_v2, decltype(&::cublasSetStream_v2))        \
+  X(cublasSetMathMode, decltype(&::cublasSetMathMode))          \
   X(cublasGemmEx, GemmExFn)                                     \
   X(cublasGetStatusName, decltype(&::cublasGetStatusName))      \
   X(cublasGetStatusString, decltype(&::cublasGetStatusString))  \
@@ -109,6 +110,11 @@ void Cublas::gemm(const RowMajorGemm& g, CUdeviceptr a, CUdeviceptr b, CUdevicep
       cuda_data_type(g.in), int(c.ld_second), &beta, device_pointer(d), cuda_data_type(g.out), int(c.ld_out),
       CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
   if (status != CUBLAS_STATUS_SUCCESS) check(status, call());
+}
+
+void Cublas::allow_reduced_precision_reduction(bool allowed) {
+  const int mode = CUBLAS_DEFAULT_MATH | (allowed ? 0 : CUBLAS_MATH_DISALLOW_REDUCED_PRECISION_REDUCTION);
+  check(api().cublasSetMathMode(handle_, cublasMath_t(mode)), "cublasSetMathMode");
 }
 
 std::string Cublas::version() { return blas_version(api().cublasGetProperty, "cublasGetProperty", check); }

@@ -38,6 +38,11 @@ class Cublas {
   // gemm_problems() refuses is RuntimeError(Usage).
   void gemm(const RowMajorGemm& g, CUdeviceptr a, CUdeviceptr b, CUdeviceptr d, CUstream stream);
 
+  // Whether split-K partials of a 16-bit output may be reduced in that type
+  // (CUBLAS_MATH_DISALLOW_REDUCED_PRECISION_REDUCTION unset: cuBLAS's default, true) or
+  // only in the compute type (false).
+  void allow_reduced_precision_reduction(bool allowed);
+
   // cuBLAS's version, "13.0.2" (cublasGetProperty).
   static std::string version();
 

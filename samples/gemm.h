@@ -202,6 +202,14 @@ inline constexpr bool kGemmWaveSwap = true;
 // A coop-cols tile's rate against the row split's at the same size: at 820x5904x688 (H100) the
 // swapped 192 x 208 ran 1.21x the default where the MMAs' estimate says 1.27x.
 inline constexpr double kGemmCoopColsRate = 0.96;
+// Where the default's tiles already run in one wave, the swap is taken over at most
+// kGemmOneWaveSwapKblocks k-blocks wherever its tile's estimate is below the incumbent's (no
+// margin). From the H100 (same process, swapped against the default, per-rep medians): 6-18%
+// faster at 10 of 11 one-wave shapes over 4-31 k-blocks, even where the estimate said 3-4% (the
+// unclustered tile's start and epilogue weigh over a short K), 0.2% slower at 345x4350x1712;
+// over 41-60 k-blocks 1.05x slower (303x7231x2896) to 15% faster, where the default's
+// multicast halves its L2 traffic.
+inline constexpr uint64_t kGemmOneWaveSwapKblocks = 40;
 inline constexpr unsigned kGemmNarrowRows = 64, kGemmNarrowCols = 128;
 // The narrow tile unsplit gives way where 128-row tiles of kGemmNarrowCols columns, in the
 // spec's pair, would split K in at least this many (the pairs then fill at most 2/3 of the

@@ -368,7 +368,7 @@ bool choose_small_m_swap(const Gemm& gemm, const Config& c, const Sample::Device
 // slower than the waves they replaced) whose tiles all fit the device at once, where the spec
 // leaves the swap, coop, cluster and the tile's rows and warpgroups to the defaults, the layout
 // is tn with 2-byte inputs in rows a multiple of 32 bytes apart, and the width chosen runs 2 or
-// more static waves.
+// more static waves, or one over at most kGemmOneWaveSwapKblocks k-blocks.
 void choose_wave_swap(const Gemm& gemm, const Config& c, const Sample::DeviceFacts& device, Sample::DeviceChoice& d, const Say& say) {
   if (!kGemmWaveSwap || c.named.count("params.swap") || c.named.count("params.coop") || c.named.count("cluster") ||
       !default_tile_shape(c) || GemmMulticast(c.param("multicast")) != GemmMulticast::Auto)
@@ -385,7 +385,9 @@ void choose_wave_swap(const Gemm& gemm, const Config& c, const Sample::DeviceFac
   // Time in k-blocks of a 128 x 256 tile: waves x the tile's MMAs.
   auto mmas = [](unsigned bm, unsigned bn) { return bm / 128.0 * bn / 256.0 / width_rate(bn) / (bm > 128 ? kGemmTallRate : 1.0); };
   const double waves = now.time / double(kblocks), incumbent = waves * mmas(t.bm, t.bn);
-  if (waves < 2) return;
+  // One wave already: the swap's gain is its tile's start and epilogue over a short K.
+  const bool one_wave = waves < 2;
+  if (one_wave && kblocks > kGemmOneWaveSwapKblocks) return;
   struct Pick {
     Config config;
     unsigned bm, bn;
@@ -407,12 +409,12 @@ void choose_wave_swap(const Gemm& gemm, const Config& c, const Sample::DeviceFac
         continue;
       best = Pick{v, bm, bn, tiles, mmas(bm, bn) / kGemmCoopColsRate};
     }
-  if (!best || best->time >= incumbent * (1.0 - kGemmPackingMargin)) return;
+  if (!best || best->time >= incumbent * (one_wave ? 1.0 : 1.0 - kGemmPackingMargin)) return;
   d.config = best->config;
   say("one wave -> swap 1, coop cols, bm " + std::to_string(best->bm) + ", bn " + std::to_string(best->bn) +
       ", unclustered: D^T = B A^T in " + std::to_string(best->tiles) + " tiles of " + std::to_string(best->bm) + " of B's rows by " +
       std::to_string(best->bn) + " of A's, all in one wave of " + std::to_string(device.sm_count) + " SMs; est. " +
-      fixed(best->time / incumbent, 2) + "x the MMA time of " + fixed(waves, 0) + " waves of " + std::to_string(t.bm) + " x " +
+      fixed(best->time / incumbent, 2) + "x the MMA time of " + (one_wave ? std::string("1 wave") : fixed(waves, 0) + " waves") + " of " + std::to_string(t.bm) + " x " +
       std::to_string(t.bn) + " tiles");
 }
 

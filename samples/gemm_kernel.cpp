@@ -220,29 +220,25 @@ struct GemmKernel {
   }
 
   // Gives stage `st` back to every loader whose copies land here (this CTA's
-  // row and column of the cluster), once per warp. Relaxed: the MMAs that read
-  // the stage have completed (mma_wait), so there is nothing left to order, and
-  // a releasing arrive on a peer's barrier would fence at cluster scope on
-  // every k-block.
+  // row and column of the cluster), once per warp: lane q arrives on the plane's
+  // CTA of rank q, so a warp's arrivals go out in one instruction. Relaxed: the
+  // MMAs that read the stage have completed (mma_wait), so there is nothing left
+  // to order, and a releasing arrive on a peer's barrier would fence at cluster
+  // scope on every k-block.
   void release(const i32& st) {
-    if_(lane_id() == 0, [&] {
-      if (cx * cy == 1) {
-        arrive_relaxed(empty[st]);
-        return;
-      }
-      // The CTAs of this one's plane (split-K in the cluster: planes along z), rank q of
-      // the plane at cluster rank plane + q.
-      auto rank = [&](const i32& q) { return t.cluster_k > 1 ? cluster_ctaid_z() * int32_t(cx * cy) + q : q; };
-      // A cluster of one row or one column: every CTA shares this one's row or column.
-      if (cx == 1 || cy == 1) {
-        for_(0, int32_t(cx * cy), [&](i32 q) { arrive_relaxed(map_shared_rank(empty, rank(q))[st]); });
-        return;
-      }
-      for_(0, int32_t(cx * cy), [&](i32 q) {
-        if_(q % int32_t(cx) == cluster_ctaid_x() || q / int32_t(cx) == cluster_ctaid_y(),
-            [&] { arrive_relaxed(map_shared_rank(empty, rank(q))[st]); });
-      });
-    });
+    if (cx * cy == 1) {
+      if_(lane_id() == 0, [&] { arrive_relaxed(empty[st]); });
+      return;
+    }
+    const i32 q = lane_id();
+    // The CTAs of this one's plane (split-K in the cluster: planes along z), rank q of
+    // the plane at cluster rank plane + q.
+    const i32 rank = t.cluster_k > 1 ? cluster_ctaid_z() * int32_t(cx * cy) + q : q;
+    // A cluster of one row or one column: every CTA shares this one's row or column.
+    const Val<bool> mine = cx == 1 || cy == 1
+                               ? q < int32_t(cx * cy)
+                               : q < int32_t(cx * cy) && (q % int32_t(cx) == cluster_ctaid_x() || q / int32_t(cx) == cluster_ctaid_y());
+    if_(mine, [&] { arrive_relaxed(map_shared_rank(empty, rank)[st]); });
   }
 
   // Tile column tn's values of the staged vectors this thread of a consumer warpgroup

@@ -51,7 +51,8 @@ TEST_CASE("gemm one-wave swap: not taken where no swapped tile fits one wave, th
   }
   // Rows off whole 32-byte sectors (1733 x 3304 x 1272: 2544 bytes; 256 x 176 would fit one wave).
   CHECK_FALSE(swapped(test::decide_h200(1733, 3304, 1272)));
-  // One wave already (1100 x 5000 x 2048: 192 columns in pairs), or few tiles (split-K's).
+  // One wave already where no swapped tile's estimate is below the incumbent's (1100 x 5000 x
+  // 2048: 192 columns in pairs), or few tiles (split-K's).
   CHECK_FALSE(swapped(test::decide_h200(1100, 5000, 2048)));
   CHECK_FALSE(swapped(test::decide_h200(1024, 1024, 8192)));
   // The spec names the swap, the consumers' split, the rows, the cluster, or a layout it was not measured on.
@@ -65,6 +66,25 @@ TEST_CASE("gemm one-wave swap: not taken where no swapped tile fits one wave, th
   const std::optional<samples::Sample::DeviceChoice> b = test::gemm_sample().for_device(blind, 132);
   REQUIRE(b.has_value());
   CHECK(wave_swap(*b, 192, 208));
+}
+
+TEST_CASE("gemm one-wave swap: in place of one wave over a short K, where the swapped tile's estimate is below the incumbent's",
+          "[samples][gemm][schedule][swap]") {
+  // 643 x 6120 x 1008 (16 k-blocks): 4 x 32 = 128 tiles of 192 x 192 in pairs; swapped, 32 x 4
+  // tiles of 192 x 176 (643 rows in 4 x 176, 9% padding against the pairs' 16%).
+  samples::Sample::DeviceChoice d = test::decide_h200(643, 6120, 1008);
+  INFO(d.line);
+  CHECK(wave_swap(d, 192, 176));
+  CHECK(d.line.find("est. 0.96x the MMA time of 1 wave of 192 x 192 tiles") != std::string::npos);
+  CHECK(wave_swap(test::decide_h200(879, 3284, 1248), 128, 176));  // 20 k-blocks, 128 x 208 in 1x2 before
+  CHECK(wave_swap(test::decide_h200(6691, 500, 288), 128, 208));   // 5 k-blocks, 128 x 256 in 1x4 before
+  CHECK(wave_swap(test::decide_h200(2975, 693, 752), 128, 144));   // 12 k-blocks, 128 x 192 in 2x2 before
+  // Past kGemmOneWaveSwapKblocks the default's multicast keeps it: 303 x 7231 x 2896 (46 k-blocks,
+  // 1.05x slower swapped), 777 x 3397 x 2656 (42), 2889 x 659 x 3808 (60).
+  for (auto [m, n, k] : {std::tuple{303, 7231, 2896}, {777, 3397, 2656}, {2889, 659, 3808}}) {
+    INFO(m << " x " << n << " x " << k);
+    CHECK_FALSE(swapped(test::decide_h200(m, n, k)));
+  }
 }
 
 TEST_CASE("gemm one-wave swap: the tiles it picks compile without spills, and 256 x 176, taller than it takes",

@@ -188,13 +188,10 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm(const __grid_constant_
           }
           // If at <loc>: if (i4 > 0) {
           if ((i4 > 0)) {
-            // If at <loc>: if (%laneid == 0) {
-            if ((tj::lane_id() == 0)) {
-              // For at <loc>: for i5 in [0, 2) step 1 {
-              for (int i5 = 0; i5 < 2; i5 += 1) {
-                // MbarrierArrive at <loc>: arrive_relaxed(map_shared_rank(empty, i5)[((it1 - 1) % 5)])
-                tj::mbar_arrive_relaxed(tj::map_shared_rank(empty, i5), ((it1 - 1) % 5));
-              }
+            // If at <loc>: if (%laneid < 2) {
+            if ((tj::lane_id() < 2)) {
+              // MbarrierArrive at <loc>: arrive_relaxed(map_shared_rank(empty, %laneid)[((it1 - 1) % 5)])
+              tj::mbar_arrive_relaxed(tj::map_shared_rank(empty, tj::lane_id()), ((it1 - 1) % 5));
             }
           }
           // Assign at <loc>: it1 = (it1 + 1)
@@ -205,13 +202,10 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm(const __grid_constant_
         // MmaWait at <loc>: mma_wait(0)
         tj::wgmma_wait<0>();
         tj::acc_fence_128(acc);
-        // If at <loc>: if (%laneid == 0) {
-        if ((tj::lane_id() == 0)) {
-          // For at <loc>: for i6 in [0, 2) step 1 {
-          for (int i6 = 0; i6 < 2; i6 += 1) {
-            // MbarrierArrive at <loc>: arrive_relaxed(map_shared_rank(empty, i6)[((it1 - 1) % 5)])
-            tj::mbar_arrive_relaxed(tj::map_shared_rank(empty, i6), ((it1 - 1) % 5));
-          }
+        // If at <loc>: if (%laneid < 2) {
+        if ((tj::lane_id() < 2)) {
+          // MbarrierArrive at <loc>: arrive_relaxed(map_shared_rank(empty, %laneid)[((it1 - 1) % 5)])
+          tj::mbar_arrive_relaxed(tj::map_shared_rank(empty, tj::lane_id()), ((it1 - 1) % 5));
         }
         // AccStore at <loc>: store_accumulator(d.stage(0).rows((0 + (wg0 * 128))) = elem[acc] over acc[columns 0..63])
         {

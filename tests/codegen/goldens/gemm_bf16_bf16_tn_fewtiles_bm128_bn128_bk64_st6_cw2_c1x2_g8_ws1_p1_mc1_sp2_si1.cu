@@ -199,13 +199,10 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm(const __grid_constant_
         }
         // If at <loc>: if (i6 > 0) {
         if ((i6 > 0)) {
-          // If at <loc>: if (%laneid == 0) {
-          if ((tj::lane_id() == 0)) {
-            // For at <loc>: for i7 in [0, 2) step 1 {
-            for (int i7 = 0; i7 < 2; i7 += 1) {
-              // MbarrierArrive at <loc>: arrive_relaxed(map_shared_rank(empty, i7)[((it2 - 1) % 6)])
-              tj::mbar_arrive_relaxed(tj::map_shared_rank(empty, i7), ((it2 - 1) % 6));
-            }
+          // If at <loc>: if (%laneid < 2) {
+          if ((tj::lane_id() < 2)) {
+            // MbarrierArrive at <loc>: arrive_relaxed(map_shared_rank(empty, %laneid)[((it2 - 1) % 6)])
+            tj::mbar_arrive_relaxed(tj::map_shared_rank(empty, tj::lane_id()), ((it2 - 1) % 6));
           }
         }
         // Assign at <loc>: it2 = (it2 + 1)
@@ -214,13 +211,10 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm(const __grid_constant_
       // MmaWait at <loc>: mma_wait(0)
       tj::wgmma_wait<0>();
       tj::acc_fence_64(acc);
-      // If at <loc>: if (%laneid == 0) {
-      if ((tj::lane_id() == 0)) {
-        // For at <loc>: for i8 in [0, 2) step 1 {
-        for (int i8 = 0; i8 < 2; i8 += 1) {
-          // MbarrierArrive at <loc>: arrive_relaxed(map_shared_rank(empty, i8)[((it2 - 1) % 6)])
-          tj::mbar_arrive_relaxed(tj::map_shared_rank(empty, i8), ((it2 - 1) % 6));
-        }
+      // If at <loc>: if (%laneid < 2) {
+      if ((tj::lane_id() < 2)) {
+        // MbarrierArrive at <loc>: arrive_relaxed(map_shared_rank(empty, %laneid)[((it2 - 1) % 6)])
+        tj::mbar_arrive_relaxed(tj::map_shared_rank(empty, tj::lane_id()), ((it2 - 1) % 6));
       }
       // Declare at <loc>: let last: bool = true
       bool last = true;
@@ -251,12 +245,12 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm(const __grid_constant_
             // Store at <loc>: counters[((((tile_m3 * ((((((n + 128) - 1) / 128) + 0) / 1) * 1)) + tile_n4) * 2) + wg0)] = 0u
             counters[((((tile_m3 * ((((((n + 128) - 1) / 128) + 0) / 1) * 1)) + tile_n4) * 2) + wg0)] = 0u;
           }
-          // For at <loc>: for i9 in [0, splits1) step 1 {
-          for (int i9 = 0; i9 < splits1; i9 += 1) {
-            // If at <loc>: if (i9 != split5) {
-            if ((i9 != split5)) {
+          // For at <loc>: for i7 in [0, splits1) step 1 {
+          for (int i7 = 0; i7 < splits1; i7 += 1) {
+            // If at <loc>: if (i7 != split5) {
+            if ((i7 != split5)) {
               // AccPartial at <loc>: add_accumulator_partial(workspace, acc, slot ((((((tile_m3 * ((((((n + 128) - 1) / 128) + 0) / 1)...
-              tj::acc_partial_add<64, 128, 0, 16, false>(acc, &workspace[(tj::u64)(((((((tile_m3 * ((((((n + 128) - 1) / 128) + 0) / 1) * 1)) + tile_n4) * splits1) + i9) * 2) + wg0)) * 8192ull]);
+              tj::acc_partial_add<64, 128, 0, 16, false>(acc, &workspace[(tj::u64)(((((((tile_m3 * ((((((n + 128) - 1) / 128) + 0) / 1) * 1)) + tile_n4) * splits1) + i7) * 2) + wg0)) * 8192ull]);
             }
           }
         } else {
@@ -266,10 +260,10 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm(const __grid_constant_
           tj::named_barrier_sync((wg0 + 9), 128u);
           // If at <loc>: if ((%tid.x % 128) == 0) {
           if ((((int)threadIdx.x % 128) == 0)) {
-            // AtomicFetchAdd at <loc>: let old10: u32 = atomic_fetch_add.acq_rel.gpu(counters[((((tile_m3 * ((((((n + 128) - 1) / 128) +...
-            unsigned old10 = tj::atom_add_acq_rel_gpu(&counters[((((tile_m3 * ((((((n + 128) - 1) / 128) + 0) / 1) * 1)) + tile_n4) * 2) + wg0)], 1u);
-            // Store at <loc>: split_old[wg0] = old10
-            split_old[wg0] = old10;
+            // AtomicFetchAdd at <loc>: let old8: u32 = atomic_fetch_add.acq_rel.gpu(counters[((((tile_m3 * ((((((n + 128) - 1) / 128) + ...
+            unsigned old8 = tj::atom_add_acq_rel_gpu(&counters[((((tile_m3 * ((((((n + 128) - 1) / 128) + 0) / 1) * 1)) + tile_n4) * 2) + wg0)], 1u);
+            // Store at <loc>: split_old[wg0] = old8
+            split_old[wg0] = old8;
           }
           // NamedBarrier at <loc>: named_barrier((wg0 + 9), 128 threads)
           tj::named_barrier_sync((wg0 + 9), 128u);
@@ -282,12 +276,12 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm(const __grid_constant_
               // Store at <loc>: counters[((((tile_m3 * ((((((n + 128) - 1) / 128) + 0) / 1) * 1)) + tile_n4) * 2) + wg0)] = 0u
               counters[((((tile_m3 * ((((((n + 128) - 1) / 128) + 0) / 1) * 1)) + tile_n4) * 2) + wg0)] = 0u;
             }
-            // For at <loc>: for i11 in [0, splits1) step 1 {
-            for (int i11 = 0; i11 < splits1; i11 += 1) {
-              // If at <loc>: if (i11 != split5) {
-              if ((i11 != split5)) {
+            // For at <loc>: for i9 in [0, splits1) step 1 {
+            for (int i9 = 0; i9 < splits1; i9 += 1) {
+              // If at <loc>: if (i9 != split5) {
+              if ((i9 != split5)) {
                 // AccPartial at <loc>: add_accumulator_partial(workspace, acc, slot ((((((tile_m3 * ((((((n + 128) - 1) / 128) + 0) / 1)...
-                tj::acc_partial_add<64, 128, 0, 16, false>(acc, &workspace[(tj::u64)(((((((tile_m3 * ((((((n + 128) - 1) / 128) + 0) / 1) * 1)) + tile_n4) * splits1) + i11) * 2) + wg0)) * 8192ull]);
+                tj::acc_partial_add<64, 128, 0, 16, false>(acc, &workspace[(tj::u64)(((((((tile_m3 * ((((((n + 128) - 1) / 128) + 0) / 1) * 1)) + tile_n4) * splits1) + i9) * 2) + wg0)) * 8192ull]);
               }
             }
           }

@@ -199,13 +199,10 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm(const __grid_constant_
         }
         // If at <loc>: if (i6 > 0) {
         if ((i6 > 0)) {
-          // If at <loc>: if (%laneid == 0) {
-          if ((tj::lane_id() == 0)) {
-            // For at <loc>: for i7 in [0, 2) step 1 {
-            for (int i7 = 0; i7 < 2; i7 += 1) {
-              // MbarrierArrive at <loc>: arrive_relaxed(map_shared_rank(empty, i7)[((it2 - 1) % 6)])
-              tj::mbar_arrive_relaxed(tj::map_shared_rank(empty, i7), ((it2 - 1) % 6));
-            }
+          // If at <loc>: if (%laneid < 2) {
+          if ((tj::lane_id() < 2)) {
+            // MbarrierArrive at <loc>: arrive_relaxed(map_shared_rank(empty, %laneid)[((it2 - 1) % 6)])
+            tj::mbar_arrive_relaxed(tj::map_shared_rank(empty, tj::lane_id()), ((it2 - 1) % 6));
           }
         }
         // Assign at <loc>: it2 = (it2 + 1)
@@ -214,13 +211,10 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm(const __grid_constant_
       // MmaWait at <loc>: mma_wait(0)
       tj::wgmma_wait<0>();
       tj::acc_fence_64(acc);
-      // If at <loc>: if (%laneid == 0) {
-      if ((tj::lane_id() == 0)) {
-        // For at <loc>: for i8 in [0, 2) step 1 {
-        for (int i8 = 0; i8 < 2; i8 += 1) {
-          // MbarrierArrive at <loc>: arrive_relaxed(map_shared_rank(empty, i8)[((it2 - 1) % 6)])
-          tj::mbar_arrive_relaxed(tj::map_shared_rank(empty, i8), ((it2 - 1) % 6));
-        }
+      // If at <loc>: if (%laneid < 2) {
+      if ((tj::lane_id() < 2)) {
+        // MbarrierArrive at <loc>: arrive_relaxed(map_shared_rank(empty, %laneid)[((it2 - 1) % 6)])
+        tj::mbar_arrive_relaxed(tj::map_shared_rank(empty, tj::lane_id()), ((it2 - 1) % 6));
       }
       // Declare at <loc>: let last: bool = true
       bool last = true;
@@ -260,10 +254,10 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm(const __grid_constant_
           tj::named_barrier_sync((wg0 + 9), 128u);
           // If at <loc>: if ((%tid.x % 128) == 0) {
           if ((((int)threadIdx.x % 128) == 0)) {
-            // AtomicFetchAdd at <loc>: let old9: u32 = atomic_fetch_add.acq_rel.gpu(counters[((((tile_m3 * ((((((n + 128) - 1) / 128) + ...
-            unsigned old9 = tj::atom_add_acq_rel_gpu(&counters[((((tile_m3 * ((((((n + 128) - 1) / 128) + 0) / 1) * 1)) + tile_n4) * 2) + wg0)], 1u);
-            // Store at <loc>: split_old[wg0] = old9
-            split_old[wg0] = old9;
+            // AtomicFetchAdd at <loc>: let old7: u32 = atomic_fetch_add.acq_rel.gpu(counters[((((tile_m3 * ((((((n + 128) - 1) / 128) + ...
+            unsigned old7 = tj::atom_add_acq_rel_gpu(&counters[((((tile_m3 * ((((((n + 128) - 1) / 128) + 0) / 1) * 1)) + tile_n4) * 2) + wg0)], 1u);
+            // Store at <loc>: split_old[wg0] = old7
+            split_old[wg0] = old7;
           }
           // NamedBarrier at <loc>: named_barrier((wg0 + 9), 128 threads)
           tj::named_barrier_sync((wg0 + 9), 128u);

@@ -197,16 +197,10 @@ extern "C" __global__ void __launch_bounds__(256, 1) gemm(const __grid_constant_
         tj::wgmma_wait<2>();
         // If at <loc>: if (i6 > 1) {
         if ((i6 > 1)) {
-          // If at <loc>: if (%laneid == 0) {
-          if ((tj::lane_id() == 0)) {
-            // For at <loc>: for i7 in [0, 4) step 1 {
-            for (int i7 = 0; i7 < 4; i7 += 1) {
-              // If at <loc>: if (((i7 % 2) == %cluster_ctaid.x) || ((i7 / 2) == %cluster_ctaid.y)) {
-              if ((((i7 % 2) == tj::cluster_ctaid_x()) || ((i7 / 2) == tj::cluster_ctaid_y()))) {
-                // MbarrierArrive at <loc>: arrive_relaxed(map_shared_rank(empty, i7)[((it2 - 2) % 8)])
-                tj::mbar_arrive_relaxed(tj::map_shared_rank(empty, i7), ((it2 - 2) % 8));
-              }
-            }
+          // If at <loc>: if ((%laneid < 4) && (((%laneid % 2) == %cluster_ctaid.x) || ((%laneid / 2) == %cluster_ctaid.y))) {
+          if (((tj::lane_id() < 4) && (((tj::lane_id() % 2) == tj::cluster_ctaid_x()) || ((tj::lane_id() / 2) == tj::cluster_ctaid_y())))) {
+            // MbarrierArrive at <loc>: arrive_relaxed(map_shared_rank(empty, %laneid)[((it2 - 2) % 8)])
+            tj::mbar_arrive_relaxed(tj::map_shared_rank(empty, tj::lane_id()), ((it2 - 2) % 8));
           }
         }
         // Assign at <loc>: it2 = (it2 + 1)
@@ -215,29 +209,17 @@ extern "C" __global__ void __launch_bounds__(256, 1) gemm(const __grid_constant_
       // MmaWait at <loc>: mma_wait(0)
       tj::wgmma_wait<0>();
       tj::acc_fence_32(acc);
-      // If at <loc>: if (%laneid == 0) {
-      if ((tj::lane_id() == 0)) {
-        // For at <loc>: for i8 in [0, 4) step 1 {
-        for (int i8 = 0; i8 < 4; i8 += 1) {
-          // If at <loc>: if (((i8 % 2) == %cluster_ctaid.x) || ((i8 / 2) == %cluster_ctaid.y)) {
-          if ((((i8 % 2) == tj::cluster_ctaid_x()) || ((i8 / 2) == tj::cluster_ctaid_y()))) {
-            // MbarrierArrive at <loc>: arrive_relaxed(map_shared_rank(empty, i8)[((it2 - 1) % 8)])
-            tj::mbar_arrive_relaxed(tj::map_shared_rank(empty, i8), ((it2 - 1) % 8));
-          }
-        }
+      // If at <loc>: if ((%laneid < 4) && (((%laneid % 2) == %cluster_ctaid.x) || ((%laneid / 2) == %cluster_ctaid.y))) {
+      if (((tj::lane_id() < 4) && (((tj::lane_id() % 2) == tj::cluster_ctaid_x()) || ((tj::lane_id() / 2) == tj::cluster_ctaid_y())))) {
+        // MbarrierArrive at <loc>: arrive_relaxed(map_shared_rank(empty, %laneid)[((it2 - 1) % 8)])
+        tj::mbar_arrive_relaxed(tj::map_shared_rank(empty, tj::lane_id()), ((it2 - 1) % 8));
       }
       // If at <loc>: if (((((split5 + 1) * (((k + 64) - 1) / 64)) / splits1) - ((split5 * (((k + 64) - 1) / 64)) / spl...
       if ((((((split5 + 1) * (((k + 64) - 1) / 64)) / splits1) - ((split5 * (((k + 64) - 1) / 64)) / splits1)) > 1)) {
-        // If at <loc>: if (%laneid == 0) {
-        if ((tj::lane_id() == 0)) {
-          // For at <loc>: for i9 in [0, 4) step 1 {
-          for (int i9 = 0; i9 < 4; i9 += 1) {
-            // If at <loc>: if (((i9 % 2) == %cluster_ctaid.x) || ((i9 / 2) == %cluster_ctaid.y)) {
-            if ((((i9 % 2) == tj::cluster_ctaid_x()) || ((i9 / 2) == tj::cluster_ctaid_y()))) {
-              // MbarrierArrive at <loc>: arrive_relaxed(map_shared_rank(empty, i9)[((it2 - 2) % 8)])
-              tj::mbar_arrive_relaxed(tj::map_shared_rank(empty, i9), ((it2 - 2) % 8));
-            }
-          }
+        // If at <loc>: if ((%laneid < 4) && (((%laneid % 2) == %cluster_ctaid.x) || ((%laneid / 2) == %cluster_ctaid.y))) {
+        if (((tj::lane_id() < 4) && (((tj::lane_id() % 2) == tj::cluster_ctaid_x()) || ((tj::lane_id() / 2) == tj::cluster_ctaid_y())))) {
+          // MbarrierArrive at <loc>: arrive_relaxed(map_shared_rank(empty, %laneid)[((it2 - 2) % 8)])
+          tj::mbar_arrive_relaxed(tj::map_shared_rank(empty, tj::lane_id()), ((it2 - 2) % 8));
         }
       }
       // Declare at <loc>: let last: bool = true
@@ -269,12 +251,12 @@ extern "C" __global__ void __launch_bounds__(256, 1) gemm(const __grid_constant_
             // Store at <loc>: counters[((((tile_m3 * ((((((n + 64) - 1) / 64) + 1) / 2) * 2)) + tile_n4) * 1) + wg0)] = 0u
             counters[((((tile_m3 * ((((((n + 64) - 1) / 64) + 1) / 2) * 2)) + tile_n4) * 1) + wg0)] = 0u;
           }
-          // For at <loc>: for i10 in [0, splits1) step 1 {
-          for (int i10 = 0; i10 < splits1; i10 += 1) {
-            // If at <loc>: if (i10 != split5) {
-            if ((i10 != split5)) {
+          // For at <loc>: for i7 in [0, splits1) step 1 {
+          for (int i7 = 0; i7 < splits1; i7 += 1) {
+            // If at <loc>: if (i7 != split5) {
+            if ((i7 != split5)) {
               // AccPartial at <loc>: add_accumulator_partial(workspace, acc, slot ((((((tile_m3 * ((((((n + 64) - 1) / 64) + 1) / 2) *...
-              tj::acc_partial_add<32, 64, 0, 8, false>(acc, &workspace[(tj::u64)(((((((tile_m3 * ((((((n + 64) - 1) / 64) + 1) / 2) * 2)) + tile_n4) * splits1) + i10) * 1) + wg0)) * 4096ull]);
+              tj::acc_partial_add<32, 64, 0, 8, false>(acc, &workspace[(tj::u64)(((((((tile_m3 * ((((((n + 64) - 1) / 64) + 1) / 2) * 2)) + tile_n4) * splits1) + i7) * 1) + wg0)) * 4096ull]);
             }
           }
         } else {
@@ -284,10 +266,10 @@ extern "C" __global__ void __launch_bounds__(256, 1) gemm(const __grid_constant_
           tj::named_barrier_sync((wg0 + 9), 128u);
           // If at <loc>: if ((%tid.x % 128) == 0) {
           if ((((int)threadIdx.x % 128) == 0)) {
-            // AtomicFetchAdd at <loc>: let old11: u32 = atomic_fetch_add.acq_rel.gpu(counters[((((tile_m3 * ((((((n + 64) - 1) / 64) + 1...
-            unsigned old11 = tj::atom_add_acq_rel_gpu(&counters[((((tile_m3 * ((((((n + 64) - 1) / 64) + 1) / 2) * 2)) + tile_n4) * 1) + wg0)], 1u);
-            // Store at <loc>: split_old[wg0] = old11
-            split_old[wg0] = old11;
+            // AtomicFetchAdd at <loc>: let old8: u32 = atomic_fetch_add.acq_rel.gpu(counters[((((tile_m3 * ((((((n + 64) - 1) / 64) + 1)...
+            unsigned old8 = tj::atom_add_acq_rel_gpu(&counters[((((tile_m3 * ((((((n + 64) - 1) / 64) + 1) / 2) * 2)) + tile_n4) * 1) + wg0)], 1u);
+            // Store at <loc>: split_old[wg0] = old8
+            split_old[wg0] = old8;
           }
           // NamedBarrier at <loc>: named_barrier((wg0 + 9), 128 threads)
           tj::named_barrier_sync((wg0 + 9), 128u);
@@ -300,12 +282,12 @@ extern "C" __global__ void __launch_bounds__(256, 1) gemm(const __grid_constant_
               // Store at <loc>: counters[((((tile_m3 * ((((((n + 64) - 1) / 64) + 1) / 2) * 2)) + tile_n4) * 1) + wg0)] = 0u
               counters[((((tile_m3 * ((((((n + 64) - 1) / 64) + 1) / 2) * 2)) + tile_n4) * 1) + wg0)] = 0u;
             }
-            // For at <loc>: for i12 in [0, splits1) step 1 {
-            for (int i12 = 0; i12 < splits1; i12 += 1) {
-              // If at <loc>: if (i12 != split5) {
-              if ((i12 != split5)) {
+            // For at <loc>: for i9 in [0, splits1) step 1 {
+            for (int i9 = 0; i9 < splits1; i9 += 1) {
+              // If at <loc>: if (i9 != split5) {
+              if ((i9 != split5)) {
                 // AccPartial at <loc>: add_accumulator_partial(workspace, acc, slot ((((((tile_m3 * ((((((n + 64) - 1) / 64) + 1) / 2) *...
-                tj::acc_partial_add<32, 64, 0, 8, false>(acc, &workspace[(tj::u64)(((((((tile_m3 * ((((((n + 64) - 1) / 64) + 1) / 2) * 2)) + tile_n4) * splits1) + i12) * 1) + wg0)) * 4096ull]);
+                tj::acc_partial_add<32, 64, 0, 8, false>(acc, &workspace[(tj::u64)(((((((tile_m3 * ((((((n + 64) - 1) / 64) + 1) / 2) * 2)) + tile_n4) * splits1) + i9) * 1) + wg0)) * 4096ull]);
               }
             }
           }

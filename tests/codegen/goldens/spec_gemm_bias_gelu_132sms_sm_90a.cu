@@ -175,13 +175,10 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm(const __grid_constant_
         }
         // If at <loc>: if (i5 > 0) {
         if ((i5 > 0)) {
-          // If at <loc>: if (%laneid == 0) {
-          if ((tj::lane_id() == 0)) {
-            // For at <loc>: for i6 in [0, 2) step 1 {
-            for (int i6 = 0; i6 < 2; i6 += 1) {
-              // MbarrierArrive at <loc>: arrive_relaxed(map_shared_rank(empty, i6)[((it1 - 1) % 4)])
-              tj::mbar_arrive_relaxed(tj::map_shared_rank(empty, i6), ((it1 - 1) % 4));
-            }
+          // If at <loc>: if (%laneid < 2) {
+          if ((tj::lane_id() < 2)) {
+            // MbarrierArrive at <loc>: arrive_relaxed(map_shared_rank(empty, %laneid)[((it1 - 1) % 4)])
+            tj::mbar_arrive_relaxed(tj::map_shared_rank(empty, tj::lane_id()), ((it1 - 1) % 4));
           }
         }
         // Assign at <loc>: it1 = (it1 + 1)
@@ -190,13 +187,10 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm(const __grid_constant_
       // MmaWait at <loc>: mma_wait(0)
       tj::wgmma_wait<0>();
       tj::acc_fence_128(acc);
-      // If at <loc>: if (%laneid == 0) {
-      if ((tj::lane_id() == 0)) {
-        // For at <loc>: for i7 in [0, 2) step 1 {
-        for (int i7 = 0; i7 < 2; i7 += 1) {
-          // MbarrierArrive at <loc>: arrive_relaxed(map_shared_rank(empty, i7)[((it1 - 1) % 4)])
-          tj::mbar_arrive_relaxed(tj::map_shared_rank(empty, i7), ((it1 - 1) % 4));
-        }
+      // If at <loc>: if (%laneid < 2) {
+      if ((tj::lane_id() < 2)) {
+        // MbarrierArrive at <loc>: arrive_relaxed(map_shared_rank(empty, %laneid)[((it1 - 1) % 4)])
+        tj::mbar_arrive_relaxed(tj::map_shared_rank(empty, tj::lane_id()), ((it1 - 1) % 4));
       }
       // Store at <loc>: vec_s[(((((wg0 * 1) + 0) * 256) + 0) + (%tid.x % 128))] = (vec * 0.5f)
       vec_s[(((((wg0 * 1) + 0) * 256) + 0) + ((int)threadIdx.x % 128))] = (vec * 0.5f);

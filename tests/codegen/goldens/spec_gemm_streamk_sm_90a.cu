@@ -195,13 +195,10 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm(const __grid_constant_
         }
         // If at <loc>: if (i16 > 0) {
         if ((i16 > 0)) {
-          // If at <loc>: if (%laneid == 0) {
-          if ((tj::lane_id() == 0)) {
-            // For at <loc>: for i17 in [0, 2) step 1 {
-            for (int i17 = 0; i17 < 2; i17 += 1) {
-              // MbarrierArrive at <loc>: arrive_relaxed(map_shared_rank(empty, i17)[((it8 - 1) % 4)])
-              tj::mbar_arrive_relaxed(tj::map_shared_rank(empty, i17), ((it8 - 1) % 4));
-            }
+          // If at <loc>: if (%laneid < 2) {
+          if ((tj::lane_id() < 2)) {
+            // MbarrierArrive at <loc>: arrive_relaxed(map_shared_rank(empty, %laneid)[((it8 - 1) % 4)])
+            tj::mbar_arrive_relaxed(tj::map_shared_rank(empty, tj::lane_id()), ((it8 - 1) % 4));
           }
         }
         // Assign at <loc>: it8 = (it8 + 1)
@@ -210,13 +207,10 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm(const __grid_constant_
       // MmaWait at <loc>: mma_wait(0)
       tj::wgmma_wait<0>();
       tj::acc_fence_128(acc);
-      // If at <loc>: if (%laneid == 0) {
-      if ((tj::lane_id() == 0)) {
-        // For at <loc>: for i18 in [0, 2) step 1 {
-        for (int i18 = 0; i18 < 2; i18 += 1) {
-          // MbarrierArrive at <loc>: arrive_relaxed(map_shared_rank(empty, i18)[((it8 - 1) % 4)])
-          tj::mbar_arrive_relaxed(tj::map_shared_rank(empty, i18), ((it8 - 1) % 4));
-        }
+      // If at <loc>: if (%laneid < 2) {
+      if ((tj::lane_id() < 2)) {
+        // MbarrierArrive at <loc>: arrive_relaxed(map_shared_rank(empty, %laneid)[((it8 - 1) % 4)])
+        tj::mbar_arrive_relaxed(tj::map_shared_rank(empty, tj::lane_id()), ((it8 - 1) % 4));
       }
       // Declare at <loc>: let sk_last: bool = true
       bool sk_last = true;
@@ -253,12 +247,12 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm(const __grid_constant_
               // Store at <loc>: counters[((((select((sk_streamed12 == 1), sk_tile13, -1) * 2) + %cluster_ctarank) * 2) + wg0)] = 0u
               counters[((((((sk_streamed12 == 1) ? sk_tile13 : (-1)) * 2) + tj::cluster_ctarank()) * 2) + wg0)] = 0u;
             }
-            // For at <loc>: for i19 in [sk_first_share, (sk_last_share + 1)) step 1 {
-            for (int i19 = sk_first_share; i19 < (sk_last_share + 1); i19 += 1) {
-              // If at <loc>: if (i19 != %clusterid.x) {
-              if ((i19 != tj::cluster_id_x())) {
-                // AccPartial at <loc>: add_accumulator_partial(workspace, acc, slot ((((((i19 * 2) + select((i32(((i64(i19) * i64(sk_ite...
-                tj::acc_partial_add<128, 256, 0, 32, false>(acc, &workspace[(tj::u64)(((((((i19 * 2) + ((((int)((((long long)i19) * ((long long)sk_iters2)) / ((long long)sk_share_workers4))) >= (((sk_streamed12 == 1) ? sk_tile13 : (-1)) * (((k + 64) - 1) / 64))) ? 0 : 1)) * 2) + tj::cluster_ctarank()) * 2) + wg0)) * 16384ull]);
+            // For at <loc>: for i17 in [sk_first_share, (sk_last_share + 1)) step 1 {
+            for (int i17 = sk_first_share; i17 < (sk_last_share + 1); i17 += 1) {
+              // If at <loc>: if (i17 != %clusterid.x) {
+              if ((i17 != tj::cluster_id_x())) {
+                // AccPartial at <loc>: add_accumulator_partial(workspace, acc, slot ((((((i17 * 2) + select((i32(((i64(i17) * i64(sk_ite...
+                tj::acc_partial_add<128, 256, 0, 32, false>(acc, &workspace[(tj::u64)(((((((i17 * 2) + ((((int)((((long long)i17) * ((long long)sk_iters2)) / ((long long)sk_share_workers4))) >= (((sk_streamed12 == 1) ? sk_tile13 : (-1)) * (((k + 64) - 1) / 64))) ? 0 : 1)) * 2) + tj::cluster_ctarank()) * 2) + wg0)) * 16384ull]);
               }
             }
           } else {
@@ -268,10 +262,10 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm(const __grid_constant_
             tj::named_barrier_sync((wg0 + 9), 128u);
             // If at <loc>: if ((%tid.x % 128) == 0) {
             if ((((int)threadIdx.x % 128) == 0)) {
-              // AtomicFetchAdd at <loc>: let old20: u32 = atomic_fetch_add.acq_rel.gpu(counters[((((select((sk_streamed12 == 1), sk_tile13...
-              unsigned old20 = tj::atom_add_acq_rel_gpu(&counters[((((((sk_streamed12 == 1) ? sk_tile13 : (-1)) * 2) + tj::cluster_ctarank()) * 2) + wg0)], 1u);
-              // Store at <loc>: split_old[wg0] = old20
-              split_old[wg0] = old20;
+              // AtomicFetchAdd at <loc>: let old18: u32 = atomic_fetch_add.acq_rel.gpu(counters[((((select((sk_streamed12 == 1), sk_tile13...
+              unsigned old18 = tj::atom_add_acq_rel_gpu(&counters[((((((sk_streamed12 == 1) ? sk_tile13 : (-1)) * 2) + tj::cluster_ctarank()) * 2) + wg0)], 1u);
+              // Store at <loc>: split_old[wg0] = old18
+              split_old[wg0] = old18;
             }
             // NamedBarrier at <loc>: named_barrier((wg0 + 9), 128 threads)
             tj::named_barrier_sync((wg0 + 9), 128u);
@@ -284,12 +278,12 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm(const __grid_constant_
                 // Store at <loc>: counters[((((select((sk_streamed12 == 1), sk_tile13, -1) * 2) + %cluster_ctarank) * 2) + wg0)] = 0u
                 counters[((((((sk_streamed12 == 1) ? sk_tile13 : (-1)) * 2) + tj::cluster_ctarank()) * 2) + wg0)] = 0u;
               }
-              // For at <loc>: for i21 in [sk_first_share, (sk_last_share + 1)) step 1 {
-              for (int i21 = sk_first_share; i21 < (sk_last_share + 1); i21 += 1) {
-                // If at <loc>: if (i21 != %clusterid.x) {
-                if ((i21 != tj::cluster_id_x())) {
-                  // AccPartial at <loc>: add_accumulator_partial(workspace, acc, slot ((((((i21 * 2) + select((i32(((i64(i21) * i64(sk_ite...
-                  tj::acc_partial_add<128, 256, 0, 32, false>(acc, &workspace[(tj::u64)(((((((i21 * 2) + ((((int)((((long long)i21) * ((long long)sk_iters2)) / ((long long)sk_share_workers4))) >= (((sk_streamed12 == 1) ? sk_tile13 : (-1)) * (((k + 64) - 1) / 64))) ? 0 : 1)) * 2) + tj::cluster_ctarank()) * 2) + wg0)) * 16384ull]);
+              // For at <loc>: for i19 in [sk_first_share, (sk_last_share + 1)) step 1 {
+              for (int i19 = sk_first_share; i19 < (sk_last_share + 1); i19 += 1) {
+                // If at <loc>: if (i19 != %clusterid.x) {
+                if ((i19 != tj::cluster_id_x())) {
+                  // AccPartial at <loc>: add_accumulator_partial(workspace, acc, slot ((((((i19 * 2) + select((i32(((i64(i19) * i64(sk_ite...
+                  tj::acc_partial_add<128, 256, 0, 32, false>(acc, &workspace[(tj::u64)(((((((i19 * 2) + ((((int)((((long long)i19) * ((long long)sk_iters2)) / ((long long)sk_share_workers4))) >= (((sk_streamed12 == 1) ? sk_tile13 : (-1)) * (((k + 64) - 1) / 64))) ? 0 : 1)) * 2) + tj::cluster_ctarank()) * 2) + wg0)) * 16384ull]);
                 }
               }
             }
