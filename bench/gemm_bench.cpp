@@ -221,8 +221,8 @@ void run_shape(const samples::Sample& gemm, const bench::MatmulSize& size, const
     const samples::Check strict = inst->verify();
     blas.allow_reduced_precision_reduction(true);
     row.cublas_coarse = strict.ok;
-    const std::string out_type = row.types.substr(row.types.find("->") + 2, 4);
-    const std::string why = strict.ok ? "the call is right; the timed default sums split-K partials in " + out_type +
+    const std::string why = strict.ok ? "the call is right; the timed default sums split-K partials in " +
+                                            std::string(ir::scalar_name(s.out)) +
                                             " (CUBLAS_MATH_DISALLOW_REDUCED_PRECISION_REDUCTION unset)"
                                       : strict.detail;
     std::printf("  cuBLAS verify with reduced-precision reduction disallowed %s: %s\n", strict.ok ? "PASSED" : "FAILED", why.c_str());

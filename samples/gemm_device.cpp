@@ -414,8 +414,8 @@ void choose_wave_swap(const Gemm& gemm, const Config& c, const Sample::DeviceFac
   say("one wave -> swap 1, coop cols, bm " + std::to_string(best->bm) + ", bn " + std::to_string(best->bn) +
       ", unclustered: D^T = B A^T in " + std::to_string(best->tiles) + " tiles of " + std::to_string(best->bm) + " of B's rows by " +
       std::to_string(best->bn) + " of A's, all in one wave of " + std::to_string(device.sm_count) + " SMs; est. " +
-      fixed(best->time / incumbent, 2) + "x the MMA time of " + (one_wave ? std::string("1 wave") : fixed(waves, 0) + " waves") + " of " + std::to_string(t.bm) + " x " +
-      std::to_string(t.bn) + " tiles");
+      fixed(best->time / incumbent, 2) + "x the MMA time of " + (one_wave ? std::string("1 wave") : fixed(waves, 0) + " waves") +
+      " of " + std::to_string(t.bm) + " x " + std::to_string(t.bn) + " tiles");
 }
 
 // splits 0: the count the kernel would take at run time, at one CTA per SM (gemm_workspace).
