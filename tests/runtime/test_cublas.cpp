@@ -154,7 +154,7 @@ TEST_CASE("a missing cuBLAS is a NoDriver error that says what was tried", "[run
   }
   // A library that opens but is not cuBLAS: every missing entry point is named.
   CHECK_THROWS_WITH(find_cublas({"libm.so.6"}),
-                    Catch::Contains("libm.so.6 lacks cublasCreate_v2, cublasDestroy_v2, cublasSetStream_v2, "
+                    Catch::Contains("libm.so.6 lacks cublasCreate_v2, cublasDestroy_v2, cublasSetStream_v2, cublasSetMathMode, "
                                     "cublasGemmEx, cublasGetStatusName, cublasGetStatusString, cublasGetProperty"));
 }
 
