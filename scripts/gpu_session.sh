@@ -440,13 +440,18 @@ done
 fi
 
 # Ours against ours in one process (only when named): GEMM_AB is a file of "SHAPE CONFIG VARIANT"
-# lines (CONFIG "default": the default path); VARIANT is --versus's key=value list. One line each
+# lines, or several files separated by spaces, run in that order (CONFIG "default": the default
+# path); VARIANT is --versus's key=value list. A line naming each file, then one line each
 # in the summary: the bench's row of ours against the variant (per-rep ratios below 1: the variant faster).
 # scripts/ab_split_atomic.txt: split_reduce atomic against the default path and against the workspace;
 # scripts/ab_split_atomic_auto.txt: the default path (atomic for 4 or more workspace splits) against
 # split_reduce workspace; scripts/ab_split_width.txt: tile widths that pad N less, one CTA per cluster.
 if [[ "$SECTIONS" == *" gemm-ab "* ]]; then
-ab_lines "${GEMM_AB:?gemm-ab needs GEMM_AB, a file of SHAPE CONFIG VARIANT lines}" "$OUT/bench_ab_all.log"
+for ab_file in ${GEMM_AB:?gemm-ab needs GEMM_AB, a file of SHAPE CONFIG VARIANT lines}; do
+  [ -f "$ab_file" ] || { note "ab $ab_file: no such file"; continue; }
+  note "ab file $ab_file"
+  ab_lines "$ab_file" "$OUT/bench_ab_all.log"
+done
 fi
 
 # Per-instruction SASS with executed counts and stall samples of ours and cuBLAS at NCU_SHAPE
