@@ -39,7 +39,10 @@ decisions() {
 
 note "== $(date -u +%F) $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader) sections: ${*:-all}"
 if section tests; then
-$B/tilejit_gpu_tests > "$OUT/gpu_tests.log" 2>&1; note "gpu tests rc=$?: $(grep -E '^(All tests|test cases)' "$OUT/gpu_tests.log" | tr '\n' ' ')"
+# GPU_TESTS (a Catch2 filter, e.g. "[gemm]" or -# "[#test_softmax]") runs part of the GPU suite;
+# GPU_TESTS_SECONDS bounds it (0, the default: no bound): cut short, it notes rc 124 and the
+# counts Catch2 printed for the cases that ran.
+timeout "${GPU_TESTS_SECONDS:-0}" $B/tilejit_gpu_tests ${GPU_TESTS:-} > "$OUT/gpu_tests.log" 2>&1; note "gpu tests ${GPU_TESTS:-(all)} rc=$?: $(grep -E '^(All tests|test cases)' "$OUT/gpu_tests.log" | tr '\n' ' ')"
 # The CPU suite where the GPU is, reading the data files (specs, goldens) from this copy of
 # the tree (TILEJIT_SOURCE_DIR). UNIT_TESTS="[ptx]" (a Catch2 filter) runs part of it: all
 # of it compiles hundreds of kernels with NVRTC's own cache off, minutes on that machine.
