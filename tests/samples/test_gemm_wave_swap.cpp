@@ -87,10 +87,17 @@ TEST_CASE("gemm one-wave swap: in place of one wave over a short K, where the sw
   }
 }
 
-TEST_CASE("gemm one-wave swap: the tiles it picks compile without spills, and 256 x 176, taller than it takes",
+TEST_CASE("gemm one-wave swap: the tiles it picks compile without spills (in place of two waves and of one), and 256 x 176, "
+          "taller than it takes",
           "[samples][gemm][swap][ptx]") {
   samples::Sample::DeviceChoice d = test::decide_h200(820, 5904, 688);
   test::compile_without_spills(codegen::lower(test::gemm_sample().build(d.config), codegen::Target::sm90a()), d.line);
+  // The one-wave picks over a short K: 192 x 176 and 128 x 208.
+  for (auto [m, n, k] : {std::tuple{643, 6120, 1008}, {6691, 500, 288}}) {
+    const samples::Sample::DeviceChoice one = test::decide_h200(m, n, k);
+    REQUIRE(swapped(one));
+    test::compile_without_spills(codegen::lower(test::gemm_sample().build(one.config), codegen::Target::sm90a()), one.line);
+  }
   d.config.params["bm"] = 256, d.config.params["bn"] = 176;
   REQUIRE(test::gemm_problems(d.config).empty());
   test::compile_without_spills(codegen::lower(test::gemm_sample().build(d.config), codegen::Target::sm90a()), "256 x 176");
