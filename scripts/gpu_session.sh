@@ -16,18 +16,27 @@ summary=$OUT/summary.txt
 note() { echo "$*" | tee -a "$summary"; }
 SECTIONS=" $* "
 section() { [ "$SECTIONS" = "  " ] || [[ "$SECTIONS" == *" $1 "* ]]; }
-# ab_lines FILE ALL_LOG: each SHAPE CONFIG VARIANT line of FILE through the GEMM bench, ours
-# (CONFIG, or "default": the default path) against --versus VARIANT in one process; every
-# bench log appended to ALL_LOG, one summary line each.
+# ab_lines FILE ALL_LOG: the SHAPE CONFIG VARIANT lines of FILE through the GEMM bench, ours
+# (CONFIG, or "default": the default path) against --versus VARIANT, interleaved per shape; the
+# lines of one CONFIG and VARIANT share a process (one start-up, one cuBLAS handle), so a grid
+# costs little more than its kernels. Every bench log goes to ALL_LOG; one summary line per shape:
+# the variant's row and ours' "verified" cell (rc is the process's: 1 where any shape's check failed).
 ab_lines() {
-  while read -r shape cfg variant; do
-    [ -z "$shape" ] && continue
+  local group
+  while IFS= read -r group; do
+    local cfg=${group%% *} variant=${group#* }
+    local shapes; shapes=$(awk -v c="$cfg" -v v="$variant" 'NF >= 3 && $2 == c && $3 == v {print $1}' "$1" | paste -sd,)
+    local count; count=$(echo "$shapes" | tr ',' '\n' | wc -l)
     local args=(--config "$cfg"); [ "$cfg" = default ] && args=()
-    timeout 120 $B/tilejit_bench_gemm --no-tuned --iters "${GEMM_ITERS:-20}" --reps "${GEMM_REPS:-5}" --sustained 0 "${args[@]}" \
-      --versus "$variant" --shapes "$shape" > "$OUT/bench_ab.log" 2>&1; local rc=$?
+    timeout $((60 + 60 * count)) $B/tilejit_bench_gemm --no-tuned --iters "${GEMM_ITERS:-20}" --reps "${GEMM_REPS:-5}" --sustained 0 "${args[@]}" \
+      --versus "$variant" --shapes "$shapes" > "$OUT/bench_ab.log" 2>&1; local rc=$?
     cat "$OUT/bench_ab.log" >> "$2"
-    note "ab $shape $cfg vs $variant rc=$rc: $(grep -E '^\| [0-9]' "$OUT/bench_ab.log" | tail -1)"
-  done < "$1"
+    local shape
+    for shape in ${shapes//,/ }; do
+      local rows; rows=$(grep -E "^\| $shape \|" "$OUT/bench_ab.log")
+      note "ab $shape $cfg vs $variant rc=$rc: $(echo "$rows" | tail -1) ours verified: $(echo "$rows" | head -1 | awk -F'|' '{print $(NF-1)}' | tr -s ' ')"
+    done
+  done < <(awk 'NF >= 3 && !seen[$2 " " $3]++ {print $2 " " $3}' "$1")
 }
 
 # decisions LOG: what the default path decided in a bench log (its auto lines), one clause
