@@ -145,6 +145,70 @@ void choose_packing(const Gemm& gemm, const Config& c, const Sample::DeviceFacts
       (quad_along_m ? "; four along M rather than a pair, each CTA loading a quarter of B's tile" : ""));
 }
 
+namespace {
+// Whether the spec leaves the tile's rows, warpgroups and cluster to the defaults, with
+// multicast auto: where the corrections below may change them.
+bool tile_left_to_defaults(const Config& c) {
+  for (const char* p : {"cluster", "params.bm", "params.consumers", "params.pingpong", "params.warp_specialized", "params.swap"})
+    if (c.named.count(p)) return false;
+  return GemmMulticast(c.param("multicast")) == GemmMulticast::Auto;
+}
+}  // namespace
+
+// kGemmNarrowPair: more than two column tiles across N (packing's static pick) give way to
+// two, of half of N rounded up to 16 columns, in 2x1 pairs sharing A, where the pairs fit one
+// wave of those the device runs at once; the wave model then schedules them (split-K or
+// stream-K where they leave SMs idle).
+void choose_narrow_pair(const Gemm& gemm, const Config& c, const Sample::DeviceFacts& device, Sample::DeviceChoice& d, const Say& say) {
+  if (!kGemmNarrowPair || !tile_left_to_defaults(c)) return;
+  const GemmShape s = gemm_kernel_shape(d.config);
+  const GemmTiling t = gemm_tiling(d.config);
+  const uint64_t kblocks = ceil_div(uint64_t(s.k), uint64_t(t.bk));
+  if (s.layout != GemmLayout::TN || t.swap || rows_aligned(s) || kblocks < kGemmNarrowPairMinKblocks) return;
+  const uint64_t tiles_n = ceil_div(uint64_t(s.n), uint64_t(t.bn));
+  const unsigned half = unsigned(ceil_div(ceil_div(uint64_t(s.n), 2), 16) * 16);
+  const uint64_t picked_cols = ceil_div(tiles_n, uint64_t(t.cluster_n)) * t.cluster_n * t.bn;
+  if (tiles_n <= 2 || half < kGemmMinPackedBn || half > 256 || 2 * half > picked_cols) return;
+  if (gemm_auto_schedule(s, t, model_sms(device, t.cluster_m * t.cluster_n)).schedule != GemmSchedule::Static) return;
+  Config v = d.config;
+  v.params["bn"] = int64_t(half), v.params["bm"] = int64_t(128), v.params["consumers"] = int64_t(2);
+  v.cluster = {2, 1, 1};
+  const int fit = device.clusters_that_fit(2).value_or(device.sm_count / 2);
+  if (!gemm.check_config(v).empty()) return;
+  const uint64_t pairs = cluster_tiles(s, gemm_tiling(v), half);
+  if (pairs > uint64_t(std::max(0, fit))) return;
+  say("narrow pair -> bn " + std::to_string(half) +
+      (t.bm != 128 ? ", bm " + std::to_string(t.bm) + " -> 128, consumers " + std::to_string(t.consumers) + " -> 2" : std::string()) +
+      (d.config.cluster.x == 2 && d.config.cluster.y == 1 ? std::string(" in 2x1") : ", cluster " + xy(d.config.cluster) + " -> 2x1") +
+      ": " + std::to_string(tiles_n) + " column tiles of " + std::to_string(t.bn) +
+      " read each A row " + std::to_string(ceil_div(tiles_n, uint64_t(t.cluster_n))) + " times over " + std::to_string(kblocks) +
+      " k-blocks; two of " + std::to_string(half) + " (" + std::to_string(2 * half) + " columns for N " + std::to_string(s.n) +
+      ") in pairs sharing it read it once, " + std::to_string(pairs) + " pairs of the " + std::to_string(fit) +
+      " the device runs at once, the schedule left to the wave model");
+  d.config = v;
+}
+
+// kGemmShortKClusterKblocks: clusters of 4 (packing's pick) over a K of a few k-blocks run
+// unclustered where the tiles fit one wave of the SMs.
+void choose_short_k_unclustered(const Gemm& gemm, const Config& c, const Sample::DeviceFacts& device, Sample::DeviceChoice& d,
+                                const Say& say) {
+  if (!tile_left_to_defaults(c)) return;
+  const GemmShape s = gemm_kernel_shape(d.config);
+  const GemmTiling t = gemm_tiling(d.config);
+  const uint64_t kblocks = ceil_div(uint64_t(s.k), uint64_t(t.bk));
+  if (t.cluster_m * t.cluster_n != 4 || t.cluster_k != 1 || kblocks > kGemmShortKClusterKblocks) return;
+  Config v = d.config;
+  v.cluster = {1, 1, 1}, v.params["multicast"] = int64_t(GemmMulticast::Off);
+  if (!gemm.check_config(v).empty()) return;
+  const GemmTiling one = gemm_tiling(v);
+  const uint64_t tiles = cluster_tiles(s, one, one.bn);
+  if (tiles > uint64_t(device.sm_count) || gemm_auto_schedule(s, one, device.sm_count).schedule != GemmSchedule::Static) return;
+  say("short K -> cluster " + xy(d.config.cluster) + " -> 1x1 without multicast: " + std::to_string(kblocks) +
+      " k-blocks do not pay back a cluster of 4; " + std::to_string(tiles) + " tiles in one wave of " + std::to_string(device.sm_count) +
+      " SMs");
+  d.config = v;
+}
+
 // kGemmLongSplit: packing's narrow static width over a long K gives way to the narrowest width
 // of at least 128 columns whose tiles in 2x1 pairs, split in 2 (workspace or cluster, as
 // choose_split_plane decides), fill at most one wave of the pairs the device runs at once.
