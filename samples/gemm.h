@@ -383,12 +383,6 @@ inline constexpr uint64_t kGemmSectorPitch = 32;
 // (4766x438x3488 1.03, 4492x422x3296 1.06, 4746x288x6336 1.07) (docs/performance-log.md).
 inline constexpr bool kGemmNarrowPair = true;
 inline constexpr uint64_t kGemmNarrowPairMinKblocks = 100;
-// Over at most kGemmShortKClusterKblocks k-blocks, a pick of clusters of 4 runs unclustered
-// (the same tile, one wave of the SMs): the cluster's launch and its multicast handshakes are
-// not paid back in a few k-blocks. H100, same process, packing's 2x2 against unclustered at ten
-// shapes of 3-6 k-blocks (1026x200x328, 822x236x352, 1969x951x224, ...): unclustered
-// 1.00-1.20x as fast at all ten (docs/performance-log.md).
-inline constexpr uint64_t kGemmShortKClusterKblocks = 6;
 
 // Epilogue chunks of 64 bytes instead of 128 where 128 would leave fewer pipeline stages than this.
 inline constexpr unsigned kGemmMinChunkStages = 4;

@@ -327,7 +327,6 @@ void choose_width(const Gemm& gemm, const Config& c, const Sample::DeviceFacts& 
                : std::string()));
   if (auto_schedule && bn != 64) choose_packing(gemm, c, device, d, say);
   if (auto_schedule && bn != 64) choose_narrow_pair(gemm, c, device, d, say);
-  if (auto_schedule && bn != 64) choose_short_k_unclustered(gemm, c, device, d, say);
   if (auto_schedule && bn != 64) choose_long_split(gemm, c, device, d, say);
 }
 

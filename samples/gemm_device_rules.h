@@ -28,12 +28,9 @@ int model_sms(const Sample::DeviceFacts& device, unsigned ctas);
 // Packing (gemm_packing.cpp): after choose_width, the width and cluster of the lowest
 // estimated time, unclustered or in clusters of 4.
 void choose_packing(const Gemm& gemm, const Config& c, const Sample::DeviceFacts& device, Sample::DeviceChoice& d, const Say& say);
-// kGemmNarrowPair and kGemmShortKClusterKblocks (gemm_packing.cpp): packing's pick over a
-// narrow N and a long K gives way to two column tiles in pairs along N; over a very short K,
-// its clusters of 4 to the unclustered tile.
+// kGemmNarrowPair (gemm_packing.cpp): packing's pick over a narrow N and a long K gives way to
+// two column tiles in pairs along N.
 void choose_narrow_pair(const Gemm& gemm, const Config& c, const Sample::DeviceFacts& device, Sample::DeviceChoice& d, const Say& say);
-void choose_short_k_unclustered(const Gemm& gemm, const Config& c, const Sample::DeviceFacts& device, Sample::DeviceChoice& d,
-                                const Say& say);
 // kGemmLongSplit (gemm_packing.cpp): packing's narrow static width over a long K gives way to
 // 2x1 pairs split in 2.
 void choose_long_split(const Gemm& gemm, const Config& c, const Sample::DeviceFacts& device, Sample::DeviceChoice& d, const Say& say);

@@ -188,27 +188,6 @@ void choose_narrow_pair(const Gemm& gemm, const Config& c, const Sample::DeviceF
   d.config = v;
 }
 
-// kGemmShortKClusterKblocks: clusters of 4 (packing's pick) over a K of a few k-blocks run
-// unclustered where the tiles fit one wave of the SMs.
-void choose_short_k_unclustered(const Gemm& gemm, const Config& c, const Sample::DeviceFacts& device, Sample::DeviceChoice& d,
-                                const Say& say) {
-  if (!tile_left_to_defaults(c)) return;
-  const GemmShape s = gemm_kernel_shape(d.config);
-  const GemmTiling t = gemm_tiling(d.config);
-  const uint64_t kblocks = ceil_div(uint64_t(s.k), uint64_t(t.bk));
-  if (t.cluster_m * t.cluster_n != 4 || t.cluster_k != 1 || kblocks > kGemmShortKClusterKblocks) return;
-  Config v = d.config;
-  v.cluster = {1, 1, 1}, v.params["multicast"] = int64_t(GemmMulticast::Off);
-  if (!gemm.check_config(v).empty()) return;
-  const GemmTiling one = gemm_tiling(v);
-  const uint64_t tiles = cluster_tiles(s, one, one.bn);
-  if (tiles > uint64_t(device.sm_count) || gemm_auto_schedule(s, one, device.sm_count).schedule != GemmSchedule::Static) return;
-  say("short K -> cluster " + xy(d.config.cluster) + " -> 1x1 without multicast: " + std::to_string(kblocks) +
-      " k-blocks do not pay back a cluster of 4; " + std::to_string(tiles) + " tiles in one wave of " + std::to_string(device.sm_count) +
-      " SMs");
-  d.config = v;
-}
-
 // kGemmLongSplit: packing's narrow static width over a long K gives way to the narrowest width
 // of at least 128 columns whose tiles in 2x1 pairs, split in 2 (workspace or cluster, as
 // choose_split_plane decides), fill at most one wave of the pairs the device runs at once.

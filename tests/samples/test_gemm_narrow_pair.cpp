@@ -1,6 +1,5 @@
-// Packing's two corrections (samples/gemm_packing.cpp): over a narrow N and a long K, more than
-// two column tiles give way to two in 2x1 pairs sharing A (kGemmNarrowPair); over a K of a few
-// k-blocks, clusters of 4 give way to the unclustered tile (kGemmShortKClusterKblocks). Decided
+// The narrow pair (samples/gemm_packing.cpp, kGemmNarrowPair): over a narrow N and a long K,
+// packing's pick of more than two column tiles gives way to two in 2x1 pairs sharing A. Decided
 // on an H200's facts, as `tilejit run` prints them. No GPU needed.
 #include <catch2/catch.hpp>
 
@@ -67,25 +66,4 @@ TEST_CASE("gemm narrow pair: not taken over fewer k-blocks, where two tiles comp
   CHECK_FALSE(said(test::decide_h200(5013, 224, 12720, {{"bm", 128}}), "narrow pair"));
   CHECK_FALSE(said(test::decide_h200(5013, 224, 12720, {{"consumers", 2}}), "narrow pair"));
   CHECK_FALSE(said(test::decide_h200(5013, 224, 12720, {{"multicast", int64_t(GemmMulticast::On)}}), "narrow pair"));
-}
-
-TEST_CASE("gemm short K: clusters of 4 over a few k-blocks run unclustered where the tiles fit one wave",
-          "[samples][gemm][schedule]") {
-  // 1026 x 200 x 328 (6 k-blocks): packing's 80 columns in 2x2 -> the same tiles unclustered.
-  samples::Sample::DeviceChoice d = test::decide_h200(1026, 200, 328);
-  INFO(d.line);
-  CHECK(d.config.cluster.str() == ir::Dim3{1, 1, 1}.str());
-  CHECK(d.config.param("multicast") == int64_t(GemmMulticast::Off));
-  CHECK(d.config.param("bn") == 80);
-  CHECK(said(d, "short K -> cluster 2x2 -> 1x1 without multicast: 6 k-blocks do not pay back a cluster of 4; 27 tiles in one "
-                "wave of 132 SMs"));
-  for (auto [m, n, k] : {std::tuple{2229, 248, 224}, {1446, 281, 240}, {866, 713, 160}}) {
-    INFO(m << " x " << n << " x " << k);
-    CHECK(test::decide_h200(m, n, k).config.cluster.str() == ir::Dim3{1, 1, 1}.str());
-  }
-  // Over 7 k-blocks (K 400) the 2x2 stays; a named cluster stays.
-  d = test::decide_h200(1026, 200, 400);
-  INFO(d.line);
-  CHECK_FALSE(said(d, "short K"));
-  CHECK_FALSE(said(test::decide_h200(1026, 200, 328, {}, {2, 2, 1}, true), "short K"));
 }
