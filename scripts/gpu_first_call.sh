@@ -22,8 +22,9 @@ if [ $# -gt 0 ] && [ "$(left)" -gt 30 ]; then
   GEMM_AB="$*" timeout "$(left)" scripts/gpu_session.sh gemm-ab
   echo "grids done at $((SECONDS - start)) s"
 fi
-# The suite gets what is left, less 20 s for the tutorials that follow it in the section.
+# The suite gets what is left, less 20 s for the tutorials that follow it in the section, in
+# GPU_TEST_SHARDS processes at once (default 4: their NVRTC compiles overlap; 1 runs it in one).
 if [ "$(left)" -gt 60 ]; then
-  GPU_TESTS_SECONDS=$(( $(left) - 20 )) timeout "$(left)" scripts/gpu_session.sh tests
+  GPU_TEST_SHARDS=${GPU_TEST_SHARDS:-4} GPU_TESTS_SECONDS=$(( $(left) - 20 )) timeout "$(left)" scripts/gpu_session.sh tests
 fi
 echo "first call done at $((SECONDS - start)) s"

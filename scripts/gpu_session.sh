@@ -39,6 +39,26 @@ ab_lines() {
   done < <(awk 'NF >= 3 && !seen[$2 " " $3]++ {print $2 " " $3}' "$1")
 }
 
+# gpu_test_shards N: the GPU cases GPU_TESTS selects, in N processes at once (see the tests
+# section); one note with each shard's rc and counts and their sums.
+gpu_test_shards() {
+  local n=$1 i pids=() rcs=() line
+  $B/tilejit_gpu_tests ${GPU_TESTS:-} --list-test-names-only 2>&1 | grep -vE '^(GPU tests on |$)' > "$OUT/gpu_tests.names"
+  for ((i = 0; i < n; i++)); do
+    awk -v n="$n" -v i="$i" '(NR - 1) % n == i' "$OUT/gpu_tests.names" > "$OUT/gpu_tests.$i.names"
+    timeout "${GPU_TESTS_SECONDS:-0}" $B/tilejit_gpu_tests -f "$OUT/gpu_tests.$i.names" > "$OUT/gpu_tests.$i.log" 2>&1 &
+    pids+=($!)
+  done
+  for ((i = 0; i < n; i++)); do wait "${pids[$i]}"; rcs+=($?); done
+  line="gpu tests ${GPU_TESTS:-(all)} in $n shards of $(grep -c . "$OUT/gpu_tests.names") cases, rc ${rcs[*]}:"
+  for ((i = 0; i < n; i++)); do line+=" [$i] $(grep -E '^(All tests|test cases)' "$OUT/gpu_tests.$i.log" | tr '\n' ' ')"; done
+  note "$line; in all: $(cat "$OUT"/gpu_tests.[0-9]*.log | awk '
+    /^All tests passed/ { a += substr($4, 2); c += $7; p += $7 }
+    /^test cases:/ { c += $3; for (k = 4; k <= NF; k++) { if ($k == "passed") p += $(k - 1); if ($k == "failed") f += $(k - 1) } }
+    /^assertions:/ { a += $2 }
+    END { printf "%d test cases, %d passed, %d failed, %d assertions", c, p, f, a }')"
+}
+
 # decisions LOG: what the default path decided in a bench log (its auto lines), one clause
 # each, sorted, ';'-separated.
 decisions() {
@@ -51,7 +71,15 @@ if section tests; then
 # GPU_TESTS (a Catch2 filter, e.g. "[gemm]" or -# "[#test_softmax]") runs part of the GPU suite;
 # GPU_TESTS_SECONDS bounds it (0, the default: no bound): cut short, it notes rc 124 and the
 # counts Catch2 printed for the cases that ran.
-timeout "${GPU_TESTS_SECONDS:-0}" $B/tilejit_gpu_tests ${GPU_TESTS:-} > "$OUT/gpu_tests.log" 2>&1; note "gpu tests ${GPU_TESTS:-(all)} rc=$?: $(grep -E '^(All tests|test cases)' "$OUT/gpu_tests.log" | tr '\n' ' ')"
+# GPU_TEST_SHARDS=N (default 1) runs the selected cases in N processes at once, case i in
+# shard i mod N (Catch2's --input-file), so that their NVRTC compiles overlap; the note sums
+# the shards' counts. Each shard's log is gpu_tests.SHARD.log.
+shards=${GPU_TEST_SHARDS:-1}
+if [ "$shards" -gt 1 ] 2>/dev/null; then
+  gpu_test_shards "$shards"
+else
+  timeout "${GPU_TESTS_SECONDS:-0}" $B/tilejit_gpu_tests ${GPU_TESTS:-} > "$OUT/gpu_tests.log" 2>&1; note "gpu tests ${GPU_TESTS:-(all)} rc=$?: $(grep -E '^(All tests|test cases)' "$OUT/gpu_tests.log" | tr '\n' ' ')"
+fi
 # The CPU suite where the GPU is, reading the data files (specs, goldens) from this copy of
 # the tree (TILEJIT_SOURCE_DIR). UNIT_TESTS="[ptx]" (a Catch2 filter) runs part of it: all
 # of it compiles hundreds of kernels with NVRTC's own cache off, minutes on that machine.

@@ -4,11 +4,7 @@
 # variant) and logs its arguments: the grid's lines of one config and variant must share a
 # process, and each shape's note must carry its own rows. No GPU needed.
 set -eu
-src=$1
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-mkdir -p "$work/scripts" "$work/.stage/bin"
-cp "$src/scripts/gpu_session.sh" "$work/scripts/"
+. "$(dirname "$0")/scratch_tree.sh"
 cat > "$work/.stage/bin/tilejit_bench_gemm" <<'FAKE'
 #!/usr/bin/env sh
 echo "ARGS $*"

@@ -1,0 +1,28 @@
+#!/usr/bin/env sh
+# Runs scripts/gpu_session.sh tests with GPU_TEST_SHARDS=3 in a scratch tree against a fake
+# tilejit_gpu_tests (it lists five cases, and runs those of its --input-file, logging their
+# names): every case must run exactly once over the shards, and the note must sum the shards'
+# counts, a failing shard's included. No GPU needed.
+set -eu
+. "$(dirname "$0")/scratch_tree.sh"
+cat > "$work/.stage/bin/tilejit_gpu_tests" <<'FAKE'
+#!/usr/bin/env sh
+if [ "${1:-}" = "--list-test-names-only" ]; then
+  echo "GPU tests on Fake GPU (sm_90a, 132 SMs)"
+  for i in 1 2 3 4 5; do echo "case $i: a, b and [brackets] [gpu]"; done
+  exit 0
+fi
+[ "$1" = "-f" ] || { echo "fake: want -f FILE, got $*"; exit 3; }
+n=$(grep -c . "$2")
+cat "$2" >> "$(dirname "$0")/ran.txt"
+if grep -q '^case 5:' "$2"; then
+  printf 'test cases: %d | %d passed | 1 failed\nassertions: 10 | 9 passed | 1 failed\n' "$n" "$((n - 1))"; exit 1
+fi
+echo "All tests passed ($((n * 10)) assertions in $n test cases)"
+FAKE
+chmod +x "$work/.stage/bin/tilejit_gpu_tests"
+cd "$work"
+OUT="$work/out" GPU_TEST_SHARDS=3 bash scripts/gpu_session.sh tests > log.txt 2>&1 || { cat log.txt; exit 1; }
+[ "$(sort .stage/bin/ran.txt | uniq | wc -l)" -eq 5 ] && [ "$(wc -l < .stage/bin/ran.txt)" -eq 5 ] || { echo "each case once"; cat .stage/bin/ran.txt; exit 1; }
+grep -q '^gpu tests (all) in 3 shards of 5 cases, rc 0 1 0: .*; in all: 5 test cases, 4 passed, 1 failed, 40 assertions$' out/summary.txt ||
+  { echo "the note"; cat out/summary.txt; exit 1; }
