@@ -172,7 +172,7 @@ void choose_narrow_pair(const Gemm& gemm, const Config& c, const Sample::DeviceF
   if (gemm_auto_schedule(s, t, model_sms(device, t.cluster_m * t.cluster_n)).schedule != GemmSchedule::Static) return;
   Config v = d.config;
   v.params["bn"] = int64_t(half), v.params["bm"] = int64_t(128), v.params["consumers"] = int64_t(2);
-  v.cluster = {2, 1, 1};
+  v.cluster = {2, 1, 1}, v.params["multicast"] = c.param("multicast");  // auto: the pair shares A
   const int fit = device.clusters_that_fit(2).value_or(device.sm_count / 2);
   if (!gemm.check_config(v).empty()) return;
   const uint64_t pairs = cluster_tiles(s, gemm_tiling(v), half);

@@ -33,6 +33,7 @@ TEST_CASE("gemm narrow pair: two column tiles in 2x1 pairs in place of three or 
                 "two of 112 (224 columns for N 224) in pairs sharing it read it once, 40 pairs of the 66 the device runs at "
                 "once, the schedule left to the wave model"));
   CHECK(d.config.param("schedule") == int64_t(GemmSchedule::StreamK));
+  CHECK(d.config.param("multicast") != int64_t(GemmMulticast::Off));  // the pair shares A
   // Packing's tall tiles (192 x 128 in 2x2) give way too, back to 128 rows in two warpgroups.
   d = test::decide_h200(3870, 412, 6640);
   INFO(d.line);
