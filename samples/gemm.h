@@ -373,12 +373,11 @@ inline constexpr uint64_t kGemmSectorPitch = 32;
 // (bn = N / 2 rounded up to 16) in 2x1 pairs that share A by multicast, scheduled by the wave
 // model (split-K or stream-K over the idle SMs), where those two compute no more of D's columns
 // than the pick, the pairs fit one wave and K has at least kGemmNarrowPairMinKblocks k-blocks,
-// operand rows unaligned. Narrow tiles
-// read A once per column tile for few MACs, and packing's model, which costs each CTA's rows
-// over its own rate, does not see A read three or four times. H100, same process, the default
-// against the pair in 2x1 (in 2x2 much the same: 0.82-0.92): 0.82-0.93x of the time at five
-// shapes of 104-231 k-blocks (3870x412x6640 0.822, 5013x224x12720 0.846, 3794x392x14768 0.877,
-// 5353x384x14288 0.932, 3426x289x13136 0.934);
+// operand rows unaligned. Narrow tiles read A once per column tile for few MACs, and packing's
+// model, which costs each CTA's rows over its own rate, does not see A read three or four
+// times. H100, same process, the default against the pair in 2x1 (in 2x2 much the same:
+// 0.82-0.92): 0.82-0.93x of the time at five shapes of 104-231 k-blocks (3870x412x6640 0.822,
+// 5013x224x12720 0.846, 3794x392x14768 0.877, 5353x384x14288 0.932, 3426x289x13136 0.934);
 // slower where the pair computes more columns (4342x328x9472, 1.13) and over 52-99 k-blocks
 // (4766x438x3488 1.03, 4492x422x3296 1.06, 4746x288x6336 1.07) (docs/performance-log.md).
 inline constexpr bool kGemmNarrowPair = true;

@@ -1,6 +1,6 @@
 // Packing, one of the GEMM's device choices: after choose_width, the width and cluster of
 // the lowest estimated time (unclustered, or in clusters of 4 where rows are unaligned), and
-// over a long K its give-way to 2x1 pairs split in 2.
+// over a long K its give-way to two column tiles in pairs at a narrow N, or to 2x1 pairs split in 2.
 #include <algorithm>
 #include <optional>
 #include <vector>
@@ -145,22 +145,15 @@ void choose_packing(const Gemm& gemm, const Config& c, const Sample::DeviceFacts
       (quad_along_m ? "; four along M rather than a pair, each CTA loading a quarter of B's tile" : ""));
 }
 
-namespace {
-// Whether the spec leaves the tile's rows, warpgroups and cluster to the defaults, with
-// multicast auto: where the corrections below may change them.
-bool tile_left_to_defaults(const Config& c) {
-  for (const char* p : {"cluster", "params.bm", "params.consumers", "params.pingpong", "params.warp_specialized", "params.swap"})
-    if (c.named.count(p)) return false;
-  return GemmMulticast(c.param("multicast")) == GemmMulticast::Auto;
-}
-}  // namespace
-
 // kGemmNarrowPair: more than two column tiles across N (packing's static pick) give way to
 // two, of half of N rounded up to 16 columns, in 2x1 pairs sharing A, where the pairs fit one
 // wave of those the device runs at once; the wave model then schedules them (split-K or
 // stream-K where they leave SMs idle).
 void choose_narrow_pair(const Gemm& gemm, const Config& c, const Sample::DeviceFacts& device, Sample::DeviceChoice& d, const Say& say) {
-  if (!kGemmNarrowPair || !tile_left_to_defaults(c)) return;
+  // Only where the spec leaves the tile's rows, warpgroups and cluster to the defaults, multicast auto.
+  if (!kGemmNarrowPair || GemmMulticast(c.param("multicast")) != GemmMulticast::Auto) return;
+  for (const char* p : {"cluster", "params.bm", "params.consumers", "params.pingpong", "params.warp_specialized", "params.swap"})
+    if (c.named.count(p)) return;
   const GemmShape s = gemm_kernel_shape(d.config);
   const GemmTiling t = gemm_tiling(d.config);
   const uint64_t kblocks = ceil_div(uint64_t(s.k), uint64_t(t.bk));
