@@ -21,7 +21,7 @@ const std::vector<std::string> kSchedules = {"auto", "static", "stream_k", "spli
 const std::vector<std::string> kMulticasts = {"off", "on", "auto"};
 const std::vector<std::string> kSplitReduces = {"auto", "workspace", "cluster", "atomic"};
 const std::vector<std::string> kCoops = {"rows", "cols"};
-constexpr unsigned kMaxAutoStages = 8;  // what `stages 0` may pick: the parameter's maximum
+constexpr unsigned kMaxAutoStages = 8;  // what `stages 0` may pick (a config may name up to 16)
 
 std::string number(double v) {
   char buf[32];
@@ -57,7 +57,7 @@ std::vector<ParamSpec> Gemm::params() const {
            "tiles or clusters of 4 (2x2, or 1x4 at 256), where the wave model puts them 5% ahead, a width that is not a "
            "multiple of 64 only 9% ahead of the one it narrows (`tilejit run` prints the choice)"},
           {"bk", 64, 32, 256, "K per pipeline stage: 32 (64-byte-swizzled rows) or a multiple of 64"},
-          {"stages", 0, 0, 8, "pipeline stages in shared memory (2..8; 0: as many as fit, at most 8)"},
+          {"stages", 0, 0, 16, "pipeline stages in shared memory (2..16; 0: as many as fit, at most 8)"},
           {"consumers", 2, 1, 3,
            "consumer warpgroups (each owns bm / consumers rows of the tile, a multiple of 64, or all of them with pingpong "
            "or coop cols)"},

@@ -63,6 +63,10 @@ TEST_CASE("gemm: tile shapes and ragged edges against cuBLAS [gpu]", "[gpu][gemm
       {1000, 1000, 1000, {{"bk", 32}}},                          // 64-byte-swizzled K rows, 8 stages
       {777, 520, 4104, {{"bk", 32}, {"bm", 256}, {"bn", 128}, {"stages", 5}}},
       {300, 264, 80, {{"bk", 32}, {"warp_specialized", 0}, {"bn", 128}, {"stages", 3}}},
+      // Pipelines deeper than stages 0 picks: 15 and 12 stages of the small tile in clusters of 8, 16 of bk 32.
+      {188, 1408, 1608, {{"bm", 64}, {"consumers", 1}, {"bn", 48}, {"swap", 1}, {"stages", 15}}, {2, 4, 1}},
+      {308, 816, 2680, {{"bm", 64}, {"consumers", 1}, {"bn", 48}, {"stages", 12}}, {4, 2, 1}},
+      {777, 520, 4104, {{"bk", 32}, {"bm", 64}, {"consumers", 1}, {"bn", 64}, {"stages", 16}}},
   };
   for (size_t i = 0; i < cases.size(); ++i) check(cases[i], 100 + i);
 }
