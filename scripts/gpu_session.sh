@@ -43,7 +43,12 @@ ab_lines() {
 # section); one note with each shard's rc and counts and their sums.
 gpu_test_shards() {
   local n=$1 i pids=() rcs=() line
-  $B/tilejit_gpu_tests ${GPU_TESTS:-} --list-test-names-only 2>&1 | grep -vE '^(GPU tests on |$)' > "$OUT/gpu_tests.names"
+  $B/tilejit_gpu_tests ${GPU_TESTS:-} --list-test-names-only > "$OUT/gpu_tests.list" 2>&1; local listed=$?
+  grep -vE '^(GPU tests on |$)' "$OUT/gpu_tests.list" > "$OUT/gpu_tests.names"
+  if [ "$listed" -ne 0 ] || [ ! -s "$OUT/gpu_tests.names" ]; then
+    note "gpu tests ${GPU_TESTS:-(all)} in $n shards: not run, the listing gave rc=$listed: $(head -2 "$OUT/gpu_tests.list" | tr '\n' ' ')"
+    return
+  fi
   for ((i = 0; i < n; i++)); do
     awk -v n="$n" -v i="$i" '(NR - 1) % n == i' "$OUT/gpu_tests.names" > "$OUT/gpu_tests.$i.names"
     timeout "${GPU_TESTS_SECONDS:-0}" $B/tilejit_gpu_tests -f "$OUT/gpu_tests.$i.names" > "$OUT/gpu_tests.$i.log" 2>&1 &

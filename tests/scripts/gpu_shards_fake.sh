@@ -2,7 +2,7 @@
 # Runs scripts/gpu_session.sh tests with GPU_TEST_SHARDS=3 in a scratch tree against a fake
 # tilejit_gpu_tests (it lists five cases, and runs those of its --input-file, logging their
 # names): every case must run exactly once over the shards, and the note must sum the shards'
-# counts, a failing shard's included. No GPU needed.
+# counts, a failing shard's included; a binary that cannot list runs none. No GPU needed.
 set -eu
 . "$(dirname "$0")/scratch_tree.sh"
 cat > "$work/.stage/bin/tilejit_gpu_tests" <<'FAKE'
@@ -26,3 +26,9 @@ OUT="$work/out" GPU_TEST_SHARDS=3 bash scripts/gpu_session.sh tests > log.txt 2>
 [ "$(sort .stage/bin/ran.txt | uniq | wc -l)" -eq 5 ] && [ "$(wc -l < .stage/bin/ran.txt)" -eq 5 ] || { echo "each case once"; cat .stage/bin/ran.txt; exit 1; }
 grep -q '^gpu tests (all) in 3 shards of 5 cases, rc 0 1 0: .*; in all: 5 test cases, 4 passed, 1 failed, 40 assertions$' out/summary.txt ||
   { echo "the note"; cat out/summary.txt; exit 1; }
+# A binary that cannot list (no GPU: exit 77) runs no shard, and the note says why.
+printf '#!/usr/bin/env sh\necho "SKIPPED: every [gpu] test: no GPU here"\nexit 77\n' > .stage/bin/tilejit_gpu_tests
+OUT="$work/out2" GPU_TEST_SHARDS=3 bash scripts/gpu_session.sh tests > log2.txt 2>&1 || { cat log2.txt; exit 1; }
+grep -q '^gpu tests (all) in 3 shards: not run, the listing gave rc=77: SKIPPED: every \[gpu\] test: no GPU here' out2/summary.txt ||
+  { echo "the listing's failure"; cat out2/summary.txt; exit 1; }
+[ ! -e out2/gpu_tests.0.log ] || { echo "a shard ran"; exit 1; }
