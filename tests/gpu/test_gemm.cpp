@@ -584,6 +584,20 @@ TEST_CASE("gemm: the long-K split of a wider tile on the default path against cu
     check(g, 4444);
 }
 
+// The narrow pair (kGemmNarrowPair) and one column tile in 1x2 pairs split along K
+// (kGemmNarrowOneTile) on the default path, over unaligned rows and a long K; the second with
+// the fused epilogue too.
+TEST_CASE("gemm: the narrow pair and the narrow one tile on the default path against cuBLAS [gpu]", "[gpu][gemm][narrow_pair]") {
+  const tj::ir::Dim3 pair{2, 1, 1};
+  const int64_t split_k = int64_t(tj::samples::GemmSchedule::SplitK);
+  for (const GemmCase& g : std::vector<GemmCase>{
+           {3870, 412, 6640, {}, pair, 1.0, 0.0, true, {{"bn", 208}, {"bm", 128}, {"schedule", split_k}}, "(2,1,1)"},
+           {5013, 224, 12720, {}, pair, 1.0, 0.0, true, {{"bn", 224}, {"splits", 3}, {"schedule", split_k}}, "(1,2,1)"},
+           {4790, 168, 7136, {{"bias", 1}, {"act", 2}}, pair, 1.0, 0.0, true, {{"bn", 176}, {"splits", 3}}, "(1,2,1)"},
+       })
+    check(g, 4848);
+}
+
 // Tile widths of any multiple of 16 (tn): the last epilogue chunk narrower than 128 bytes
 // of D goes through its own buffer and maps (D_tail, C_tail): 32- and 64-byte rows swizzled,
 // 96-byte rows plain; a tail that is the whole tile (48 columns); f32 out (16-column tail of

@@ -1,5 +1,6 @@
 // The narrow pair (samples/gemm_packing.cpp, kGemmNarrowPair): over a narrow N and a long K,
-// packing's pick of more than two column tiles gives way to two in 2x1 pairs sharing A. Decided
+// packing's pick of more than two column tiles gives way to two in 2x1 pairs sharing A, or to
+// one in 1x2 pairs split along K where one covers N (kGemmNarrowOneTile). Decided
 // on an H200's facts, as `tilejit run` prints them. No GPU needed.
 #include <catch2/catch.hpp>
 
@@ -24,26 +25,61 @@ bool said(const samples::Sample::DeviceChoice& d, const std::string& what) { ret
 TEST_CASE("gemm narrow pair: two column tiles in 2x1 pairs in place of three or four over a long K, the schedule left to "
           "the wave model",
           "[samples][gemm][schedule]") {
-  // 5013 x 224 x 12720: packing's 80 columns in 1x4 (three column tiles, each A row read three
-  // times) -> two of 112 in 40 pairs, stream-K over the idle SMs.
-  samples::Sample::DeviceChoice d = test::decide_h200(5013, 224, 12720);
-  INFO(d.line);
-  CHECK(narrow_pair(d, 112));
-  CHECK(said(d, "narrow pair -> bn 112, cluster 1x4 -> 2x1: 3 column tiles of 80 read each A row 3 times over 199 k-blocks; "
-                "two of 112 (224 columns for N 224) in pairs sharing it read it once, 40 pairs of the 66 the device runs at "
-                "once, the schedule left to the wave model"));
-  CHECK(d.config.param("schedule") == int64_t(GemmSchedule::StreamK));
-  CHECK(d.config.param("multicast") != int64_t(GemmMulticast::Off));  // the pair shares A
-  // Packing's tall tiles (192 x 128 in 2x2) give way too, back to 128 rows in two warpgroups.
-  d = test::decide_h200(3870, 412, 6640);
+  // 3870 x 412 x 6640: packing's tall tiles (192 x 128 in 2x2: four column tiles, each A row
+  // read twice) -> two of 208 in 31 pairs, back to 128 rows in two warpgroups, split-K.
+  samples::Sample::DeviceChoice d = test::decide_h200(3870, 412, 6640);
   INFO(d.line);
   CHECK(narrow_pair(d, 208));
-  CHECK(said(d, "bm 192 -> 128, consumers 3 -> 2, cluster 2x2 -> 2x1: 4 column tiles of 128 read each A row 2 times"));
+  CHECK(said(d, "narrow pair -> bn 208, bm 192 -> 128, consumers 3 -> 2, cluster 2x2 -> 2x1: 4 column tiles of 128 read each A "
+                "row 2 times over 104 k-blocks; two of 208 (416 columns for N 412) in pairs sharing it read it once, 31 pairs "
+                "of the 66 the device runs at once, the schedule left to the wave model"));
   CHECK(d.config.param("schedule") == int64_t(GemmSchedule::SplitK));
-  // 80 columns in 2x2 (four tiles across 289) -> two of 160; 4 tiles of 128 across 392 -> two of 208.
-  CHECK(narrow_pair(test::decide_h200(3426, 289, 13136), 160));
-  CHECK(narrow_pair(test::decide_h200(3794, 392, 14768), 208));
-  CHECK(narrow_pair(test::decide_h200(5353, 384, 14288), 192));
+  CHECK(d.config.param("multicast") != int64_t(GemmMulticast::Off));  // the pair shares A
+  // Fresh shapes of 62-88 pair CTAs where the pair ran faster than the pick.
+  for (auto [m, n, k, bn] : {std::tuple{3794, 392, 14768, 208}, {5353, 384, 14288, 192}, {3957, 271, 9040, 144},
+                             {4927, 340, 9440, 176}, {4702, 441, 16016, 224}, {4048, 506, 16352, 256}}) {
+    INFO(m << " x " << n << " x " << k);
+    d = test::decide_h200(m, n, k);
+    INFO(d.line);
+    CHECK(narrow_pair(d, bn));
+  }
+  // Pairs under kGemmNarrowPairMinFill of the SMs (34-40 CTAs) that the wave model splits in 3.
+  for (auto [m, n, k, bn] : {std::tuple{2559, 369, 17744, 192}, {2334, 502, 17120, 256}, {2144, 336, 7088, 176}}) {
+    INFO(m << " x " << n << " x " << k);
+    d = test::decide_h200(m, n, k);
+    INFO(d.line);
+    CHECK(narrow_pair(d, bn));
+    CHECK(said(d, "too few to fill it unsplit, in 3 splits of K"));
+    CHECK(d.config.param("splits") == 3);
+  }
+}
+
+TEST_CASE("gemm narrow one tile: where one column tile covers N, it runs in 1x2 pairs along M split along K",
+          "[samples][gemm][schedule]") {
+  // 5013 x 224 x 12720: packing's 80 columns in 1x4 (three column tiles) -> one of 224 in 1x2
+  // pairs sharing B, 40 row tiles in 3 splits.
+  samples::Sample::DeviceChoice d = test::decide_h200(5013, 224, 12720);
+  INFO(d.line);
+  CHECK(d.config.param("bn") == 224);
+  CHECK(d.config.param("bm") == 128);
+  CHECK(d.config.param("consumers") == 2);
+  CHECK(d.config.cluster.str() == ir::Dim3{1, 2, 1}.str());
+  CHECK(d.config.param("schedule") == int64_t(GemmSchedule::SplitK));
+  CHECK(d.config.param("splits") == 3);
+  CHECK(said(d, "narrow one tile -> bn 224, cluster 1x4 -> 1x2: 3 column tiles of 80 read each A row 3 times over 199 "
+                "k-blocks; one of 224 (N 224) in pairs along M sharing B reads it once, 3 splits of K over 40 row tiles as the "
+                "wave model picks"));
+  CHECK_FALSE(said(d, "narrow pair"));
+  // N up to 256: one tile of N rounded up to 16.
+  for (auto [m, n, k, bn] : {std::tuple{5624, 253, 19680, 256}, {4790, 168, 7136, 176}, {5294, 177, 9424, 192}}) {
+    INFO(m << " x " << n << " x " << k);
+    d = test::decide_h200(m, n, k);
+    INFO(d.line);
+    CHECK(d.config.param("bn") == bn);
+    CHECK(d.config.cluster.str() == ir::Dim3{1, 2, 1}.str());
+    CHECK(d.config.param("schedule") == int64_t(GemmSchedule::SplitK));
+    CHECK(said(d, "narrow one tile -> bn " + std::to_string(bn)));
+  }
 }
 
 TEST_CASE("gemm narrow pair: not taken over fewer k-blocks, where two tiles compute more columns, where the pick has two "
@@ -56,15 +92,21 @@ TEST_CASE("gemm narrow pair: not taken over fewer k-blocks, where two tiles comp
                          // Two column tiles already (224 in 1x2, 128 and 160 in 2x2).
                          {7789, 432, 11520}, {6975, 248, 6944}, {6418, 304, 10848},
                          // Rows of 128-byte multiples (K 12800).
-                         {5013, 224, 12800}}) {
+                         {5013, 224, 12800},
+                         // Pairs under kGemmNarrowPairMinFill of the SMs (46, 54 and 56 CTAs) in 2 splits.
+                         {2880, 316, 8720}, {3426, 289, 13136}, {3553, 473, 7840}}) {
     INFO(m << " x " << n << " x " << k);
     const samples::Sample::DeviceChoice d = test::decide_h200(m, n, k);
     INFO(d.line);
     CHECK_FALSE(said(d, "narrow pair"));
+    CHECK_FALSE(said(d, "narrow one tile"));
   }
   // The spec names the cluster, the rows, the consumers or multicast.
-  CHECK_FALSE(said(test::decide_h200(5013, 224, 12720, {}, {1, 2, 1}, true), "narrow pair"));
-  CHECK_FALSE(said(test::decide_h200(5013, 224, 12720, {{"bm", 128}}), "narrow pair"));
-  CHECK_FALSE(said(test::decide_h200(5013, 224, 12720, {{"consumers", 2}}), "narrow pair"));
-  CHECK_FALSE(said(test::decide_h200(5013, 224, 12720, {{"multicast", int64_t(GemmMulticast::On)}}), "narrow pair"));
+  for (int64_t n : {224, 392}) {
+    INFO("N " << n);
+    CHECK_FALSE(said(test::decide_h200(5013, n, 12720, {}, {1, 2, 1}, true), "narrow"));
+    CHECK_FALSE(said(test::decide_h200(5013, n, 12720, {{"bm", 128}}), "narrow"));
+    CHECK_FALSE(said(test::decide_h200(5013, n, 12720, {{"consumers", 2}}), "narrow"));
+    CHECK_FALSE(said(test::decide_h200(5013, n, 12720, {{"multicast", int64_t(GemmMulticast::On)}}), "narrow"));
+  }
 }
