@@ -380,16 +380,12 @@ inline constexpr uint64_t kGemmSectorPitch = 32;
 // 5013x224x12720 0.846, 3794x392x14768 0.877, 5353x384x14288 0.932, 3426x289x13136 0.934);
 // slower where the pair computes more columns (4342x328x9472, 1.13) and over 52-99 k-blocks
 // (4766x438x3488 1.03, 4492x422x3296 1.06, 4746x288x6336 1.07) (docs/performance-log.md).
-// Fresh shapes (narrow_pair_val.txt, narrow_one_tile_val.txt, H100): the pair 1.04-1.36x
-// faster than the pick at ten of eighteen with 62-88 pair CTAs. With fewer (34-56, under
-// kGemmNarrowPairMinFill of the SMs) the wave model splits the pair's tiles: in 2 splits it ran
-// 0.89-0.98x the pick's speed at nine of ten shapes (3426x289x13136 1.07), in 3 splits 1.16-1.75x
-// at three (2144x336x7088, 2334x502x17120, 2559x369x17744) and 0.93-0.96x at two (2066x483x6944,
-// 2298x495x7248); so under that fill the pair is taken in kGemmNarrowPairFewSplits splits or more.
+// Fresh shapes (narrow_pair_val.txt, narrow_few_val.txt, H100), the pair's speed over the
+// pick's: 1.04-1.36x at ten of eighteen with 62-88 pair CTAs (0.90-0.98x at the other eight).
+// With fewer (34-56), which the wave model splits: in 3 splits 0.93-1.75x (11 of 13 faster), in 2
+// 0.89-1.54x (geometric mean 0.995 over 15; the pick's worst, 3187x408x15552, 0.65x the pair).
 inline constexpr bool kGemmNarrowPair = true;
 inline constexpr uint64_t kGemmNarrowPairMinKblocks = 100;
-inline constexpr double kGemmNarrowPairMinFill = 0.45;
-inline constexpr unsigned kGemmNarrowPairFewSplits = 3;
 
 // Where one column tile covers N (N rounded up to 16 at most 256), the narrow pair gives way to
 // that tile in 1x2 pairs along M sharing B, split along K as the wave model picks (3 splits at
@@ -397,6 +393,8 @@ inline constexpr unsigned kGemmNarrowPairFewSplits = 3;
 // process, the pair's time over the split's: 1.07-1.20x at eight random shapes of N 168-253 and
 // 112-308 k-blocks (narrow_one_tile_split.txt), 1.03-1.17x at ten fresh ones of N 169-254 and
 // 128-267 k-blocks (narrow_one_tile_val.txt; docs/performance-log.md).
+// (Packing, which this replaces, sees N of at most 256 only from 33 row tiles on a 132-SM
+// device: fewer run two tiles of 128 in 2x1 split-K from the start.)
 inline constexpr bool kGemmNarrowOneTile = true;
 
 // Epilogue chunks of 64 bytes instead of 128 where 128 would leave fewer pipeline stages than this.

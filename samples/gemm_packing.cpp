@@ -148,9 +148,8 @@ void choose_packing(const Gemm& gemm, const Config& c, const Sample::DeviceFacts
 // kGemmNarrowPair: more than two column tiles across N (packing's static pick) give way to
 // two, of half of N rounded up to 16 columns, in 2x1 pairs sharing A, where the pairs fit one
 // wave of those the device runs at once; the wave model then schedules them (split-K or
-// stream-K where they leave SMs idle), in kGemmNarrowPairFewSplits splits or more where they fill
-// less than kGemmNarrowPairMinFill of its SMs. Where one tile covers N and the pairs would fill
-// that much (kGemmNarrowOneTile), that tile in 1x2 pairs instead, where the wave model splits it.
+// stream-K where they leave SMs idle). Where one tile covers N (kGemmNarrowOneTile), that tile
+// in 1x2 pairs instead, where the wave model splits it.
 void choose_narrow_pair(const Gemm& gemm, const Config& c, const Sample::DeviceFacts& device, Sample::DeviceChoice& d, const Say& say) {
   // Only where the spec leaves the tile's rows, warpgroups and cluster to the defaults, multicast auto.
   if (!kGemmNarrowPair || GemmMulticast(c.param("multicast")) != GemmMulticast::Auto) return;
@@ -165,9 +164,7 @@ void choose_narrow_pair(const Gemm& gemm, const Config& c, const Sample::DeviceF
   const uint64_t picked_cols = ceil_div(tiles_n, uint64_t(t.cluster_n)) * t.cluster_n * t.bn;
   if (tiles_n <= 2 || half < kGemmMinPackedBn || half > 256 || 2 * half > picked_cols) return;
   if (gemm_auto_schedule(s, t, model_sms(device, t.cluster_m * t.cluster_n)).schedule != GemmSchedule::Static) return;
-  // The pair's CTAs: two per 128-row tile; fewer than kGemmNarrowPairMinFill of the SMs.
   const uint64_t rows = ceil_div(uint64_t(s.m), 128);
-  const bool few = double(2 * rows) < kGemmNarrowPairMinFill * double(device.sm_count);
   Config v = d.config;
   v.params["bm"] = int64_t(128), v.params["consumers"] = int64_t(2);
   v.params["multicast"] = c.param("multicast");  // auto: the pair shares its operand
@@ -179,7 +176,7 @@ void choose_narrow_pair(const Gemm& gemm, const Config& c, const Sample::DeviceF
     return d.config.cluster.str() == to.str() ? " in " + xy(to) : ", cluster " + xy(d.config.cluster) + " -> " + xy(to);
   };
   const unsigned one = unsigned(ceil_div(uint64_t(s.n), 16) * 16);
-  if (kGemmNarrowOneTile && one <= 256 && !few) {
+  if (kGemmNarrowOneTile && one <= 256) {
     Config w = v;
     w.params["bn"] = int64_t(one), w.cluster = {1, 2, 1};
     const GemmScheduleChoice a = gemm_auto_schedule(s, gemm_tiling(w), device.sm_count);
@@ -196,13 +193,10 @@ void choose_narrow_pair(const Gemm& gemm, const Config& c, const Sample::DeviceF
   if (!gemm.check_config(v).empty()) return;
   const uint64_t pairs = cluster_tiles(s, gemm_tiling(v), half);
   if (pairs > uint64_t(std::max(0, fit))) return;
-  const GemmScheduleChoice a = gemm_auto_schedule(s, gemm_tiling(v), device.sm_count);
-  if (few && !(a.schedule == GemmSchedule::SplitK && a.splits >= kGemmNarrowPairFewSplits)) return;
   say("narrow pair -> bn " + std::to_string(half) + tile_change + cluster_change(v.cluster) + ": " + was + "; two of " +
       std::to_string(half) + " (" + std::to_string(2 * half) + " columns for N " + std::to_string(s.n) +
       ") in pairs sharing it read it once, " + std::to_string(pairs) + " pairs of the " + std::to_string(fit) +
-      " the device runs at once, " +
-      (few ? "too few to fill it unsplit, in " + std::to_string(a.splits) + " splits of K" : std::string("the schedule left to the wave model")));
+      " the device runs at once, the schedule left to the wave model");
   d.config = v;
 }
 
