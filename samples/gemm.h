@@ -372,8 +372,8 @@ inline constexpr uint64_t kGemmSectorPitch = 32;
 // Over a long K and a narrow N, packing's pick of more than two column tiles gives way to two
 // (bn = N / 2 rounded up to 16) in 2x1 pairs that share A by multicast, scheduled by the wave
 // model (split-K or stream-K over the idle SMs), where those two compute no more of D's columns
-// than the pick, the pairs fit one wave and K has at least kGemmNarrowPairMinKblocks k-blocks,
-// operand rows unaligned. Narrow tiles read A once per column tile for few MACs, and packing's
+// than the pick, the pairs fit one wave and K has at least kGemmNarrowPairMinKblocks k-blocks.
+// Narrow tiles read A once per column tile for few MACs, and packing's
 // model, which costs each CTA's rows over its own rate, does not see A read three or four
 // times. H100, same process, the default against the pair in 2x1 (in 2x2 much the same:
 // 0.82-0.92): 0.82-0.93x of the time at five shapes of 104-231 k-blocks (3870x412x6640 0.822,
@@ -384,6 +384,8 @@ inline constexpr uint64_t kGemmSectorPitch = 32;
 // pick's: 1.04-1.36x at ten of eighteen with 62-88 pair CTAs (0.90-0.98x at the other eight).
 // With fewer (34-56), which the wave model splits: in 3 splits 0.93-1.75x (11 of 13 faster), in 2
 // 0.89-1.54x (geometric mean 0.995 over 15; the pick's worst, 3187x408x15552, 0.65x the pair).
+// Over rows of 128-byte multiples (narrow_aligned_ab.txt, fourteen random shapes) the pair or
+// the one tile below ran 1.04-1.50x the pick's speed at thirteen, 0.97x at 5157x450x10112.
 inline constexpr bool kGemmNarrowPair = true;
 inline constexpr uint64_t kGemmNarrowPairMinKblocks = 100;
 

@@ -158,7 +158,7 @@ void choose_narrow_pair(const Gemm& gemm, const Config& c, const Sample::DeviceF
   const GemmShape s = gemm_kernel_shape(d.config);
   const GemmTiling t = gemm_tiling(d.config);
   const uint64_t kblocks = ceil_div(uint64_t(s.k), uint64_t(t.bk));
-  if (s.layout != GemmLayout::TN || t.swap || rows_aligned(s) || kblocks < kGemmNarrowPairMinKblocks) return;
+  if (s.layout != GemmLayout::TN || t.swap || kblocks < kGemmNarrowPairMinKblocks) return;
   const uint64_t tiles_n = ceil_div(uint64_t(s.n), uint64_t(t.bn));
   const unsigned half = unsigned(ceil_div(ceil_div(uint64_t(s.n), 2), 16) * 16);
   const uint64_t picked_cols = ceil_div(tiles_n, uint64_t(t.cluster_n)) * t.cluster_n * t.bn;

@@ -36,8 +36,10 @@ TEST_CASE("gemm narrow pair: two column tiles in 2x1 pairs in place of three or 
   CHECK(d.config.param("schedule") == int64_t(GemmSchedule::SplitK));
   CHECK(d.config.param("multicast") != int64_t(GemmMulticast::Off));  // the pair shares A
   // Fresh shapes of 62-88 pair CTAs where the pair ran faster than the pick.
+  // Rows of 128-byte multiples: 3182 x 384 x 13440, 2380 x 393 x 11776.
   for (auto [m, n, k, bn] : {std::tuple{3794, 392, 14768, 208}, {5353, 384, 14288, 192}, {3957, 271, 9040, 144},
-                             {4927, 340, 9440, 176}, {4702, 441, 16016, 224}, {4048, 506, 16352, 256}}) {
+                             {4927, 340, 9440, 176}, {4702, 441, 16016, 224}, {4048, 506, 16352, 256},
+                             {3182, 384, 13440, 192}, {2380, 393, 11776, 208}}) {
     INFO(m << " x " << n << " x " << k);
     d = test::decide_h200(m, n, k);
     INFO(d.line);
@@ -70,8 +72,9 @@ TEST_CASE("gemm narrow one tile: where one column tile covers N, it runs in 1x2 
                 "k-blocks; one of 224 (N 224) in pairs along M sharing B reads it once, 3 splits of K over 40 row tiles as the "
                 "wave model picks"));
   CHECK_FALSE(said(d, "narrow pair"));
-  // N up to 256: one tile of N rounded up to 16.
-  for (auto [m, n, k, bn] : {std::tuple{5624, 253, 19680, 256}, {4790, 168, 7136, 176}, {5294, 177, 9424, 192}}) {
+  // N up to 256: one tile of N rounded up to 16; rows of 128-byte multiples too (K 12800, 14464).
+  for (auto [m, n, k, bn] : {std::tuple{5624, 253, 19680, 256}, {4790, 168, 7136, 176}, {5294, 177, 9424, 192},
+                             {5013, 224, 12800, 224}, {5195, 191, 14464, 192}}) {
     INFO(m << " x " << n << " x " << k);
     d = test::decide_h200(m, n, k);
     INFO(d.line);
@@ -83,17 +86,14 @@ TEST_CASE("gemm narrow one tile: where one column tile covers N, it runs in 1x2 
 }
 
 TEST_CASE("gemm narrow pair: not taken over fewer k-blocks, where two tiles compute more columns, where the pick has two "
-          "already, aligned rows, or what the spec names",
+          "already, or what the spec names",
           "[samples][gemm][schedule]") {
   for (auto [m, n, k] : {// Under kGemmNarrowPairMinKblocks (99, 55 and 52 k-blocks).
                          std::tuple{4746, 288, 6336}, {4766, 438, 3488}, {4492, 422, 3296},
                          // Two of 176 (352 columns) against three of 112 (336) across 328.
                          {4342, 328, 9472},
                          // Two column tiles already (224 in 1x2, 128 and 160 in 2x2).
-                         {7789, 432, 11520}, {6975, 248, 6944}, {6418, 304, 10848},
-                         // Rows of 128-byte multiples (K 12800).
-                         {5013, 224, 12800},
-                         }) {
+                         {7789, 432, 11520}, {6975, 248, 6944}, {6418, 304, 10848}}) {
     INFO(m << " x " << n << " x " << k);
     const samples::Sample::DeviceChoice d = test::decide_h200(m, n, k);
     INFO(d.line);
