@@ -585,8 +585,8 @@ TEST_CASE("gemm: the long-K split of a wider tile on the default path against cu
 }
 
 // The narrow pair (kGemmNarrowPair) and one column tile in 1x2 pairs split along K
-// (kGemmNarrowOneTile) on the default path, over unaligned rows and a long K; the second with
-// the fused epilogue too.
+// (kGemmNarrowOneTile) on the default path over a long K, rows unaligned or (3182 x 384 x 13440)
+// 128-byte multiples; the one tile with the fused epilogue too.
 TEST_CASE("gemm: the narrow pair and the narrow one tile on the default path against cuBLAS [gpu]", "[gpu][gemm][narrow_pair]") {
   const tj::ir::Dim3 pair{2, 1, 1};
   const int64_t split_k = int64_t(tj::samples::GemmSchedule::SplitK);
@@ -594,6 +594,7 @@ TEST_CASE("gemm: the narrow pair and the narrow one tile on the default path aga
            {3870, 412, 6640, {}, pair, 1.0, 0.0, true, {{"bn", 208}, {"bm", 128}, {"schedule", split_k}}, "(2,1,1)"},
            {5013, 224, 12720, {}, pair, 1.0, 0.0, true, {{"bn", 224}, {"splits", 3}, {"schedule", split_k}}, "(1,2,1)"},
            {4790, 168, 7136, {{"bias", 1}, {"act", 2}}, pair, 1.0, 0.0, true, {{"bn", 176}, {"splits", 3}}, "(1,2,1)"},
+           {3182, 384, 13440, {}, pair, 1.0, 0.0, true, {{"bn", 192}, {"multicast", int64_t(tj::samples::GemmMulticast::On)}}, "(2,1,1)"},
        })
     check(g, 4848);
 }

@@ -34,7 +34,13 @@ TEST_CASE("gemm narrow pair: two column tiles in 2x1 pairs in place of three or 
                 "row 2 times over 104 k-blocks; two of 208 (416 columns for N 412) in pairs sharing it read it once, 31 pairs "
                 "of the 66 the device runs at once, the schedule left to the wave model"));
   CHECK(d.config.param("schedule") == int64_t(GemmSchedule::SplitK));
-  CHECK(d.config.param("multicast") != int64_t(GemmMulticast::Off));  // the pair shares A
+  CHECK(d.config.param("multicast") == int64_t(GemmMulticast::On));  // the pair shares A
+  // Over aligned rows in one wave, where `multicast auto` would drop the pair's multicast.
+  d = test::decide_h200(5434, 363, 17984);
+  INFO(d.line);
+  CHECK(narrow_pair(d, 192));
+  CHECK(d.config.param("multicast") == int64_t(GemmMulticast::On));
+  CHECK_FALSE(said(d, "multicast auto -> off"));
   // Fresh shapes of 62-88 pair CTAs where the pair ran faster than the pick.
   // Rows of 128-byte multiples: 3182 x 384 x 13440, 2380 x 393 x 11776.
   for (auto [m, n, k, bn] : {std::tuple{3794, 392, 14768, 208}, {5353, 384, 14288, 192}, {3957, 271, 9040, 144},
@@ -68,6 +74,7 @@ TEST_CASE("gemm narrow one tile: where one column tile covers N, it runs in 1x2 
   CHECK(d.config.cluster.str() == ir::Dim3{1, 2, 1}.str());
   CHECK(d.config.param("schedule") == int64_t(GemmSchedule::SplitK));
   CHECK(d.config.param("splits") == 3);
+  CHECK(d.config.param("multicast") == int64_t(GemmMulticast::On));  // the pair along M shares B
   CHECK(said(d, "narrow one tile -> bn 224, cluster 1x4 -> 1x2: 3 column tiles of 80 read each A row 3 times over 199 "
                 "k-blocks; one of 224 (N 224) in pairs along M sharing B reads it once, 3 splits of K over 40 row tiles as the "
                 "wave model picks"));
