@@ -11,7 +11,9 @@
 # RULE_M (default 256-8192) and RULE_N (256-8192), K over RULE_K (256-16384) in multiples of
 # RULE_K_STEP (16: rows of whole 32-byte sectors for bf16); bf16 in and out, layout tn.
 # VARIANT: printed after "SHAPE default", making each line a gpu_session.sh gemm-ab line
-# (default: swap=0). Prints the lines on stdout, each decision on stderr.
+# (default: swap=0); `@packing` prints each shape's packing pick instead (bn, cluster, bm and
+# consumers as "packing ->" names them), to try a rule that replaces it against it, and skips
+# shapes whose decision has none. Prints the lines on stdout, each decision on stderr.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if [ $# -lt 2 ] || ! [[ "$2" =~ ^[1-9][0-9]*$ ]]; then
@@ -40,12 +42,27 @@ for _ in range(draws):
     (ml, mh), (nl, nh), (kl, kh) = lo_hi
     print(pick(ml, mh), pick(nl, nh), pick(kl, kh, step))
 EOF
+# The auto line's packing pick as a variant ("bn=80,cluster=2x2,bm=128,consumers=2"), or nothing.
+packing_pick() {
+  local p bm=128 consumers=2
+  p=$(grep -oE 'packing -> bn [0-9]+(, bm [0-9]+ -> [0-9]+, consumers [0-9]+ -> [0-9]+)?(, cluster [0-9]x[0-9] -> [0-9]x[0-9]| in [0-9]x[0-9])' <<< "$1" | head -1)
+  [ -n "$p" ] || return 0
+  if [[ "$p" =~ bm\ [0-9]+\ -\>\ ([0-9]+),\ consumers\ [0-9]+\ -\>\ ([0-9]+) ]]; then
+    bm=${BASH_REMATCH[1]} consumers=${BASH_REMATCH[2]}
+  fi
+  echo "bn=$(sed -E 's/^packing -> bn ([0-9]+).*/\1/' <<< "$p"),cluster=$(grep -oE '[0-9]x[0-9]$' <<< "$p"),bm=$bm,consumers=$consumers"
+}
 found=0
 while read -r m n k; do
   printf '{"kernel":"gemm","params":{"m":%d,"n":%d,"k":%d,"dtype":"bf16","out":"bf16","layout":"tn"}}\n' "$m" "$n" "$k" > "$work/spec.json"
   line=$("$cli" compile "$work/spec.json" --arch sm_90a --sms 132 --clusters-fit 2=66,4=30 --emit ir -o "$work/out" 2>&1 | grep '^auto' || true)
   if grep -qE -- "$pattern" <<< "$line"; then
-    echo "${m}x${n}x${k} default $variant"
+    v=$variant
+    if [ "$variant" = "@packing" ]; then
+      v=$(packing_pick "$line")
+      [ -n "$v" ] || continue
+    fi
+    echo "${m}x${n}x${k} default $v"
     echo "${m}x${n}x${k}: $(sed 's/^auto *//' <<< "$line")" | cut -c1-400 >&2
     found=$((found + 1))
     [ "$found" -ge "$count" ] && break
