@@ -29,7 +29,7 @@ int model_sms(const Sample::DeviceFacts& device, unsigned ctas);
 // estimated time, unclustered or in clusters of 4.
 void choose_packing(const Gemm& gemm, const Config& c, const Sample::DeviceFacts& device, Sample::DeviceChoice& d, const Say& say);
 // kGemmNarrowPair (gemm_packing.cpp): packing's pick over a narrow N and a long K gives way to
-// two column tiles in pairs along N.
+// two column tiles in pairs along N, or (kGemmNarrowOneTile) to one in pairs along M split along K.
 void choose_narrow_pair(const Gemm& gemm, const Config& c, const Sample::DeviceFacts& device, Sample::DeviceChoice& d, const Say& say);
 // kGemmLongSplit (gemm_packing.cpp): packing's narrow static width over a long K gives way to
 // 2x1 pairs split in 2.

@@ -1,6 +1,7 @@
 // Packing, one of the GEMM's device choices: after choose_width, the width and cluster of
 // the lowest estimated time (unclustered, or in clusters of 4 where rows are unaligned), and
-// over a long K its give-way to two column tiles in pairs at a narrow N, or to 2x1 pairs split in 2.
+// over a long K its give-way at a narrow N to two column tiles in pairs, or one split along K,
+// or to 2x1 pairs split in 2.
 #include <algorithm>
 #include <optional>
 #include <vector>
