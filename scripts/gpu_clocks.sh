@@ -13,24 +13,24 @@ iters=${ITERS:-2000}
 for s in "$@"; do [[ "$s" =~ ^[1-9][0-9]*x[1-9][0-9]*x[1-9][0-9]*$ ]] || { echo "gpu_clocks: shape '$s' is not MxNxK" >&2; exit 2; }; done
 command -v nvidia-smi > /dev/null || { echo "gpu_clocks: no nvidia-smi here: nothing measured" >&2; exit 77; }
 B=${B:-.stage/bin}
-fields=clocks.sm,power.draw,temperature.gpu,utilization.gpu,clocks_event_reasons.sw_power_cap,clocks_event_reasons.sw_thermal_slowdown,clocks_event_reasons.hw_slowdown
+fields=clocks.sm,clocks.mem,power.draw,temperature.gpu,utilization.gpu,clocks_event_reasons.sw_power_cap,clocks_event_reasons.sw_thermal_slowdown,clocks_event_reasons.hw_slowdown
 py=${GPU_CLOCKS_PYTHON:-python3}
 have_torch=0; "$py" -c "import torch; assert torch.cuda.is_available()" 2> /dev/null && have_torch=1
 
 # sampled NAME CMD...: runs CMD while nvidia-smi samples; prints the busy samples' (utilization
-# over 50%) median clock and power, max temperature and how many sat under each slowdown.
+# over 50%) median SM and memory clocks and power, max temperature and how many sat under each slowdown.
 sampled() {
   local name=$1; shift
   nvidia-smi --query-gpu=$fields --format=csv,noheader,nounits -lms 20 > "$out/$name.smi" 2>&1 &
   local smi=$!
   "$@" > "$out/$name.log" 2>&1; local rc=$?
   kill "$smi" 2> /dev/null; wait "$smi" 2> /dev/null
-  awk -F', *' -v name="$name" -v rc="$rc" '$4 + 0 > 50 {
-      n++; clk[n] = $1; pw[n] = $2; if ($3 > t) t = $3; cap += ($5 == "Active"); th += ($6 == "Active"); hw += ($7 == "Active") }
+  awk -F', *' -v name="$name" -v rc="$rc" '$5 + 0 > 50 {
+      n++; clk[n] = $1; mem[n] = $2; pw[n] = $3; if ($4 > t) t = $4; cap += ($6 == "Active"); th += ($7 == "Active"); hw += ($8 == "Active") }
     function median(a, n,   i, j, x) { for (i = 2; i <= n; i++) { x = a[i]; for (j = i - 1; j > 0 && a[j] > x; j--) a[j + 1] = a[j]; a[j + 1] = x } return a[int((n + 1) / 2)] }
     END { if (n == 0) { printf "%s rc=%d: no busy sample\n", name, rc; exit }
-          printf "%s rc=%d: %d busy samples, SM clock median %d MHz, power median %.0f W, max %d C; power cap %d, thermal %d, hw slowdown %d of them\n",
-                 name, rc, n, median(clk, n), median(pw, n), t, cap, th, hw }' "$out/$name.smi"
+          printf "%s rc=%d: %d busy samples, SM clock median %d MHz, memory clock median %d MHz, power median %.0f W, max %d C; power cap %d, thermal %d, hw slowdown %d of them\n",
+                 name, rc, n, median(clk, n), median(mem, n), median(pw, n), t, cap, th, hw }' "$out/$name.smi"
 }
 
 for shape in "$@"; do
