@@ -447,6 +447,34 @@ void choose_schedule(const Sample::DeviceFacts& device, Sample::DeviceChoice& d,
       std::to_string(sm_count) + " SMs: " + a.why);
 }
 
+// choose_stream_k_tile's case over at least kGemmStreamKSquareMinKblocks k-blocks, where the spec
+// also leaves the cluster, coop and the tile's rows and warpgroups to the defaults (tn, 2-byte
+// inputs in rows of whole 128-byte lines): 192 x 192 coop-cols tiles in 2x1 pairs with
+// multicast, under the wave model's schedule (stream-K or static; not split-K).
+bool choose_stream_k_square(const Gemm& gemm, const Config& c, const Sample::DeviceFacts& device, Sample::DeviceChoice& d,
+                            const Say& say) {
+  const GemmShape s = gemm_kernel_shape(d.config);
+  const GemmTiling t = gemm_tiling(d.config);
+  const uint64_t kblocks = ceil_div(uint64_t(s.k), t.bk);
+  if (c.named.count("cluster") || c.named.count("params.coop") || !default_tile_shape(c) || s.layout != GemmLayout::TN ||
+      ir::scalar_bytes(s.in) != 2 || !rows_aligned(s, 128) || kblocks < kGemmStreamKSquareMinKblocks)
+    return false;
+  Config v = d.config;
+  v.params["bm"] = int64_t(192), v.params["bn"] = int64_t(192), v.params["coop"] = int64_t(1);
+  v.cluster = {2, 1, 1};
+  v.params["multicast"] = int64_t(GemmMulticast::On);
+  const GemmScheduleChoice a = gemm_auto_schedule(s, gemm_tiling(v), device.sm_count);
+  if (a.schedule == GemmSchedule::SplitK) return false;
+  v.params["schedule"] = int64_t(a.schedule), v.params["splits"] = int64_t(1);
+  if (!gemm.check_config(v).empty()) return false;
+  const std::string was = std::to_string(t.bm) + " x " + std::to_string(t.bn) + " in " + xy(d.config.cluster);
+  d.config = v;
+  say("stream-K tile -> bm 192, bn 192, coop cols in 2x1 with multicast (was " + was + "): " + std::to_string(kblocks) +
+      " k-blocks, where the larger tile's fewer operand bytes per flop pay; " +
+      (a.schedule == GemmSchedule::StreamK ? std::string("stream-K evens out the last wave") : "schedule static for it: " + a.why));
+  return true;
+}
+
 // Stream-K chosen for a spec that leaves bn to the device, names no cluster or 1x2, and
 // has at least kGemmStreamKPairMinN rows of B: 256-column tiles in 1x2 pairs with multicast,
 // under the schedule the wave model gives them (stream-K, or static where their waves end
@@ -459,6 +487,7 @@ void choose_stream_k_tile(const Gemm& gemm, const Config& c, const Sample::Devic
   if (!t.stream_k || (c.named.count("cluster") && !named_pair) || s.n < kGemmStreamKPairMinN ||
       GemmMulticast(c.param("multicast")) != GemmMulticast::Auto)
     return;
+  if (choose_stream_k_square(gemm, c, device, d, say)) return;
   Config v = d.config;
   v.params["bn"] = int64_t(256), v.cluster = {1, 2, 1};
   v.params["multicast"] = int64_t(GemmMulticast::On);

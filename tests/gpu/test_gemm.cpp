@@ -432,12 +432,17 @@ TEST_CASE("gemm: split-K in the cluster against cuBLAS [gpu]", "[gpu][gemm][spli
       {2048, 2048, 1024, {{"bn", 0}}, {1, 2, 1}, 1.0, 0.0, true, {{"bn", 256}, {"splits", 1}, {"multicast", 0}}},
       // Stream-K on the default path keeps a pair with multicast: the spec's where B has fewer
       // than kGemmStreamKPairMinN rows; with more, 256 columns in 1x2 (from the 2x1 pair too;
-      // ragged M), static where their waves end full enough (5187 x 3736).
+      // ragged M), static where their waves end full enough (5187 x 3736, its rows named:
+      // else the square below takes it); over kGemmStreamKSquareMinKblocks k-blocks or more,
+      // 192 x 192 coop cols in 2x1 (static where its waves end full: 2392 x 5744).
       {8576, 512, 8192, {{"bn", 0}}, {1, 2, 1}, 1.0, 0.0, true, {{"bn", 256}, {"schedule", 2}, {"multicast", 1}}},
-      {4608, 2304, 8192, {{"bn", 0}}, {2, 1, 1}, 1.0, 0.0, true, {{"bn", 256}, {"schedule", 2}, {"multicast", 1}}, "(1,2,1)"},
-      {2392, 5744, 8192, {{"bn", 0}}, {2, 1, 1}, 1.0, 0.0, true, {{"bn", 256}, {"schedule", 2}, {"multicast", 1}}, "(1,2,1)"},
+      {4608, 2304, 8128, {{"bn", 0}}, {2, 1, 1}, 1.0, 0.0, true, {{"bn", 256}, {"schedule", 2}, {"multicast", 1}}, "(1,2,1)"},
+      {2392, 5744, 8128, {{"bn", 0}}, {2, 1, 1}, 1.0, 0.0, true, {{"bn", 256}, {"schedule", 2}, {"multicast", 1}}, "(1,2,1)"},
       {4981, 1512, 10496, {{"bn", 0}}, {2, 1, 1}, 1.0, 0.0, true, {{"bn", 192}, {"schedule", 2}, {"multicast", 1}}, "(2,1,1)"},
-      {5187, 3736, 12288, {{"bn", 0}}, {2, 1, 1}, 1.0, 0.0, true, {{"bn", 256}, {"schedule", 1}, {"multicast", 1}}, "(1,2,1)"},
+      {5187, 3736, 12288, {{"bn", 0}, {"bm", 128}}, {2, 1, 1}, 1.0, 0.0, true, {{"bn", 256}, {"schedule", 1}, {"multicast", 1}}, "(1,2,1)"},
+      {4608, 2304, 8192, {{"bn", 0}}, {2, 1, 1}, 1.0, 0.0, true, {{"bm", 192}, {"bn", 192}, {"coop", 1}, {"schedule", 2}, {"multicast", 1}}, "(2,1,1)"},
+      {2392, 5744, 8192, {{"bn", 0}}, {2, 1, 1}, 1.0, 0.0, true, {{"bm", 192}, {"bn", 192}, {"coop", 1}, {"schedule", 1}, {"multicast", 1}}, "(2,1,1)"},
+      {5187, 3736, 12288, {{"bn", 0}}, {2, 1, 1}, 1.0, 0.0, true, {{"bm", 192}, {"bn", 192}, {"coop", 1}, {"schedule", 2}, {"multicast", 1}}, "(2,1,1)"},
   };
   for (size_t i = 0; i < cases.size(); ++i) check(cases[i], 450 + i);
 }

@@ -49,7 +49,8 @@ TEST_CASE("gemm multicast auto: unclustered for one aligned wave or stream-K, 64
            // the spec's (a tail of 2 tiles past a whole wave); with more, 256 columns in 1x2.
            {8576, 512, 8192, c1x2, on, ""},
            {5120, 5120, 5120, c1x2, on, "stream-K tile -> bn 256 in 1x2 with multicast: B's 5120 rows take the widest tile"},
-           {4608, 2304, 8192, c1x2, on, "stream-K tile -> bn 256 in 1x2 with multicast: B's 2304 rows"},
+           // (127 k-blocks: one fewer, and kGemmStreamKSquareMinKblocks would take 192 x 192 coop cols in 2x1.)
+           {4608, 2304, 8128, c1x2, on, "stream-K tile -> bn 256 in 1x2 with multicast: B's 2304 rows"},
            // 128-column tiles keep the cluster at K 1000; so do more waves than one.
            {2000, 1000, 1000, c1x2, on, ""},
            {8192, 8192, 1024, c1x2, on, ""},
@@ -74,12 +75,15 @@ TEST_CASE("gemm multicast auto: unclustered for one aligned wave or stream-K, 64
   // From the 2x1 pair (the bench's and the CLI's default): 192-column stream-K tiles move to
   // 256 in 1x2 where B has kGemmStreamKPairMinN rows or more, under the wave model's schedule
   // for them (5187 x 3736: 315 cluster tiles of 256, 4.77 waves, static); else they keep the
-  // width and the 2x1 pair, with multicast.
+  // width and the 2x1 pair, with multicast. Under kGemmStreamKSquareMinKblocks k-blocks, or
+  // with the tile's rows named (bm 128), the 192 x 192 coop-cols tile does not take them.
   for (auto [m, n, k, bn, cluster, stream_k] :
-       {std::tuple{4608, 2304, 8192, 256, c1x2, true}, {2392, 5744, 13952, 256, c1x2, true}, {4981, 1512, 10496, 192, c2x1, true},
+       {std::tuple{4608, 2304, 8128, 256, c1x2, true}, {2392, 5744, 8128, 256, c1x2, true}, {4981, 1512, 10496, 192, c2x1, true},
         {5187, 3736, 13760, 256, c1x2, false}}) {
     INFO(m << " x " << n << " x " << k);
-    const std::optional<samples::Sample::DeviceChoice> d = s->for_device(test::gemm_config({{"m", m}, {"n", n}, {"k", k}}, c2x1), 132);
+    samples::Config spec = test::gemm_config({{"m", m}, {"n", n}, {"k", k}}, c2x1);
+    if (k == 13760) spec.params["bm"] = 128, spec.named.insert("params.bm");
+    const std::optional<samples::Sample::DeviceChoice> d = s->for_device(spec, 132);
     REQUIRE(d.has_value());
     INFO(d->line);
     CHECK(samples::gemm_tiling(d->config).stream_k == stream_k);
