@@ -270,13 +270,15 @@ inline constexpr int64_t kGemmStreamKPairMinN = 2048;
 // ... and where that stream-K runs over at least this many k-blocks (tn, 2-byte inputs in rows
 // of whole 128-byte lines, a spec that leaves the tile's rows, warpgroups, coop and cluster to
 // the defaults): cuBLAS's tile there instead, 192 x 192 with the two consumers splitting the
-// columns (coop cols) in 2x1 pairs sharing A, under the wave model's schedule. A tile 1.125x
-// the area of 128 x 256 reads fewer operand bytes per flop (at 2392x5744x13952, ncu: 476 MB
-// from DRAM against 840 MB for 256 in 1x2, as cuBLAS's 444 MB). H100, same process, per-rep
-// medians of the default (256 in 1x2) over it: 0.890 (2392x5744x13952, static 2.95 waves),
-// 0.934 (4999x3696x12352), 0.948 (1660x3056x15488), 0.987 (4608x2304x8192), 0.990
-// (5187x3736x13760, 7183x2376x13824); over 2520 and 1824 k: 1.077 (5907x4992x2520) and 1.001
-// (4362x2968x1824), neither stream-K with 2048 rows of B nor this long.
+// columns (coop cols) in 2x1 pairs sharing A, under the wave model's schedule, where that
+// model's time for it weighed by tile area is no more than the 256-column pair's (padding and
+// waves decide it: the two tiles ran at about the same rate per area where they pad alike). A
+// tile 1.125x the area of 128 x 256 reads fewer operand bytes per flop (at 2392x5744x13952,
+// ncu: 476 MB from DRAM against 840 MB for 256 in 1x2, as cuBLAS's 444 MB). H100, same process,
+// the square over the pair (per-rep medians) at the sixteen long-K shapes measured, the area
+// test fitted to them: 1.01-1.14x at eight it takes (2392x5744x13952 1.124, 2408x6086x15552
+// 1.141), 0.926 at one (5698x2822x11968); 0.84-1.07x at the seven it leaves to the pair
+// (5103x5053x16128 0.842, 4999x3696x12352 1.071).
 inline constexpr uint64_t kGemmStreamKSquareMinKblocks = 128;
 // ... except tiles narrower than 128 columns over at least this many k-blocks: there the
 // pair keeps multicast (along N, sharing A's rows, where that makes no more cluster tiles),

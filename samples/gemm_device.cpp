@@ -450,7 +450,8 @@ void choose_schedule(const Sample::DeviceFacts& device, Sample::DeviceChoice& d,
 // choose_stream_k_tile's case over at least kGemmStreamKSquareMinKblocks k-blocks, where the spec
 // also leaves the cluster, coop and the tile's rows and warpgroups to the defaults (tn, 2-byte
 // inputs in rows of whole 128-byte lines): 192 x 192 coop-cols tiles in 2x1 pairs with
-// multicast, under the wave model's schedule (stream-K or static; not split-K).
+// multicast, under the wave model's schedule (stream-K or static; not split-K), where the wave
+// model's time for them, weighed by tile area, is at most that of 256 in 1x2.
 bool choose_stream_k_square(const Gemm& gemm, const Config& c, const Sample::DeviceFacts& device, Sample::DeviceChoice& d,
                             const Say& say) {
   const GemmShape s = gemm_kernel_shape(d.config);
@@ -463,14 +464,21 @@ bool choose_stream_k_square(const Gemm& gemm, const Config& c, const Sample::Dev
   v.params["bm"] = int64_t(192), v.params["bn"] = int64_t(192), v.params["coop"] = int64_t(1);
   v.cluster = {2, 1, 1};
   v.params["multicast"] = int64_t(GemmMulticast::On);
-  const GemmScheduleChoice a = gemm_auto_schedule(s, gemm_tiling(v), device.sm_count);
-  if (a.schedule == GemmSchedule::SplitK) return false;
+  GemmTiling pair = t;
+  pair.bn = 256, pair.cluster_n = 1, pair.cluster_m = 2;
+  const GemmScheduleChoice a = gemm_auto_schedule(s, gemm_tiling(v), device.sm_count),
+                           b = gemm_auto_schedule(s, pair, device.sm_count);
+  if (a.schedule == GemmSchedule::SplitK || b.schedule == GemmSchedule::SplitK) return false;
+  // The wave model's time of each (k-blocks of a cluster) times its CTA's tile area: the
+  // square only where its padding and waves cost no more than the pair's.
+  const double square_cost = a.time * 192.0 * 192.0, pair_cost = b.time * 128.0 * 256.0;
+  if (square_cost > pair_cost) return false;
   v.params["schedule"] = int64_t(a.schedule), v.params["splits"] = int64_t(1);
   if (!gemm.check_config(v).empty()) return false;
   const std::string was = std::to_string(t.bm) + " x " + std::to_string(t.bn) + " in " + xy(d.config.cluster);
   d.config = v;
   say("stream-K tile -> bm 192, bn 192, coop cols in 2x1 with multicast (was " + was + "): " + std::to_string(kblocks) +
-      " k-blocks, where the larger tile's fewer operand bytes per flop pay; " +
+      " k-blocks, est. " + fixed(square_cost / pair_cost, 2) + "x the time of 256 in 1x2 by the wave model, and fewer operand bytes per flop; " +
       (a.schedule == GemmSchedule::StreamK ? std::string("stream-K evens out the last wave") : "schedule static for it: " + a.why));
   return true;
 }

@@ -1,7 +1,8 @@
 // The stream-K square (samples/gemm_device.cpp, kGemmStreamKSquareMinKblocks): where the
 // default path runs stream-K over B of at least kGemmStreamKPairMinN rows and a long K, 192 x
 // 192 tiles whose consumers split the columns, in 2x1 pairs sharing A, under the wave model's
-// schedule; elsewhere the 256-column pair. Decided on an H200's facts. No GPU needed.
+// schedule, where that model's time weighed by tile area is no more than the 256-column pair's;
+// elsewhere the pair. Decided on an H200's facts. No GPU needed.
 #include <catch2/catch.hpp>
 
 #include <string>
@@ -26,30 +27,41 @@ bool wide_pair(const samples::Sample::DeviceChoice& d) {
 }
 }  // namespace
 
-TEST_CASE("gemm stream-K square: 192 x 192 coop cols in 2x1 over 128 k-blocks or more, the 256-column pair under them",
+TEST_CASE("gemm stream-K square: 192 x 192 coop cols in 2x1 over 128 k-blocks or more where the wave model's time by "
+          "area is no more than the 256-column pair's",
           "[samples][gemm][schedule]") {
   // 2392 x 5744 x 13952: 218 k-blocks; 13 x 30 tiles of 192 make 195 pairs, 2.95 waves of
-  // 66: static for them (the wave model), where 256 in 1x2 ran stream-K.
+  // 66: static for them (the wave model), est. 0.92x the pair's stream-K time by area.
   samples::Sample::DeviceChoice d = test::decide_h200(2392, 5744, 13952);
   INFO(d.line);
   CHECK(square(d));
   CHECK(d.config.param("schedule") == int64_t(GemmSchedule::Static));
-  CHECK(d.line.find("(was 128 x 192 in 2x1): 218 k-blocks") != std::string::npos);
+  CHECK(d.line.find("(was 128 x 192 in 2x1): 218 k-blocks, est. 0.92x the time of 256 in 1x2") != std::string::npos);
   CHECK(d.line.find("schedule static for it: 195 cluster tiles on 66 clusters (2.95 waves)") != std::string::npos);
-  // Stream-K for the square at 4999 x 3696 x 12352 (270 pairs, 4.09 waves) and at the
-  // threshold, 4608 x 2304 x 8192 (128 k-blocks).
-  for (auto [m, n, k] : {std::tuple{4999, 3696, 12352}, {4608, 2304, 8192}, {1660, 3056, 15488}}) {
+  // Stream-K for the square: 1660 x 3056 x 15488 (72 pairs, 1.09 waves), 5187 x 3736 x 13760,
+  // 2581 x 8010 x 14784.
+  for (auto [m, n, k] : {std::tuple{1660, 3056, 15488}, {5187, 3736, 13760}, {2581, 8010, 14784}}) {
     d = test::decide_h200(m, n, k);
     INFO(m << " x " << n << " x " << k << ": " << d.line);
     CHECK(square(d));
     CHECK(d.config.param("schedule") == int64_t(GemmSchedule::StreamK));
     CHECK(d.config.param("splits") == 1);
   }
-  // One k-block fewer: the 256-column pair.
-  d = test::decide_h200(4608, 2304, 8128);
+  // The wave model's time by area above the pair's: 5103 x 5053 x 16128 (378 square pairs of
+  // 92.5% useful area against 400 of 98.4%), 4999 x 3696 x 12352, 4608 x 2304 x 8192.
+  for (auto [m, n, k] : {std::tuple{5103, 5053, 16128}, {4999, 3696, 12352}, {4608, 2304, 8192}}) {
+    d = test::decide_h200(m, n, k);
+    INFO(m << " x " << n << " x " << k << ": " << d.line);
+    CHECK(!square(d));
+    CHECK(wide_pair(d));
+  }
+  // One k-block under kGemmStreamKSquareMinKblocks: the pair (at 8192, 128 k-blocks, the square).
+  d = test::decide_h200(2392, 5744, 8128);
   INFO(d.line);
   CHECK(wide_pair(d));
-  CHECK(!square(d));
+  d = test::decide_h200(2392, 5744, 8192);
+  INFO(d.line);
+  CHECK(square(d));
 }
 
 TEST_CASE("gemm stream-K square: not where the spec names the cluster, coop or the tile's rows, nor over nn, 4-byte "
