@@ -536,12 +536,13 @@ note "ncu ${NCU_SHAPE:-1024x1024x2048} rc=$? (ncu_${NCU_SHAPE:-1024x1024x2048}.l
 fi
 
 # The kernels cuBLAS and the default path launch for each of NCU_SHAPES (MxNxK, comma-separated;
-# only when named): ncu's name, grid, cluster, block and duration of one launch of each after
-# warm-up, as CSV lines in the summary.
+# only when named): ncu's name, grid, cluster, block, duration, bytes read from DRAM and L2 hit
+# rate of one launch of each after warm-up (ncu flushes the caches before it), as lines in the
+# summary: a tile that reads far more from DRAM than cuBLAS's is the lead to follow.
 if [[ "$SECTIONS" == *" ncu-names "* ]]; then
 for shape in $(echo "${NCU_SHAPES:-1024x1024x2048}" | tr ',' ' '); do
   timeout 120 ncu --clock-control none -k 'regex:^(gemm|nvjet)' --launch-skip 2 --launch-count 2 --csv \
-    --metrics gpu__time_duration.sum,launch__grid_size,launch__cluster_dim_x,launch__cluster_dim_y,launch__block_size,launch__registers_per_thread \
+    --metrics gpu__time_duration.sum,launch__grid_size,launch__cluster_dim_x,launch__cluster_dim_y,launch__block_size,launch__registers_per_thread,dram__bytes_read.sum,lts__t_sector_hit_rate.pct \
     $B/tilejit_bench_gemm --no-tuned --iters 2 --reps 1 --sustained 0 --shapes "$shape" > "$OUT/ncu_names_$shape.log" 2>&1
   note "ncu-names $shape rc=$?"
   grep -E '^"[0-9]' "$OUT/ncu_names_$shape.log" | awk -F'","' '{print "  " $5 " | " $(NF-2) " = " $NF}' | sed 's/"$//' >> "$summary"
