@@ -87,6 +87,14 @@ class SplitK {
          KPartition partition = KPartition::Splits, PartialSum sum = PartialSum::LastAdds, uint64_t owner_wait_ns = 0,
          unsigned share_quantum = 8);
 
+  // Stream-K only, before declare_count: the stream-K tiles are the last, partial wave's alone
+  // (all tiles when they do not fill one), each cut into S = clusters / those tiles equal
+  // ranges, one per cluster; the ranges of one index start and end together, walking the same
+  // k-blocks of their tiles at the same time (the hybrid's shares of 1-2 tiles do so only in
+  // their first and last tiles). Where S would be under 2, or a range under kMinShare k-blocks,
+  // the launch runs the hybrid. Each cluster then holds at most one partial tile.
+  void split_stream_k_tail(bool on) { split_tail_ = on; }
+
   // The shared buffer through which a warpgroup's leader broadcasts its counter value
   // (only with S != 1). Declared separately so that the kernel places it after its own
   // shared buffers. Cluster: acc_cols is the accumulator's width (acc.n), which decides
@@ -171,6 +179,7 @@ class SplitK {
   uint64_t owner_wait_ns_;
   unsigned share_quantum_;
   unsigned acc_cols_ = 0;  // Cluster: acc.n (declare_shared)
+  bool split_tail_ = false;  // StreamK: split_stream_k_tail
   // Stream-K, per launch (locals of the role, declare_count): clusters, stream-K tiles,
   // their k-blocks, the clusters that share them, cluster tiles and k-blocks per tile;
   // and, from the parameters and the grid, a bound on the walk's iterations over every

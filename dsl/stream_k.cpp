@@ -20,9 +20,15 @@ void SplitK::declare_stream_k(const i32& tiles_m, const i32& tiles_n, const i32&
   const i32 workers = ctas > 1 ? num_clusters_x() : grid_dim_x();
   const i32 rows = (tiles_m + (ccy - 1)) / ccy, cols = (tiles_n + (ccx - 1)) / ccx, tiles = rows * cols;
   // The partial last wave, with the full wave before it when there is one; no stream-K
-  // tile when the tiles divide into full waves.
+  // tile when the tiles divide into full waves. Split tail (split_stream_k_tail): the last
+  // wave's tiles alone, `tail_splits` ranges each, where that makes 2 or more of at least
+  // kMinShare k-blocks.
   const i32 rem = tiles % workers, waves = tiles / workers;
-  const i32 sk_tiles = select(rem == 0, i32(0), select(waves == 0, tiles, rem + workers));
+  const i32 hybrid_tiles = select(rem == 0, i32(0), select(waves == 0, tiles, rem + workers));
+  const i32 tail_splits = workers / max(rem, i32(1));
+  const std::optional<boolean> tail =
+      split_tail_ ? std::optional<boolean>(rem > 0 && tail_splits >= 2 && kblocks / tail_splits >= kMinShare) : std::nullopt;
+  const i32 sk_tiles = tail ? select(*tail, rem, hybrid_tiles) : hybrid_tiles;
   // Two slots per cluster, CTA and MMA warpgroup (Atomic: one per stream-K tile, CTA and
   // warpgroup, beside its counter); a counter per stream-K tile, CTA and warpgroup. A
   // launch without stream-K tiles touches neither.
@@ -33,11 +39,12 @@ void SplitK::declare_stream_k(const i32& tiles_m, const i32& tiles_n, const i32&
   k_.size_workspace(counters_, select(used, cast<int64_t>(sk_tiles) * groups, none), loc);
   // Then as locals of the role, computed once.
   const i32 v_tiles = var(sk_tiles, "sk_tiles"), iters = var(v_tiles * kblocks, "sk_iters");
+  const i32 hybrid_share = max(i32(1), min(workers, iters / kMinShare));
   // emplace: each role's plan is its own (values are not reassigned across bodies).
   sk_.emplace(StreamKPlan{var(workers, "sk_workers"),
                     v_tiles,
                     iters,
-                    var(max(i32(1), min(workers, iters / kMinShare)), "sk_share_workers"),
+                    var(tail ? select(*tail, rem * tail_splits, hybrid_share) : hybrid_share, "sk_share_workers"),
                     var(rows, "sk_rows"),
                     var(cols, "sk_cols"),
                     var(tiles, "sk_cluster_tiles"),

@@ -156,7 +156,12 @@ std::vector<ParamSpec> Gemm::params() const {
            kSplitReduces},
           {"deterministic", 0, 0, 1,
            "1: split-K and stream-K add a tile's partials in a fixed order (bitwise the same result from run to run, "
-           "one more partial read per shared tile); 0: the last contributor adds the others' to its own"}};
+           "one more partial read per shared tile); 0: the last contributor adds the others' to its own"},
+          {"stream_k_tail", 0, 0, 1,
+           "stream-K: 0, the last partial wave's tiles and the full wave before them share their k-blocks out in equal "
+           "runs, one per cluster (the Stream-K hybrid); 1, the last wave's tiles alone, each cut into clusters / tiles "
+           "equal K ranges (at least 2 of 4 k-blocks or more, else as 0), so that the ranges of one index run the same "
+           "k-blocks at the same time. Only with schedule stream_k or auto"}};
 }
 
 double gemm_epilogue_apply(const GemmEpilogue& e, double x, double scale, double bias, double residual) {
@@ -217,6 +222,7 @@ GemmTiling gemm_tiling(const Config& c) {
   t.splits = unsigned(c.param("splits"));
   t.owner_wait_us = unsigned(c.param("owner_wait"));
   t.stream_k = GemmSchedule(c.param("schedule")) == GemmSchedule::StreamK, t.deterministic = c.param("deterministic") == 1;
+  t.stream_k_tail = c.param("stream_k_tail") == 1;
   t.atomic_sum = GemmSplitReduce(c.param("split_reduce")) == GemmSplitReduce::Atomic;
   t.dynamic = GemmSchedule(c.param("schedule")) == GemmSchedule::Dynamic;
   if (!t.warp_specialized) t.consumers = 1;
@@ -462,6 +468,12 @@ std::vector<ConfigProblem> Gemm::check_config(const Config& c) const {
     need(why.empty(), "params.split_reduce",
          "split_reduce cluster: " + why + ": use split_reduce auto or workspace, or a cluster [x, y, splits]");
   }
+  {
+    const GemmSchedule sched = GemmSchedule(c.param("schedule"));
+    need(!t.stream_k_tail || sched == GemmSchedule::StreamK || sched == GemmSchedule::Auto, "params.stream_k_tail",
+         "stream_k_tail 1 shapes stream-K's last wave, and schedule " + kSchedules[size_t(sched)] +
+             " runs none: use schedule stream_k or auto, or stream_k_tail 0");
+  }
   need(!(t.atomic_sum && t.deterministic), "params.split_reduce",
        "split_reduce atomic adds a tile's partials in the order they reach L2, which deterministic 1 rules out: use "
        "split_reduce workspace with it, or deterministic 0");
@@ -492,11 +504,15 @@ unsigned gemm_auto_split_cap(uint64_t kblocks) {
 GemmWorkspace gemm_workspace(const GemmShape& s, const GemmTiling& t, int sm_count) {
   if (t.stream_k) {
     // As declare_stream_k sizes it for one CTA per SM: two slots per cluster, CTA and MMA
-    // warpgroup, a counter per stream-K tile; none when the tiles fill whole waves.
+    // warpgroup (atomic: one per stream-K tile), a counter per stream-K tile; none when the
+    // tiles fill whole waves.
     const uint64_t ctas = uint64_t(t.cluster_m) * t.cluster_n, workers = sm_count > 0 ? uint64_t(sm_count) / ctas : 0;
     const uint64_t tiles = ceil_div(ceil_div(uint64_t(s.m), t.bm), t.cluster_m) * ceil_div(ceil_div(uint64_t(s.n), t.bn), t.cluster_n);
     if (workers == 0 || tiles % workers == 0) return {};
-    const uint64_t sk_tiles = tiles < workers ? tiles : tiles % workers + workers;
+    // stream_k_tail: the last wave's tiles alone where they split in 2+ ranges of 4+ k-blocks.
+    const uint64_t rem = tiles % workers, tail_splits = workers / rem, kblocks = ceil_div(uint64_t(s.k), t.bk);
+    const bool tail = t.stream_k_tail && tail_splits >= 2 && kblocks / tail_splits >= 4;
+    const uint64_t sk_tiles = tail ? rem : tiles < workers ? tiles : rem + workers;
     return {(t.atomic_sum ? sk_tiles : workers * 2) * ctas * t.bm * t.bn, sk_tiles * ctas * t.tile_groups(), 1};
   }
   if (t.splits == 1 || t.split_in_cluster) return {};

@@ -437,6 +437,7 @@ struct GemmTiling {
   unsigned splits = 1;           // split-K: K ranges per output tile (1: none, 0: chosen at run time), at most kMaxSplits
   bool stream_k = false;         // the Stream-K hybrid (dsl/split_k.h): the tail's tiles' K shared by every cluster
   bool deterministic = false;    // split-K and stream-K add a tile's partials in a fixed order
+  bool stream_k_tail = false;    // stream-K: the last wave's tiles alone, in equal K splits (SplitK::split_stream_k_tail)
   bool atomic_sum = false;       // split-K and stream-K add a tile's partials into one slot by atomic adds (split_reduce atomic)
   unsigned owner_wait_us = 0;    // split-K: how long a tile's owner waits for the others' partials (dsl/split_k.h)
   // Split-K in the cluster: a tile's `splits` splits are the cluster's planes along z

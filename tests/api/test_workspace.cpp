@@ -167,23 +167,32 @@ TEST_CASE("stream-K's workspace is sized for the launched clusters, as the host'
   // tiles: two whole waves, no stream-K tile and no workspace); ragged tiles in 2x2 clusters.
   const Case cases[] = {{1024, 1024, 8192, {1, 1, 1}, 132}, {4224, 4224, 4096, {1, 2, 1}, 132}, {4096, 2048, 1024, {1, 1, 1}, 132},
                         {2048, 4096, 4096, {1, 1, 1}, 128}, {1000, 904, 3000, {2, 2, 1}, 132}};
+  // stream_k_tail 1 too: the last wave's tiles alone where they split in two or more ranges
+  // (1024^2 x 8192: 32 tiles on 132 CTAs, 4 ranges each; 4224^2: 25 past 4 waves of 66, 2
+  // each), else the hybrid's (4096 x 2048: a wave and 124, under two each).
   for (const Case& c : cases)
-    for (const samples::GemmSplitReduce reduce : {samples::GemmSplitReduce::Workspace, samples::GemmSplitReduce::Atomic}) {
-      CAPTURE(c.m, c.n, c.k, c.cluster.x, c.cluster.y, c.sms, int(reduce));
-      const samples::Config cfg =
-          test::gemm_config({{"m", c.m}, {"n", c.n}, {"k", c.k}, {"schedule", 2}, {"split_reduce", int64_t(reduce)}}, c.cluster);
-      for (const samples::ConfigProblem& p : s->check_config(cfg)) FAIL(p.field << ": " << p.message);
-      const ir::Kernel k = s->build(cfg);
-      const samples::GemmWorkspace want = samples::gemm_workspace(samples::gemm_shape(cfg), samples::gemm_tiling(cfg), int(c.sms));
-      const ir::Dim3 grid{c.sms / c.cluster.count(), 1, 1};
-      std::vector<Arg> args;
-      for (int i = 0; i < 4; ++i) args.push_back(Arg::encoded(std::vector<unsigned char>(sizeof(CUtensorMap)).data(), sizeof(CUtensorMap)));
-      args.insert(args.end(), {Arg(int32_t(c.m)), Arg(int32_t(c.n)), Arg(int32_t(c.k)), Arg(1.0f), Arg(0.0f)});
-      CHECK(elements(k, param_index(k, "workspace"), args, grid) == want.workspace_floats);
-      CHECK(elements(k, param_index(k, "counters"), args, grid) == want.counters);
-      // Whole waves: nothing to share.
-      CHECK((want.counters == 0) == (c.sms == 128));
-    }
+    for (const samples::GemmSplitReduce reduce : {samples::GemmSplitReduce::Workspace, samples::GemmSplitReduce::Atomic})
+      for (const int64_t tail : {0, 1}) {
+        CAPTURE(c.m, c.n, c.k, c.cluster.x, c.cluster.y, c.sms, int(reduce), tail);
+        const samples::Config cfg = test::gemm_config(
+            {{"m", c.m}, {"n", c.n}, {"k", c.k}, {"schedule", 2}, {"split_reduce", int64_t(reduce)}, {"stream_k_tail", tail}}, c.cluster);
+        for (const samples::ConfigProblem& p : s->check_config(cfg)) FAIL(p.field << ": " << p.message);
+        const ir::Kernel k = s->build(cfg);
+        const samples::GemmWorkspace want = samples::gemm_workspace(samples::gemm_shape(cfg), samples::gemm_tiling(cfg), int(c.sms));
+        const ir::Dim3 grid{c.sms / c.cluster.count(), 1, 1};
+        std::vector<Arg> args;
+        for (int i = 0; i < 4; ++i) args.push_back(Arg::encoded(std::vector<unsigned char>(sizeof(CUtensorMap)).data(), sizeof(CUtensorMap)));
+        args.insert(args.end(), {Arg(int32_t(c.m)), Arg(int32_t(c.n)), Arg(int32_t(c.k)), Arg(1.0f), Arg(0.0f)});
+        CHECK(elements(k, param_index(k, "workspace"), args, grid) == want.workspace_floats);
+        CHECK(elements(k, param_index(k, "counters"), args, grid) == want.counters);
+        // Whole waves: nothing to share.
+        CHECK((want.counters == 0) == (c.sms == 128));
+        // The stream-K tiles the counters say (one per tile, CTA and MMA warpgroup).
+        const uint64_t per_tile = c.cluster.count() * samples::gemm_tiling(cfg).tile_groups();
+        if (c.m == 1024) CHECK(want.counters == 32 * per_tile);  // all 32 tiles either way
+        if (c.m == 4224) CHECK(want.counters == (tail ? 25 : 91) * per_tile);
+        if (c.m == 4096) CHECK(want.counters == 256 * per_tile);  // 124 left: one range each, the hybrid
+      }
 }
 
 TEST_CASE("a dynamic schedule's launch must have the schedule's grid where a wrong one loses or repeats units", "[api][workspace][dynamic]") {

@@ -841,6 +841,31 @@ TEST_CASE("gemm: the dynamic schedule against cuBLAS [gpu]", "[gpu][gemm][dynami
   launch_in_a_row(*s, c, 950, 5);
 }
 
+// Stream-K with the split tail (stream_k_tail 1): the last wave's tiles alone, each in
+// clusters / tiles equal K ranges. All tiles under one wave (32 tiles, 4 ranges each), 25
+// past 4 waves of 66 pairs (2 each), the default path's 256 in 1x2 at 2392 x 5744 (32 past 3
+// waves, 2 each), ragged tiles in 2x2 clusters, beta, atomic partials, the fixed order, and a
+// tail too wide to split (124 past a wave: the hybrid); then three launches in a row on the
+// same buffers (the counters left at 0 by the kernel).
+TEST_CASE("gemm: stream-K with the last wave split along K against cuBLAS [gpu]", "[gpu][gemm][streamk][stream_k_tail]") {
+  const int64_t atomic = int64_t(tj::samples::GemmSplitReduce::Atomic);
+  const std::vector<GemmCase> cases = {
+      {1024, 1024, 8192, {{"schedule", 2}, {"stream_k_tail", 1}}},
+      {4224, 4224, 4096, {{"schedule", 2}, {"stream_k_tail", 1}}, {1, 2, 1}},
+      {2392, 5744, 8192, {{"schedule", 2}, {"stream_k_tail", 1}, {"bn", 256}, {"multicast", 1}}, {1, 2, 1}},
+      {1000, 1104, 2000, {{"schedule", 2}, {"stream_k_tail", 1}, {"bn", 128}}, {2, 2, 1}},
+      {1000, 1000, 3000, {{"schedule", 2}, {"stream_k_tail", 1}}, {1, 2, 1}, 1.5, -0.75},
+      {4224, 4224, 4096, {{"schedule", 2}, {"stream_k_tail", 1}, {"split_reduce", atomic}}, {1, 2, 1}},
+      {1024, 1024, 8192, {{"schedule", 2}, {"stream_k_tail", 1}, {"deterministic", 1}}},
+      {4096, 2048, 1024, {{"schedule", 2}, {"stream_k_tail", 1}}},
+  };
+  for (size_t i = 0; i < cases.size(); ++i) check(cases[i], 980 + i);
+  const tj::samples::Sample* s = tj::samples::find_sample("gemm");
+  REQUIRE(s != nullptr);
+  tj::samples::Config c = tj::gpu_test::config_of(cases[1]);
+  launch_in_a_row(*s, c, 990, 3);
+}
+
 // Deterministic: the same inputs give the same bits from launch to launch, whichever
 // cluster finishes a shared tile last (without it, the order of the f32 adds varies).
 TEST_CASE("gemm: stream-K and split-K with deterministic 1 give bitwise equal results [gpu]", "[gpu][gemm][streamk]") {

@@ -560,3 +560,37 @@ TEST_CASE("gemm split_reduce auto keeps the requested cluster as each plane wher
   CHECK(d->config.cluster.str() == ir::Dim3{1, 1, 2}.str());
   CHECK(asked.empty());
 }
+
+TEST_CASE("gemm stream_k_tail: the split tail's plan in the lowered kernel, the hybrid's unchanged without it, and refused "
+          "without stream-K",
+          "[samples][gemm][schedule][stream_k_tail]") {
+  const samples::Sample* s = samples::find_sample("gemm");
+  REQUIRE(s != nullptr);
+  const int64_t stream_k = int64_t(GemmSchedule::StreamK);
+  std::map<std::string, int64_t> p = {{"m", 4224}, {"n", 4224}, {"k", 4096}, {"bn", 256}, {"schedule", stream_k}};
+  const std::string hybrid = codegen::lower(s->build(test::gemm_config(p, {1, 2, 1})), codegen::Target::sm90a()).cuda;
+  p["stream_k_tail"] = 1;
+  const samples::Config tail_config = test::gemm_config(p, {1, 2, 1});
+  CHECK(test::gemm_problems(tail_config).empty());
+  const std::string tail = codegen::lower(s->build(tail_config), codegen::Target::sm90a()).cuda;
+  // The hybrid's share count is a clamp of the clusters; the split tail's picks the tail's
+  // ranges (tiles % clusters times clusters / that) where they are 2 or more of 4+ k-blocks.
+  const std::string clamp = "sk_share_workers = tj::max_(1, tj::min_(tj::num_clusters_x(), (sk_iters / 4)));";
+  const std::string two_or_more = "tj::num_clusters_x()), 1)) >= 2)";  // clusters / max(tiles % clusters, 1) >= 2
+  CHECK(test::count(hybrid, clamp) == 1);
+  CHECK(test::count(hybrid, two_or_more) == 0);
+  CHECK(test::count(tail, clamp) == 0);
+  CHECK(test::count(tail, two_or_more) >= 2);  // in sk_tiles and in sk_share_workers
+  // Without stream-K it would change nothing: refused, naming the field.
+  for (const int64_t other : {int64_t(GemmSchedule::Static), int64_t(GemmSchedule::SplitK), int64_t(GemmSchedule::Dynamic)}) {
+    p["schedule"] = other;
+    const std::vector<std::string> problems = test::gemm_problems(test::gemm_config(p, {1, 2, 1}));
+    INFO(other);
+    REQUIRE(!problems.empty());
+    bool named = false;
+    for (const std::string& q : problems) named = named || q.find("params.stream_k_tail: stream_k_tail 1 shapes stream-K's last wave") == 0;
+    CHECK(named);
+  }
+  p["schedule"] = int64_t(GemmSchedule::Auto);
+  CHECK(test::gemm_problems(test::gemm_config(p, {1, 2, 1})).empty());
+}
