@@ -3,6 +3,9 @@
 # default path, ITERS launches) and cuBLAS alone (PyTorch's bf16 matmul, the same shape and
 # layout, for as long), each while nvidia-smi samples every 20 ms. A gap in TFLOP/s that comes
 # with a lower clock under a power cap is the kernel's energy per FLOP, not its schedule.
+# The two timings differ in method: `tilejit run` records an event pair around each launch
+# (its median), PyTorch's loop runs back to back (the mean): compare clocks and power here, and
+# TFLOP/s from the bench, which interleaves both the same way.
 #   scripts/gpu_clocks.sh MxNxK... [ITERS=2000]     (logs in $OUT, default ./clocks_out)
 set -uo pipefail
 cd "$(dirname "$0")/.."
