@@ -74,7 +74,7 @@ gpu_test_shards() {
 # decisions LOG: what the default path decided in a bench log (its auto lines), one clause
 # each, sorted, ';'-separated.
 decisions() {
-  grep -oE "schedule auto -> [a-z_]*( \(splits [0-9]*\))?|multicast auto -> [a-z]*|cluster [0-9x]* -> [0-9x]*|packing -> [^:;]*|bn 0 -> [0-9]*|stream-K tile -> bn [0-9]* in [0-9x]*|long split -> bn [0-9]*|split quad -> cluster [0-9x]* -> [0-9x]*" "$1" |
+  grep -oE "schedule auto -> [a-z_]*( \(splits [0-9]*\))?|multicast auto -> [a-z]*|cluster [0-9x]* -> [0-9x]*|packing -> [^:;]*|bn 0 -> [0-9]*|stream-K tile -> bn [0-9]* in [0-9x]*|stream-K tile -> bm [0-9]*, bn [0-9]*, coop cols in [0-9x]*|narrow (pair|one tile) -> bn [0-9]*|long split -> bn [0-9]*|split quad -> cluster [0-9x]* -> [0-9x]*" "$1" |
     sort -u | tr '\n' ';'
 }
 
