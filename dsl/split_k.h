@@ -70,6 +70,10 @@ enum class PartialSum : uint8_t { LastAdds, Ordered, Atomic };
 // stores and counts in like them. The wait is bounded, so no unit ever depends on one
 // that may not be running: any order of units still finishes. 0: one look, no wait.
 enum class KPartition : uint8_t { Splits, StreamK, Cluster };
+// Fewest k-blocks a cluster's share of the stream-K tiles is cut to: below that the
+// partial's store and add cost more than the k-blocks they spread. (Hosts that size a
+// stream-K launch's workspace mirror the plan with it.)
+inline constexpr int32_t kStreamKMinShare = 4;
 
 class SplitK {
  public:
@@ -91,7 +95,7 @@ class SplitK {
   // (all tiles when they do not fill one), each cut into S = clusters / those tiles equal
   // ranges, one per cluster; the ranges of one index start and end together, walking the same
   // k-blocks of their tiles at the same time (the hybrid's shares of 1-2 tiles do so only in
-  // their first and last tiles). Where S would be under 2, or a range under kMinShare k-blocks,
+  // their first and last tiles). Where S would be under 2, or a range under kStreamKMinShare k-blocks,
   // the launch runs the hybrid. Each cluster then holds at most one partial tile.
   void split_stream_k_tail(bool on) { split_tail_ = on; }
 

@@ -8,12 +8,6 @@
 
 namespace tj::dsl {
 
-namespace {
-// Fewest k-blocks a cluster's share of the stream-K tiles is cut to: below that the
-// partial's store and add cost more than the k-blocks they spread.
-constexpr int32_t kMinShare = 4;
-}  // namespace
-
 void SplitK::declare_stream_k(const i32& tiles_m, const i32& tiles_n, const i32& kblocks, SrcLoc loc) {
   const int32_t ccx = int32_t(k_.cluster_shape().x), ccy = int32_t(k_.cluster_shape().y), ctas = ccx * ccy;
   // As expressions of the parameters and the grid first: the host sizes the workspace from them.
@@ -22,12 +16,12 @@ void SplitK::declare_stream_k(const i32& tiles_m, const i32& tiles_n, const i32&
   // The partial last wave, with the full wave before it when there is one; no stream-K
   // tile when the tiles divide into full waves. Split tail (split_stream_k_tail): the last
   // wave's tiles alone, `tail_splits` ranges each, where that makes 2 or more of at least
-  // kMinShare k-blocks.
+  // kStreamKMinShare k-blocks.
   const i32 rem = tiles % workers, waves = tiles / workers;
   const i32 hybrid_tiles = select(rem == 0, i32(0), select(waves == 0, tiles, rem + workers));
   const i32 tail_splits = workers / max(rem, i32(1));
   const std::optional<boolean> tail =
-      split_tail_ ? std::optional<boolean>(rem > 0 && tail_splits >= 2 && kblocks / tail_splits >= kMinShare) : std::nullopt;
+      split_tail_ ? std::optional<boolean>(rem > 0 && tail_splits >= 2 && kblocks / tail_splits >= kStreamKMinShare) : std::nullopt;
   const i32 sk_tiles = tail ? select(*tail, rem, hybrid_tiles) : hybrid_tiles;
   // Two slots per cluster, CTA and MMA warpgroup (Atomic: one per stream-K tile, CTA and
   // warpgroup, beside its counter); a counter per stream-K tile, CTA and warpgroup. A
@@ -39,7 +33,7 @@ void SplitK::declare_stream_k(const i32& tiles_m, const i32& tiles_n, const i32&
   k_.size_workspace(counters_, select(used, cast<int64_t>(sk_tiles) * groups, none), loc);
   // Then as locals of the role, computed once.
   const i32 v_tiles = var(sk_tiles, "sk_tiles"), iters = var(v_tiles * kblocks, "sk_iters");
-  const i32 hybrid_share = max(i32(1), min(workers, iters / kMinShare));
+  const i32 hybrid_share = max(i32(1), min(workers, iters / kStreamKMinShare));
   // emplace: each role's plan is its own (values are not reassigned across bodies).
   sk_.emplace(StreamKPlan{var(workers, "sk_workers"),
                     v_tiles,

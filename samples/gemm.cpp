@@ -511,7 +511,7 @@ GemmWorkspace gemm_workspace(const GemmShape& s, const GemmTiling& t, int sm_cou
     if (workers == 0 || tiles % workers == 0) return {};
     // stream_k_tail: the last wave's tiles alone where they split in 2+ ranges of 4+ k-blocks.
     const uint64_t rem = tiles % workers, tail_splits = workers / rem, kblocks = ceil_div(uint64_t(s.k), t.bk);
-    const bool tail = t.stream_k_tail && tail_splits >= 2 && kblocks / tail_splits >= 4;
+    const bool tail = t.stream_k_tail && tail_splits >= 2 && kblocks / tail_splits >= uint64_t(dsl::kStreamKMinShare);
     const uint64_t sk_tiles = tail ? rem : tiles < workers ? tiles : rem + workers;
     return {(t.atomic_sum ? sk_tiles : workers * 2) * ctas * t.bm * t.bn, sk_tiles * ctas * t.tile_groups(), 1};
   }

@@ -164,7 +164,7 @@ struct GemmKernel {
     split.declare_shared(t.acc_cols());
   }
 
-  void declare_splits() { split.split_stream_k_tail(t.stream_k_tail), split.declare_count(tiles_m, tiles_n, kblocks); }
+  void declare_splits() { split.split_stream_k_tail(t.stream_k_tail); split.declare_count(tiles_m, tiles_n, kblocks); }
   // body(tm, tn, split, origin, k-block count) for each unit this CTA gets.
   // Loops over a unit's k-blocks run j from 0 (the race check evaluates j > 0);
   // k-block j of the unit is kblock(origin, j).
