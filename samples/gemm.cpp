@@ -46,7 +46,7 @@ std::vector<ParamSpec> Gemm::params() const {
            "16-byte boundary is overwritten, the rest is not"},
           {"bm", 128, 64, 256, "tile rows (M) per CTA: a multiple of 64 x consumers"},
           {"bn", 0, 0, 512,
-           "tile columns (N) per CTA: a multiple of 16 up to 256 with layout tn (the last epilogue chunk of a width that is "
+           "tile columns (N) per CTA: a multiple of 8 up to 256 with layout tn (the last epilogue chunk of a width that is "
            "not a multiple of 64 is narrower), else of 64; 0: chosen for the device that runs it (256 where no device is "
            "known): 256 or 192, whichever leaves less of the last wave of tiles idle; where 256-column tiles would need "
            "split-K, 128 or 64, or with bm, consumers and split_reduce left to the defaults the narrow tile, 64x128 of one "
@@ -387,13 +387,14 @@ std::vector<ConfigProblem> Gemm::check_config(const Config& c) const {
     need(t.bn <= 256, "params.pingpong", "pingpong tiles take B from shared memory in one wgmma, at most 256 columns (bn = " +
                                              std::to_string(t.bn) + "): use bn <= 256, or pingpong 0");
   }
-  // Tiles of any multiple of 16 columns up to one wgmma's 256 with B K-major (tn; the wave
-  // model packs tiles closer to whole waves with them), else of 64 (B's N-major panels).
+  // Tiles of any multiple of 8 columns (wgmma's N step) up to one wgmma's 256 with B K-major
+  // (tn; the wave model packs tiles closer to whole waves with them), else of 64 (B's N-major
+  // panels).
   const bool fine = s.layout == GemmLayout::TN && t.acc_cols() <= 256;
-  need(t.bn % (fine ? 16 : 64) == 0 && t.bn > 0, "params.bn",
-       "bn = " + std::to_string(t.bn) + " must be a multiple of " + (fine ? "16" : "64") +
+  need(t.bn % (fine ? 8 : 64) == 0 && t.bn > 0, "params.bn",
+       "bn = " + std::to_string(t.bn) + " must be a multiple of " + (fine ? "8" : "64") +
            (fine ? std::string() : std::string(" (") + (s.layout == GemmLayout::NN ? "layout nn" : "over 256 columns") +
-                                       "; multiples of 16 up to 256 with layout tn)"));
+                                       "; multiples of 8 up to 256 with layout tn)"));
   need(c.param("epilogue_chunk") % 64 == 0, "params.epilogue_chunk",
        "epilogue_chunk = " + std::to_string(c.param("epilogue_chunk")) + " must be 64 or 128 bytes (0: chosen)");
   need(t.bk == 32 || t.bk % 64 == 0, "params.bk", "bk = " + std::to_string(t.bk) + " must be 32 or a multiple of 64 (64- or 128-byte rows of 16-bit elements)");

@@ -77,7 +77,7 @@ struct GemmKernel {
   bool split_issue() const { return t.split_issue && !waits_own() && t.mma_depth == 1; }
   SharedTile a, b;
   unsigned chunk_cols;  // output columns per epilogue chunk: one panel of chunk_bytes (128 or 64)
-  // The columns of bn past its whole chunks (bn a multiple of 16, not of a chunk): the
+  // The columns of bn past its whole chunks (bn a multiple of 8, not of a chunk): the
   // tile's last chunk, narrower, through a buffer and maps of its own (gemm_tail_cols).
   unsigned tail_cols;
   SharedTile d;

@@ -2,8 +2,8 @@
 // the same device inputs, an f32 reference and a per-element bound): shapes
 // with ragged edges, tiles, clusters, both B layouts, input and output types,
 // alpha and beta.
+#include "tests/gpu/gemm_check.h"
 #include "tests/gpu/gpu_fixture.h"
-#include "tests/gpu/gemm_case.h"
 
 #include "samples/builtin.h"
 #include "samples/gemm.h"
@@ -14,37 +14,7 @@ namespace {
 
 using tj::gpu_test::GemmCase;
 
-tj::samples::RunReport run_gemm(const GemmCase& g, uint64_t seed) {
-  using namespace tj;
-  const samples::Sample* s = samples::find_sample("gemm");
-  REQUIRE(s != nullptr);
-  samples::Config c = gpu_test::config_of(g);
-  if (g.on_device) {
-    std::optional<samples::Sample::DeviceChoice> d = s->for_device(c, samples::device_facts(gpu_test::device()));
-    REQUIRE(d.has_value());
-    INFO(d->line);
-    for (auto& [key, v] : g.decided) CHECK(d->config.param(key) == v);
-    if (!g.decided_cluster.empty()) CHECK(d->config.cluster.str() == g.decided_cluster);
-    c = d->config;
-  }
-  samples::Compiled compiled = samples::compile_sample(*s, c, gpu_test::target(), nullptr);
-  samples::RunOptions opts;
-  opts.iters = 0;
-  opts.seed = seed;
-  return samples::run_sample(*s, c, compiled, gpu_test::device(), opts);
-}
-
-using tj::gpu_test::describe;
-
-// Each case is its own section: a failure (or a refused config) does not hide the others.
-void check(const GemmCase& g, uint64_t seed) {
-  DYNAMIC_SECTION(describe(g)) {
-    auto r = run_gemm(g, seed);
-    REQUIRE(r.verified);
-    INFO(r.check.detail);
-    CHECK(r.check.ok);
-  }
-}
+using tj::gpu_test::check;
 
 }  // namespace
 
@@ -611,35 +581,6 @@ TEST_CASE("gemm: the narrow pair and the narrow one tile on the default path aga
 // 64 bytes); beta and the residual reading C through C_tail; the fused epilogue; multicast of
 // B slices of 72 rows; stream-K, split-K and ping-pong; and the default path where packing
 // takes such a width on this GPU.
-TEST_CASE("gemm: tile widths of any multiple of 16 against cuBLAS [gpu]", "[gpu][gemm][widths]") {
-  const int64_t off = int64_t(tj::samples::GemmMulticast::Off);
-  const std::vector<GemmCase> cases = {
-      {1000, 1000, 1000, {{"bn", 80}}},                                           // tail 16 (32 bytes)
-      {777, 1304, 520, {{"bn", 144}}, {1, 2, 1}},                                 // B's 144 rows as two 72-row slices
-      {600, 1000, 3000, {{"bn", 208}, {"multicast", off}}},                       // tail 16, unaligned rows
-      {1024, 1000, 1024, {{"bn", 240}}, {2, 1, 1}},                               // tail 48 (96 bytes, plain)
-      {1024, 1000, 1024, {{"bn", 160}}, {2, 1, 1}},                               // tail 32 (64 bytes)
-      {300, 200, 264, {{"bn", 48}}},                                              // the tail is the whole tile
-      {513, 700, 264, {{"bn", 112}, {"out", 2}}},                                 // f32: tail 16 (64 bytes)
-      {1000, 1000, 1000, {{"bn", 176}}, {1, 1, 1}, 1.5, -0.75},                   // C through C_tail
-      {1000, 1000, 1000, {{"bn", 176}, {"out", 1}}, {1, 2, 1}, 1.0, 1.0},         // f16 out with C
-      {1000, 1000, 3000, {{"bn", 144}, {"bias", 1}, {"act", 2}, {"residual", 1}}},  // fused epilogue + R
-      {1024, 1120, 4096, {{"bn", 80}, {"schedule", 2}}},                          // stream-K
-      {512, 720, 8192, {{"bn", 144}, {"schedule", 3}, {"splits", 4}, {"split_reduce", 1}}},  // split-K, workspace
-      {1024, 1000, 1024, {{"bn", 144}, {"pingpong", 1}, {"schedule", 1}}},        // ping-pong
-  };
-  for (size_t i = 0; i < cases.size(); ++i) check(cases[i], 900 + i);
-  const tj::ir::Dim3 pair{2, 1, 1};
-  for (const GemmCase& g : std::vector<GemmCase>{
-           {4608, 1536, 1024, {}, pair, 1.0, 0.0, true, {{"bn", 144}}},
-           {3072, 2304, 512, {}, pair, 1.0, 0.0, true, {{"bn", 144}}},
-           {1000, 1280, 4096, {}, pair, 1.0, 0.0, true, {{"bn", 80}}},
-           {1000, 1280, 16384, {}, pair, 1.0, 0.0, true, {{"bn", 160}, {"splits", 2}}},  // the long-K split
-           {8192, 1280, 1000, {}, pair, 1.0, 0.0, true, {{"bn", 320}}, "(1,2,1)"},  // the wide tile (kGemmWideBn), in a pair
-       })
-    check(g, 4343);
-}
-
 // Tiles of 192 rows in three consumer warpgroups, their epilogue in chunks of 64 bytes
 // (a fourth pipeline stage): ragged and unaligned shapes, clusters along either side with
 // multicast (A's 192 rows as 96-row slices), widths with a tail, C, f32 out, the fused

@@ -1,4 +1,4 @@
-// GEMM tiles of any multiple of 16 columns (layout tn, up to 256): the last epilogue chunk
+// GEMM tiles of any multiple of 8 columns (layout tn, up to 256): the last epilogue chunk
 // of such a width is narrower than 128 bytes of D and leaves through a buffer and the maps
 // D_tail and C_tail of its own; other layouts and widths are refused by name. No GPU needed
 // (the GPU runs them in tests/gpu/test_gemm.cpp, "[widths]").
@@ -20,7 +20,7 @@ const samples::Sample& gemm() { return test::gemm_sample(); }
 std::vector<std::string> problems(const samples::Config& c) { return test::gemm_problems(c); }
 }  // namespace
 
-TEST_CASE("gemm widths of 16-column steps: the tail chunk's buffer and maps, by width and output type",
+TEST_CASE("gemm widths of 8-column steps: the tail chunk's buffer and maps, by width and output type",
           "[samples][gemm][widths]") {
   struct Want {
     int64_t bn, out;       // out: 0 bf16, 2 f32
@@ -40,7 +40,16 @@ TEST_CASE("gemm widths of 16-column steps: the tail chunk's buffer and maps, by 
                                          {160, 0, 0, ir::Swizzle::None, 64},
                                          {112, 2, 0, ir::Swizzle::None, 64},
                                          {208, 2, 0, ir::Swizzle::None, 64},
-                                         {80, 0, 16, ir::Swizzle::B32, 0}}) {  // 0: chosen (128, the stages fit)
+                                         {80, 0, 16, ir::Swizzle::B32, 0},  // 0: chosen (128, the stages fit)
+                                         // Odd multiples of 8: tails of an odd count of n8 groups.
+                                         {88, 0, 24, ir::Swizzle::None},
+                                         {72, 0, 8, ir::Swizzle::None},
+                                         {8, 0, 8, ir::Swizzle::None},
+                                         {40, 0, 40, ir::Swizzle::None},
+                                         {104, 2, 8, ir::Swizzle::B32},
+                                         {120, 2, 24, ir::Swizzle::None},
+                                         {88, 0, 24, ir::Swizzle::None, 64},
+                                         {200, 0, 8, ir::Swizzle::None, 64}}) {
     INFO("bn " << w.bn << " out " << w.out << " chunk " << w.chunk);
     const samples::Config c =
         test::gemm_config({{"m", 1000}, {"n", 1000}, {"k", 1024}, {"bn", w.bn}, {"out", w.out}, {"epilogue_chunk", w.chunk}});
@@ -66,7 +75,7 @@ TEST_CASE("gemm widths of 16-column steps: the tail chunk's buffer and maps, by 
   }
 }
 
-TEST_CASE("gemm widths of 16-column steps lower, pass the checks and compile for sm_90a with C, the residual, split-K and stream-K",
+TEST_CASE("gemm widths of 8-column steps lower, pass the checks and compile for sm_90a with C, the residual, split-K and stream-K",
           "[samples][gemm][widths]") {
   for (const std::map<std::string, int64_t>& p : std::vector<std::map<std::string, int64_t>>{
            {{"bn", 144}},
@@ -75,6 +84,11 @@ TEST_CASE("gemm widths of 16-column steps lower, pass the checks and compile for
            {{"bn", 80}, {"schedule", 2}},
            {{"bn", 208}, {"schedule", 3}, {"splits", 3}, {"split_reduce", 1}},
            {{"bn", 144}, {"pingpong", 1}, {"schedule", 1}},
+           {{"bn", 88}},
+           {{"bn", 120}, {"out", 2}, {"schedule", 2}},
+           {{"bn", 104}, {"bias", 1}, {"act", 2}, {"residual", 1}},
+           {{"bn", 72}, {"schedule", 3}, {"splits", 3}, {"split_reduce", 1}},
+           {{"bn", 88}, {"pingpong", 1}, {"schedule", 1}},
        }) {
     std::map<std::string, int64_t> all = {{"m", 1000}, {"n", 1000}, {"k", 3000}};
     all.insert(p.begin(), p.end());
@@ -90,16 +104,19 @@ TEST_CASE("gemm widths of 16-column steps lower, pass the checks and compile for
   }
 }
 
-TEST_CASE("gemm widths of 16-column steps: where they are refused, and why", "[samples][gemm][widths]") {
+TEST_CASE("gemm widths of 8-column steps: where they are refused, and why", "[samples][gemm][widths]") {
   auto first = [](const samples::Config& c) {
     const std::vector<std::string> p = problems(c);
     return p.empty() ? std::string() : p.front();
   };
   // nn: B's N-major panels are 64 columns; over 256: two wgmmas of whole panels.
   CHECK(first(test::gemm_config({{"bn", 144}, {"layout", 1}})) ==
-        "params.bn: bn = 144 must be a multiple of 64 (layout nn; multiples of 16 up to 256 with layout tn)");
-  CHECK(first(test::gemm_config({{"bn", 272}})) == "params.bn: bn = 272 must be a multiple of 64 (over 256 columns; multiples of 16 up to 256 with layout tn)");
-  CHECK(first(test::gemm_config({{"bn", 104}})) == "params.bn: bn = 104 must be a multiple of 16");
+        "params.bn: bn = 144 must be a multiple of 64 (layout nn; multiples of 8 up to 256 with layout tn)");
+  CHECK(first(test::gemm_config({{"bn", 272}})) == "params.bn: bn = 272 must be a multiple of 64 (over 256 columns; multiples of 8 up to 256 with layout tn)");
+  CHECK(first(test::gemm_config({{"bn", 100}})) == "params.bn: bn = 100 must be a multiple of 8");
+  // Coop cols halves the tile's columns: each half an n8 multiple.
+  CHECK(first(test::gemm_config({{"bn", 88}, {"coop", 1}})) ==
+        "params.bn: coop cols cuts bn = 88 into 2 equal shares of a multiple of 8 columns: use a bn that is a multiple of 16");
   // Split-K in the cluster writes whole chunks per plane: a tail does not deal out.
   samples::Config c = test::gemm_config({{"bn", 144}, {"schedule", 3}, {"splits", 2}, {"split_reduce", 2}}, {1, 1, 2});
   const std::vector<std::string> p = problems(c);

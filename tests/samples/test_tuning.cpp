@@ -324,7 +324,7 @@ TEST_CASE("a record of a tuned config applies back to the same config", "[sample
   CHECK(why_not("bx", 1) == "it sets params.bx, which gemm does not tune");
   CHECK(why_not("m", 64) == "it sets params.m, which gemm does not tune");
   CHECK(why_not("bm", 512) == "its params.bm = 512 is out of range [64, 256]");
-  CHECK(why_not("bn", 104) == "params.bn: bn = 104 must be a multiple of 16");
+  CHECK(why_not("bn", 100) == "params.bn: bn = 100 must be a multiple of 8");
 }
 
 TEST_CASE("run applies a record only for a tunable spec naming no tuned field, on a GPU, when enabled",
@@ -380,12 +380,12 @@ TEST_CASE("run applies a record only for a tunable spec naming no tuned field, o
 
   // A record that no longer fits the sample is said, and not used.
   TuningRecord stale = h200_record(tuned);
-  stale.params["bn"] = 104;
+  stale.params["bn"] = 100;
   fake.db.put(stale);
   TunedChoice unusable = decide(spec, true, "NVIDIA H200");
   CHECK(unusable.kind == TunedChoice::Kind::Unusable);
   CHECK(unusable.line == "the record for NVIDIA H200, gemm bf16>bf16 tn m8192 n8192 k8192 in /db/tuning.json does not "
-                         "apply (params.bn: bn = 104 must be a multiple of 16); the spec's config runs");
+                         "apply (params.bn: bn = 100 must be a multiple of 8); the spec's config runs");
   CHECK(unusable.config.param("bn") == 0);  // the spec's: automatic
 
   // A sample with nothing to tune says nothing and never reads the DB.
