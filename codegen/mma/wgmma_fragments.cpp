@@ -116,17 +116,18 @@ namespace {
 // column r (a 64-row block b at columns 64 b). Sixteen columns at a time through
 // stmatrix.x4.trans for 16-bit tiles with whole pairs of 8-column groups; else one value
 // per store. A tile the function reads is read one value at a time at the same place.
-Lines acc_store_transposed(const AccStore& n, const Kernel& k, const ElemReads& reads, bool tile, const ExprText& ex, Scalar elem,
-                           const std::string& elem_cuda, const std::string& panels, const std::string& dst, const std::string& c) {
+// Groups [ja, jb) of n8 columns, j0 the first group of the tile (x4: whole pairs of them).
+Lines acc_store_transposed(const AccStore& n, const Kernel& k, const ElemReads& reads, bool tile, const ExprText& ex,
+                           const std::string& elem_cuda, const std::string& panels, const std::string& dst, const std::string& c,
+                           unsigned j0, unsigned ja, unsigned jb, bool x4) {
+  if (ja == jb) return {};
   const AccumulatorDecl& a = decl(n.acc, k);
-  const unsigned j0 = n.first_col / 8, j1 = (n.first_col + n.cols) / 8;
-  const bool x4 = scalar_bytes(elem) == 2 && (j1 - j0) % 2 == 0;
   const std::string group = x4 ? "(tj_j + tj_g)" : "tj_j";
   const std::string row = "8 * (" + group + " - " + str(j0) + ") + tj_qcol + tj_x", col = "tj_blk * 64 + tj_wrow + 8 * tj_h";
   Lines out = {"{", "  " + std::string(kThreadPlace), "  " + elem_cuda + "* tj_dst = " + dst + ";"};
   if (tile) out.push_back("  const " + elem_cuda + "* tj_c = " + c + ";");
   out.insert(out.end(), {"#pragma unroll", "  for (int tj_blk = 0; tj_blk < " + str(a.m / 64) + "; ++tj_blk) {", "#pragma unroll",
-                         "    for (int tj_j = " + str(j0) + "; tj_j < " + str(j1) + "; tj_j += " + str(x4 ? 2 : 1) + ") {"});
+                         "    for (int tj_j = " + str(ja) + "; tj_j < " + str(jb) + "; tj_j += " + str(x4 ? 2 : 1) + ") {"});
   std::string pad = "      ";
   if (x4) {
     out.insert(out.end(), {"      float tj_v[8];", "#pragma unroll", "      for (int tj_g = 0; tj_g < 2; ++tj_g) {"});
@@ -150,18 +151,13 @@ Lines acc_store_transposed(const AccStore& n, const Kernel& k, const ElemReads& 
   return out;
 }
 
-}  // namespace
-
-Lines acc_store_epilogue(const AccStore& n, const Kernel& k, const ExprText& ex, Scalar elem, const std::string& elem_cuda,
-                         unsigned panel_cols, unsigned panel_bytes, unsigned span, const std::string& dst, const std::string& c) {
+// store_accumulator (not transposed) of groups [ja, jb) of n8 columns, j0 the first group of
+// the tile: x4, two groups a step by stmatrix.x4, else a 32-bit store per pair.
+Lines acc_store_groups(const AccStore& n, const Kernel& k, const ElemReads& reads, bool tile, const ExprText& ex,
+                       const std::string& elem_cuda, unsigned panel_cols, const std::string& panels, const std::string& dst,
+                       const std::string& c, unsigned j0, unsigned ja, unsigned jb, bool x4) {
+  if (ja == jb) return {};
   const AccumulatorDecl& a = decl(n.acc, k);
-  const ElemReads reads = elem_reads(n.epilogue);
-  const bool tile = reads.tile && !c.empty();
-  if (reads.tile != tile) internal_error("emit: store_accumulator's function reads a tile, and the store has none");
-  const std::string panels = "<" + str(panel_cols) + ", " + str(panel_bytes) + ", " + str(span) + ">";
-  if (n.transposed) return acc_store_transposed(n, k, reads, tile, ex, elem, elem_cuda, panels, dst, c);
-  const unsigned j0 = n.first_col / 8, j1 = (n.first_col + n.cols) / 8;
-  const bool x4 = scalar_bytes(elem) == 2 && (j1 - j0) % 2 == 0;
   // The n8 group of an element: tj_j, or with stmatrix tj_j + tj_g (two groups a step).
   const std::string group = x4 ? "(tj_j + tj_g)" : "tj_j";
   const std::string block = " + tj_blk * " + str(64 * panel_cols) + ";";
@@ -170,7 +166,7 @@ Lines acc_store_epilogue(const AccStore& n, const Kernel& k, const ExprText& ex,
                "  for (int tj_blk = 0; tj_blk < " + str(a.m / 64) + "; ++tj_blk) {",
                "    " + elem_cuda + "* tj_dst = " + dst + block};
   if (tile) out.push_back("    const " + elem_cuda + "* tj_c = " + c + block);
-  out.insert(out.end(), {"#pragma unroll", "    for (int tj_j = " + str(j0) + "; tj_j < " + str(j1) + "; tj_j += " + str(x4 ? 2 : 1) + ") {"});
+  out.insert(out.end(), {"#pragma unroll", "    for (int tj_j = " + str(ja) + "; tj_j < " + str(jb) + "; tj_j += " + str(x4 ? 2 : 1) + ") {"});
   std::string pad = "      ";
   if (x4) {
     out.insert(out.end(), {"      float tj_v[8];", "#pragma unroll", "      for (int tj_g = 0; tj_g < 2; ++tj_g) {"});
@@ -196,6 +192,27 @@ Lines acc_store_epilogue(const AccStore& n, const Kernel& k, const ExprText& ex,
   out.push_back("    }");
   out.push_back("  }");
   out.push_back("}");
+  return out;
+}
+
+}  // namespace
+
+Lines acc_store_epilogue(const AccStore& n, const Kernel& k, const ExprText& ex, Scalar elem, const std::string& elem_cuda,
+                         unsigned panel_cols, unsigned panel_bytes, unsigned span, const std::string& dst, const std::string& c) {
+  const ElemReads reads = elem_reads(n.epilogue);
+  const bool tile = reads.tile && !c.empty();
+  if (reads.tile != tile) internal_error("emit: store_accumulator's function reads a tile, and the store has none");
+  const std::string panels = "<" + str(panel_cols) + ", " + str(panel_bytes) + ", " + str(span) + ">";
+  // 16-bit elements: whole pairs of n8 groups by stmatrix, an odd count's last group alone.
+  const unsigned j0 = n.first_col / 8, j1 = (n.first_col + n.cols) / 8;
+  const unsigned jx = scalar_bytes(elem) == 2 ? j0 + (j1 - j0) / 2 * 2 : j0;
+  auto groups = [&](unsigned ja, unsigned jb, bool x4) {
+    return n.transposed ? acc_store_transposed(n, k, reads, tile, ex, elem_cuda, panels, dst, c, j0, ja, jb, x4)
+                        : acc_store_groups(n, k, reads, tile, ex, elem_cuda, panel_cols, panels, dst, c, j0, ja, jb, x4);
+  };
+  Lines out = groups(j0, jx, true);
+  const Lines rest = groups(jx, j1, false);
+  out.insert(out.end(), rest.begin(), rest.end());
   return out;
 }
 

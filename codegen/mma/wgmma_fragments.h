@@ -22,10 +22,10 @@ Lines row_store(const ir::RowStore& n, const ir::Kernel& k, const ExprText& ex);
 // panel_cols elements, panel_bytes apart, swizzled over `span` bytes as TMA moves it: 128,
 // 64 or 32, 0 unswizzled); `dst` the C++ address
 // of the destination's first row, `c` that of the tile the function reads (n.c, laid out
-// like dst; empty without one). 16-bit elements over whole 16-column pairs: the values
-// of two n8 groups go out in one stmatrix.x4; otherwise a 32-bit store per pair.
-// Transposed (n.transposed): stmatrix.x4.trans for 16-bit elements over whole 16-column
-// pairs, else one store per value.
+// like dst; empty without one). 16-bit elements: the values of each pair of n8 groups go
+// out in one stmatrix.x4, an odd count's last group (and other types) a 32-bit store per
+// pair. Transposed (n.transposed): stmatrix.x4.trans for 16-bit pairs of groups, else one
+// store per value.
 Lines acc_store_epilogue(const ir::AccStore& n, const ir::Kernel& k, const ExprText& ex, ir::Scalar elem, const std::string& elem_cuda,
                          unsigned panel_cols, unsigned panel_bytes, unsigned span, const std::string& dst, const std::string& c);
 // The A fragments of k-step j (16 columns) of accumulator `a`'s 64-row block b,

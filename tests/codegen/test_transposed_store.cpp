@@ -65,18 +65,33 @@ TEST_CASE("fragments: store_accumulator_transposed stores one value at a time wh
     CHECK(contains(r.ptx, "st.shared.f32"));
     CHECK(contains(r.ptx, "ld.shared.f32"));
   }
-  SECTION("bf16 over an odd number of 8-column groups") {
+  SECTION("bf16 over an odd number of 8-column groups: the pair by stmatrix, the last group a value at a time") {
     TransposedStore t;
     t.n = 64;
     t.first = 8;
     t.count = 24;
     codegen::Lowered l = codegen::lower(t.build(), Target::sm90a());
     INFO(l.cuda);
-    CHECK(contains(l.cuda, "for (int tj_j = 1; tj_j < 4; tj_j += 1) {"));
+    CHECK(contains(l.cuda, "for (int tj_j = 1; tj_j < 3; tj_j += 2) {"));
+    CHECK(contains(l.cuda, "tj::stmatrix_x4_trans_tile<64, 3072, 128>(tj_dst, 8 * (tj_j - 1), tj_blk * 64, tj_v);"));
+    CHECK(contains(l.cuda, "for (int tj_j = 3; tj_j < 4; tj_j += 1) {"));
     CHECK(contains(l.cuda, "tj::store_one_tile<64, 3072, 128>(tj_dst, 8 * (tj_j - 1) + tj_qcol + tj_x, "));
+    CHECK(l.cuda.find("stmatrix_x4_trans_tile<") < l.cuda.find("store_one_tile<"));
     const rt::CompileResult r = compile_without_spills(l, "transposed store, odd groups");
     CHECK(contains(r.ptx, "st.shared.b16"));
-    CHECK(!contains(r.ptx, "stmatrix"));
+    CHECK(contains(r.ptx, "stmatrix.sync.aligned.m8n8.x4.trans.shared.b16"));
+  }
+  SECTION("bf16 over one 8-column group: a value at a time") {
+    TransposedStore t;
+    t.n = 64;
+    t.first = 16;
+    t.count = 8;
+    codegen::Lowered l = codegen::lower(t.build(), Target::sm90a());
+    INFO(l.cuda);
+    CHECK(contains(l.cuda, "for (int tj_j = 2; tj_j < 3; tj_j += 1) {"));
+    CHECK(!contains(l.cuda, "stmatrix"));
+    const rt::CompileResult r = compile_without_spills(l, "transposed store, one group");
+    CHECK(contains(r.ptx, "st.shared.b16"));
   }
 }
 

@@ -101,6 +101,8 @@ TEST_CASE("gemm widths of 8-column steps lower, pass the checks and compile for 
     // The tail's stores: 16-bit rows by stmatrix, f32 by pairs, in the tail's layout.
     const std::string& cuda = compiled.cuda();
     CHECK(cuda.find(p.count("out") ? "tj::store_pair_tile<" : "tj::stmatrix_x4_tile<") != std::string::npos);
+    // An odd count of 8-column groups in 16-bit D: the last group's pairs by 32-bit stores.
+    CHECK((cuda.find("tj::store_pair_tile<") != std::string::npos) == (p.count("out") || p.at("bn") % 16 != 0));
   }
 }
 
