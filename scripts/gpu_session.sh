@@ -34,6 +34,11 @@ ab_lines() {
     local shape
     for shape in ${shapes//,/ }; do
       local rows; rows=$(grep -E "^\| $shape \|" "$OUT/bench_ab.log")
+      if [ -z "$rows" ]; then
+        # No row: the bench refused a config or stopped; its first error says which.
+        note "ab $shape $cfg vs $variant rc=$rc: NO ROW: $(grep -m1 -iE 'error|refused|failed' "$OUT/bench_ab.log" || echo "no error line; see $(basename "$2")")"
+        continue
+      fi
       note "ab $shape $cfg vs $variant rc=$rc: $(echo "$rows" | tail -1) ours verified: $(echo "$rows" | head -1 | awk -F'|' '{print $(NF-1)}' | tr -s ' ')"
     done
   done < <(awk 'NF >= 3 && !seen[$2 " " $3]++ {print $2 " " $3}' "$1")
@@ -428,7 +433,7 @@ def pick(hi, step):
 print(','.join(f'{pick(9000, 1)}x{pick(9000, 8)}x{pick(20000, 8)}' for _ in range(int(sys.argv[2]))))" "$seed" "${RANDOM_SWEEP_COUNT:-40}")
   timeout 540 $B/tilejit_bench_gemm --no-tuned --iters 20 --reps 3 --sustained 0 --shapes "$shapes" > "$OUT/bench_random_sweep.log" 2>&1
   rc=$?
-  note "bench gemm, $(echo "$shapes" | tr ',' '\n' | wc -l) random shapes from seed $seed rc=$rc: geometric mean of the per-rep medians $(grep -E '^\| [0-9]' "$OUT/bench_random_sweep.log" | awk -F'|' '{split($8, p, "/"); s += log(p[2]); n++} END {if (n) printf "%.3f over %d shapes", exp(s / n), n}'); lowest:"
+  note "bench gemm, $(echo "$shapes" | tr ',' '\n' | wc -l) random shapes from seed $seed rc=$rc: geometric mean of the per-rep medians $(grep -E '^\| [0-9]' "$OUT/bench_random_sweep.log" | awk -F'|' '{split($8, p, "/"); s += log(p[2]); n++; below += p[2] < 1} END {if (n) printf "%.3f over %d shapes, %d of them under 1", exp(s / n), n, below}'); lowest:"
   grep -E '^\| [0-9]' "$OUT/bench_random_sweep.log" | awk -F'|' '{split($8, p, "/"); print p[2] + 0 " " $0}' | sort -n | head -5 | cut -d' ' -f2- >> "$summary"
 fi
 
