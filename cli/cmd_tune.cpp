@@ -79,6 +79,7 @@ int cmd_tune(const TuneArgs& args) {
   // What `run` decides for this device without a tuning DB (bn 0, schedule auto, ...), tried
   // first: the record is then at least as fast as the default path, up to the timing noise.
   const std::optional<samples::Sample::DeviceChoice> chosen = s.for_device(spec.config, samples::device_facts(device));
+  candidates = s.device_tuning_candidates(spec.config, samples::device_facts(device));
   const bool with_default = chosen && s.check_config(chosen->config).empty();
   if (with_default) candidates = samples::default_first(s, std::move(candidates), chosen->config);
   const std::vector<std::string> fields = samples::varying_fields(s, candidates);

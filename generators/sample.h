@@ -149,6 +149,13 @@ class Sample {
     (void)c;
     return {};
   }
+  // The candidates for the device `tilejit tune` runs them on: tuning_candidates(c), and
+  // where the sample sizes its tiles to the device (the GEMM's widths fitted to its waves),
+  // those too, after them.
+  virtual std::vector<Config> device_tuning_candidates(const Config& c, const DeviceFacts& device) const {
+    (void)device;
+    return tuning_candidates(c);
+  }
   // The class of problems one tuned config serves, as text (it keys the tuning DB with
   // the device and the sample's name): what changes which config wins, in buckets.
   virtual std::string problem_class(const Config& c) const {

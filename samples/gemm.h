@@ -582,6 +582,7 @@ class Gemm final : public Sample {
   std::optional<DeviceChoice> for_device(const Config& c, const DeviceFacts& device) const override;
   // Tuning (samples/gemm_tuning.cpp): tiles, clusters and rasterization groups.
   std::vector<Config> tuning_candidates(const Config& c) const override;
+  std::vector<Config> device_tuning_candidates(const Config& c, const DeviceFacts& device) const override;
   std::string problem_class(const Config& c) const override;
   std::vector<std::string> tuned_fields() const override;
 };

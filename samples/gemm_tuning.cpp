@@ -1,9 +1,11 @@
 // What `tilejit tune` tries for a GEMM, and which problems one tuned config serves.
 #include <algorithm>
 #include <cmath>
+#include <optional>
 
 #include "dsl/ir/ir.h"
 #include "samples/gemm.h"
+#include "samples/gemm_device_rules.h"
 
 namespace tj::samples {
 
@@ -51,6 +53,23 @@ int64_t pow2_bucket(int64_t n) {
   return int64_t(1) << e;
 }
 
+// c with every tuned field set (so a candidate does not inherit a spec's hand-picked one),
+// stages 0 made the count that fits; nullopt where check_config refuses it.
+std::optional<Config> tuned_config(const Gemm& gemm, const Config& c, const Tile& tile, const ir::Dim3& cluster, int64_t group,
+                                   int64_t bk, int64_t stages, int64_t splits, int64_t pingpong, int64_t consumers,
+                                   int64_t multicast, GemmSplitReduce reduce, int64_t swap) {
+  Config k = c;
+  k.params["split_reduce"] = int64_t(reduce), k.params["swap"] = swap;
+  k.params["bm"] = tile.bm, k.params["bn"] = tile.bn, k.params["bk"] = bk;
+  k.params["stages"] = stages, k.params["consumers"] = consumers, k.params["group"] = group;
+  k.params["warp_specialized"] = 1, k.params["persistent"] = 1, k.params["multicast"] = multicast;
+  k.params["splits"] = splits, k.params["split_issue"] = 1, k.params["pingpong"] = pingpong;
+  k.cluster = cluster;
+  k.params["stages"] = int64_t(gemm_tiling(k).stages);  // 0: as many as fit, named so the table and DB show it
+  if (!gemm.check_config(k).empty()) return std::nullopt;
+  return k;
+}
+
 }  // namespace
 
 std::vector<Config> Gemm::tuning_candidates(const Config& c) const {
@@ -58,16 +77,8 @@ std::vector<Config> Gemm::tuning_candidates(const Config& c) const {
   auto candidate = [&](const Tile& tile, const ir::Dim3& cluster, int64_t group, int64_t bk, int64_t stages, int64_t splits = 1,
                        int64_t pingpong = 0, int64_t consumers = 2, int64_t multicast = 1,
                        GemmSplitReduce reduce = GemmSplitReduce::Auto, int64_t swap = 0) {
-    Config k = c;
-    k.params["split_reduce"] = int64_t(reduce), k.params["swap"] = swap;
-    // Every tuned field is set, so a candidate does not inherit a spec's hand-picked one.
-    k.params["bm"] = tile.bm, k.params["bn"] = tile.bn, k.params["bk"] = bk;
-    k.params["stages"] = stages, k.params["consumers"] = consumers, k.params["group"] = group;
-    k.params["warp_specialized"] = 1, k.params["persistent"] = 1, k.params["multicast"] = multicast;
-    k.params["splits"] = splits, k.params["split_issue"] = 1, k.params["pingpong"] = pingpong;
-    k.cluster = cluster;
-    k.params["stages"] = int64_t(gemm_tiling(k).stages);  // 0: as many as fit, named so the table and DB show it
-    if (check_config(k).empty()) out.push_back(std::move(k));
+    std::optional<Config> k = tuned_config(*this, c, tile, cluster, group, bk, stages, splits, pingpong, consumers, multicast, reduce, swap);
+    if (k) out.push_back(std::move(*k));
   };
   // Tiles x clusters x groups, each with as many stages of bk 64 as fit...
   for (const Tile& tile : kTiles)
@@ -163,6 +174,51 @@ std::vector<Config> Gemm::tuning_candidates(const Config& c) const {
   if (((m + 127) / 128) * ((n + 255) / 256) <= kSplitMaxTiles)
     for (const Tile& tile : kOneWarpgroupTiles)
       for (const ir::Dim3& cluster : {kClusters[1], kClusters[0], kClusters[2]}) candidate(tile, cluster, kGroups[0], 64, 0, 1, 0, 1);
+  return out;
+}
+
+// Tiles sized to the device's waves, as cuBLAS sizes them (on the H200: 72 columns of 192-row
+// tiles at 6177x280x16616, 1.13x the default path; 112 in 2x1 at 1979x888x13512, 1.11x): for
+// each way round (tn: columns along N, or the swapped product's along M), 128 and 192 rows
+// and pairs either way, the width in 8-column steps (64-256; 192 at most for 192 rows) of the
+// least static time by the wave model, tile area over its rate per wave, among the widths
+// that cover the columns in each count of tiles. Measured, like every candidate.
+std::vector<Config> Gemm::device_tuning_candidates(const Config& c, const DeviceFacts& device) const {
+  std::vector<Config> out = tuning_candidates(c);
+  if (c.param("layout") != 0 || device.sm_count <= 0) return out;
+  std::vector<std::string> labels;
+  for (const Config& k : out)
+    labels.push_back(std::to_string(k.param("swap")) + " " + std::to_string(k.param("bm")) + "x" + std::to_string(k.param("bn")) +
+                     " " + k.cluster.str() + " " + std::to_string(k.param("splits")) + " " + std::to_string(k.param("pingpong")));
+  for (int64_t swap : {0, 1})
+    for (int64_t bm : {int64_t(128), int64_t(kGemmTallRows)})
+      for (const ir::Dim3& cluster : {kClusters[1], kClusters[0]}) {
+        const int64_t extent = swap ? c.param("m") : c.param("n");
+        std::optional<Config> best;
+        double best_time = 0;
+        int64_t last = 0;
+        for (int64_t tiles = (extent + 255) / 256; tiles <= extent; ++tiles) {
+          const int64_t bn = ((extent + tiles - 1) / tiles + 7) / 8 * 8;
+          if (bn < 64) break;
+          if (bn == last || (bm > 128 && bn > 192)) continue;
+          last = bn;
+          std::optional<Config> k = tuned_config(*this, c, Tile{bm, bn}, cluster, kGroups[0], 64, 0, 1, 0, bm / 64, 1,
+                                                 GemmSplitReduce::Auto, swap);
+          if (!k) continue;
+          const GemmScheduleChoice a =
+              gemm_auto_schedule(gemm_kernel_shape(*k), gemm_tiling(*k), device_rules::model_sms(device, cluster.count()));
+          if (a.schedule != GemmSchedule::Static) continue;
+          const double time = a.time * double(bm) / 128 * double(bn) / 256 / device_rules::width_rate(unsigned(bn)) /
+                              (bm > 128 ? kGemmTallRate : 1.0);
+          if (!best || time < best_time) best = std::move(k), best_time = time;
+        }
+        if (!best) continue;
+        const std::string label = std::to_string(swap) + " " + std::to_string(bm) + "x" + std::to_string(best->param("bn")) + " " +
+                                  cluster.str() + " 1 0";
+        if (std::find(labels.begin(), labels.end(), label) != labels.end()) continue;
+        labels.push_back(label);
+        out.push_back(std::move(*best));
+      }
   return out;
 }
 

@@ -516,3 +516,38 @@ TEST_CASE("gemm: bn 0 picks 256 or 192 columns by the last wave on the device's 
   c.params["schedule"] = int64_t(tj::samples::GemmSchedule::Static);
   CHECK_FALSE(gemm().for_device(c, 132).has_value());
 }
+
+// On a device, tune also tries widths fitted to its waves (Gemm::device_tuning_candidates),
+// after the fixed candidates: cuBLAS's tiles where the default path lagged on the H200.
+TEST_CASE("gemm: tune on a device adds tiles sized to its waves, either way round", "[samples][tuning][gemm]") {
+  const tj::samples::Sample::DeviceFacts h200(132, [](unsigned ctas) { return ctas == 4 ? 30 : 132 / int(ctas); });
+  auto added = [&](const std::string& problem) {
+    const Config spec = spec_config(problem);
+    const std::vector<Config> fixed = gemm().tuning_candidates(spec), all = gemm().device_tuning_candidates(spec, h200);
+    REQUIRE(all.size() >= fixed.size());
+    for (size_t i = 0; i < fixed.size(); ++i) CHECK(label(all[i]) == label(fixed[i]));  // the fixed ones first, unchanged
+    std::vector<std::string> out;
+    for (size_t i = fixed.size(); i < all.size(); ++i) {
+      CHECK(gemm().check_config(all[i]).empty());
+      CHECK(all[i].param("consumers") == all[i].param("bm") / 64);
+      out.push_back(label(all[i]));
+    }
+    return out;
+  };
+  auto has = [](const std::vector<std::string>& v, const std::string& want) { return std::find(v.begin(), v.end(), want) != v.end(); };
+  // 6177x280x16616: 33 tiles of 192 rows by 4 of 72 columns, 132 in one wave of pairs.
+  const std::vector<std::string> narrow = added(R"("m": 6177, "n": 280, "k": 16616)");
+  INFO(narrow.size());
+  CHECK(has(narrow, "bm=192 bn=72 cluster 2x1 group=8"));
+  // 1979x888x13512: 16 x 8 tiles of 128 x 112 in pairs, one wave (128 columns leave one empty).
+  CHECK(has(added(R"("m": 1979, "n": 888, "k": 13512)"), "bm=128 bn=112 cluster 2x1 group=8"));
+  // 1733x3304x1272: the swapped product's 176 columns along M, 10 x 26 tiles in 2 waves of
+  // pairs (176 along N takes 3).
+  CHECK(has(added(R"("m": 1733, "n": 3304, "k": 1272)"), "bm=128 bn=176 cluster 2x1 group=8 swap"));
+  // At most one per way round, row count and pair: eight.
+  CHECK(added(R"("m": 4000, "n": 3000, "k": 4000)").size() <= 8);
+  // Layout nn (B's panels of 64 columns) gets none; nor a device with no SMs known.
+  CHECK(added(R"("m": 1979, "n": 888, "k": 13512, "layout": "nn")").empty());
+  CHECK(gemm().device_tuning_candidates(spec_config(R"("m": 1979, "n": 888, "k": 13512)"), 0).size() ==
+        gemm().tuning_candidates(spec_config(R"("m": 1979, "n": 888, "k": 13512)")).size());
+}
