@@ -11,7 +11,8 @@
 // Raised whenever the plugin interface (<tilejit/plugin.h>, this file, generators/sample.h,
 // generators/registry.h) changes in a way that an already built plugin would not survive.
 // 2: Sample::for_device takes a DeviceFacts (was the SM count).
-#define TILEJIT_PLUGIN_API_VERSION 2u
+// 3: Sample::device_tuning_candidates (a new virtual: the vtable moved).
+#define TILEJIT_PLUGIN_API_VERSION 3u
 
 extern "C" {
 
