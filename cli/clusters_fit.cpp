@@ -1,5 +1,7 @@
 #include "cli/clusters_fit.h"
 
+#include <algorithm>
+
 #include <cctype>
 #include <optional>
 
@@ -36,6 +38,15 @@ std::map<unsigned, int> parse_clusters_fit(const std::string& text) {
     start = comma + 1;
   }
   return out;
+}
+
+samples::Sample::DeviceFacts modelled_device(int sms, const std::string& clusters_fit) {
+  if (clusters_fit.empty()) return samples::Sample::DeviceFacts(sms);
+  const std::map<unsigned, int> fit = parse_clusters_fit(clusters_fit);
+  return samples::Sample::DeviceFacts(sms, [fit, sms](unsigned ctas) {
+    const auto it = fit.find(ctas);
+    return it != fit.end() ? it->second : sms / int(std::max(1u, ctas));
+  });
 }
 
 }  // namespace tj::cli

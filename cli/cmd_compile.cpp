@@ -42,15 +42,7 @@ int cmd_compile(const CompileArgs& args) {
   if (!args.clusters_fit.empty() && args.sms <= 0)
     throw rt::RuntimeError(rt::ErrorKind::Usage, "--clusters-fit: describes the GPU of --sms N; give --sms too");
   if (args.sms > 0) {
-    samples::Sample::DeviceFacts facts(args.sms);
-    if (!args.clusters_fit.empty()) {
-      const std::map<unsigned, int> fit = parse_clusters_fit(args.clusters_fit);
-      const int sms = args.sms;
-      facts = samples::Sample::DeviceFacts(sms, [fit, sms](unsigned ctas) {
-        const auto it = fit.find(ctas);
-        return it != fit.end() ? it->second : sms / int(std::max(1u, ctas));
-      });
-    }
+    const samples::Sample::DeviceFacts facts = modelled_device(args.sms, args.clusters_fit);
     if (std::optional<samples::Sample::DeviceChoice> d = spec.sample->for_device(spec.config, facts)) {
       std::cout << "auto      " << d->line << "\n";
       spec.config = d->config;

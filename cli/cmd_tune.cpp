@@ -8,6 +8,7 @@
 #include <iostream>
 #include <thread>
 
+#include "cli/clusters_fit.h"
 #include "cli/commands.h"
 #include "cli/exit_codes.h"
 #include "cli/progress.h"
@@ -51,6 +52,28 @@ std::string tunable_samples() {
 // GPU's thread; at most 8 (NVRTC takes hundreds of MB per GEMM compile).
 unsigned compile_ahead() { return std::clamp(std::thread::hardware_concurrency(), 2u, 9u) - 1; }
 
+// --list: the candidates a sweep would try, numbered, without a GPU; with --sms, for a GPU
+// of that many SMs (the default path's decision first, then the device's own candidates).
+int list_candidates(const samples::Sample& s, const Spec& spec, std::vector<samples::Config> candidates, const TuneArgs& args) {
+  std::optional<samples::Sample::DeviceChoice> chosen;
+  if (args.sms > 0) {
+    const samples::Sample::DeviceFacts facts = modelled_device(args.sms, args.clusters_fit);
+    candidates = s.device_tuning_candidates(spec.config, facts);
+    chosen = s.for_device(spec.config, facts);
+    if (chosen && s.check_config(chosen->config).empty()) candidates = samples::default_first(s, std::move(candidates), chosen->config);
+    else chosen.reset();
+  }
+  const std::vector<std::string> fields = samples::varying_fields(s, candidates);
+  std::cout << "tune      " << s.name() << ", problem class " << s.problem_class(spec.config) << ": " << candidates.size()
+            << " candidates"
+            << (args.sms > 0 ? " for a GPU of " + std::to_string(args.sms) + " SMs" : std::string(" (without --sms: none sized to a GPU)"))
+            << "; nothing run\n";
+  if (chosen) std::cout << "default   candidate 1 is what `run` decides without a tuning DB: " << chosen->line << "\n";
+  for (size_t i = 0; i < candidates.size(); ++i)
+    std::cout << "  " << (i + 1) << "  " << samples::describe_fields(s, candidates[i], fields) << "\n";
+  return kOk;
+}
+
 }  // namespace
 
 int cmd_tune(const TuneArgs& args) {
@@ -60,6 +83,11 @@ int cmd_tune(const TuneArgs& args) {
   std::vector<samples::Config> candidates = s.tuning_candidates(spec.config);
   if (candidates.empty())
     throw SpecError(spec.file, "$.kernel", s.name() + " has no tuning candidates for this spec; tunable samples: " + tunable_samples());
+  if (!args.clusters_fit.empty() && args.sms <= 0)
+    throw rt::RuntimeError(rt::ErrorKind::Usage, "--clusters-fit: describes the GPU of --sms N; give --sms too");
+  if (args.sms > 0 && !args.list)
+    throw rt::RuntimeError(rt::ErrorKind::Usage, "--sms: models a GPU for --list; a sweep runs on the GPU itself: add --list, or drop --sms");
+  if (args.list) return list_candidates(s, spec, std::move(candidates), args);
   const std::string db_path = samples::tuning_db_path(args.db);
   if (db_path.empty())
     throw rt::RuntimeError(rt::ErrorKind::Usage, "--db: no place for the tuning DB is known (no TILEJIT_TUNING_DB, "

@@ -41,6 +41,9 @@ struct TuneArgs {
   std::string db;            // empty: TILEJIT_TUNING_DB, else <cache dir>/tuning.json
   double max_seconds = 0;    // 0: no limit
   std::optional<int> device; // --device; nullopt: TILEJIT_DEVICE, else 0
+  bool list = false;         // --list: print the candidates, run nothing
+  int sms = 0;               // --sms: with --list, the candidates for a GPU of that many SMs
+  std::string clusters_fit;  // --clusters-fit: with --sms, how many clusters of each size it runs
 };
 
 // What `compile --emit` takes: ir, cuda, ptx, cubin, sass; and each one's file extension.

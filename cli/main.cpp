@@ -125,6 +125,14 @@ int main(int argc, char** argv) {
   std::string max_seconds_text;
   tune->add_option("--max-seconds", max_seconds_text, "Start no new candidate after this many seconds (default: no limit)");
   tune->add_option("--device", device_text, device_help)->type_name("N");
+  tune->add_flag("--list", ta.list, "Print the candidates a sweep would try, numbered; run nothing (no GPU needed)");
+  tune->add_option("--sms", ta.sms, "With --list: the candidates for a GPU of N SMs (the default path's decision first, tiles "
+                                    "sized to its waves last)")
+      ->type_name("N")
+      ->check(CLI::Range(1, 1024));
+  tune->add_option("--clusters-fit", ta.clusters_fit,
+                   "With --sms: how many clusters of each size that GPU runs at once, CTAS=COUNT,... (e.g. 2=66,4=30)")
+      ->type_name("LIST");
 
   try {
     app.parse(argc, argv);
