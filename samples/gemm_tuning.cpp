@@ -186,10 +186,13 @@ std::vector<Config> Gemm::tuning_candidates(const Config& c) const {
 std::vector<Config> Gemm::device_tuning_candidates(const Config& c, const DeviceFacts& device) const {
   std::vector<Config> out = tuning_candidates(c);
   if (c.param("layout") != 0 || device.sm_count <= 0) return out;
-  std::vector<std::string> labels;
-  for (const Config& k : out)
-    labels.push_back(std::to_string(k.param("swap")) + " " + std::to_string(k.param("bm")) + "x" + std::to_string(k.param("bn")) +
-                     " " + k.cluster.str() + " " + std::to_string(k.param("splits")) + " " + std::to_string(k.param("pingpong")));
+  // What tells two candidates apart here: a fixed one of the same tile is not tried again.
+  auto key = [](const Config& k) {
+    return std::to_string(k.param("swap")) + " " + std::to_string(k.param("bm")) + "x" + std::to_string(k.param("bn")) + " " +
+           k.cluster.str() + " " + std::to_string(k.param("splits")) + " " + std::to_string(k.param("pingpong"));
+  };
+  std::vector<std::string> keys;
+  for (const Config& k : out) keys.push_back(key(k));
   for (int64_t swap : {0, 1})
     for (int64_t bm : {int64_t(128), int64_t(kGemmTallRows)})
       for (const ir::Dim3& cluster : {kClusters[1], kClusters[0]}) {
@@ -212,11 +215,8 @@ std::vector<Config> Gemm::device_tuning_candidates(const Config& c, const Device
                               (bm > 128 ? kGemmTallRate : 1.0);
           if (!best || time < best_time) best = std::move(k), best_time = time;
         }
-        if (!best) continue;
-        const std::string label = std::to_string(swap) + " " + std::to_string(bm) + "x" + std::to_string(best->param("bn")) + " " +
-                                  cluster.str() + " 1 0";
-        if (std::find(labels.begin(), labels.end(), label) != labels.end()) continue;
-        labels.push_back(label);
+        if (!best || std::find(keys.begin(), keys.end(), key(*best)) != keys.end()) continue;
+        keys.push_back(key(*best));
         out.push_back(std::move(*best));
       }
   return out;
