@@ -52,17 +52,26 @@ std::string tunable_samples() {
 // GPU's thread; at most 8 (NVRTC takes hundreds of MB per GEMM compile).
 unsigned compile_ahead() { return std::clamp(std::thread::hardware_concurrency(), 2u, 9u) - 1; }
 
+// The candidates for the device of `facts`: the sample's for it, and first what `run` decides
+// there without a tuning DB (the record is then at least as fast as the default path, up to
+// the timing noise), which `chosen` then holds (nullopt where there is none that passes).
+std::vector<samples::Config> device_candidates(const samples::Sample& s, const samples::Config& c,
+                                               const samples::Sample::DeviceFacts& facts,
+                                               std::optional<samples::Sample::DeviceChoice>& chosen) {
+  std::vector<samples::Config> candidates = s.device_tuning_candidates(c, facts);
+  chosen = s.for_device(c, facts);
+  if (!chosen || !s.check_config(chosen->config).empty()) {
+    chosen.reset();
+    return candidates;
+  }
+  return samples::default_first(s, std::move(candidates), chosen->config);
+}
+
 // --list: the candidates a sweep would try, numbered, without a GPU; with --sms, for a GPU
-// of that many SMs (the default path's decision first, then the device's own candidates).
+// of that many SMs.
 int list_candidates(const samples::Sample& s, const Spec& spec, std::vector<samples::Config> candidates, const TuneArgs& args) {
   std::optional<samples::Sample::DeviceChoice> chosen;
-  if (args.sms > 0) {
-    const samples::Sample::DeviceFacts facts = modelled_device(args.sms, args.clusters_fit);
-    candidates = s.device_tuning_candidates(spec.config, facts);
-    chosen = s.for_device(spec.config, facts);
-    if (chosen && s.check_config(chosen->config).empty()) candidates = samples::default_first(s, std::move(candidates), chosen->config);
-    else chosen.reset();
-  }
+  if (args.sms > 0) candidates = device_candidates(s, spec.config, modelled_device(args.sms, args.clusters_fit), chosen);
   const std::vector<std::string> fields = samples::varying_fields(s, candidates);
   std::cout << "tune      " << s.name() << ", problem class " << s.problem_class(spec.config) << ": " << candidates.size()
             << " candidates"
@@ -104,12 +113,8 @@ int cmd_tune(const TuneArgs& args) {
   const Device device = open_device(args.device);
   const rt::DeviceInfo& dev = device.info();
   const codegen::Target target = device_target(device.context());
-  // What `run` decides for this device without a tuning DB (bn 0, schedule auto, ...), tried
-  // first: the record is then at least as fast as the default path, up to the timing noise.
-  const std::optional<samples::Sample::DeviceChoice> chosen = s.for_device(spec.config, samples::device_facts(device));
-  candidates = s.device_tuning_candidates(spec.config, samples::device_facts(device));
-  const bool with_default = chosen && s.check_config(chosen->config).empty();
-  if (with_default) candidates = samples::default_first(s, std::move(candidates), chosen->config);
+  std::optional<samples::Sample::DeviceChoice> chosen;
+  candidates = device_candidates(s, spec.config, samples::device_facts(device), chosen);
   const std::vector<std::string> fields = samples::varying_fields(s, candidates);
   const unsigned ahead = compile_ahead();
 
@@ -119,7 +124,7 @@ int cmd_tune(const TuneArgs& args) {
             << ", " << dev.sm_count << " SMs)\n"
             << "          " << candidates.size() << " candidates; each compiled (through the disk cache), verified against "
             << "the reference and timed over " << args.iters << " launches\n";
-  if (with_default) std::cout << "default   candidate 1 is what `run` decides without a tuning DB: " << chosen->line << "\n";
+  if (chosen) std::cout << "default   candidate 1 is what `run` decides without a tuning DB: " << chosen->line << "\n";
   std::vector<std::string> named;
   for (const std::string& f : s.tuned_fields())
     if (spec.config.named.count(f)) named.push_back(f);
