@@ -112,11 +112,10 @@ Lines row_store(const RowStore& n, const Kernel& k, const ExprText& ex) {
 
 namespace {
 
-// store_accumulator_transposed: accumulator element (r, c) to tile row c - first_col,
-// column r (a 64-row block b at columns 64 b). Sixteen columns at a time through
-// stmatrix.x4.trans for 16-bit tiles with whole pairs of 8-column groups; else one value
+// store_accumulator_transposed of groups [ja, jb) of n8 columns, j0 the first group of the
+// tile: accumulator element (r, c) to tile row c - first_col, column r (a 64-row block b at
+// columns 64 b); x4, sixteen columns at a time through stmatrix.x4.trans, else one value
 // per store. A tile the function reads is read one value at a time at the same place.
-// Groups [ja, jb) of n8 columns, j0 the first group of the tile (x4: whole pairs of them).
 Lines acc_store_transposed(const AccStore& n, const Kernel& k, const ElemReads& reads, bool tile, const ExprText& ex,
                            const std::string& elem_cuda, const std::string& panels, const std::string& dst, const std::string& c,
                            unsigned j0, unsigned ja, unsigned jb, bool x4) {

@@ -12,9 +12,8 @@
 
 namespace {
 
-using tj::gpu_test::GemmCase;
-
 using tj::gpu_test::check;
+using tj::gpu_test::GemmCase;
 
 }  // namespace
 
