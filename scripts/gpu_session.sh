@@ -531,11 +531,12 @@ done
 fi
 
 # ncu's speed-of-light, memory and warp-state sections for ours and cuBLAS at NCU_SHAPE, the
-# default path (only when named): one launch each after warm-up.
+# default path or NCU_CONFIG's (only when named): one launch each after warm-up, with the caches
+# left as the launch before left them (--cache-control none), as back-to-back launches see them.
 if [[ "$SECTIONS" == *" ncu "* ]]; then
-timeout 300 ncu --target-processes all --kernel-name-base demangled --launch-skip 2 --launch-count 4 \
+timeout 300 ncu --target-processes all --kernel-name-base demangled --launch-skip 2 --launch-count 4 --cache-control none \
   --section SpeedOfLight --section WarpStateStats --section MemoryWorkloadAnalysis --section LaunchStats \
-  $B/tilejit_bench_gemm --no-tuned --iters 1 --reps 2 --sustained 0 --config cluster=1x2 --shapes "${NCU_SHAPE:-1024x1024x2048}" \
+  $B/tilejit_bench_gemm --no-tuned --iters 1 --reps 2 --sustained 0 ${NCU_CONFIG:+--config "$NCU_CONFIG"} --shapes "${NCU_SHAPE:-1024x1024x2048}" \
   > "$OUT/ncu_${NCU_SHAPE:-1024x1024x2048}.log" 2>&1
 note "ncu ${NCU_SHAPE:-1024x1024x2048} rc=$? (ncu_${NCU_SHAPE:-1024x1024x2048}.log)"
 fi
