@@ -37,12 +37,12 @@ void choose_packing(const Gemm& gemm, const Config& c, const Sample::DeviceFacts
     ir::Dim3 cluster;
     double time;  // the wave model's, in k-blocks of 256 columns
   };
-  // The widths: every multiple of 16 from 256 down to kGemmMinPackedBn where B is K-major
+  // The widths: every kGemmPackingStep columns from 256 down to kGemmMinPackedBn where B is K-major
   // (tn: the tile's last chunk may be narrower than 128 bytes of D), else 256, 192 and 128.
   std::vector<unsigned> widths = {256, 192, 128};
   if (s.layout == GemmLayout::TN) {
     widths.clear();
-    for (unsigned bn = 256; bn >= kGemmMinPackedBn; bn -= 16) widths.push_back(bn);
+    for (unsigned bn = 256; bn >= kGemmMinPackedBn; bn -= kGemmPackingStep) widths.push_back(bn);
   }
   // The wide tile too with B K-major (tn; nn's verify on the GPU but no run has timed them as a default).
   if (s.layout == GemmLayout::TN) widths.insert(widths.begin(), kGemmWideBn);
