@@ -97,8 +97,10 @@ inline constexpr double kGemmSplitKPartial = 8.0, kGemmRate128 = 0.95;
 // a tile's time per element grows as 1 + kGemmNarrowBytesCost x (1 / bn - 1 / 128) over
 // 128's (the operand bytes per flop at bm 128), fitted to 128 and 192 columns' rates.
 inline constexpr unsigned kGemmMinPackedBn = 80;
-// Packing's step between widths (tn): 16 columns.
+// Packing's step between widths (tn): 16 columns. And whether it weighs the swapped product
+// (D^T = B A^T) beside the unswapped: not yet (docs/gemm-perf-notes.md).
 inline constexpr unsigned kGemmPackingStep = 16;
+inline constexpr bool kGemmPackingSwap = false;
 inline constexpr double kGemmNarrowBytesCost = 13.5;
 // Elements a tile's first column is a multiple of (16 bytes of bf16 and f16, 32 of f32):
 // TMA's innermost coordinate into D, and into B with layout nn.

@@ -36,6 +36,7 @@ void choose_packing(const Gemm& gemm, const Config& c, const Sample::DeviceFacts
     unsigned bm, bn;
     ir::Dim3 cluster;
     double time;  // the wave model's, in k-blocks of 256 columns
+    bool swap;    // D^T = B A^T: the tile's rows on N, its columns on M
   };
   // The widths: every kGemmPackingStep columns from 256 down to kGemmMinPackedBn where B is K-major
   // (tn: the tile's last chunk may be narrower than 128 bytes of D), else 256, 192 and 128.
@@ -57,14 +58,15 @@ void choose_packing(const Gemm& gemm, const Config& c, const Sample::DeviceFacts
   // `candidate`: only static schedules, the model's surest estimate. A k-block costs its MMAs
   // (rows / 128 x the width over its rate; taller tiles read fewer operand bytes per flop,
   // kGemmTallRate) or, with unaligned rows, the TMA rows each CTA issues.
-  auto estimate = [&](unsigned bm, unsigned bn, const ir::Dim3& cluster, bool candidate) -> std::optional<Candidate> {
+  auto estimate = [&](unsigned bm, unsigned bn, const ir::Dim3& cluster, bool candidate, bool swap) -> std::optional<Candidate> {
     Config v = d.config;
     v.params["bn"] = int64_t(bn), v.cluster = cluster;
+    if (swap) v.params["swap"] = 1;
     if (bm != given.bm) v.params["bm"] = int64_t(bm), v.params["consumers"] = int64_t(bm / 64);
     if (cluster.count() == 1) v.params["multicast"] = int64_t(GemmMulticast::Off);
     if (!gemm.check_config(v).empty()) return std::nullopt;
     const GemmTiling t = gemm_tiling(v);
-    const GemmScheduleChoice a = gemm_auto_schedule(s, t, model_sms(device, cluster.count()));
+    const GemmScheduleChoice a = gemm_auto_schedule(gemm_kernel_shape(v), t, model_sms(device, cluster.count()));
     if (a.schedule == GemmSchedule::SplitK || (candidate && a.schedule != GemmSchedule::Static)) return std::nullopt;
     const double mmas = bm / 128.0 * bn / 256.0 / width_rate(bn) / (bm > 128 ? kGemmTallRate : 1.0);
     const double rows = double(t.bm / cluster.x + bn / cluster.y);
@@ -74,16 +76,21 @@ void choose_packing(const Gemm& gemm, const Config& c, const Sample::DeviceFacts
     const double quad = cluster.count() == 4 ? 1.0 - kGemmQuadGain : 1.0;
     // Rows of whole sectors over a short K: tall tiles in pairs along N cost their MMAs only.
     const bool mmas_only = aligned || (sectors && bm > 128 && cluster.x == 2 && cluster.y == 1);
-    return Candidate{bm, bn, cluster, quad * along_m * a.time * (mmas_only ? mmas : std::max(mmas, rows / kGemmUnalignedRows))};
+    return Candidate{bm, bn, cluster, quad * along_m * a.time * (mmas_only ? mmas : std::max(mmas, rows / kGemmUnalignedRows)), swap};
   };
   const unsigned chosen = unsigned(d.config.param("bn"));
-  const std::optional<Candidate> incumbent = estimate(given.bm, chosen, c.cluster, false);
+  const std::optional<Candidate> incumbent = estimate(given.bm, chosen, c.cluster, false, false);
   if (!incumbent) return;
   std::optional<Candidate> best, best_rows;  // best_rows: of the spec's rows
   // A cluster's pick: the fastest tile, where a width that is not a multiple of 64 counts
   // only when kGemmFineMargin ahead of the multiple of 64 above it in the same cluster (it
   // narrows that tile), and taller tiles only kGemmTallMargin ahead of the best of 128 rows.
-  auto consider = [&](const ir::Dim3& cluster) {
+  // Either way round (kGemmPackingSwap) where the spec leaves the swap to the defaults and the
+  // inputs are 2-byte rows of B K-major (tn: A is K-major too, so the swap only trades their roles).
+  std::vector<bool> ways = {false};
+  if (kGemmPackingSwap && !c.named.count("params.swap") && !given.swap && s.layout == GemmLayout::TN && ir::scalar_bytes(s.in) == 2)
+    ways.push_back(true);
+  auto consider = [&](const ir::Dim3& cluster, bool swap) {
     std::optional<Candidate> pick;
     for (unsigned bm : {given.bm, kGemmTallRows}) {
       // Over rows of whole sectors and a K under kGemmTallMinKblocks: in 2x1 pairs only.
@@ -93,10 +100,10 @@ void choose_packing(const Gemm& gemm, const Config& c, const Sample::DeviceFacts
         if (bm != given.bm && bn < kGemmTallMinBn) continue;
         if (bn > 256 && (bm != given.bm || cluster.x != 1 || cluster.y != 2)) continue;
         if (cluster.y > 2 && bn != kGemmQuadAlongMBn) continue;
-        const std::optional<Candidate> e = estimate(bm, bn, cluster, true);
+        const std::optional<Candidate> e = estimate(bm, bn, cluster, true, swap);
         if (!e) continue;
         if (bn % 64 != 0)
-          if (const std::optional<Candidate> wider = estimate(bm, (bn + 63) / 64 * 64, cluster, true);
+          if (const std::optional<Candidate> wider = estimate(bm, (bn + 63) / 64 * 64, cluster, true, swap);
               wider && e->time >= wider->time * (1.0 - kGemmFineMargin))
             continue;
         if (bm == given.bm && (!best_rows || e->time < best_rows->time)) best_rows = e;
@@ -106,12 +113,14 @@ void choose_packing(const Gemm& gemm, const Config& c, const Sample::DeviceFacts
     }
     if (pick && (!best || pick->time < best->time)) best = pick;
   };
-  for (const ir::Dim3& cluster : clusters) consider(cluster);
+  for (const bool swap : ways)
+    for (const ir::Dim3& cluster : clusters) consider(cluster, swap);
   // Clusters of 4 only where the device says how many it runs (30, not 33, on an H200): 2x2,
   // and 1x4 (four tiles along M sharing B, each CTA loading a 64-row slice of it) with
   // kGemmQuadAlongMBn columns.
   if (!aligned && !c.named.count("cluster") && device.clusters_that_fit(4).value_or(0) > 0)
-    for (const ir::Dim3& quad : {ir::Dim3{1, 4, 1}, ir::Dim3{2, 2, 1}}) consider(quad);  // ties: 1x4
+    for (const bool swap : ways)
+      for (const ir::Dim3& quad : {ir::Dim3{1, 4, 1}, ir::Dim3{2, 2, 1}}) consider(quad, swap);  // ties: 1x4
   // Over rows of whole sectors and a short K, a tall pair takes only the place of a 2x2 pick
   // (kGemmSectorPitch): elsewhere the tiles of the spec's rows decide.
   const bool quad_pick = best_rows && best_rows->cluster.x == 2 && best_rows->cluster.y == 2 &&
@@ -124,9 +133,10 @@ void choose_packing(const Gemm& gemm, const Config& c, const Sample::DeviceFacts
   bool quad_along_m = false;
   if (kGemmQuadAlongMPairs && best->cluster.x == 1 && best->cluster.y == 2 && !c.named.count("cluster") &&
       ceil_div(uint64_t(s.k), given.bk) >= kGemmQuadAlongMMinKblocks && device.clusters_that_fit(4).value_or(0) > 0)
-    if (const std::optional<Candidate> quad = estimate(best->bm, best->bn, {1, 4, 1}, true); quad && quad->time <= best->time)
+    if (const std::optional<Candidate> quad = estimate(best->bm, best->bn, {1, 4, 1}, true, best->swap); quad && quad->time <= best->time)
       best = quad, quad_along_m = true;
   d.config.params["bn"] = int64_t(best->bn);
+  if (best->swap) d.config.params["swap"] = 1;
   if (best->bm != given.bm) d.config.params["bm"] = int64_t(best->bm), d.config.params["consumers"] = int64_t(best->bm / 64);
   d.config.cluster = best->cluster;
   if (best->cluster.count() == 1 && c.cluster.count() > 1) d.config.params["multicast"] = int64_t(GemmMulticast::Off);
@@ -136,7 +146,7 @@ void choose_packing(const Gemm& gemm, const Config& c, const Sample::DeviceFacts
                                                        ", consumers " + std::to_string(given.consumers) + " -> " +
                                                        std::to_string(best->bm / 64)
                                                  : std::string();
-  say("packing -> bn " + std::to_string(best->bn) + rows +
+  say("packing -> bn " + std::to_string(best->bn) + rows + (best->swap ? ", swap 1 (D^T = B A^T: the tile's rows on N)" : "") +
       (moved ? ", cluster " + xy(c.cluster) + " -> " + xy(best->cluster) : " in " + xy(c.cluster)) +
       (best->cluster.count() == 1 && c.cluster.count() > 1 ? " without multicast" : "") + ": est. " + ratio + "x the time of " +
       std::to_string(chosen) + " columns in " + xy(c.cluster) + ", the wave model's static waves" +
