@@ -239,6 +239,28 @@ bool pair_along_m(const Config& c, const GemmShape& s, unsigned bn) {
   return cluster_tiles(s, t, bn) <= along_n;
 }
 
+struct SplitFit {
+  unsigned bn = 0;        // 0: the rule does not apply
+  bool along_m = false;   // one tile covers N: pairs along M (1x2) sharing B
+};
+
+// kGemmSplitFit: the width (and pair) that covers N exactly where split-K would take tiles of
+// 128 columns, N is at most kGemmSplitFitMaxN and the spec leaves tile, cluster and multicast
+// to the defaults; bn 0 where it does not apply or the fitted tiles would not run split-K.
+SplitFit split_fit(const Gemm& gemm, const Config& c, const GemmShape& s, int sm_count) {
+  if (!kGemmSplitFit || !default_tile_shape(c) || c.named.count("cluster") || c.cluster.x != 2 || c.cluster.y != 1 ||
+      c.cluster.z != 1 || GemmMulticast(c.param("multicast")) != GemmMulticast::Auto || s.layout != GemmLayout::TN ||
+      ir::scalar_bytes(s.in) != 2 || s.n > kGemmSplitFitMaxN || s.n <= 0)
+    return {};
+  const bool along_m = s.n <= 128;
+  const unsigned bn = unsigned(ceil_div(ceil_div(uint64_t(s.n), along_m ? 1u : 2u), uint64_t(kGemmColumnAlign)) * kGemmColumnAlign);
+  Config v = c;
+  v.params["bn"] = int64_t(bn);
+  if (along_m) v.cluster = {1, 2, 1};
+  if (!gemm.check_config(v).empty() || gemm_auto_schedule(s, gemm_tiling(v), sm_count).schedule != GemmSchedule::SplitK) return {};
+  return {bn, along_m};
+}
+
 // bn 0: the tile's width, weighed with the schedule it would get; where split-K would take
 // few tiles, the narrow tile (its rows, warpgroups and cluster too) or 64 columns for a short K.
 void choose_width(const Gemm& gemm, const Config& c, const Sample::DeviceFacts& device, bool auto_schedule, Sample::DeviceChoice& d,
@@ -260,6 +282,7 @@ void choose_width(const Gemm& gemm, const Config& c, const Sample::DeviceFacts& 
   NarrowTile narrow;             // the narrow tile's: where it is taken, the 2-CTA clusters its pairs fill
   SmallTile small;               // the small tile's: where it is taken, the clusters of 4 the device runs at once
   bool along_m = false;          // split-K's regime: the default pair turned to share B (pair_along_m)
+  bool fitted = false;           // split-K's regime: one pair covers N (kGemmSplitFit)
   if (auto_schedule && cluster_tiles(s, t, 256) > clusters) {
     // A tail that stream-K absorbs needs no narrower tile.
     bn = cost(192, width_rate(192)) < cost(256, 1.0) ? 192 : 256;
@@ -268,15 +291,21 @@ void choose_width(const Gemm& gemm, const Config& c, const Sample::DeviceFacts& 
     // (kGemmNarrowRows); else narrower tiles fill it with fewer splits, so fewer partials,
     // and with a short K 64 columns fill it with none (kGemmNarrowMaxKblocks).
     const uint64_t narrow64 = cluster_tiles(s, t, 64);
-    if ((narrow = narrow_tile_clusters(c, s, device)).clusters > 0)
+    const SplitFit fit = split_fit(gemm, c, s, sm_count);
+    narrow = narrow_tile_clusters(c, s, device);
+    const bool fit_first = narrow.split && fit.bn > 0;  // the fitted pair takes the narrow tile's splits
+    if (fit_first) narrow = NarrowTile{};
+    if (narrow.clusters > 0)
       bn = narrow.split ? kGemmNarrowCols : narrow_width(s, narrow.clusters, t.edge && s.beta == 0 && !s.epilogue.residual);
-    else if ((small = small_tile(gemm, c, s, device)).clusters > 0)
+    else if (!fit_first && (small = small_tile(gemm, c, s, device)).clusters > 0)
       bn = small.bn;
+    else if (fit.bn > 0)
+      bn = fit.bn, fitted = true;
     else if (ceil_div(uint64_t(s.k), t.bk) <= kGemmNarrowMaxKblocks && narrow64 <= clusters && 2 * narrow64 > clusters)
       bn = 64;
     else
       bn = cost(128, kGemmRate128) < cost(256, 1.0) ? 128 : 256;
-    along_m = bn >= 128 && pair_along_m(c, s, bn);
+    along_m = fitted ? fit.along_m : bn >= 128 && pair_along_m(c, s, bn);
   } else if (auto_schedule && cluster_tiles(s, t, 192) <= clusters) {
     // One wave of 256-column tiles with clusters idle: 192 columns still in one wave
     // take 3/4 of the time at their slightly lower rate.
@@ -322,9 +351,13 @@ void choose_width(const Gemm& gemm, const Config& c, const Sample::DeviceFacts& 
                       std::to_string(ceil_div(uint64_t(s.k), t.bk)) + " k-blocks is short enough to run unsplit"
                 : std::string()) +
       ")" +
-      (along_m ? "; cluster 2x1 -> 1x2: the pair shares B (" + std::to_string(s.n) + " rows against A's " + std::to_string(s.m) +
+      (fitted ? "; split-K over N of " + std::to_string(s.n) + ": " +
+                    (along_m ? "one tile of " + std::to_string(bn) + " columns covers it, cluster 2x1 -> 1x2 sharing B"
+                             : "one pair of " + std::to_string(bn) + "-column tiles covers it") +
+                    ", not tiles of 128 partly past it"
+       : along_m ? "; cluster 2x1 -> 1x2: the pair shares B (" + std::to_string(s.n) + " rows against A's " + std::to_string(s.m) +
                      ") in as few cluster tiles"
-               : std::string()));
+                 : std::string()));
   if (auto_schedule && bn != 64) choose_packing(gemm, c, device, d, say);
   if (auto_schedule && bn != 64) choose_narrow_pair(gemm, c, device, d, say);
   if (auto_schedule && bn != 64) choose_long_split(gemm, c, device, d, say);

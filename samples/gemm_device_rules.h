@@ -25,6 +25,9 @@ bool rows_aligned(const GemmShape& s, uint64_t pitch = kGemmAlignedPitch);
 // device runs at once where it says (30 clusters of 4 on a 132-SM H200: 120); else all.
 int model_sms(const Sample::DeviceFacts& device, unsigned ctas);
 
+// Whether the long split takes 128 columns that the wave model would run stream-K in less than
+// one wave over a long K, before packing (gemm_packing.cpp).
+bool long_split_over_stream_k(const GemmShape& s, const GemmTiling& t, const Sample::DeviceFacts& device);
 // Packing (gemm_packing.cpp): after choose_width, the width and cluster of the lowest
 // estimated time, unclustered or in clusters of 4.
 void choose_packing(const Gemm& gemm, const Config& c, const Sample::DeviceFacts& device, Sample::DeviceChoice& d, const Say& say);

@@ -11,6 +11,14 @@
 
 namespace tj::samples::device_rules {
 
+// The long split's first case (kGemmLongSplit): 128 columns in pairs over a long K that the wave
+// model would run stream-K in less than one wave.
+bool long_split_over_stream_k(const GemmShape& s, const GemmTiling& t, const Sample::DeviceFacts& device) {
+  return t.bn == 128 && t.cluster_m * t.cluster_n <= 2 && ceil_div(uint64_t(s.k), uint64_t(t.bk)) >= kGemmLongKblocks &&
+         cluster_tiles(s, t, t.bn) * t.cluster_m * t.cluster_n < uint64_t(device.sm_count) &&
+         gemm_auto_schedule(s, t, device.sm_count).schedule == GemmSchedule::StreamK;
+}
+
 // bn 0 after choose_width, unless it took the narrow tile or 64 columns (kGemmPackingMargin):
 // the width and cluster of the lowest estimated time among the widths in the spec's pair
 // (both pairs where the spec names no cluster), unclustered (aligned rows) or in clusters of 4
@@ -85,10 +93,13 @@ void choose_packing(const Gemm& gemm, const Config& c, const Sample::DeviceFacts
   // A cluster's pick: the fastest tile, where a width that is not a multiple of 64 counts
   // only when kGemmFineMargin ahead of the multiple of 64 above it in the same cluster (it
   // narrows that tile), and taller tiles only kGemmTallMargin ahead of the best of 128 rows.
-  // Either way round (kGemmPackingSwap) where the spec leaves the swap to the defaults and the
-  // inputs are 2-byte rows of B K-major (tn: A is K-major too, so the swap only trades their roles).
+  // Either way round (kGemmPackingSwap) where the spec leaves the swap to the defaults, the
+  // inputs are 2-byte rows of B K-major (tn: A is K-major too, so the swap only trades their
+  // roles), unaligned (the rows measured) and the long split would not take the incumbent
+  // (swapped, it ran 1.08x slower there).
   std::vector<bool> ways = {false};
-  if (kGemmPackingSwap && !c.named.count("params.swap") && !given.swap && s.layout == GemmLayout::TN && ir::scalar_bytes(s.in) == 2)
+  if (kGemmPackingSwap && !c.named.count("params.swap") && !given.swap && s.layout == GemmLayout::TN && ir::scalar_bytes(s.in) == 2 &&
+      !aligned && !(kGemmLongSplit && long_split_over_stream_k(s, gemm_tiling(d.config), device)))
     ways.push_back(true);
   auto consider = [&](const ir::Dim3& cluster, bool swap) {
     std::optional<Candidate> pick;
@@ -98,7 +109,7 @@ void choose_packing(const Gemm& gemm, const Config& c, const Sample::DeviceFacts
         continue;
       for (unsigned bn : widths) {
         if (bm != given.bm && bn < kGemmTallMinBn) continue;
-        if (bn > 256 && (bm != given.bm || cluster.x != 1 || cluster.y != 2)) continue;
+        if (bn > 256 && (bm != given.bm || cluster.x != 1 || cluster.y != 2 || swap)) continue;
         if (cluster.y > 2 && bn != kGemmQuadAlongMBn) continue;
         const std::optional<Candidate> e = estimate(bm, bn, cluster, true, swap);
         if (!e) continue;
@@ -224,11 +235,11 @@ void choose_long_split(const Gemm& gemm, const Config& c, const Sample::DeviceFa
       GemmMulticast(c.param("multicast")) != GemmMulticast::Auto)
     return;
   // 128 columns (no packing's width): where the wave model would run them stream-K in less
-  // than one wave (see kGemmLongSplit).
-  const bool over_stream_k = t.bn == 128 && t.cluster_m * t.cluster_n <= 2 &&
-                             cluster_tiles(s, t, t.bn) * t.cluster_m * t.cluster_n < uint64_t(device.sm_count) &&
-                             gemm_auto_schedule(s, t, device.sm_count).schedule == GemmSchedule::StreamK;
+  // than one wave.
+  const bool over_stream_k = long_split_over_stream_k(s, t, device);
   if (t.bn == 128 && !over_stream_k) return;
+  // Narrower: packing's static width only (split-K's fitted pair, kGemmSplitFit, stays).
+  if (!over_stream_k && gemm_auto_schedule(s, t, model_sms(device, t.cluster_m * t.cluster_n)).schedule != GemmSchedule::Static) return;
   // Against packing's static width, an odd count of 128-row tiles is left to packing (1100 x
   // 1280 x 12288 ran 0.92x at 224 columns in 2 splits against packing's 96).
   if (!over_stream_k && ceil_div(uint64_t(s.m), 128) % 2 != 0) return;

@@ -64,3 +64,20 @@ TEST_CASE("gemm: tile widths of odd multiples of 8 against cuBLAS [gpu]", "[gpu]
   };
   for (size_t i = 0; i < cases.size(); ++i) check(cases[i], 1700 + i);
 }
+
+// Split-K's pair fitted to N on the default path (kGemmSplitFit), as `tilejit run` decides it for
+// this GPU: two tiles of half of N in 2x1 (338 x 192, 400 x 160: 80 columns), one of N's width in
+// 1x2 sharing B (350 x 96, 461 x 104), with f32 out, alpha and beta, and the fused epilogue.
+TEST_CASE("gemm: split-K's pair fitted to N on the default path against cuBLAS [gpu]", "[gpu][gemm][widths][split_fit]") {
+  const tj::ir::Dim3 pair{2, 1, 1};
+  const int64_t split_k = int64_t(tj::samples::GemmSchedule::SplitK);
+  for (const GemmCase& g : std::vector<GemmCase>{
+           {338, 192, 18144, {}, pair, 1.0, 0.0, true, {{"bn", 96}, {"schedule", split_k}}, "(2,1,1)"},
+           {400, 160, 16000, {}, pair, 1.0, 0.0, true, {{"bn", 80}, {"schedule", split_k}}, "(2,1,1)"},
+           {350, 96, 20000, {}, pair, 1.0, 0.0, true, {{"bn", 96}, {"schedule", split_k}}, "(1,2,1)"},
+           {461, 104, 12464, {}, pair, 1.0, 0.0, true, {{"bn", 104}, {"schedule", split_k}}, "(1,2,1)"},
+           {338, 192, 18144, {{"out", 2}}, pair, 1.5, -0.5, true, {{"bn", 96}}, "(2,1,1)"},
+           {300, 200, 16384, {{"bias", 1}, {"act", 2}, {"residual", 1}}, pair, 1.0, 0.0, true, {{"bn", 104}}, "(2,1,1)"},
+       })
+    check(g, 4545);
+}
