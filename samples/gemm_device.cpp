@@ -257,7 +257,10 @@ SplitFit split_fit(const Gemm& gemm, const Config& c, const GemmShape& s, int sm
   Config v = c;
   v.params["bn"] = int64_t(bn);
   if (along_m) v.cluster = {1, 2, 1};
-  if (!gemm.check_config(v).empty() || gemm_auto_schedule(s, gemm_tiling(v), sm_count).schedule != GemmSchedule::SplitK) return {};
+  // 256 columns: the spec's pair of 128 covers them already.
+  if ((!along_m && bn == 128) || !gemm.check_config(v).empty() ||
+      gemm_auto_schedule(s, gemm_tiling(v), sm_count).schedule != GemmSchedule::SplitK)
+    return {};
   return {bn, along_m};
 }
 
@@ -283,6 +286,7 @@ void choose_width(const Gemm& gemm, const Config& c, const Sample::DeviceFacts& 
   SmallTile small;               // the small tile's: where it is taken, the clusters of 4 the device runs at once
   bool along_m = false;          // split-K's regime: the default pair turned to share B (pair_along_m)
   bool fitted = false;           // split-K's regime: one pair covers N (kGemmSplitFit)
+  bool unsplit64 = false;        // split-K's regime: 64 columns fill one wave unsplit over a short K
   if (auto_schedule && cluster_tiles(s, t, 256) > clusters) {
     // A tail that stream-K absorbs needs no narrower tile.
     bn = cost(192, width_rate(192)) < cost(256, 1.0) ? 192 : 256;
@@ -302,7 +306,7 @@ void choose_width(const Gemm& gemm, const Config& c, const Sample::DeviceFacts& 
     else if (fit.bn > 0)
       bn = fit.bn, fitted = true;
     else if (ceil_div(uint64_t(s.k), t.bk) <= kGemmNarrowMaxKblocks && narrow64 <= clusters && 2 * narrow64 > clusters)
-      bn = 64;
+      bn = 64, unsplit64 = true;
     else
       bn = cost(128, kGemmRate128) < cost(256, 1.0) ? 128 : 256;
     along_m = fitted ? fit.along_m : bn >= 128 && pair_along_m(c, s, bn);
@@ -347,7 +351,7 @@ void choose_width(const Gemm& gemm, const Config& c, const Sample::DeviceFacts& 
   if (along_m) d.config.cluster = {1, 2, 1};
   say("bn 0 -> " + std::to_string(bn) + " for " + std::to_string(sm_count) + " SMs (cluster tiles: " +
       std::to_string(cluster_tiles(s, t, 256)) + " of 256 columns, " + std::to_string(cluster_tiles(s, t, 192)) + " of 192" +
-      (bn == 64 ? ", " + std::to_string(cluster_tiles(s, t, 64)) + " of 64, one wave: K of " +
+      (unsplit64 ? ", " + std::to_string(cluster_tiles(s, t, 64)) + " of 64, one wave: K of " +
                       std::to_string(ceil_div(uint64_t(s.k), t.bk)) + " k-blocks is short enough to run unsplit"
                 : std::string()) +
       ")" +

@@ -37,6 +37,11 @@ TEST_CASE("gemm split fit: split-K's pair covers N of at most 256 columns exactl
   INFO(d.line);
   CHECK(fitted(d, 96, pair_m));
   CHECK(d.line.find("one tile of 96 columns covers it, cluster 2x1 -> 1x2 sharing B") != std::string::npos);
+  // 64 columns fitted over a long K: split, not the short K's unsplit 64 columns.
+  d = test::decide_h200(64, 64, 65536);
+  INFO(d.line);
+  CHECK(fitted(d, 64, pair_m));
+  CHECK(d.line.find("short enough to run unsplit") == std::string::npos);
   // The shapes it ran faster at, fresh ones among them (0.66-0.97x of the time).
   for (auto [m, n, k, bn] : {std::tuple{461, 104, 12464, 104}, {179, 88, 19448, 88}, {168, 88, 13104, 88}, {558, 88, 9936, 88},
                              {678, 96, 11984, 96}}) {
@@ -82,6 +87,11 @@ TEST_CASE("gemm split fit: where it does not apply", "[samples][gemm][schedule]"
   d = test::decide_h200(338, 192, 18144, {{"layout", int64_t(samples::GemmLayout::NN)}});
   INFO(d.line);
   CHECK(d.line.find("split-K over N of") == std::string::npos);
+  // N of 256: the spec's pair of 128 covers it already.
+  d = test::decide_h200(300, 256, 16384);
+  INFO(d.line);
+  CHECK(d.line.find("split-K over N of") == std::string::npos);
+  CHECK(d.config.param("bn") == 128);
   // Enough tiles to fill the GPU without split-K: the fitted width is not split-K's.
   d = test::decide_h200(8192, 192, 4096);
   INFO(d.line);
