@@ -218,9 +218,9 @@ inline constexpr unsigned kGemmNarrowRows = 64, kGemmNarrowCols = 128;
 // Split-K's regime with N of at most 256 columns (tn, 2-byte inputs, the spec leaving the tile,
 // cluster and multicast to the defaults): one pair covers N exactly, in 8-column steps, rather
 // than tiles of 128 columns whose last one is partly or wholly past N: up to 128 columns one
-// tile of N's width in 1x2 pairs along M sharing B, else two of half of N in 2x1 pairs sharing
-// A; it takes the place of the narrow tile's splits too (not of its unsplit wave, nor of the
-// small tile). The splits stay the wave model's. From the H100 (same process, per-rep medians,
+// tile of N's width in 1x2 pairs along M sharing B (where M has two row tiles or more), else
+// two of half of N in 2x1 pairs sharing A; it takes the place of the narrow tile's splits too
+// (not of its unsplit wave, nor of the small tile). The splits stay the wave model's. From the H100 (same process, per-rep medians,
 // the fitted pair against the default of the time): 0.66-0.96x of its time on ten random shapes
 // (N 88-232, K 8024-19448), 0.74-0.92x on five more, among them 338x192x18144 (0.81x); N of
 // 320-448 in two tiles of 160-224 ran 1.03-1.09x slower, so N over 256 keeps 128 columns.

@@ -257,8 +257,9 @@ SplitFit split_fit(const Gemm& gemm, const Config& c, const GemmShape& s, int sm
   Config v = c;
   v.params["bn"] = int64_t(bn);
   if (along_m) v.cluster = {1, 2, 1};
-  // 256 columns: the spec's pair of 128 covers them already.
-  if ((!along_m && bn == 128) || !gemm.check_config(v).empty() ||
+  // 256 columns: the spec's pair of 128 covers them already; one row tile: a pair along M
+  // would leave a CTA wholly past M (not measured).
+  if ((!along_m && bn == 128) || (along_m && s.m <= 128) || !gemm.check_config(v).empty() ||
       gemm_auto_schedule(s, gemm_tiling(v), sm_count).schedule != GemmSchedule::SplitK)
     return {};
   return {bn, along_m};

@@ -38,7 +38,7 @@ TEST_CASE("gemm split fit: split-K's pair covers N of at most 256 columns exactl
   CHECK(fitted(d, 96, pair_m));
   CHECK(d.line.find("one tile of 96 columns covers it, cluster 2x1 -> 1x2 sharing B") != std::string::npos);
   // 64 columns fitted over a long K: split, not the short K's unsplit 64 columns.
-  d = test::decide_h200(64, 64, 65536);
+  d = test::decide_h200(200, 64, 65536);
   INFO(d.line);
   CHECK(fitted(d, 64, pair_m));
   CHECK(d.line.find("short enough to run unsplit") == std::string::npos);
@@ -85,6 +85,10 @@ TEST_CASE("gemm split fit: where it does not apply", "[samples][gemm][schedule]"
   CHECK(d.line.find("split-K over N of") == std::string::npos);
   // B N-major (nn): the 8-column steps are tn's.
   d = test::decide_h200(338, 192, 18144, {{"layout", int64_t(samples::GemmLayout::NN)}});
+  INFO(d.line);
+  CHECK(d.line.find("split-K over N of") == std::string::npos);
+  // One row tile and one column tile: a pair along M would leave a CTA past M.
+  d = test::decide_h200(100, 96, 20000);
   INFO(d.line);
   CHECK(d.line.find("split-K over N of") == std::string::npos);
   // N of 256: the spec's pair of 128 covers it already.
