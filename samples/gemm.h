@@ -98,9 +98,12 @@ inline constexpr double kGemmSplitKPartial = 8.0, kGemmRate128 = 0.95;
 // 128's (the operand bytes per flop at bm 128), fitted to 128 and 192 columns' rates.
 inline constexpr unsigned kGemmMinPackedBn = 80;
 // Packing's step between widths (tn): 16 columns. And whether it weighs the swapped product
-// (D^T = B A^T) beside the unswapped: not yet (docs/gemm-perf-notes.md).
+// (D^T = B A^T) beside the unswapped where its own pick stood through the width's later rules
+// and the one-wave swap (choose_packing_swapped): on the H100, same process, against the pick it
+// replaced at 33 shapes, 0.68-0.99x of the time at 30, 1.01x at two, 1.10x at one of four
+// k-blocks; where it preempted those rules, 1.03-1.10x at six of seven (docs/gemm-perf-notes.md).
 inline constexpr unsigned kGemmPackingStep = 16;
-inline constexpr bool kGemmPackingSwap = false;
+inline constexpr bool kGemmPackingSwap = true;
 inline constexpr double kGemmNarrowBytesCost = 13.5;
 // Elements a tile's first column is a multiple of (16 bytes of bf16 and f16, 32 of f32):
 // TMA's innermost coordinate into D, and into B with layout nn.

@@ -268,7 +268,7 @@ SplitFit split_fit(const Gemm& gemm, const Config& c, const GemmShape& s, int sm
 // bn 0: the tile's width, weighed with the schedule it would get; where split-K would take
 // few tiles, the narrow tile (its rows, warpgroups and cluster too) or 64 columns for a short K.
 void choose_width(const Gemm& gemm, const Config& c, const Sample::DeviceFacts& device, bool auto_schedule, Sample::DeviceChoice& d,
-                  const Say& say) {
+                  const Say& say, std::optional<Unpacked>& unpacked) {
   const int sm_count = device.sm_count;
   const GemmShape s = gemm_kernel_shape(c);
   const GemmTiling t = gemm_tiling(c);
@@ -363,9 +363,14 @@ void choose_width(const Gemm& gemm, const Config& c, const Sample::DeviceFacts& 
        : along_m ? "; cluster 2x1 -> 1x2: the pair shares B (" + std::to_string(s.n) + " rows against A's " + std::to_string(s.m) +
                      ") in as few cluster tiles"
                  : std::string()));
-  if (auto_schedule && bn != 64) choose_packing(gemm, c, device, d, say);
-  if (auto_schedule && bn != 64) choose_narrow_pair(gemm, c, device, d, say);
-  if (auto_schedule && bn != 64) choose_long_split(gemm, c, device, d, say);
+  if (!auto_schedule || bn == 64) return;
+  const Sample::DeviceChoice before = d;
+  const double estimate = choose_packing(gemm, c, device, d, say);
+  const Config packed = d.config;
+  choose_narrow_pair(gemm, c, device, d, say);
+  choose_long_split(gemm, c, device, d, say);
+  // Packing's pick stood: packing either way round may take its place (choose_packing_swapped).
+  if (same_choice(packed, d.config)) unpacked = Unpacked{before, estimate};
 }
 
 // bn 0 where M is small and B long: the swapped product (D^T = B A^T, kGemmSmallMSwapFill) in pairs
@@ -652,9 +657,14 @@ std::optional<Sample::DeviceChoice> Gemm::for_device(const Config& c, const Devi
   if (sm_count <= 0 || (c.param("splits") != 0 && c.param("bn") != 0 && !auto_schedule)) return std::nullopt;
   DeviceChoice d{c, ""};
   const Say say = [&](const std::string& line) { d.line += (d.line.empty() ? "" : "; ") + line; };
+  std::optional<Unpacked> unpacked;  // choose_width's pick before packing, where packing's stood
   if (c.param("bn") == 0 && !(auto_schedule && choose_small_m_swap(*this, c, device, d, say)))
-    choose_width(*this, c, device, auto_schedule, d, say);
-  if (c.param("bn") == 0 && auto_schedule && !gemm_tiling(d.config).swap) choose_wave_swap(*this, c, device, d, say);
+    choose_width(*this, c, device, auto_schedule, d, say, unpacked);
+  if (c.param("bn") == 0 && auto_schedule && !gemm_tiling(d.config).swap) {
+    const Config width = d.config;
+    choose_wave_swap(*this, c, device, d, say);
+    if (unpacked && same_choice(width, d.config)) choose_packing_swapped(*this, c, device, *unpacked, d, say);
+  }
   if (c.param("splits") == 0) choose_splits(sched, sm_count, d, say);
   if (auto_schedule) choose_schedule(device, d, say);
   if (auto_schedule && c.param("bn") == 0) choose_stream_k_tile(*this, c, device, d, say);

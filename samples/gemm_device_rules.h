@@ -29,8 +29,21 @@ int model_sms(const Sample::DeviceFacts& device, unsigned ctas);
 // one wave over a long K, before packing (gemm_packing.cpp).
 bool long_split_over_stream_k(const GemmShape& s, const GemmTiling& t, const Sample::DeviceFacts& device);
 // Packing (gemm_packing.cpp): after choose_width, the width and cluster of the lowest
-// estimated time, unclustered or in clusters of 4.
-void choose_packing(const Gemm& gemm, const Config& c, const Sample::DeviceFacts& device, Sample::DeviceChoice& d, const Say& say);
+// estimated time, unclustered or in clusters of 4; `either_way` weighs the swapped product too.
+// Its estimate of the pick's time over choose_width's (1 where it left the width).
+double choose_packing(const Gemm& gemm, const Config& c, const Sample::DeviceFacts& device, Sample::DeviceChoice& d, const Say& say,
+                      bool either_way = false);
+// What packing started from, where its pick stood through the width's later rules.
+struct Unpacked {
+  Sample::DeviceChoice choice;  // choose_width's, before packing
+  double packed;                // packing's estimate of its pick against it
+};
+// kGemmPackingSwap (gemm_packing.cpp): packing again from choose_width's pick either way
+// round, taken only where it comes out swapped and estimated faster than packing's own pick.
+void choose_packing_swapped(const Gemm& gemm, const Config& c, const Sample::DeviceFacts& device, const Unpacked& unpacked,
+                            Sample::DeviceChoice& d, const Say& say);
+// Whether two configs ask for the same kernel and launch (params and cluster).
+bool same_choice(const Config& a, const Config& b);
 // kGemmNarrowPair (gemm_packing.cpp): packing's pick over a narrow N and a long K gives way to
 // two column tiles in pairs along N, or (kGemmNarrowOneTile) to one in pairs along M split along K.
 void choose_narrow_pair(const Gemm& gemm, const Config& c, const Sample::DeviceFacts& device, Sample::DeviceChoice& d, const Say& say);

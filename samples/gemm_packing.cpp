@@ -27,8 +27,9 @@ bool long_split_over_stream_k(const GemmShape& s, const GemmTiling& t, const Sam
 // cluster by the margin. A
 // k-block costs its MMAs (the width over its rate) or, with unaligned rows, the TMA rows each
 // CTA issues over kGemmUnalignedRows, whichever is more.
-void choose_packing(const Gemm& gemm, const Config& c, const Sample::DeviceFacts& device, Sample::DeviceChoice& d, const Say& say) {
-  if (c.cluster.z != 1 || c.cluster.count() > 2 || GemmMulticast(c.param("multicast")) != GemmMulticast::Auto) return;
+double choose_packing(const Gemm& gemm, const Config& c, const Sample::DeviceFacts& device, Sample::DeviceChoice& d, const Say& say,
+                      bool either_way) {
+  if (c.cluster.z != 1 || c.cluster.count() > 2 || GemmMulticast(c.param("multicast")) != GemmMulticast::Auto) return 1.0;
   const GemmShape s = gemm_kernel_shape(c);
   const bool aligned = rows_aligned(s);
   const uint64_t kblocks = ceil_div(uint64_t(s.k), uint64_t(c.param("bk")));
@@ -88,17 +89,17 @@ void choose_packing(const Gemm& gemm, const Config& c, const Sample::DeviceFacts
   };
   const unsigned chosen = unsigned(d.config.param("bn"));
   const std::optional<Candidate> incumbent = estimate(given.bm, chosen, c.cluster, false, false);
-  if (!incumbent) return;
+  if (!incumbent) return 1.0;
   std::optional<Candidate> best, best_rows;  // best_rows: of the spec's rows
   // A cluster's pick: the fastest tile, where a width that is not a multiple of 64 counts
   // only when kGemmFineMargin ahead of the multiple of 64 above it in the same cluster (it
   // narrows that tile), and taller tiles only kGemmTallMargin ahead of the best of 128 rows.
-  // Either way round (kGemmPackingSwap) where the spec leaves the swap to the defaults, the
+  // Either way round (`either_way`) where the spec leaves the swap to the defaults, the
   // inputs are 2-byte rows of B K-major (tn: A is K-major too, so the swap only trades their
   // roles), unaligned (the rows measured) and the long split would not take the incumbent
   // (swapped, it ran 1.08x slower there).
   std::vector<bool> ways = {false};
-  if (kGemmPackingSwap && !c.named.count("params.swap") && !given.swap && s.layout == GemmLayout::TN && ir::scalar_bytes(s.in) == 2 &&
+  if (either_way && !c.named.count("params.swap") && !given.swap && s.layout == GemmLayout::TN && ir::scalar_bytes(s.in) == 2 &&
       !aligned && !(kGemmLongSplit && long_split_over_stream_k(s, gemm_tiling(d.config), device)))
     ways.push_back(true);
   auto consider = [&](const ir::Dim3& cluster, bool swap) {
@@ -137,7 +138,7 @@ void choose_packing(const Gemm& gemm, const Config& c, const Sample::DeviceFacts
   const bool quad_pick = best_rows && best_rows->cluster.x == 2 && best_rows->cluster.y == 2 &&
                          best_rows->time < incumbent->time * (1.0 - kGemmPackingMargin);
   if (best && best->bm != given.bm && sectors && !quad_pick) best = best_rows;
-  if (!best || best->time >= incumbent->time * (1.0 - kGemmPackingMargin)) return;
+  if (!best || best->time >= incumbent->time * (1.0 - kGemmPackingMargin)) return 1.0;
   // A pair along M (1x2, sharing B) that packing takes gives way to four along M at its tile
   // (each CTA loading a quarter of B's tile) where K is long enough, the device says how many
   // fit and the model rates them no slower (kGemmQuadAlongMPairs).
@@ -165,6 +166,22 @@ void choose_packing(const Gemm& gemm, const Config& c, const Sample::DeviceFacts
        : sectors && best->bm != given.bm                ? " (rows of whole 32-byte sectors over a short K: a tall pair, by its MMAs, in the place of 2x2)"
                                                         : " with the TMA rows of unaligned operand rows") +
       (quad_along_m ? "; four along M rather than a pair, each CTA loading a quarter of B's tile" : ""));
+  return best->time / incumbent->time;
+}
+
+bool same_choice(const Config& a, const Config& b) { return a.params == b.params && a.cluster.str() == b.cluster.str(); }
+
+void choose_packing_swapped(const Gemm& gemm, const Config& c, const Sample::DeviceFacts& device, const Unpacked& unpacked,
+                            Sample::DeviceChoice& d, const Say& say) {
+  if (!kGemmPackingSwap) return;
+  Sample::DeviceChoice e = unpacked.choice;
+  std::string line;
+  // Against packing's own pick, whose estimate may be lower after its last step (four along M).
+  if (choose_packing(gemm, c, device, e, [&](const std::string& l) { line = l; }, true) >= unpacked.packed ||
+      !gemm_tiling(e.config).swap)
+    return;
+  d.config = e.config;
+  say("either way round, " + line + " (no later rule of the width took the shape)");
 }
 
 // kGemmNarrowPair: more than two column tiles across N (packing's static pick) give way to

@@ -3,7 +3,7 @@
 # GPU tests, every sample spec through the CLI, benchmarks, tuning (gpu_tune.sh),
 # multicast traffic with ncu, and compute-sanitizer on every sample. Run from the repo root with
 # the binaries staged by scripts/stage.sh in .stage/; logs go to $OUT (or ./out).
-#   scripts/gpu_session.sh [SECTION...]   sections: tests runs faults plugins races bench gemm epilogue pdl splitk-cluster pingpong attention attention-schedules attention-table softmax schedules streamk atomic gemm-configs readme-table issue-table sweep random-sweep tune-shapes gemm-versus gemm-grid gemm-ab default-ab fuzz ncu ncu-sass ncu-names timeline gemm-timelines tune multicast sanitizer
+#   scripts/gpu_session.sh [SECTION...]   sections: tests runs faults plugins races bench gemm epilogue pdl splitk-cluster pingpong attention attention-schedules attention-table softmax schedules streamk atomic gemm-configs readme-table issue-table sweep random-sweep tune-shapes gemm-versus gemm-grid gemm-ab default-ab fuzz ncu ncu-sass ncu-names ncu-full timeline gemm-timelines tune multicast sanitizer
 #   ragged attention-dims
 # (all but atomic, attention-table, gemm-configs, readme-table, issue-table, sweep, gemm-timelines, ragged, attention-dims, fuzz, random-sweep and tune-shapes when none is named; named ones append to out/summary.txt, so a session can be split
 # across several commands).
@@ -553,6 +553,17 @@ for shape in $(echo "${NCU_SHAPES:-1024x1024x2048}" | tr ',' ' '); do
   note "ncu-names $shape rc=$?"
   grep -E '^"[0-9]' "$OUT/ncu_names_$shape.log" | awk -F'","' '{print "  " $5 " | " $(NF-2) " = " $NF}' | sed 's/"$//' >> "$summary"
 done
+fi
+
+# Ours (NCU_CONFIG, or the default path) beside cuBLAS at NCU_SHAPE under ncu's full set, one
+# launch of each after warm-up (only when named): every metric of both as CSV in
+# $OUT/ncu_full_SHAPE.csv, for finding where a kernel of the same tile loses to cuBLAS's.
+if [[ "$SECTIONS" == *" ncu-full "* ]]; then
+  shape=${NCU_SHAPE:-1024x1024x2048}
+  timeout 240 ncu --clock-control none --set full -k 'regex:^(gemm|nvjet)' --launch-skip 2 --launch-count 2 --csv --page details \
+    $B/tilejit_bench_gemm --no-tuned --iters 2 --reps 1 --sustained 0 ${NCU_CONFIG:+--config "$NCU_CONFIG"} --shapes "$shape" \
+    > "$OUT/ncu_full_$shape.csv" 2>&1
+  note "ncu-full $shape ${NCU_CONFIG:-default} rc=$? ($(grep -c '^"' "$OUT/ncu_full_$shape.csv") metric rows in ncu_full_$shape.csv)"
 fi
 
 # Timelines (tilejit run --timeline): the GPU tests of the timeline, then the README's charts

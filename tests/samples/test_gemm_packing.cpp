@@ -195,13 +195,17 @@ TEST_CASE("gemm packing: width and cluster chosen together where the wave model'
   // Unaligned rows on a device that says how many clusters of 4 it runs (30 of 4, 66 of 2):
   // clusters of 4 where their fewer TMA rows per CTA pay and they fit the waves; 1x4 (B in
   // 64-row slices) at 256 columns, first where it ties 2x2 (7000 x 3000: 168 clusters of
-  // either in 6 waves); the wide tile in a pair where it takes fewer waves (8192 x 1280: 2).
+  // either in 6 waves); the wide tile in a pair where it takes fewer waves (8192 x 1280: 2). The
+  // spec names swap 0 here: packing either way round has its own cases
+  // (tests/samples/test_gemm_packing_swap.cpp).
   const samples::Sample::DeviceFacts h200 = test::h200_facts();
   const ir::Dim3 c1x4{1, 4, 1};
   for (auto [m, n, k, bn, cluster] : {std::tuple{1536, 1000, 3000, 128, c2x2}, {2048, 2560, 3000, 320, c1x2}, {8192, 1280, 1000, 320, c1x2},
                                       {7000, 3000, 2200, 256, c1x4}, {1200, 6000, 1800, 256, c2x2}, {2000, 2000, 2000, 256, c1x2}}) {
     INFO(m << " x " << n << " x " << k);
-    const std::optional<samples::Sample::DeviceChoice> d = s->for_device(test::gemm_config({{"m", m}, {"n", n}, {"k", k}}, c2x1), h200);
+    samples::Config c = test::gemm_config({{"m", m}, {"n", n}, {"k", k}, {"swap", 0}}, c2x1);
+    c.named.insert("params.swap");
+    const std::optional<samples::Sample::DeviceChoice> d = s->for_device(c, h200);
     REQUIRE(d.has_value());
     INFO(d->line);
     CHECK(d->config.param("bn") == bn);
@@ -227,8 +231,9 @@ TEST_CASE("gemm packing: width and cluster chosen together where the wave model'
   // The 1x4 choice (each CTA multicasts a 64-row slice of B to the four) lowers, passes the
   // transaction and race checks and compiles with NVRTC for sm_90a.
   {
-    const std::optional<samples::Sample::DeviceChoice> d =
-        s->for_device(test::gemm_config({{"m", 7000}, {"n", 3000}, {"k", 2200}}, c2x1), h200);
+    samples::Config c = test::gemm_config({{"m", 7000}, {"n", 3000}, {"k", 2200}, {"swap", 0}}, c2x1);
+    c.named.insert("params.swap");
+    const std::optional<samples::Sample::DeviceChoice> d = s->for_device(c, h200);
     REQUIRE(d.has_value());
     INFO(d->line);
     CHECK(d->line.find("packing -> bn 256, cluster 2x1 -> 1x4: est. 0.89x the time of 256 columns in 2x1") != std::string::npos);

@@ -273,18 +273,19 @@ TEST_CASE("tuned configs are named by the fields the candidates vary", "[samples
 
 TEST_CASE("tune tries the default path's choice first, once", "[samples][tuning][gemm]") {
   // 7000 x 3000 x 2200 on an H200 (30 clusters of 4, 66 of 2): the default path packs
-  // 128x256 tiles in 1x4, which no fixed candidate is.
+  // 192x160 tiles of the swapped product in 2x2, which no fixed candidate is.
   const tj::samples::Sample::DeviceFacts h200(132, [](unsigned ctas) { return ctas == 4 ? 30 : ctas == 2 ? 66 : 0; });
   const Config spec = spec_config(R"("m": 7000, "n": 3000, "k": 2200)");
   const std::vector<Config> fixed = gemm().tuning_candidates(spec);
   const std::optional<tj::samples::Sample::DeviceChoice> d = gemm().for_device(spec, h200);
   REQUIRE(d.has_value());
   INFO(d->line);
-  REQUIRE(d->config.cluster == Dim3(1, 4, 1));
+  REQUIRE(d->config.cluster == Dim3(2, 2, 1));
   const std::vector<Config> with = tj::samples::default_first(gemm(), fixed, d->config);
   REQUIRE(with.size() == fixed.size() + 1);
-  CHECK(with.front().cluster == Dim3(1, 4, 1));
-  CHECK(with.front().param("bn") == 256);
+  CHECK(with.front().cluster == Dim3(2, 2, 1));
+  CHECK(with.front().param("bn") == 160);
+  CHECK(with.front().param("swap") == 1);
   CHECK(with.front().params == d->config.params);  // the schedule and the rest of the default's choice too
   for (size_t i = 0; i < fixed.size(); ++i) CHECK(label(with[i + 1]) == label(fixed[i]));
   // A choice whose tuned fields a candidate has already: that candidate's place goes, the choice leads.

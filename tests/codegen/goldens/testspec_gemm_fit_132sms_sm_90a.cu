@@ -3,39 +3,39 @@
 #include "tilejit/prelude.cuh"
 
 namespace tj {
-// D(64x192, f32) (+)= A(64x16, K-major) * B(16x192, K-major), bf16 in; scale_d 0 overwrites D.
-TJ_DEVICE void wgmma_m64n192k16_f32_bf16_kk(float* d, u64 desc_a, u64 desc_b, u32 scale_d) {
+// D(64x144, f32) (+)= A(64x16, K-major) * B(16x144, K-major), bf16 in; scale_d 0 overwrites D.
+TJ_DEVICE void wgmma_m64n144k16_f32_bf16_kk(float* d, u64 desc_a, u64 desc_b, u32 scale_d) {
   asm volatile(
-      "{ .reg .pred p; setp.ne.b32 p, %98, 0; "
-      "wgmma.mma_async.sync.aligned.m64n192k16.f32.bf16.bf16 "
-      "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, %64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, %80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95}, "
-      "%96, %97, p, 1, 1, 0, 0; }"
-      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63]), "+f"(d[64]), "+f"(d[65]), "+f"(d[66]), "+f"(d[67]), "+f"(d[68]), "+f"(d[69]), "+f"(d[70]), "+f"(d[71]), "+f"(d[72]), "+f"(d[73]), "+f"(d[74]), "+f"(d[75]), "+f"(d[76]), "+f"(d[77]), "+f"(d[78]), "+f"(d[79]), "+f"(d[80]), "+f"(d[81]), "+f"(d[82]), "+f"(d[83]), "+f"(d[84]), "+f"(d[85]), "+f"(d[86]), "+f"(d[87]), "+f"(d[88]), "+f"(d[89]), "+f"(d[90]), "+f"(d[91]), "+f"(d[92]), "+f"(d[93]), "+f"(d[94]), "+f"(d[95])
+      "{ .reg .pred p; setp.ne.b32 p, %74, 0; "
+      "wgmma.mma_async.sync.aligned.m64n144k16.f32.bf16.bf16 "
+      "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, %64, %65, %66, %67, %68, %69, %70, %71}, "
+      "%72, %73, p, 1, 1, 0, 0; }"
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63]), "+f"(d[64]), "+f"(d[65]), "+f"(d[66]), "+f"(d[67]), "+f"(d[68]), "+f"(d[69]), "+f"(d[70]), "+f"(d[71])
       : "l"(desc_a), "l"(desc_b), "r"(scale_d));
 }
-TJ_DEVICE void acc_fence_96(float* d) { asm volatile("" : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63]), "+f"(d[64]), "+f"(d[65]), "+f"(d[66]), "+f"(d[67]), "+f"(d[68]), "+f"(d[69]), "+f"(d[70]), "+f"(d[71]), "+f"(d[72]), "+f"(d[73]), "+f"(d[74]), "+f"(d[75]), "+f"(d[76]), "+f"(d[77]), "+f"(d[78]), "+f"(d[79]), "+f"(d[80]), "+f"(d[81]), "+f"(d[82]), "+f"(d[83]), "+f"(d[84]), "+f"(d[85]), "+f"(d[86]), "+f"(d[87]), "+f"(d[88]), "+f"(d[89]), "+f"(d[90]), "+f"(d[91]), "+f"(d[92]), "+f"(d[93]), "+f"(d[94]), "+f"(d[95]) : : "memory"); }
+TJ_DEVICE void acc_fence_72(float* d) { asm volatile("" : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63]), "+f"(d[64]), "+f"(d[65]), "+f"(d[66]), "+f"(d[67]), "+f"(d[68]), "+f"(d[69]), "+f"(d[70]), "+f"(d[71]) : : "memory"); }
 }  // namespace tj
 
-extern "C" __global__ void __launch_bounds__(384, 1) gemm(const __grid_constant__ tj::tensor_map A, const __grid_constant__ tj::tensor_map B, const __grid_constant__ tj::tensor_map D, const __grid_constant__ tj::tensor_map C, int m, int n, int k, float alpha, float beta, float* workspace, unsigned* counters) {
+extern "C" __global__ void __launch_bounds__(384, 1) gemm(const __grid_constant__ tj::tensor_map A, const __grid_constant__ tj::tensor_map B, const __grid_constant__ tj::tensor_map D, const __grid_constant__ tj::tensor_map C, const __grid_constant__ tj::tensor_map D_tail, const __grid_constant__ tj::tensor_map C_tail, int m, int n, int k, float alpha, float beta, float* workspace, unsigned* counters) {
   extern __shared__ __align__(1024) unsigned char tj_dynamic_smem[];
   // shared buffer at <loc>
   [[maybe_unused]] tj::bf16* const a = reinterpret_cast<tj::bf16*>(tj_dynamic_smem + 0);
   // shared buffer at <loc>
-  [[maybe_unused]] tj::bf16* const b = reinterpret_cast<tj::bf16*>(tj_dynamic_smem + 65536);
+  [[maybe_unused]] tj::bf16* const b = reinterpret_cast<tj::bf16*>(tj_dynamic_smem + 81920);
   // shared buffer at <loc>
-  [[maybe_unused]] tj::bf16* const d = reinterpret_cast<tj::bf16*>(tj_dynamic_smem + 163840);
+  [[maybe_unused]] tj::bf16* const d = reinterpret_cast<tj::bf16*>(tj_dynamic_smem + 174080);
   // shared buffer at <loc>
-  __shared__ __align__(16) tj::mbarrier full[4];
+  [[maybe_unused]] tj::bf16* const d_tail = reinterpret_cast<tj::bf16*>(tj_dynamic_smem + 206848);
   // shared buffer at <loc>
-  __shared__ __align__(16) tj::mbarrier empty[4];
+  __shared__ __align__(16) tj::mbarrier full[5];
+  // shared buffer at <loc>
+  __shared__ __align__(16) tj::mbarrier empty[5];
   // shared buffer at <loc>
   __shared__ __align__(16) tj::mbarrier c_full[2];
-  // shared buffer at <loc>
-  __shared__ __align__(16) unsigned split_old[2];
   unsigned tj_phase_full = 0u;  // bit i: phase parity of full[i]
   unsigned tj_phase_empty = 0u;  // bit i: phase parity of empty[i]
-  // accumulator at <loc>: 64x192 f32 per warpgroup, in registers
-  float acc[96] = {};
+  // accumulator at <loc>: 64x144 f32 per warpgroup, in registers
+  float acc[72] = {};
   // If at <loc>: if (((%tid.x == 0) && (%tid.y == 0)) && (%tid.z == 0)) {
   if (((((int)threadIdx.x == 0) && ((int)threadIdx.y == 0)) && ((int)threadIdx.z == 0))) {
     // MbarrierInit at <loc>: mbarrier_init(full[0], 1)
@@ -46,6 +46,8 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm(const __grid_constant_
     tj::mbar_init(&full[2], 1u);
     // MbarrierInit at <loc>: mbarrier_init(full[3], 1)
     tj::mbar_init(&full[3], 1u);
+    // MbarrierInit at <loc>: mbarrier_init(full[4], 1)
+    tj::mbar_init(&full[4], 1u);
     // MbarrierInit at <loc>: mbarrier_init(empty[0], 16)
     tj::mbar_init(&empty[0], 16u);
     // MbarrierInit at <loc>: mbarrier_init(empty[1], 16)
@@ -54,6 +56,8 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm(const __grid_constant_
     tj::mbar_init(&empty[2], 16u);
     // MbarrierInit at <loc>: mbarrier_init(empty[3], 16)
     tj::mbar_init(&empty[3], 16u);
+    // MbarrierInit at <loc>: mbarrier_init(empty[4], 16)
+    tj::mbar_init(&empty[4], 16u);
     // MbarrierInit at <loc>: mbarrier_init(c_full[0], 1)
     tj::mbar_init(&c_full[0], 1u);
     // MbarrierInit at <loc>: mbarrier_init(c_full[1], 1)
@@ -72,61 +76,47 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm(const __grid_constant_
     tj::setmaxnreg_dec<40>();  // 168 registers per thread at launch
     // Declare at <loc>: let wg: i32 = ((%tid.x / 128) - 0)
     [[maybe_unused]] int wg = tj::warpgroup_index() - 0;  // = (threadIdx.x / 128) - first, from lane 0
-    // Declare at <loc>: let sk_tiles: i32 = select(((((((((m + 128) - 1) / 128) + 0) / 1) * (((((n + 192) - 1) / 192) + 1...
-    int sk_tiles = (((((((((m + 128) - 1) / 128) + 0) / 1) * (((((n + 192) - 1) / 192) + 1) / 2)) % tj::num_clusters_x()) == 0) ? 0 : (((((((((m + 128) - 1) / 128) + 0) / 1) * (((((n + 192) - 1) / 192) + 1) / 2)) / tj::num_clusters_x()) == 0) ? ((((((m + 128) - 1) / 128) + 0) / 1) * (((((n + 192) - 1) / 192) + 1) / 2)) : ((((((((m + 128) - 1) / 128) + 0) / 1) * (((((n + 192) - 1) / 192) + 1) / 2)) % tj::num_clusters_x()) + tj::num_clusters_x())));
-    // Declare at <loc>: let sk_iters: i32 = (sk_tiles * (((k + 64) - 1) / 64))
-    int sk_iters = (sk_tiles * (((k + 64) - 1) / 64));
-    // Declare at <loc>: let sk_workers: i32 = %nclusterid.x
-    int sk_workers = tj::num_clusters_x();
-    // Declare at <loc>: let sk_share_workers: i32 = max(1, min(%nclusterid.x, (sk_iters / 4)))
-    int sk_share_workers = tj::max_(1, tj::min_(tj::num_clusters_x(), (sk_iters / 4)));
-    // Declare at <loc>: let sk_rows: i32 = (((((m + 128) - 1) / 128) + 0) / 1)
-    int sk_rows = (((((m + 128) - 1) / 128) + 0) / 1);
-    // Declare at <loc>: let sk_cols: i32 = (((((n + 192) - 1) / 192) + 1) / 2)
-    int sk_cols = (((((n + 192) - 1) / 192) + 1) / 2);
-    // Declare at <loc>: let sk_cluster_tiles: i32 = ((((((m + 128) - 1) / 128) + 0) / 1) * (((((n + 192) - 1) / 192) + 1)...
-    int sk_cluster_tiles = ((((((m + 128) - 1) / 128) + 0) / 1) * (((((n + 192) - 1) / 192) + 1) / 2));
     // If at <loc>: if (%tid.x == 0) {
     if (((int)threadIdx.x == 0)) {
       // Declare at <loc>: let it: i32 = 0
       int it = 0;
-      // Declare at <loc>: let sk_end: i32 = select((%clusterid.x < sk_share_workers), i32(((i64((%clusterid.x + 1)) * i64(s...
-      int sk_end = ((tj::cluster_id_x() < sk_share_workers) ? ((int)((((long long)(tj::cluster_id_x() + 1)) * ((long long)sk_iters)) / ((long long)sk_share_workers))) : 0);
-      // Declare at <loc>: let sk_it: i32 = select((%clusterid.x < sk_share_workers), i32(((i64(%clusterid.x) * i64(sk_iters...
-      int sk_it = ((tj::cluster_id_x() < sk_share_workers) ? ((int)((((long long)tj::cluster_id_x()) * ((long long)sk_iters)) / ((long long)sk_share_workers))) : 0);
-      // Declare at <loc>: let sk_whole: i32 = (sk_tiles + %clusterid.x)
-      int sk_whole = (sk_tiles + tj::cluster_id_x());
-      // While at <loc>: while ((sk_it < sk_end) || (sk_whole < sk_cluster_tiles)) {
-      while (((sk_it < sk_end) || (sk_whole < sk_cluster_tiles))) {
-        // Declare at <loc>: let sk_streamed: i32 = select((sk_it < sk_end), 1, 0)
-        int sk_streamed = ((sk_it < sk_end) ? 1 : 0);
-        // Declare at <loc>: let sk_tile: i32 = select((sk_streamed == 1), (sk_it / (((k + 64) - 1) / 64)), sk_whole)
-        int sk_tile = ((sk_streamed == 1) ? (sk_it / (((k + 64) - 1) / 64)) : sk_whole);
-        // Declare at <loc>: let sk_first: i32 = select((sk_streamed == 1), (sk_it % (((k + 64) - 1) / 64)), 0)
-        int sk_first = ((sk_streamed == 1) ? (sk_it % (((k + 64) - 1) / 64)) : 0);
-        // Declare at <loc>: let sk_count: i32 = select((sk_streamed == 1), min(((((k + 64) - 1) / 64) - sk_first), (sk_end - ...
-        int sk_count = ((sk_streamed == 1) ? tj::min_(((((k + 64) - 1) / 64) - sk_first), (sk_end - sk_it)) : (((k + 64) - 1) / 64));
-        // For at <loc>: for i in [0, sk_count) step 1 {
-        for (int i = 0; i < sk_count; i += 1) {
-          // If at <loc>: if (it >= 4) {
-          if ((it >= 4)) {
-            // MbarrierWait at <loc>: wait_local(empty[(it % 4)])
-            tj::mbar_wait_cta(&empty[(it % 4)], (tj_phase_empty >> (it % 4)) & 1u);
-            tj_phase_empty ^= 1u << (it % 4);
+      // Declare at <loc>: let tj_sched0_rows: i32 = (((((m + 128) - 1) / 128) + 0) / 1)
+      int tj_sched0_rows = (((((m + 128) - 1) / 128) + 0) / 1);
+      // Declare at <loc>: let tj_sched0_cols: i32 = (((((n + 144) - 1) / 144) + 1) / 2)
+      int tj_sched0_cols = (((((n + 144) - 1) / 144) + 1) / 2);
+      // Declare at <loc>: let tj_sched0_total: i32 = (tj_sched0_rows * tj_sched0_cols)
+      int tj_sched0_total = (tj_sched0_rows * tj_sched0_cols);
+      // Declare at <loc>: let tj_sched0_group_span: i32 = (8 * tj_sched0_cols)
+      int tj_sched0_group_span = (8 * tj_sched0_cols);
+      // For at <loc>: for tj_sched0_t in [%clusterid.x, tj_sched0_total) step %nclusterid.x {
+      for (int tj_sched0_t = tj::cluster_id_x(); tj_sched0_t < tj_sched0_total; tj_sched0_t += tj::num_clusters_x()) {
+        // Declare at <loc>: let tj_sched0_first_row: i32 = ((tj_sched0_t / tj_sched0_group_span) * 8)
+        int tj_sched0_first_row = ((tj_sched0_t / tj_sched0_group_span) * 8);
+        // Declare at <loc>: let tj_sched0_group_rows: i32 = min((tj_sched0_rows - tj_sched0_first_row), 8)
+        int tj_sched0_group_rows = tj::min_((tj_sched0_rows - tj_sched0_first_row), 8);
+        // Declare at <loc>: let tj_sched0_in_group: i32 = (tj_sched0_t % tj_sched0_group_span)
+        int tj_sched0_in_group = (tj_sched0_t % tj_sched0_group_span);
+        // Declare at <loc>: let tile_m: i32 = (((tj_sched0_first_row + (tj_sched0_in_group % tj_sched0_group_rows)) * 1) + %c...
+        int tile_m = (((tj_sched0_first_row + (tj_sched0_in_group % tj_sched0_group_rows)) * 1) + tj::cluster_ctaid_y());
+        // Declare at <loc>: let tile_n: i32 = (((tj_sched0_in_group / tj_sched0_group_rows) * 2) + %cluster_ctaid.x)
+        int tile_n = (((tj_sched0_in_group / tj_sched0_group_rows) * 2) + tj::cluster_ctaid_x());
+        // For at <loc>: for i in [0, (((k + 64) - 1) / 64)) step 1 {
+        for (int i = 0; i < (((k + 64) - 1) / 64); i += 1) {
+          // If at <loc>: if (it >= 5) {
+          if ((it >= 5)) {
+            // MbarrierWait at <loc>: wait_local(empty[(it % 5)])
+            tj::mbar_wait_cta(&empty[(it % 5)], (tj_phase_empty >> (it % 5)) & 1u);
+            tj_phase_empty ^= 1u << (it % 5);
           }
-          // MbarrierArrive at <loc>: arrive_expect_tx(full[(it % 4)], 40960u)
-          tj::mbar_arrive_expect_tx(&full[(it % 4)], 40960u);
-          // TmaLoad at <loc>: tma_load(a[((((it % 4) * 8192) + 0) + ((0 + (((%cluster_ctaid.x * 1) + 0) * 64)) * 64))], A{(((((...
-          tj::tma_load_2d_multicast(&a[((((it % 4) * 8192) + 0) + ((0 + (((tj::cluster_ctaid_x() * 1) + 0) * 64)) * 64))], &A, (((((sk_first + sk_count) - 1) - i) * 64) + 0), ((((((((sk_tile / (8 * sk_cols)) * 8) + ((sk_tile % (8 * sk_cols)) % tj::min_((sk_rows - ((sk_tile / (8 * sk_cols)) * 8)), 8))) * 1) + tj::cluster_ctaid_y()) * 128) + 0) + (((tj::cluster_ctaid_x() * 1) + 0) * 64)), &full[(it % 4)], (((1u << ((unsigned)tj::cluster_dim_x())) - 1u) << ((((unsigned)tj::cluster_ctaid_y()) * ((unsigned)tj::cluster_dim_x())) + ((((unsigned)tj::cluster_ctaid_z()) * ((unsigned)tj::cluster_dim_x())) * ((unsigned)tj::cluster_dim_y())))));
-          // TmaLoad at <loc>: tma_load(b[((((it % 4) * 12288) + 0) + ((0 + (((0 * 1) + 0) * 192)) * 64))], B{(((((sk_first + sk...
-          tj::tma_load_2d(&b[((((it % 4) * 12288) + 0) + ((0 + (((0 * 1) + 0) * 192)) * 64))], &B, (((((sk_first + sk_count) - 1) - i) * 64) + 0), (((((((sk_tile % (8 * sk_cols)) / tj::min_((sk_rows - ((sk_tile / (8 * sk_cols)) * 8)), 8)) * 2) + tj::cluster_ctaid_x()) * 192) + 0) + (((0 * 1) + 0) * 192)), &full[(it % 4)]);
+          // MbarrierArrive at <loc>: arrive_expect_tx(full[(it % 5)], 34816u)
+          tj::mbar_arrive_expect_tx(&full[(it % 5)], 34816u);
+          // TmaLoad at <loc>: tma_load(a[((((it % 5) * 8192) + 0) + ((0 + (((%cluster_ctaid.x * 1) + 0) * 64)) * 64))], A{((i *...
+          tj::tma_load_2d_multicast(&a[((((it % 5) * 8192) + 0) + ((0 + (((tj::cluster_ctaid_x() * 1) + 0) * 64)) * 64))], &A, ((i * 64) + 0), (((((m >= 128) && (((m % 128) * 2) < 128)) ? tj::min_((tile_m * 128), ((((m - 128) + 7) / 8) * 8)) : (tile_m * 128)) + 0) + (((tj::cluster_ctaid_x() * 1) + 0) * 64)), &full[(it % 5)], (((1u << ((unsigned)tj::cluster_dim_x())) - 1u) << ((((unsigned)tj::cluster_ctaid_y()) * ((unsigned)tj::cluster_dim_x())) + ((((unsigned)tj::cluster_ctaid_z()) * ((unsigned)tj::cluster_dim_x())) * ((unsigned)tj::cluster_dim_y())))));
+          // TmaLoad at <loc>: tma_load(b[((((it % 5) * 9216) + 0) + ((0 + (((0 * 1) + 0) * 144)) * 64))], B{((i * 64) + 0), ((s...
+          tj::tma_load_2d(&b[((((it % 5) * 9216) + 0) + ((0 + (((0 * 1) + 0) * 144)) * 64))], &B, ((i * 64) + 0), (((((n >= 144) && (((n % 144) * 2) < 144)) ? tj::min_((tile_n * 144), ((((n - 144) + 7) / 8) * 8)) : (tile_n * 144)) + 0) + (((0 * 1) + 0) * 144)), &full[(it % 5)]);
           // Assign at <loc>: it = (it + 1)
           it = (it + 1);
         }
-        // Assign at <loc>: sk_it = (sk_it + (sk_streamed * sk_count))
-        sk_it = (sk_it + (sk_streamed * sk_count));
-        // Assign at <loc>: sk_whole = (sk_whole + ((1 - sk_streamed) * sk_workers))
-        sk_whole = (sk_whole + ((1 - sk_streamed) * sk_workers));
       }
     }
   // Role at <loc>: role consumer (warpgroups 1..2, 232 registers) {
@@ -134,299 +124,197 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm(const __grid_constant_
     tj::setmaxnreg_inc<232>();  // 168 registers per thread at launch
     // Declare at <loc>: let wg0: i32 = ((%tid.x / 128) - 1)
     int wg0 = tj::warpgroup_index() - 1;  // = (threadIdx.x / 128) - first, from lane 0
-    // Declare at <loc>: let sk_tiles1: i32 = select(((((((((m + 128) - 1) / 128) + 0) / 1) * (((((n + 192) - 1) / 192) + ...
-    int sk_tiles1 = (((((((((m + 128) - 1) / 128) + 0) / 1) * (((((n + 192) - 1) / 192) + 1) / 2)) % tj::num_clusters_x()) == 0) ? 0 : (((((((((m + 128) - 1) / 128) + 0) / 1) * (((((n + 192) - 1) / 192) + 1) / 2)) / tj::num_clusters_x()) == 0) ? ((((((m + 128) - 1) / 128) + 0) / 1) * (((((n + 192) - 1) / 192) + 1) / 2)) : ((((((((m + 128) - 1) / 128) + 0) / 1) * (((((n + 192) - 1) / 192) + 1) / 2)) % tj::num_clusters_x()) + tj::num_clusters_x())));
-    // Declare at <loc>: let sk_iters2: i32 = (sk_tiles1 * (((k + 64) - 1) / 64))
-    int sk_iters2 = (sk_tiles1 * (((k + 64) - 1) / 64));
-    // Declare at <loc>: let sk_workers3: i32 = %nclusterid.x
-    int sk_workers3 = tj::num_clusters_x();
-    // Declare at <loc>: let sk_share_workers4: i32 = max(1, min(%nclusterid.x, (sk_iters2 / 4)))
-    int sk_share_workers4 = tj::max_(1, tj::min_(tj::num_clusters_x(), (sk_iters2 / 4)));
-    // Declare at <loc>: let sk_rows5: i32 = (((((m + 128) - 1) / 128) + 0) / 1)
-    int sk_rows5 = (((((m + 128) - 1) / 128) + 0) / 1);
-    // Declare at <loc>: let sk_cols6: i32 = (((((n + 192) - 1) / 192) + 1) / 2)
-    int sk_cols6 = (((((n + 192) - 1) / 192) + 1) / 2);
-    // Declare at <loc>: let sk_cluster_tiles7: i32 = ((((((m + 128) - 1) / 128) + 0) / 1) * (((((n + 192) - 1) / 192) + 1...
-    int sk_cluster_tiles7 = ((((((m + 128) - 1) / 128) + 0) / 1) * (((((n + 192) - 1) / 192) + 1) / 2));
-    // Declare at <loc>: let it8: i32 = 0
-    int it8 = 0;
-    // Declare at <loc>: let sk_end9: i32 = select((%clusterid.x < sk_share_workers4), i32(((i64((%clusterid.x + 1)) * i64...
-    int sk_end9 = ((tj::cluster_id_x() < sk_share_workers4) ? ((int)((((long long)(tj::cluster_id_x() + 1)) * ((long long)sk_iters2)) / ((long long)sk_share_workers4))) : 0);
-    // Declare at <loc>: let sk_it10: i32 = select((%clusterid.x < sk_share_workers4), i32(((i64(%clusterid.x) * i64(sk_it...
-    int sk_it10 = ((tj::cluster_id_x() < sk_share_workers4) ? ((int)((((long long)tj::cluster_id_x()) * ((long long)sk_iters2)) / ((long long)sk_share_workers4))) : 0);
-    // Declare at <loc>: let sk_whole11: i32 = (sk_tiles1 + %clusterid.x)
-    int sk_whole11 = (sk_tiles1 + tj::cluster_id_x());
-    // While at <loc>: while ((sk_it10 < sk_end9) || (sk_whole11 < sk_cluster_tiles7)) {
-    while (((sk_it10 < sk_end9) || (sk_whole11 < sk_cluster_tiles7))) {
-      // Declare at <loc>: let sk_streamed12: i32 = select((sk_it10 < sk_end9), 1, 0)
-      int sk_streamed12 = ((sk_it10 < sk_end9) ? 1 : 0);
-      // Declare at <loc>: let sk_tile13: i32 = select((sk_streamed12 == 1), (sk_it10 / (((k + 64) - 1) / 64)), sk_whole11)
-      int sk_tile13 = ((sk_streamed12 == 1) ? (sk_it10 / (((k + 64) - 1) / 64)) : sk_whole11);
-      // Declare at <loc>: let sk_first14: i32 = select((sk_streamed12 == 1), (sk_it10 % (((k + 64) - 1) / 64)), 0)
-      int sk_first14 = ((sk_streamed12 == 1) ? (sk_it10 % (((k + 64) - 1) / 64)) : 0);
-      // Declare at <loc>: let sk_count15: i32 = select((sk_streamed12 == 1), min(((((k + 64) - 1) / 64) - sk_first14), (sk_...
-      int sk_count15 = ((sk_streamed12 == 1) ? tj::min_(((((k + 64) - 1) / 64) - sk_first14), (sk_end9 - sk_it10)) : (((k + 64) - 1) / 64));
-      // For at <loc>: for i16 in [0, sk_count15) step 1 {
-      for (int i16 = 0; i16 < sk_count15; i16 += 1) {
-        // MbarrierWait at <loc>: wait_local(full[(it8 % 4)])
-        tj::mbar_wait_cta(&full[(it8 % 4)], (tj_phase_full >> (it8 % 4)) & 1u);
-        tj_phase_full ^= 1u << (it8 % 4);
-        // Mma at <loc>: mma(acc, a.stage((it8 % 4)).rows((0 + (wg0 * 64))), b.stage((it8 % 4)).rows(0), accumulate (i16 >...
+    // Declare at <loc>: let it1: i32 = 0
+    int it1 = 0;
+    // Declare at <loc>: let tj_sched1_rows: i32 = (((((m + 128) - 1) / 128) + 0) / 1)
+    int tj_sched1_rows = (((((m + 128) - 1) / 128) + 0) / 1);
+    // Declare at <loc>: let tj_sched1_cols: i32 = (((((n + 144) - 1) / 144) + 1) / 2)
+    int tj_sched1_cols = (((((n + 144) - 1) / 144) + 1) / 2);
+    // Declare at <loc>: let tj_sched1_total: i32 = (tj_sched1_rows * tj_sched1_cols)
+    int tj_sched1_total = (tj_sched1_rows * tj_sched1_cols);
+    // Declare at <loc>: let tj_sched1_group_span: i32 = (8 * tj_sched1_cols)
+    int tj_sched1_group_span = (8 * tj_sched1_cols);
+    // For at <loc>: for tj_sched1_t in [%clusterid.x, tj_sched1_total) step %nclusterid.x {
+    for (int tj_sched1_t = tj::cluster_id_x(); tj_sched1_t < tj_sched1_total; tj_sched1_t += tj::num_clusters_x()) {
+      // Declare at <loc>: let tj_sched1_first_row: i32 = ((tj_sched1_t / tj_sched1_group_span) * 8)
+      int tj_sched1_first_row = ((tj_sched1_t / tj_sched1_group_span) * 8);
+      // Declare at <loc>: let tj_sched1_group_rows: i32 = min((tj_sched1_rows - tj_sched1_first_row), 8)
+      int tj_sched1_group_rows = tj::min_((tj_sched1_rows - tj_sched1_first_row), 8);
+      // Declare at <loc>: let tj_sched1_in_group: i32 = (tj_sched1_t % tj_sched1_group_span)
+      int tj_sched1_in_group = (tj_sched1_t % tj_sched1_group_span);
+      // Declare at <loc>: let tile_m2: i32 = (((tj_sched1_first_row + (tj_sched1_in_group % tj_sched1_group_rows)) * 1) + %...
+      int tile_m2 = (((tj_sched1_first_row + (tj_sched1_in_group % tj_sched1_group_rows)) * 1) + tj::cluster_ctaid_y());
+      // Declare at <loc>: let tile_n3: i32 = (((tj_sched1_in_group / tj_sched1_group_rows) * 2) + %cluster_ctaid.x)
+      int tile_n3 = (((tj_sched1_in_group / tj_sched1_group_rows) * 2) + tj::cluster_ctaid_x());
+      // For at <loc>: for i4 in [0, (((k + 64) - 1) / 64)) step 1 {
+      for (int i4 = 0; i4 < (((k + 64) - 1) / 64); i4 += 1) {
+        // MbarrierWait at <loc>: wait_local(full[(it1 % 5)])
+        tj::mbar_wait_cta(&full[(it1 % 5)], (tj_phase_full >> (it1 % 5)) & 1u);
+        tj_phase_full ^= 1u << (it1 % 5);
+        // Mma at <loc>: mma(acc, a.stage((it1 % 5)).rows((0 + (wg0 * 64))), b.stage((it1 % 5)).rows(0), accumulate (i4 > ...
         {
           tj::wgmma_fence();
-          const tj::u64 tj_desc_a = tj::wgmma_desc(a, 16u, 1024u, 1u) + (tj::u64)(unsigned)(((it8 % 4)) * 1024 + ((0 + (wg0 * 64))) * 8);
-          const tj::u64 tj_desc_b = tj::wgmma_desc(b, 16u, 1024u, 1u) + (tj::u64)(unsigned)(((it8 % 4)) * 1536 + (0) * 8);
-          const tj::u32 tj_scale_d = ((i16 > 0)) ? 1u : 0u;
-          tj::wgmma_m64n192k16_f32_bf16_kk(&acc[0], tj_desc_a + 0ull, tj_desc_b + 0ull, tj_scale_d);
+          const tj::u64 tj_desc_a = tj::wgmma_desc(a, 16u, 1024u, 1u) + (tj::u64)(unsigned)(((it1 % 5)) * 1024 + ((0 + (wg0 * 64))) * 8);
+          const tj::u64 tj_desc_b = tj::wgmma_desc(b, 16u, 1024u, 1u) + (tj::u64)(unsigned)(((it1 % 5)) * 1152 + (0) * 8);
+          const tj::u32 tj_scale_d = ((i4 > 0)) ? 1u : 0u;
+          tj::wgmma_m64n144k16_f32_bf16_kk(&acc[0], tj_desc_a + 0ull, tj_desc_b + 0ull, tj_scale_d);
           tj::wgmma_commit();
         }
         // MmaWait at <loc>: mma_wait(1)
         tj::wgmma_wait<1>();
-        // Mma at <loc>: mma(acc, a.stage((it8 % 4)).rows((0 + (wg0 * 64))), b.stage((it8 % 4)).rows(0), accumulate true, ...
+        // Mma at <loc>: mma(acc, a.stage((it1 % 5)).rows((0 + (wg0 * 64))), b.stage((it1 % 5)).rows(0), accumulate true, ...
         {
           tj::wgmma_fence();
-          const tj::u64 tj_desc_a = tj::wgmma_desc(a, 16u, 1024u, 1u) + (tj::u64)(unsigned)(((it8 % 4)) * 1024 + ((0 + (wg0 * 64))) * 8);
-          const tj::u64 tj_desc_b = tj::wgmma_desc(b, 16u, 1024u, 1u) + (tj::u64)(unsigned)(((it8 % 4)) * 1536 + (0) * 8);
+          const tj::u64 tj_desc_a = tj::wgmma_desc(a, 16u, 1024u, 1u) + (tj::u64)(unsigned)(((it1 % 5)) * 1024 + ((0 + (wg0 * 64))) * 8);
+          const tj::u64 tj_desc_b = tj::wgmma_desc(b, 16u, 1024u, 1u) + (tj::u64)(unsigned)(((it1 % 5)) * 1152 + (0) * 8);
           const tj::u32 tj_scale_d = (true) ? 1u : 0u;
-          tj::wgmma_m64n192k16_f32_bf16_kk(&acc[0], tj_desc_a + 2ull, tj_desc_b + 2ull, tj_scale_d);
-          tj::wgmma_m64n192k16_f32_bf16_kk(&acc[0], tj_desc_a + 4ull, tj_desc_b + 4ull, 1u);
-          tj::wgmma_m64n192k16_f32_bf16_kk(&acc[0], tj_desc_a + 6ull, tj_desc_b + 6ull, 1u);
+          tj::wgmma_m64n144k16_f32_bf16_kk(&acc[0], tj_desc_a + 2ull, tj_desc_b + 2ull, tj_scale_d);
+          tj::wgmma_m64n144k16_f32_bf16_kk(&acc[0], tj_desc_a + 4ull, tj_desc_b + 4ull, 1u);
+          tj::wgmma_m64n144k16_f32_bf16_kk(&acc[0], tj_desc_a + 6ull, tj_desc_b + 6ull, 1u);
           tj::wgmma_commit();
         }
-        // If at <loc>: if (i16 > 0) {
-        if ((i16 > 0)) {
+        // If at <loc>: if (i4 > 0) {
+        if ((i4 > 0)) {
           // If at <loc>: if (%laneid < 2) {
           if ((tj::lane_id() < 2)) {
-            // MbarrierArrive at <loc>: arrive_relaxed(map_shared_rank(empty, %laneid)[((it8 - 1) % 4)])
-            tj::mbar_arrive_relaxed(tj::map_shared_rank(empty, tj::lane_id()), ((it8 - 1) % 4));
+            // MbarrierArrive at <loc>: arrive_relaxed(map_shared_rank(empty, %laneid)[((it1 - 1) % 5)])
+            tj::mbar_arrive_relaxed(tj::map_shared_rank(empty, tj::lane_id()), ((it1 - 1) % 5));
           }
         }
-        // Assign at <loc>: it8 = (it8 + 1)
-        it8 = (it8 + 1);
+        // Assign at <loc>: it1 = (it1 + 1)
+        it1 = (it1 + 1);
       }
       // MmaWait at <loc>: mma_wait(0)
       tj::wgmma_wait<0>();
-      tj::acc_fence_96(acc);
+      tj::acc_fence_72(acc);
       // If at <loc>: if (%laneid < 2) {
       if ((tj::lane_id() < 2)) {
-        // MbarrierArrive at <loc>: arrive_relaxed(map_shared_rank(empty, %laneid)[((it8 - 1) % 4)])
-        tj::mbar_arrive_relaxed(tj::map_shared_rank(empty, tj::lane_id()), ((it8 - 1) % 4));
+        // MbarrierArrive at <loc>: arrive_relaxed(map_shared_rank(empty, %laneid)[((it1 - 1) % 5)])
+        tj::mbar_arrive_relaxed(tj::map_shared_rank(empty, tj::lane_id()), ((it1 - 1) % 5));
       }
-      // Declare at <loc>: let sk_last: bool = true
-      bool sk_last = true;
-      // If at <loc>: if (select((sk_streamed12 == 1), sk_tile13, -1) >= 0) {
-      if ((((sk_streamed12 == 1) ? sk_tile13 : (-1)) >= 0)) {
-        // Declare at <loc>: let sk_first_share: i32 = i32((((i64(((select((sk_streamed12 == 1), sk_tile13, -1) * (((k + 64) -...
-        int sk_first_share = ((int)(((((long long)((((sk_streamed12 == 1) ? sk_tile13 : (-1)) * (((k + 64) - 1) / 64)) + 1)) * ((long long)sk_share_workers4)) - 1ll) / ((long long)sk_iters2)));
-        // Declare at <loc>: let sk_last_share: i32 = i32((((i64(((((select((sk_streamed12 == 1), sk_tile13, -1) * (((k + 64) ...
-        int sk_last_share = ((int)(((((long long)((((((sk_streamed12 == 1) ? sk_tile13 : (-1)) * (((k + 64) - 1) / 64)) + (((k + 64) - 1) / 64)) - 1) + 1)) * ((long long)sk_share_workers4)) - 1ll) / ((long long)sk_iters2)));
-        // If at <loc>: if (sk_first_share != sk_last_share) {
-        if ((sk_first_share != sk_last_share)) {
-          // Declare at <loc>: let owner_early: bool = false
-          bool owner_early = false;
-          // If at <loc>: if (%clusterid.x == sk_first_share) {
-          if ((tj::cluster_id_x() == sk_first_share)) {
-            // If at <loc>: if ((%tid.x % 128) == 0) {
-            if ((((int)threadIdx.x % 128) == 0)) {
-              // AtomicFetchAdd at <loc>: let old: u32 = atomic_fetch_add.acquire.gpu(counters[((((select((sk_streamed12 == 1), sk_tile13, ...
-              unsigned old = tj::atom_add_acquire_gpu(&counters[((((((sk_streamed12 == 1) ? sk_tile13 : (-1)) * 2) + tj::cluster_ctarank()) * 2) + wg0)], 0u);
-              // Declare at <loc>: let owner_seen: u32 = old
-              unsigned owner_seen = old;
-              // Store at <loc>: split_old[wg0] = owner_seen
-              split_old[wg0] = owner_seen;
-            }
-            // NamedBarrier at <loc>: named_barrier((wg0 + 9), 128 threads)
-            tj::named_barrier_sync((wg0 + 9), 128u);
-            // Assign at <loc>: owner_early = (split_old[wg0] == u32((((sk_last_share + 1) - sk_first_share) - 1)))
-            owner_early = (split_old[wg0] == ((unsigned)(((sk_last_share + 1) - sk_first_share) - 1)));
-          }
-          // If at <loc>: if owner_early {
-          if (owner_early) {
-            // If at <loc>: if ((%tid.x % 128) == 0) {
-            if ((((int)threadIdx.x % 128) == 0)) {
-              // Store at <loc>: counters[((((select((sk_streamed12 == 1), sk_tile13, -1) * 2) + %cluster_ctarank) * 2) + wg0)] = 0u
-              counters[((((((sk_streamed12 == 1) ? sk_tile13 : (-1)) * 2) + tj::cluster_ctarank()) * 2) + wg0)] = 0u;
-            }
-            // For at <loc>: for i17 in [sk_first_share, (sk_last_share + 1)) step 1 {
-            for (int i17 = sk_first_share; i17 < (sk_last_share + 1); i17 += 1) {
-              // If at <loc>: if (i17 != %clusterid.x) {
-              if ((i17 != tj::cluster_id_x())) {
-                // AccPartial at <loc>: add_accumulator_partial(workspace, acc, slot ((((((i17 * 2) + select((i32(((i64(i17) * i64(sk_ite...
-                tj::acc_partial_add<96, 192, 0, 24, false>(acc, &workspace[(tj::u64)(((((((i17 * 2) + ((((int)((((long long)i17) * ((long long)sk_iters2)) / ((long long)sk_share_workers4))) >= (((sk_streamed12 == 1) ? sk_tile13 : (-1)) * (((k + 64) - 1) / 64))) ? 0 : 1)) * 2) + tj::cluster_ctarank()) * 2) + wg0)) * 12288ull]);
-              }
-            }
-          } else {
-            // AccPartial at <loc>: store_accumulator_partial(workspace, acc, slot ((((((%clusterid.x * 2) + select((i32(((i64(%clust...
-            tj::acc_partial_store<96, 192, 0, 24>(acc, &workspace[(tj::u64)(((((((tj::cluster_id_x() * 2) + ((((int)((((long long)tj::cluster_id_x()) * ((long long)sk_iters2)) / ((long long)sk_share_workers4))) >= (((sk_streamed12 == 1) ? sk_tile13 : (-1)) * (((k + 64) - 1) / 64))) ? 0 : 1)) * 2) + tj::cluster_ctarank()) * 2) + wg0)) * 12288ull]);
-            // NamedBarrier at <loc>: named_barrier((wg0 + 9), 128 threads)
-            tj::named_barrier_sync((wg0 + 9), 128u);
-            // If at <loc>: if ((%tid.x % 128) == 0) {
-            if ((((int)threadIdx.x % 128) == 0)) {
-              // AtomicFetchAdd at <loc>: let old18: u32 = atomic_fetch_add.acq_rel.gpu(counters[((((select((sk_streamed12 == 1), sk_tile13...
-              unsigned old18 = tj::atom_add_acq_rel_gpu(&counters[((((((sk_streamed12 == 1) ? sk_tile13 : (-1)) * 2) + tj::cluster_ctarank()) * 2) + wg0)], 1u);
-              // Store at <loc>: split_old[wg0] = old18
-              split_old[wg0] = old18;
-            }
-            // NamedBarrier at <loc>: named_barrier((wg0 + 9), 128 threads)
-            tj::named_barrier_sync((wg0 + 9), 128u);
-            // Assign at <loc>: sk_last = (split_old[wg0] == u32((((sk_last_share + 1) - sk_first_share) - 1)))
-            sk_last = (split_old[wg0] == ((unsigned)(((sk_last_share + 1) - sk_first_share) - 1)));
-            // If at <loc>: if sk_last {
-            if (sk_last) {
-              // If at <loc>: if ((%tid.x % 128) == 0) {
-              if ((((int)threadIdx.x % 128) == 0)) {
-                // Store at <loc>: counters[((((select((sk_streamed12 == 1), sk_tile13, -1) * 2) + %cluster_ctarank) * 2) + wg0)] = 0u
-                counters[((((((sk_streamed12 == 1) ? sk_tile13 : (-1)) * 2) + tj::cluster_ctarank()) * 2) + wg0)] = 0u;
-              }
-              // For at <loc>: for i19 in [sk_first_share, (sk_last_share + 1)) step 1 {
-              for (int i19 = sk_first_share; i19 < (sk_last_share + 1); i19 += 1) {
-                // If at <loc>: if (i19 != %clusterid.x) {
-                if ((i19 != tj::cluster_id_x())) {
-                  // AccPartial at <loc>: add_accumulator_partial(workspace, acc, slot ((((((i19 * 2) + select((i32(((i64(i19) * i64(sk_ite...
-                  tj::acc_partial_add<96, 192, 0, 24, false>(acc, &workspace[(tj::u64)(((((((i19 * 2) + ((((int)((((long long)i19) * ((long long)sk_iters2)) / ((long long)sk_share_workers4))) >= (((sk_streamed12 == 1) ? sk_tile13 : (-1)) * (((k + 64) - 1) / 64))) ? 0 : 1)) * 2) + tj::cluster_ctarank()) * 2) + wg0)) * 12288ull]);
+      // AccStore at <loc>: store_accumulator_transposed(d.stage(0).rows((0 + (wg0 * 64))) = elem[acc] over acc[columns 0..63])
+      {
+        [[maybe_unused]] const int tj_lane = (int)threadIdx.x % 32, tj_wrow = (((int)threadIdx.x % 128) / 32) * 16 + tj_lane / 4, tj_qcol = 2 * (tj_lane % 4);
+        tj::bf16* tj_dst = &d[(0) * 8192 + ((0 + (wg0 * 64))) * 64];
+      #pragma unroll
+        for (int tj_blk = 0; tj_blk < 1; ++tj_blk) {
+      #pragma unroll
+          for (int tj_j = 0; tj_j < 8; tj_j += 2) {
+            float tj_v[8];
+      #pragma unroll
+            for (int tj_g = 0; tj_g < 2; ++tj_g) {
+      #pragma unroll
+              for (int tj_h = 0; tj_h < 2; ++tj_h) {
+      #pragma unroll
+                for (int tj_x = 0; tj_x < 2; ++tj_x) {
+                  [[maybe_unused]] const int tj_i = tj_blk * 72 + 4 * (tj_j + tj_g) + 2 * tj_h + tj_x;
+                  const float tj_e_acc = acc[tj_i];
+                  tj_v[4 * tj_g + 2 * tj_h + tj_x] = tj_e_acc;
                 }
               }
             }
+            tj::stmatrix_x4_trans_tile<64, 16384, 128>(tj_dst, 8 * (tj_j - 0), tj_blk * 64, tj_v);
           }
         }
       }
-      // If at <loc>: if sk_last {
-      if (sk_last) {
-        // If at <loc>: if ((%tid.x % 128) == 0) {
-        if ((((int)threadIdx.x % 128) == 0)) {
-          // BulkGroup at <loc>: bulk_wait_read(0)
-          tj::bulk_wait_read<0>();
-        }
-        // NamedBarrier at <loc>: named_barrier((wg0 + 9), 128 threads)
-        tj::named_barrier_sync((wg0 + 9), 128u);
-        // AccStore at <loc>: store_accumulator(d.stage(0).rows((0 + (wg0 * 64))) = elem[acc] over acc[columns 0..63])
-        {
-          [[maybe_unused]] const int tj_lane = (int)threadIdx.x % 32, tj_wrow = (((int)threadIdx.x % 128) / 32) * 16 + tj_lane / 4, tj_qcol = 2 * (tj_lane % 4);
-        #pragma unroll
-          for (int tj_blk = 0; tj_blk < 1; ++tj_blk) {
-            tj::bf16* tj_dst = &d[(0) * 8192 + ((0 + (wg0 * 64))) * 64] + tj_blk * 4096;
-        #pragma unroll
-            for (int tj_j = 0; tj_j < 8; tj_j += 2) {
-              float tj_v[8];
-        #pragma unroll
-              for (int tj_g = 0; tj_g < 2; ++tj_g) {
-        #pragma unroll
-                for (int tj_h = 0; tj_h < 2; ++tj_h) {
-        #pragma unroll
-                  for (int tj_x = 0; tj_x < 2; ++tj_x) {
-                    [[maybe_unused]] const int tj_i = tj_blk * 96 + 4 * (tj_j + tj_g) + 2 * tj_h + tj_x;
-                    const float tj_e_acc = acc[tj_i];
-                    tj_v[4 * tj_g + 2 * tj_h + tj_x] = tj_e_acc;
-                  }
+      // Fence at <loc>: fence_proxy_async()
+      tj::fence_proxy_async();
+      // If at <loc>: if ((%tid.x % 128) == 0) {
+      if ((((int)threadIdx.x % 128) == 0)) {
+        // BulkGroup at <loc>: bulk_wait_read(0)
+        tj::bulk_wait_read<0>();
+      }
+      // NamedBarrier at <loc>: named_barrier((wg0 + 9), 128 threads)
+      tj::named_barrier_sync((wg0 + 9), 128u);
+      // If at <loc>: if ((%tid.x % 128) == 0) {
+      if ((((int)threadIdx.x % 128) == 0)) {
+        // TmaStore at <loc>: tma_store(D{((select(((m >= 128) && (((m % 128) * 2) < 128)), min((tile_m2 * 128), ((((m - 128) +...
+        tj::tma_store_2d(&D, (((((m >= 128) && (((m % 128) * 2) < 128)) ? tj::min_((tile_m2 * 128), ((((m - 128) + 7) / 8) * 8)) : (tile_m2 * 128)) + (wg0 * 64)) + 0), ((((((n >= 144) && (((n % 144) * 2) < 144)) ? tj::min_((tile_n3 * 144), ((((n - 144) + 7) / 8) * 8)) : (tile_n3 * 144)) + 0) - (wg0 * 64)) + (0 + (wg0 * 64))), &d[(((0 * 8192) + 0) + ((0 + (wg0 * 64)) * 64))]);
+        // BulkGroup at <loc>: bulk_commit()
+        tj::bulk_commit();
+      }
+      // AccStore at <loc>: store_accumulator_transposed(d.stage(1).rows((0 + (wg0 * 64))) = elem[acc] over acc[columns 64..1...
+      {
+        [[maybe_unused]] const int tj_lane = (int)threadIdx.x % 32, tj_wrow = (((int)threadIdx.x % 128) / 32) * 16 + tj_lane / 4, tj_qcol = 2 * (tj_lane % 4);
+        tj::bf16* tj_dst = &d[(1) * 8192 + ((0 + (wg0 * 64))) * 64];
+      #pragma unroll
+        for (int tj_blk = 0; tj_blk < 1; ++tj_blk) {
+      #pragma unroll
+          for (int tj_j = 8; tj_j < 16; tj_j += 2) {
+            float tj_v[8];
+      #pragma unroll
+            for (int tj_g = 0; tj_g < 2; ++tj_g) {
+      #pragma unroll
+              for (int tj_h = 0; tj_h < 2; ++tj_h) {
+      #pragma unroll
+                for (int tj_x = 0; tj_x < 2; ++tj_x) {
+                  [[maybe_unused]] const int tj_i = tj_blk * 72 + 4 * (tj_j + tj_g) + 2 * tj_h + tj_x;
+                  const float tj_e_acc = acc[tj_i];
+                  tj_v[4 * tj_g + 2 * tj_h + tj_x] = tj_e_acc;
                 }
               }
-              tj::stmatrix_x4_tile<64, 16384, 128>(tj_dst, 8 * (tj_j - 0), tj_v);
             }
+            tj::stmatrix_x4_trans_tile<64, 16384, 128>(tj_dst, 8 * (tj_j - 8), tj_blk * 64, tj_v);
           }
-        }
-        // Fence at <loc>: fence_proxy_async()
-        tj::fence_proxy_async();
-        // If at <loc>: if ((%tid.x % 128) == 0) {
-        if ((((int)threadIdx.x % 128) == 0)) {
-          // BulkGroup at <loc>: bulk_wait_read(0)
-          tj::bulk_wait_read<0>();
-        }
-        // NamedBarrier at <loc>: named_barrier((wg0 + 9), 128 threads)
-        tj::named_barrier_sync((wg0 + 9), 128u);
-        // If at <loc>: if ((%tid.x % 128) == 0) {
-        if ((((int)threadIdx.x % 128) == 0)) {
-          // TmaStore at <loc>: tma_store(D{(((((((sk_tile13 % (8 * sk_cols6)) / min((sk_rows5 - ((sk_tile13 / (8 * sk_cols6)) * ...
-          tj::tma_store_2d(&D, (((((((sk_tile13 % (8 * sk_cols6)) / tj::min_((sk_rows5 - ((sk_tile13 / (8 * sk_cols6)) * 8)), 8)) * 2) + tj::cluster_ctaid_x()) * 192) + 0) + 0), (((((((sk_tile13 / (8 * sk_cols6)) * 8) + ((sk_tile13 % (8 * sk_cols6)) % tj::min_((sk_rows5 - ((sk_tile13 / (8 * sk_cols6)) * 8)), 8))) * 1) + tj::cluster_ctaid_y()) * 128) + (0 + (wg0 * 64))), &d[(((0 * 8192) + 0) + ((0 + (wg0 * 64)) * 64))]);
-          // BulkGroup at <loc>: bulk_commit()
-          tj::bulk_commit();
-        }
-        // AccStore at <loc>: store_accumulator(d.stage(1).rows((0 + (wg0 * 64))) = elem[acc] over acc[columns 64..127])
-        {
-          [[maybe_unused]] const int tj_lane = (int)threadIdx.x % 32, tj_wrow = (((int)threadIdx.x % 128) / 32) * 16 + tj_lane / 4, tj_qcol = 2 * (tj_lane % 4);
-        #pragma unroll
-          for (int tj_blk = 0; tj_blk < 1; ++tj_blk) {
-            tj::bf16* tj_dst = &d[(1) * 8192 + ((0 + (wg0 * 64))) * 64] + tj_blk * 4096;
-        #pragma unroll
-            for (int tj_j = 8; tj_j < 16; tj_j += 2) {
-              float tj_v[8];
-        #pragma unroll
-              for (int tj_g = 0; tj_g < 2; ++tj_g) {
-        #pragma unroll
-                for (int tj_h = 0; tj_h < 2; ++tj_h) {
-        #pragma unroll
-                  for (int tj_x = 0; tj_x < 2; ++tj_x) {
-                    [[maybe_unused]] const int tj_i = tj_blk * 96 + 4 * (tj_j + tj_g) + 2 * tj_h + tj_x;
-                    const float tj_e_acc = acc[tj_i];
-                    tj_v[4 * tj_g + 2 * tj_h + tj_x] = tj_e_acc;
-                  }
-                }
-              }
-              tj::stmatrix_x4_tile<64, 16384, 128>(tj_dst, 8 * (tj_j - 8), tj_v);
-            }
-          }
-        }
-        // Fence at <loc>: fence_proxy_async()
-        tj::fence_proxy_async();
-        // If at <loc>: if ((%tid.x % 128) == 0) {
-        if ((((int)threadIdx.x % 128) == 0)) {
-          // BulkGroup at <loc>: bulk_wait_read(0)
-          tj::bulk_wait_read<0>();
-        }
-        // NamedBarrier at <loc>: named_barrier((wg0 + 9), 128 threads)
-        tj::named_barrier_sync((wg0 + 9), 128u);
-        // If at <loc>: if ((%tid.x % 128) == 0) {
-        if ((((int)threadIdx.x % 128) == 0)) {
-          // TmaStore at <loc>: tma_store(D{(((((((sk_tile13 % (8 * sk_cols6)) / min((sk_rows5 - ((sk_tile13 / (8 * sk_cols6)) * ...
-          tj::tma_store_2d(&D, (((((((sk_tile13 % (8 * sk_cols6)) / tj::min_((sk_rows5 - ((sk_tile13 / (8 * sk_cols6)) * 8)), 8)) * 2) + tj::cluster_ctaid_x()) * 192) + 64) + 0), (((((((sk_tile13 / (8 * sk_cols6)) * 8) + ((sk_tile13 % (8 * sk_cols6)) % tj::min_((sk_rows5 - ((sk_tile13 / (8 * sk_cols6)) * 8)), 8))) * 1) + tj::cluster_ctaid_y()) * 128) + (0 + (wg0 * 64))), &d[(((1 * 8192) + 0) + ((0 + (wg0 * 64)) * 64))]);
-          // BulkGroup at <loc>: bulk_commit()
-          tj::bulk_commit();
-        }
-        // AccStore at <loc>: store_accumulator(d.stage(0).rows((0 + (wg0 * 64))) = elem[acc] over acc[columns 128..191])
-        {
-          [[maybe_unused]] const int tj_lane = (int)threadIdx.x % 32, tj_wrow = (((int)threadIdx.x % 128) / 32) * 16 + tj_lane / 4, tj_qcol = 2 * (tj_lane % 4);
-        #pragma unroll
-          for (int tj_blk = 0; tj_blk < 1; ++tj_blk) {
-            tj::bf16* tj_dst = &d[(0) * 8192 + ((0 + (wg0 * 64))) * 64] + tj_blk * 4096;
-        #pragma unroll
-            for (int tj_j = 16; tj_j < 24; tj_j += 2) {
-              float tj_v[8];
-        #pragma unroll
-              for (int tj_g = 0; tj_g < 2; ++tj_g) {
-        #pragma unroll
-                for (int tj_h = 0; tj_h < 2; ++tj_h) {
-        #pragma unroll
-                  for (int tj_x = 0; tj_x < 2; ++tj_x) {
-                    [[maybe_unused]] const int tj_i = tj_blk * 96 + 4 * (tj_j + tj_g) + 2 * tj_h + tj_x;
-                    const float tj_e_acc = acc[tj_i];
-                    tj_v[4 * tj_g + 2 * tj_h + tj_x] = tj_e_acc;
-                  }
-                }
-              }
-              tj::stmatrix_x4_tile<64, 16384, 128>(tj_dst, 8 * (tj_j - 16), tj_v);
-            }
-          }
-        }
-        // Fence at <loc>: fence_proxy_async()
-        tj::fence_proxy_async();
-        // If at <loc>: if ((%tid.x % 128) == 0) {
-        if ((((int)threadIdx.x % 128) == 0)) {
-          // BulkGroup at <loc>: bulk_wait_read(0)
-          tj::bulk_wait_read<0>();
-        }
-        // NamedBarrier at <loc>: named_barrier((wg0 + 9), 128 threads)
-        tj::named_barrier_sync((wg0 + 9), 128u);
-        // If at <loc>: if ((%tid.x % 128) == 0) {
-        if ((((int)threadIdx.x % 128) == 0)) {
-          // TmaStore at <loc>: tma_store(D{(((((((sk_tile13 % (8 * sk_cols6)) / min((sk_rows5 - ((sk_tile13 / (8 * sk_cols6)) * ...
-          tj::tma_store_2d(&D, (((((((sk_tile13 % (8 * sk_cols6)) / tj::min_((sk_rows5 - ((sk_tile13 / (8 * sk_cols6)) * 8)), 8)) * 2) + tj::cluster_ctaid_x()) * 192) + 128) + 0), (((((((sk_tile13 / (8 * sk_cols6)) * 8) + ((sk_tile13 % (8 * sk_cols6)) % tj::min_((sk_rows5 - ((sk_tile13 / (8 * sk_cols6)) * 8)), 8))) * 1) + tj::cluster_ctaid_y()) * 128) + (0 + (wg0 * 64))), &d[(((0 * 8192) + 0) + ((0 + (wg0 * 64)) * 64))]);
-          // BulkGroup at <loc>: bulk_commit()
-          tj::bulk_commit();
         }
       }
-      // Assign at <loc>: sk_it10 = (sk_it10 + (sk_streamed12 * sk_count15))
-      sk_it10 = (sk_it10 + (sk_streamed12 * sk_count15));
-      // Assign at <loc>: sk_whole11 = (sk_whole11 + ((1 - sk_streamed12) * sk_workers3))
-      sk_whole11 = (sk_whole11 + ((1 - sk_streamed12) * sk_workers3));
+      // Fence at <loc>: fence_proxy_async()
+      tj::fence_proxy_async();
+      // If at <loc>: if ((%tid.x % 128) == 0) {
+      if ((((int)threadIdx.x % 128) == 0)) {
+        // BulkGroup at <loc>: bulk_wait_read(0)
+        tj::bulk_wait_read<0>();
+      }
+      // NamedBarrier at <loc>: named_barrier((wg0 + 9), 128 threads)
+      tj::named_barrier_sync((wg0 + 9), 128u);
+      // If at <loc>: if ((%tid.x % 128) == 0) {
+      if ((((int)threadIdx.x % 128) == 0)) {
+        // TmaStore at <loc>: tma_store(D{((select(((m >= 128) && (((m % 128) * 2) < 128)), min((tile_m2 * 128), ((((m - 128) +...
+        tj::tma_store_2d(&D, (((((m >= 128) && (((m % 128) * 2) < 128)) ? tj::min_((tile_m2 * 128), ((((m - 128) + 7) / 8) * 8)) : (tile_m2 * 128)) + (wg0 * 64)) + 0), ((((((n >= 144) && (((n % 144) * 2) < 144)) ? tj::min_((tile_n3 * 144), ((((n - 144) + 7) / 8) * 8)) : (tile_n3 * 144)) + 64) - (wg0 * 64)) + (0 + (wg0 * 64))), &d[(((1 * 8192) + 0) + ((0 + (wg0 * 64)) * 64))]);
+        // BulkGroup at <loc>: bulk_commit()
+        tj::bulk_commit();
+      }
+      // AccStore at <loc>: store_accumulator_transposed(d_tail.stage(0).rows((0 + (wg0 * 16))) = elem[acc] over acc[columns ...
+      {
+        [[maybe_unused]] const int tj_lane = (int)threadIdx.x % 32, tj_wrow = (((int)threadIdx.x % 128) / 32) * 16 + tj_lane / 4, tj_qcol = 2 * (tj_lane % 4);
+        tj::bf16* tj_dst = &d_tail[(0) * 2048 + ((0 + (wg0 * 16))) * 64];
+      #pragma unroll
+        for (int tj_blk = 0; tj_blk < 1; ++tj_blk) {
+      #pragma unroll
+          for (int tj_j = 16; tj_j < 18; tj_j += 2) {
+            float tj_v[8];
+      #pragma unroll
+            for (int tj_g = 0; tj_g < 2; ++tj_g) {
+      #pragma unroll
+              for (int tj_h = 0; tj_h < 2; ++tj_h) {
+      #pragma unroll
+                for (int tj_x = 0; tj_x < 2; ++tj_x) {
+                  [[maybe_unused]] const int tj_i = tj_blk * 72 + 4 * (tj_j + tj_g) + 2 * tj_h + tj_x;
+                  const float tj_e_acc = acc[tj_i];
+                  tj_v[4 * tj_g + 2 * tj_h + tj_x] = tj_e_acc;
+                }
+              }
+            }
+            tj::stmatrix_x4_trans_tile<64, 4096, 128>(tj_dst, 8 * (tj_j - 16), tj_blk * 64, tj_v);
+          }
+        }
+      }
+      // Fence at <loc>: fence_proxy_async()
+      tj::fence_proxy_async();
+      // If at <loc>: if ((%tid.x % 128) == 0) {
+      if ((((int)threadIdx.x % 128) == 0)) {
+        // BulkGroup at <loc>: bulk_wait_read(0)
+        tj::bulk_wait_read<0>();
+      }
+      // NamedBarrier at <loc>: named_barrier((wg0 + 9), 128 threads)
+      tj::named_barrier_sync((wg0 + 9), 128u);
+      // If at <loc>: if ((%tid.x % 128) == 0) {
+      if ((((int)threadIdx.x % 128) == 0)) {
+        // TmaStore at <loc>: tma_store(D_tail{((select(((m >= 128) && (((m % 128) * 2) < 128)), min((tile_m2 * 128), ((((m - 1...
+        tj::tma_store_2d(&D_tail, (((((m >= 128) && (((m % 128) * 2) < 128)) ? tj::min_((tile_m2 * 128), ((((m - 128) + 7) / 8) * 8)) : (tile_m2 * 128)) + (wg0 * 64)) + 0), ((((((n >= 144) && (((n % 144) * 2) < 144)) ? tj::min_((tile_n3 * 144), ((((n - 144) + 7) / 8) * 8)) : (tile_n3 * 144)) + 128) - (wg0 * 16)) + (0 + (wg0 * 16))), &d_tail[(((0 * 2048) + 0) + ((0 + (wg0 * 16)) * 64))]);
+        // BulkGroup at <loc>: bulk_commit()
+        tj::bulk_commit();
+      }
     }
     // If at <loc>: if ((%tid.x % 128) == 0) {
     if ((((int)threadIdx.x % 128) == 0)) {

@@ -3,27 +3,29 @@
 #include "tilejit/prelude.cuh"
 
 namespace tj {
-// D(64x128, f32) (+)= A(64x16, K-major) * B(16x128, K-major), bf16 in; scale_d 0 overwrites D.
-TJ_DEVICE void wgmma_m64n128k16_f32_bf16_kk(float* d, u64 desc_a, u64 desc_b, u32 scale_d) {
+// D(64x96, f32) (+)= A(64x16, K-major) * B(16x96, K-major), bf16 in; scale_d 0 overwrites D.
+TJ_DEVICE void wgmma_m64n96k16_f32_bf16_kk(float* d, u64 desc_a, u64 desc_b, u32 scale_d) {
   asm volatile(
-      "{ .reg .pred p; setp.ne.b32 p, %66, 0; "
-      "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 "
-      "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63}, "
-      "%64, %65, p, 1, 1, 0, 0; }"
-      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
+      "{ .reg .pred p; setp.ne.b32 p, %50, 0; "
+      "wgmma.mma_async.sync.aligned.m64n96k16.f32.bf16.bf16 "
+      "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47}, "
+      "%48, %49, p, 1, 1, 0, 0; }"
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47])
       : "l"(desc_a), "l"(desc_b), "r"(scale_d));
 }
-TJ_DEVICE void acc_fence_64(float* d) { asm volatile("" : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63]) : : "memory"); }
+TJ_DEVICE void acc_fence_48(float* d) { asm volatile("" : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]) : : "memory"); }
 }  // namespace tj
 
-extern "C" __global__ void __launch_bounds__(384, 1) gemm(const __grid_constant__ tj::tensor_map A, const __grid_constant__ tj::tensor_map B, const __grid_constant__ tj::tensor_map D, const __grid_constant__ tj::tensor_map C, int m, int n, int k, float alpha, float beta, float* workspace, unsigned* counters) {
+extern "C" __global__ void __launch_bounds__(384, 1) gemm(const __grid_constant__ tj::tensor_map A, const __grid_constant__ tj::tensor_map B, const __grid_constant__ tj::tensor_map D, const __grid_constant__ tj::tensor_map C, const __grid_constant__ tj::tensor_map D_tail, const __grid_constant__ tj::tensor_map C_tail, int m, int n, int k, float alpha, float beta, float* workspace, unsigned* counters) {
   extern __shared__ __align__(1024) unsigned char tj_dynamic_smem[];
   // shared buffer at <loc>
   [[maybe_unused]] tj::bf16* const a = reinterpret_cast<tj::bf16*>(tj_dynamic_smem + 0);
   // shared buffer at <loc>
   [[maybe_unused]] tj::bf16* const b = reinterpret_cast<tj::bf16*>(tj_dynamic_smem + 98304);
   // shared buffer at <loc>
-  [[maybe_unused]] tj::bf16* const d = reinterpret_cast<tj::bf16*>(tj_dynamic_smem + 196608);
+  [[maybe_unused]] tj::bf16* const d = reinterpret_cast<tj::bf16*>(tj_dynamic_smem + 172032);
+  // shared buffer at <loc>
+  [[maybe_unused]] tj::bf16* const d_tail = reinterpret_cast<tj::bf16*>(tj_dynamic_smem + 204800);
   // shared buffer at <loc>
   __shared__ __align__(16) tj::mbarrier full[6];
   // shared buffer at <loc>
@@ -32,8 +34,8 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm(const __grid_constant_
   __shared__ __align__(16) tj::mbarrier c_full[2];
   unsigned tj_phase_full = 0u;  // bit i: phase parity of full[i]
   unsigned tj_phase_empty = 0u;  // bit i: phase parity of empty[i]
-  // accumulator at <loc>: 64x128 f32 per warpgroup, in registers
-  float acc[64] = {};
+  // accumulator at <loc>: 64x96 f32 per warpgroup, in registers
+  float acc[48] = {};
   // If at <loc>: if (((%tid.x == 0) && (%tid.y == 0)) && (%tid.z == 0)) {
   if (((((int)threadIdx.x == 0) && ((int)threadIdx.y == 0)) && ((int)threadIdx.z == 0))) {
     // MbarrierInit at <loc>: mbarrier_init(full[0], 1)
@@ -84,8 +86,8 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm(const __grid_constant_
       int it = 0;
       // Declare at <loc>: let tj_sched0_rows: i32 = (((((m + 128) - 1) / 128) + 0) / 1)
       int tj_sched0_rows = (((((m + 128) - 1) / 128) + 0) / 1);
-      // Declare at <loc>: let tj_sched0_cols: i32 = (((((n + 128) - 1) / 128) + 1) / 2)
-      int tj_sched0_cols = (((((n + 128) - 1) / 128) + 1) / 2);
+      // Declare at <loc>: let tj_sched0_cols: i32 = (((((n + 96) - 1) / 96) + 1) / 2)
+      int tj_sched0_cols = (((((n + 96) - 1) / 96) + 1) / 2);
       // Declare at <loc>: let tj_sched0_total: i32 = (tj_sched0_rows * tj_sched0_cols)
       int tj_sched0_total = (tj_sched0_rows * tj_sched0_cols);
       // Declare at <loc>: let tj_sched0_group_span: i32 = (8 * tj_sched0_cols)
@@ -110,12 +112,12 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm(const __grid_constant_
             tj::mbar_wait_cta(&empty[(it % 6)], (tj_phase_empty >> (it % 6)) & 1u);
             tj_phase_empty ^= 1u << (it % 6);
           }
-          // MbarrierArrive at <loc>: arrive_expect_tx(full[(it % 6)], 32768u)
-          tj::mbar_arrive_expect_tx(&full[(it % 6)], 32768u);
+          // MbarrierArrive at <loc>: arrive_expect_tx(full[(it % 6)], 28672u)
+          tj::mbar_arrive_expect_tx(&full[(it % 6)], 28672u);
           // TmaLoad at <loc>: tma_load(a[((((it % 6) * 8192) + 0) + ((0 + (((%cluster_ctaid.x * 1) + 0) * 64)) * 64))], A{((i *...
-          tj::tma_load_2d_multicast(&a[((((it % 6) * 8192) + 0) + ((0 + (((tj::cluster_ctaid_x() * 1) + 0) * 64)) * 64))], &A, ((i * 64) + 0), (((((m >= 128) && (((m % 128) * 2) < 128)) ? tj::min_((tile_m * 128), (m - 128)) : (tile_m * 128)) + 0) + (((tj::cluster_ctaid_x() * 1) + 0) * 64)), &full[(it % 6)], (((1u << ((unsigned)tj::cluster_dim_x())) - 1u) << ((((unsigned)tj::cluster_ctaid_y()) * ((unsigned)tj::cluster_dim_x())) + ((((unsigned)tj::cluster_ctaid_z()) * ((unsigned)tj::cluster_dim_x())) * ((unsigned)tj::cluster_dim_y())))));
-          // TmaLoad at <loc>: tma_load(b[((((it % 6) * 8192) + 0) + ((0 + (((0 * 1) + 0) * 128)) * 64))], B{((i * 64) + 0), ((s...
-          tj::tma_load_2d(&b[((((it % 6) * 8192) + 0) + ((0 + (((0 * 1) + 0) * 128)) * 64))], &B, ((i * 64) + 0), (((((n >= 128) && (((n % 128) * 2) < 128)) ? tj::min_((tile_n * 128), ((((n - 128) + 7) / 8) * 8)) : (tile_n * 128)) + 0) + (((0 * 1) + 0) * 128)), &full[(it % 6)]);
+          tj::tma_load_2d_multicast(&a[((((it % 6) * 8192) + 0) + ((0 + (((tj::cluster_ctaid_x() * 1) + 0) * 64)) * 64))], &A, ((i * 64) + 0), (((((m >= 128) && (((m % 128) * 2) < 128)) ? tj::min_((tile_m * 128), ((((m - 128) + 7) / 8) * 8)) : (tile_m * 128)) + 0) + (((tj::cluster_ctaid_x() * 1) + 0) * 64)), &full[(it % 6)], (((1u << ((unsigned)tj::cluster_dim_x())) - 1u) << ((((unsigned)tj::cluster_ctaid_y()) * ((unsigned)tj::cluster_dim_x())) + ((((unsigned)tj::cluster_ctaid_z()) * ((unsigned)tj::cluster_dim_x())) * ((unsigned)tj::cluster_dim_y())))));
+          // TmaLoad at <loc>: tma_load(b[((((it % 6) * 6144) + 0) + ((0 + (((0 * 1) + 0) * 96)) * 64))], B{((i * 64) + 0), ((se...
+          tj::tma_load_2d(&b[((((it % 6) * 6144) + 0) + ((0 + (((0 * 1) + 0) * 96)) * 64))], &B, ((i * 64) + 0), (((((n >= 96) && (((n % 96) * 2) < 96)) ? tj::min_((tile_n * 96), ((((n - 96) + 7) / 8) * 8)) : (tile_n * 96)) + 0) + (((0 * 1) + 0) * 96)), &full[(it % 6)]);
           // Assign at <loc>: it = (it + 1)
           it = (it + 1);
         }
@@ -130,8 +132,8 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm(const __grid_constant_
     int it1 = 0;
     // Declare at <loc>: let tj_sched1_rows: i32 = (((((m + 128) - 1) / 128) + 0) / 1)
     int tj_sched1_rows = (((((m + 128) - 1) / 128) + 0) / 1);
-    // Declare at <loc>: let tj_sched1_cols: i32 = (((((n + 128) - 1) / 128) + 1) / 2)
-    int tj_sched1_cols = (((((n + 128) - 1) / 128) + 1) / 2);
+    // Declare at <loc>: let tj_sched1_cols: i32 = (((((n + 96) - 1) / 96) + 1) / 2)
+    int tj_sched1_cols = (((((n + 96) - 1) / 96) + 1) / 2);
     // Declare at <loc>: let tj_sched1_total: i32 = (tj_sched1_rows * tj_sched1_cols)
     int tj_sched1_total = (tj_sched1_rows * tj_sched1_cols);
     // Declare at <loc>: let tj_sched1_group_span: i32 = (8 * tj_sched1_cols)
@@ -157,9 +159,9 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm(const __grid_constant_
         {
           tj::wgmma_fence();
           const tj::u64 tj_desc_a = tj::wgmma_desc(a, 16u, 1024u, 1u) + (tj::u64)(unsigned)(((it1 % 6)) * 1024 + ((0 + (wg0 * 64))) * 8);
-          const tj::u64 tj_desc_b = tj::wgmma_desc(b, 16u, 1024u, 1u) + (tj::u64)(unsigned)(((it1 % 6)) * 1024 + (0) * 8);
+          const tj::u64 tj_desc_b = tj::wgmma_desc(b, 16u, 1024u, 1u) + (tj::u64)(unsigned)(((it1 % 6)) * 768 + (0) * 8);
           const tj::u32 tj_scale_d = ((i4 > 0)) ? 1u : 0u;
-          tj::wgmma_m64n128k16_f32_bf16_kk(&acc[0], tj_desc_a + 0ull, tj_desc_b + 0ull, tj_scale_d);
+          tj::wgmma_m64n96k16_f32_bf16_kk(&acc[0], tj_desc_a + 0ull, tj_desc_b + 0ull, tj_scale_d);
           tj::wgmma_commit();
         }
         // MmaWait at <loc>: mma_wait(1)
@@ -168,11 +170,11 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm(const __grid_constant_
         {
           tj::wgmma_fence();
           const tj::u64 tj_desc_a = tj::wgmma_desc(a, 16u, 1024u, 1u) + (tj::u64)(unsigned)(((it1 % 6)) * 1024 + ((0 + (wg0 * 64))) * 8);
-          const tj::u64 tj_desc_b = tj::wgmma_desc(b, 16u, 1024u, 1u) + (tj::u64)(unsigned)(((it1 % 6)) * 1024 + (0) * 8);
+          const tj::u64 tj_desc_b = tj::wgmma_desc(b, 16u, 1024u, 1u) + (tj::u64)(unsigned)(((it1 % 6)) * 768 + (0) * 8);
           const tj::u32 tj_scale_d = (true) ? 1u : 0u;
-          tj::wgmma_m64n128k16_f32_bf16_kk(&acc[0], tj_desc_a + 2ull, tj_desc_b + 2ull, tj_scale_d);
-          tj::wgmma_m64n128k16_f32_bf16_kk(&acc[0], tj_desc_a + 4ull, tj_desc_b + 4ull, 1u);
-          tj::wgmma_m64n128k16_f32_bf16_kk(&acc[0], tj_desc_a + 6ull, tj_desc_b + 6ull, 1u);
+          tj::wgmma_m64n96k16_f32_bf16_kk(&acc[0], tj_desc_a + 2ull, tj_desc_b + 2ull, tj_scale_d);
+          tj::wgmma_m64n96k16_f32_bf16_kk(&acc[0], tj_desc_a + 4ull, tj_desc_b + 4ull, 1u);
+          tj::wgmma_m64n96k16_f32_bf16_kk(&acc[0], tj_desc_a + 6ull, tj_desc_b + 6ull, 1u);
           tj::wgmma_commit();
         }
         // If at <loc>: if (i4 > 0) {
@@ -188,18 +190,18 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm(const __grid_constant_
       }
       // MmaWait at <loc>: mma_wait(0)
       tj::wgmma_wait<0>();
-      tj::acc_fence_64(acc);
+      tj::acc_fence_48(acc);
       // If at <loc>: if (%laneid < 2) {
       if ((tj::lane_id() < 2)) {
         // MbarrierArrive at <loc>: arrive_relaxed(map_shared_rank(empty, %laneid)[((it1 - 1) % 6)])
         tj::mbar_arrive_relaxed(tj::map_shared_rank(empty, tj::lane_id()), ((it1 - 1) % 6));
       }
-      // AccStore at <loc>: store_accumulator(d.stage(0).rows((0 + (wg0 * 64))) = elem[acc] over acc[columns 0..63])
+      // AccStore at <loc>: store_accumulator_transposed(d.stage(0).rows((0 + (wg0 * 64))) = elem[acc] over acc[columns 0..63])
       {
         [[maybe_unused]] const int tj_lane = (int)threadIdx.x % 32, tj_wrow = (((int)threadIdx.x % 128) / 32) * 16 + tj_lane / 4, tj_qcol = 2 * (tj_lane % 4);
+        tj::bf16* tj_dst = &d[(0) * 8192 + ((0 + (wg0 * 64))) * 64];
       #pragma unroll
         for (int tj_blk = 0; tj_blk < 1; ++tj_blk) {
-          tj::bf16* tj_dst = &d[(0) * 8192 + ((0 + (wg0 * 64))) * 64] + tj_blk * 4096;
       #pragma unroll
           for (int tj_j = 0; tj_j < 8; tj_j += 2) {
             float tj_v[8];
@@ -209,13 +211,13 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm(const __grid_constant_
               for (int tj_h = 0; tj_h < 2; ++tj_h) {
       #pragma unroll
                 for (int tj_x = 0; tj_x < 2; ++tj_x) {
-                  [[maybe_unused]] const int tj_i = tj_blk * 64 + 4 * (tj_j + tj_g) + 2 * tj_h + tj_x;
+                  [[maybe_unused]] const int tj_i = tj_blk * 48 + 4 * (tj_j + tj_g) + 2 * tj_h + tj_x;
                   const float tj_e_acc = acc[tj_i];
                   tj_v[4 * tj_g + 2 * tj_h + tj_x] = tj_e_acc;
                 }
               }
             }
-            tj::stmatrix_x4_tile<64, 16384, 128>(tj_dst, 8 * (tj_j - 0), tj_v);
+            tj::stmatrix_x4_trans_tile<64, 16384, 128>(tj_dst, 8 * (tj_j - 0), tj_blk * 64, tj_v);
           }
         }
       }
@@ -230,19 +232,19 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm(const __grid_constant_
       tj::named_barrier_sync((wg0 + 9), 128u);
       // If at <loc>: if ((%tid.x % 128) == 0) {
       if ((((int)threadIdx.x % 128) == 0)) {
-        // TmaStore at <loc>: tma_store(D{((select(((n >= 128) && (((n % 128) * 2) < 128)), min((tile_n3 * 128), ((((n - 128) +...
-        tj::tma_store_2d(&D, (((((n >= 128) && (((n % 128) * 2) < 128)) ? tj::min_((tile_n3 * 128), ((((n - 128) + 7) / 8) * 8)) : (tile_n3 * 128)) + 0) + 0), ((((m >= 128) && (((m % 128) * 2) < 128)) ? tj::min_((tile_m2 * 128), (m - 128)) : (tile_m2 * 128)) + (0 + (wg0 * 64))), &d[(((0 * 8192) + 0) + ((0 + (wg0 * 64)) * 64))]);
+        // TmaStore at <loc>: tma_store(D{((select(((m >= 128) && (((m % 128) * 2) < 128)), min((tile_m2 * 128), ((((m - 128) +...
+        tj::tma_store_2d(&D, (((((m >= 128) && (((m % 128) * 2) < 128)) ? tj::min_((tile_m2 * 128), ((((m - 128) + 7) / 8) * 8)) : (tile_m2 * 128)) + (wg0 * 64)) + 0), ((((((n >= 96) && (((n % 96) * 2) < 96)) ? tj::min_((tile_n3 * 96), ((((n - 96) + 7) / 8) * 8)) : (tile_n3 * 96)) + 0) - (wg0 * 64)) + (0 + (wg0 * 64))), &d[(((0 * 8192) + 0) + ((0 + (wg0 * 64)) * 64))]);
         // BulkGroup at <loc>: bulk_commit()
         tj::bulk_commit();
       }
-      // AccStore at <loc>: store_accumulator(d.stage(1).rows((0 + (wg0 * 64))) = elem[acc] over acc[columns 64..127])
+      // AccStore at <loc>: store_accumulator_transposed(d_tail.stage(0).rows((0 + (wg0 * 32))) = elem[acc] over acc[columns ...
       {
         [[maybe_unused]] const int tj_lane = (int)threadIdx.x % 32, tj_wrow = (((int)threadIdx.x % 128) / 32) * 16 + tj_lane / 4, tj_qcol = 2 * (tj_lane % 4);
+        tj::bf16* tj_dst = &d_tail[(0) * 4096 + ((0 + (wg0 * 32))) * 64];
       #pragma unroll
         for (int tj_blk = 0; tj_blk < 1; ++tj_blk) {
-          tj::bf16* tj_dst = &d[(1) * 8192 + ((0 + (wg0 * 64))) * 64] + tj_blk * 4096;
       #pragma unroll
-          for (int tj_j = 8; tj_j < 16; tj_j += 2) {
+          for (int tj_j = 8; tj_j < 12; tj_j += 2) {
             float tj_v[8];
       #pragma unroll
             for (int tj_g = 0; tj_g < 2; ++tj_g) {
@@ -250,13 +252,13 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm(const __grid_constant_
               for (int tj_h = 0; tj_h < 2; ++tj_h) {
       #pragma unroll
                 for (int tj_x = 0; tj_x < 2; ++tj_x) {
-                  [[maybe_unused]] const int tj_i = tj_blk * 64 + 4 * (tj_j + tj_g) + 2 * tj_h + tj_x;
+                  [[maybe_unused]] const int tj_i = tj_blk * 48 + 4 * (tj_j + tj_g) + 2 * tj_h + tj_x;
                   const float tj_e_acc = acc[tj_i];
                   tj_v[4 * tj_g + 2 * tj_h + tj_x] = tj_e_acc;
                 }
               }
             }
-            tj::stmatrix_x4_tile<64, 16384, 128>(tj_dst, 8 * (tj_j - 8), tj_v);
+            tj::stmatrix_x4_trans_tile<64, 8192, 128>(tj_dst, 8 * (tj_j - 8), tj_blk * 64, tj_v);
           }
         }
       }
@@ -271,8 +273,8 @@ extern "C" __global__ void __launch_bounds__(384, 1) gemm(const __grid_constant_
       tj::named_barrier_sync((wg0 + 9), 128u);
       // If at <loc>: if ((%tid.x % 128) == 0) {
       if ((((int)threadIdx.x % 128) == 0)) {
-        // TmaStore at <loc>: tma_store(D{((select(((n >= 128) && (((n % 128) * 2) < 128)), min((tile_n3 * 128), ((((n - 128) +...
-        tj::tma_store_2d(&D, (((((n >= 128) && (((n % 128) * 2) < 128)) ? tj::min_((tile_n3 * 128), ((((n - 128) + 7) / 8) * 8)) : (tile_n3 * 128)) + 64) + 0), ((((m >= 128) && (((m % 128) * 2) < 128)) ? tj::min_((tile_m2 * 128), (m - 128)) : (tile_m2 * 128)) + (0 + (wg0 * 64))), &d[(((1 * 8192) + 0) + ((0 + (wg0 * 64)) * 64))]);
+        // TmaStore at <loc>: tma_store(D_tail{((select(((m >= 128) && (((m % 128) * 2) < 128)), min((tile_m2 * 128), ((((m - 1...
+        tj::tma_store_2d(&D_tail, (((((m >= 128) && (((m % 128) * 2) < 128)) ? tj::min_((tile_m2 * 128), ((((m - 128) + 7) / 8) * 8)) : (tile_m2 * 128)) + (wg0 * 64)) + 0), ((((((n >= 96) && (((n % 96) * 2) < 96)) ? tj::min_((tile_n3 * 96), ((((n - 96) + 7) / 8) * 8)) : (tile_n3 * 96)) + 64) - (wg0 * 32)) + (0 + (wg0 * 32))), &d_tail[(((0 * 4096) + 0) + ((0 + (wg0 * 32)) * 64))]);
         // BulkGroup at <loc>: bulk_commit()
         tj::bulk_commit();
       }
