@@ -28,3 +28,10 @@ if [ "$(left)" -gt 60 ]; then
   GPU_TEST_SHARDS=${GPU_TEST_SHARDS:-4} GPU_TESTS_SECONDS=$(( $(left) - 20 )) timeout "$(left)" scripts/gpu_session.sh tests
 fi
 echo "first call done at $((SECONDS - start)) s"
+# The device tool brings back at most 8 files from $OUT: summary.txt and this call's own log
+# (first_call*, still being written) beside one archive of the rest.
+OUT=${OUT:-out}
+if [ -f "$OUT/summary.txt" ]; then
+  (cd "$OUT" && find . -maxdepth 1 -type f ! -name summary.txt ! -name logs.tgz ! -name 'first_call*' -printf '%P\n' |
+    tar czf logs.tgz --remove-files -T -) && echo "logs in $OUT/logs.tgz beside $OUT/summary.txt"
+fi
