@@ -340,6 +340,9 @@ class StmtEmitter {
     line("tj::tma_store_" + std::to_string(n.coords.size()) + "d(&" + ex(n.tmap) + coord_args(n.coords) + ", " +
          slot(n.src, n.src_index) + ");");
   }
+  void node(const TmaPrefetch& n) {
+    line("tj::tma_prefetch_" + std::to_string(n.coords.size()) + "d(&" + ex(n.tmap) + coord_args(n.coords) + ");");
+  }
   void node(const BulkGroup& n) {
     switch (n.op) {
       case BulkGroupOp::Commit: line("tj::bulk_commit();"); break;

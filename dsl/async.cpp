@@ -77,6 +77,15 @@ void tma_load_pair_multicast(const Slot& dst, const TensorMap& map, const std::v
       loc);
 }
 
+void tma_prefetch(const TensorMap& map, const std::vector<i32>& coords, SrcLoc loc) {
+  const unsigned rank = map.decl.rank;
+  if (coords.size() != rank)
+    throw UserError(L(loc), "tensor map '" + map.decl.name + "' has rank " + std::to_string(rank) + " but " +
+                                std::to_string(coords.size()) + " coordinates were given to tma_prefetch",
+                    "give one coordinate per dimension, innermost first");
+  add(ir::TmaPrefetch::make(map.ref, exprs(coords), L(loc)), loc);
+}
+
 void tma_store(const TensorMap& map, const std::vector<i32>& coords, const Slot& src, SrcLoc loc) {
   add(ir::TmaStore::make(map.ref, coords_for(map, coords, src, loc), src.ptr, src.index, L(loc)), loc);
 }

@@ -60,6 +60,10 @@ void tma_load_pair(const Slot& dst, const TensorMap& map, const std::vector<i32>
                    SrcLoc loc = SrcLoc::current());
 void tma_load_pair_multicast(const Slot& dst, const TensorMap& map, const std::vector<i32>& coords,
                              const BarrierRef& bar, const u32& cta_mask, SrcLoc loc = SrcLoc::current());
+// The box a tma_load of `map` at `coords` would fetch, brought into L2 only: no shared
+// memory, no barrier, nothing to wait for. Issued a few k-blocks ahead of the load, it
+// keeps more of a stream's DRAM reads in flight than the pipeline's stages hold.
+void tma_prefetch(const TensorMap& map, const std::vector<i32>& coords, SrcLoc loc = SrcLoc::current());
 // One box from shared memory (src and the following bytes) to `map` at `coords`.
 void tma_store(const TensorMap& map, const std::vector<i32>& coords, const Slot& src,
                SrcLoc loc = SrcLoc::current());

@@ -230,6 +230,12 @@ void tma_load_tile_pair(const TileView& dst, const TileMap& map, const i32& row0
   });
 }
 
+void tma_prefetch_tile(const TileMap& map, const i32& row0, const i32& col0, const i32& part, SrcLoc loc) {
+  const int32_t pc = int32_t(map.layout.panel_cols());
+  for (unsigned p = 0; p < map.layout.panels(); ++p)
+    tma_prefetch(map.map, {col0 + int32_t(p) * pc, row0 + part * int32_t(map.box_rows)}, loc);
+}
+
 void tma_store_tile(const TileMap& map, const i32& row0, const i32& col0, const TileView& src, SrcLoc loc) {
   const ir::TileLayout& t = src.tile().layout;
   if (!(t == map.layout))

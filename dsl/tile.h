@@ -50,6 +50,10 @@ Accumulator stage(const Accumulator& acc, const i32& s, SrcLoc loc = SrcLoc::cur
 // barrier). A tile of R rows loaded by R / box_rows parts arrives whole.
 void tma_load_tile(const TileView& dst, const TileMap& map, const i32& row0, const i32& col0, const BarrierRef& bar,
                    const i32& part = 0, std::optional<u32> mask = std::nullopt, SrcLoc loc = SrcLoc::current());
+// The boxes tma_load_tile(dst, map, row0, col0, bar, part) would fetch, into L2 only
+// (tma_prefetch per box).
+void tma_prefetch_tile(const TileMap& map, const i32& row0, const i32& col0, const i32& part = 0,
+                       SrcLoc loc = SrcLoc::current());
 // Stores map.box_rows rows of the tile from src's row r to global (row0 + r, col0):
 // row0 is the global row of the tile's row 0. One TMA box per panel (a bulk group
 // the caller commits).

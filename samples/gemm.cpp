@@ -95,6 +95,10 @@ std::vector<ParamSpec> Gemm::params() const {
            "k-blocks of MMAs each consumer keeps in flight: it waits for the one `mma_depth` k-blocks back before "
            "giving its stage back (1: the previous one; more keeps narrow tiles' short MMAs queued; needs more stages "
            "than this; split_issue applies at 1). 0: 2 for tiles of at most 128x64 elements (not split in the cluster), else 1"},
+          {"prefetch", 0, 0, 16,
+           "k-blocks ahead of each load the producer brings into L2 (tma_prefetch of the same boxes, before it waits for "
+           "a free stage), so that more of the operands' DRAM reads are in flight than the stages hold; 0: none "
+           "(warp-specialized)"},
           {"pdl", 1, 0, 1,
            "1: programmatic dependent launch: a launch's CTAs start (barrier init, cluster sync) while the kernel before "
            "it in the stream finishes, and wait for it to complete before touching memory; 0: plain stream order"},
@@ -214,6 +218,7 @@ GemmTiling gemm_tiling(const Config& c) {
   const GemmMulticast multicast = GemmMulticast(c.param("multicast"));
   t.multicast = multicast == GemmMulticast::On || (multicast == GemmMulticast::Auto && t.warp_specialized);
   t.split_issue = c.param("split_issue") == 1;
+  t.prefetch = unsigned(c.param("prefetch"));
   t.edge = c.param("edge") == 1;
   t.swap = c.param("swap") == 1;
   t.pingpong = c.param("pingpong") == 1;
@@ -488,6 +493,8 @@ std::vector<ConfigProblem> Gemm::check_config(const Config& c) const {
   const uint64_t smem = smem_bytes(s, t);
   need(c.param("stages") != 1 || !t.warp_specialized, "params.stages",
        "a warp-specialized pipeline needs at least 2 stages (0 picks as many as fit; 1 works with warp_specialized 0)");
+  need(t.warp_specialized || t.prefetch == 0, "params.prefetch",
+       "prefetch " + std::to_string(t.prefetch) + " is issued by the producer warpgroup; warp_specialized 0 has none (use prefetch 0)");
   need(!t.warp_specialized || t.mma_depth < t.stages, "params.mma_depth",
        "mma_depth " + std::to_string(t.mma_depth) + " keeps that many stages' MMAs in flight besides the one being read: " +
            "it needs more than " + std::to_string(t.mma_depth) + " stages, and has " + std::to_string(t.stages));

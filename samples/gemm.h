@@ -447,6 +447,7 @@ struct GemmTiling {
   bool split_issue = true;       // each k-block's MMAs in two groups around the wait for the previous (see gemm_kernel.cpp)
   bool edge = true;              // the edge's tiles end at m and n where that is safe (gemm_kernel.cpp, row_origin)
   unsigned mma_depth = 1;        // k-blocks of MMAs a consumer keeps in flight (main_loop)
+  unsigned prefetch = 0;         // k-blocks ahead of each load the producer prefetches into L2 (0: none)
   // Each consumer waits for its own k-block's MMAs and gives the stage back at once (main_loop):
   // the producer refills it without waiting for the next k-block's data to arrive; the other
   // consumers' MMAs keep the tensor cores busy meanwhile. Off: a stage goes back once the

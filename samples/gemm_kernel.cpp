@@ -219,6 +219,17 @@ struct GemmKernel {
     }
   }
 
+  // The boxes load() would fetch for k-block kb of tile (tm, tn), into L2 only.
+  void prefetch(const i32& tm, const i32& tn, const i32& kb) {
+    i32 a_part = cx > 1 ? cluster_ctaid_x() : i32(0), b_part = cy > 1 ? cluster_ctaid_y() : i32(0);
+    for (unsigned i = 0; i < a_boxes; ++i) tma_prefetch_tile(amap, row_origin(tm), kb * bk, a_part * int32_t(a_boxes) + int32_t(i));
+    for (unsigned i = 0; i < b_boxes; ++i) {
+      i32 part = b_part * int32_t(b_boxes) + int32_t(i);
+      if (nn) tma_prefetch_tile(bmap, kb * bk, col_origin(tn), part);
+      else tma_prefetch_tile(bmap, col_origin(tn), kb * bk, part);
+    }
+  }
+
   // Gives stage `st` back to every loader whose copies land here (this CTA's
   // row and column of the cluster), once per warp: lane q arrives on the plane's
   // CTA of rank q, so a warp's arrivals go out in one instruction. Relaxed: the
@@ -498,6 +509,12 @@ void warp_specialized(GemmKernel& g) {
       Var<int32_t> it = var(i32(0), "it");
       g.each_unit([&](i32 tm, i32 tn, i32, i32 origin, i32 count) {
         for_(0, count, [&](i32 j) {
+          // L2 prefetch `ahead` k-blocks beyond the load, issued before the wait for a free
+          // stage: the unit's first k-blocks at its start, then one per load.
+          if (const int32_t ahead = int32_t(g.t.prefetch); ahead > 0) {
+            if_(j == 0, [&] { for_(1, min(count, i32(ahead)), [&](i32 q) { g.prefetch(tm, tn, g.kblock(origin, q)); }); });
+            if_(j + ahead < count, [&] { g.prefetch(tm, tn, g.kblock(origin, j + ahead)); });
+          }
           i32 st = it % g.stages;
           if_(it >= g.stages, [&] { wait_local(g.empty[st]); });
           g.load(st, tm, tn, g.kblock(origin, j));

@@ -120,6 +120,10 @@ class AsyncChecker : public Visitor {
     else if (t) fits(n.src, n.src_index, t->box_bytes(), "tma_store", n.loc);
     Visitor::visit_node(n);
   }
+  void visit_node(const TmaPrefetch& n) override {
+    tensor_map(n.tmap, n.coords.size(), n.loc);
+    Visitor::visit_node(n);
+  }
   void visit_node(const BulkCopy& n) override {
     if (n.bytes == 0 || n.bytes % 16 != 0)
       err(n.loc, "bulk_copy_to_peer moves " + std::to_string(n.bytes) + " bytes; bulk copies move a non-zero multiple of 16",

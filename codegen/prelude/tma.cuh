@@ -5,6 +5,11 @@
 #define TJ_C3 "{%2, %3, %4}"
 #define TJ_C4 "{%2, %3, %4, %5}"
 #define TJ_C5 "{%2, %3, %4, %5, %6}"
+#define TJ_Q1 "{%1}"
+#define TJ_Q2 "{%1, %2}"
+#define TJ_Q3 "{%1, %2, %3}"
+#define TJ_Q4 "{%1, %2, %3, %4}"
+#define TJ_Q5 "{%1, %2, %3, %4, %5}"
 #define TJ_P1 i32 c0
 #define TJ_P2 i32 c0, i32 c1
 #define TJ_P3 i32 c0, i32 c1, i32 c2
@@ -64,6 +69,10 @@ TJ_DEVICE u32 pair_leader_barrier(mbarrier* bar) {
     asm volatile("cp.async.bulk.tensor." #N "d.global.shared::cta.tile.bulk_group [%0, " TJ_C##N "], [%1];"  \
                  ::"l"(map), "r"(smem_addr(src)), TJ_A##N                                                     \
                  : "memory");                                                                                 \
+  }                                                                                                           \
+  /* A hint: the box into L2, nothing written, nothing to wait for (a later load finds it there). */          \
+  TJ_DEVICE void tma_prefetch_##N##d(const tensor_map* map, TJ_P##N) {                                        \
+    asm volatile("cp.async.bulk.prefetch.tensor." #N "d.L2.global.tile [%0, " TJ_Q##N "];" ::"l"(map), TJ_A##N); \
   }
 TJ_TMA(1)
 TJ_TMA(2)

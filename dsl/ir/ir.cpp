@@ -432,6 +432,12 @@ Stmt TmaStore::make(Expr tmap, std::vector<Expr> coords, Expr src, Expr src_inde
                                     std::move(loc));
 }
 
+Stmt TmaPrefetch::make(Expr tmap, std::vector<Expr> coords, Loc loc) {
+  require_tmap(tmap, "TmaPrefetch");
+  require_coords(coords, "TmaPrefetch");
+  return std::make_shared<TmaPrefetch>(std::move(tmap), std::move(coords), std::move(loc));
+}
+
 Stmt BulkGroup::make(BulkGroupOp op, unsigned pending, Loc loc) {
   require(op != BulkGroupOp::Commit || pending == 0, "BulkGroup::make: commit takes no count");
   return std::make_shared<BulkGroup>(op, pending, std::move(loc));

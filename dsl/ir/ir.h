@@ -501,6 +501,16 @@ struct TmaStore final : StmtNode {
         src_index(std::move(si)) {}
 };
 
+// A TMA box of `tmap` at `coords` fetched into L2 only (no shared memory, no barrier):
+// the TMA load of the same box that follows finds it there instead of in DRAM.
+struct TmaPrefetch final : StmtNode {
+  static constexpr StmtKind static_kind = StmtKind::TmaPrefetch;
+  const Expr tmap;
+  const std::vector<Expr> coords;
+  static Stmt make(Expr tmap, std::vector<Expr> coords, Loc loc);
+  TmaPrefetch(Expr t, std::vector<Expr> c, Loc l) : StmtNode(static_kind, std::move(l)), tmap(std::move(t)), coords(std::move(c)) {}
+};
+
 // Bulk async-groups of this thread: commit the stores issued so far; wait
 // until at most `pending` groups are outstanding (Wait: complete; WaitRead:
 // their shared-memory sources may be reused).

@@ -159,6 +159,12 @@ Stmt Mutator::mutate_node(const TmaStore& n, const Stmt& self) {
   if (t == n.tmap && coords == n.coords && s == n.src && si == n.src_index) return self;
   return TmaStore::make(t, std::move(coords), s, si, n.loc);
 }
+Stmt Mutator::mutate_node(const TmaPrefetch& n, const Stmt& self) {
+  Expr t = mutate(n.tmap);
+  std::vector<Expr> coords = mutate_all(n.coords);
+  if (t == n.tmap && coords == n.coords) return self;
+  return TmaPrefetch::make(t, std::move(coords), n.loc);
+}
 Stmt Mutator::mutate_node(const BulkGroup&, const Stmt& self) { return self; }
 Stmt Mutator::mutate_node(const BulkCopy& n, const Stmt& self) {
   Expr d = mutate(n.dst), di = mutate(n.dst_index), s = mutate(n.src), si = mutate(n.src_index), b = mutate(n.bar),

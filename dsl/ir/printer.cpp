@@ -160,6 +160,7 @@ struct StmtText {
   std::string operator()(const TmaStore& n) const {
     return line("tma_store(" + to_string(n.tmap) + coords(n.coords) + ", " + slot(n.src, n.src_index) + ")", n.loc);
   }
+  std::string operator()(const TmaPrefetch& n) const { return line("tma_prefetch(" + to_string(n.tmap) + coords(n.coords) + ")", n.loc); }
   std::string operator()(const BulkGroup& n) const {
     if (n.op == BulkGroupOp::Commit) return line("bulk_commit()", n.loc);
     return line(std::string(n.op == BulkGroupOp::Wait ? "bulk_wait(" : "bulk_wait_read(") + std::to_string(n.pending) + ")", n.loc);

@@ -65,6 +65,10 @@ void Visitor::visit_node(const TmaStore& n) {
   for (const Expr& c : n.coords) visit(c);
   visit(n.src); visit(n.src_index);
 }
+void Visitor::visit_node(const TmaPrefetch& n) {
+  visit(n.tmap);
+  for (const Expr& c : n.coords) visit(c);
+}
 void Visitor::visit_node(const BulkGroup&) {}
 void Visitor::visit_node(const BulkCopy& n) { visit(n.dst); visit(n.dst_index); visit(n.src); visit(n.src_index); visit(n.bar); visit(n.bar_index); }
 void Visitor::visit_node(const StAsync& n) { visit(n.dst); visit(n.dst_index); visit(n.value); visit(n.bar); visit(n.bar_index); }

@@ -31,34 +31,34 @@ const std::map<std::string, std::vector<std::string>> kPinned = {
     {"race_demo_tma_fixed.json", {"barrier 'full[0]' in the kernel body: verified"}},
     // A GEMM built for beta 0 has no C path: only the pipeline's barrier (multicast across
     // the cluster included: gemm.json's cluster is 1x2).
-    {"gemm_auto.json", {"barrier 'full' in the loop at gemm_kernel.cpp:500: verified"}},  // cluster 1x1
-    {"gemm.json", {"barrier 'full' in the loop at gemm_kernel.cpp:500: verified"}},
+    {"gemm_auto.json", {"barrier 'full' in the loop at gemm_kernel.cpp:511: verified"}},  // cluster 1x1
+    {"gemm.json", {"barrier 'full' in the loop at gemm_kernel.cpp:511: verified"}},
     // The fused epilogue (bias, GELU) reads its vector with plain loads: no barrier of its own.
-    {"gemm_bias_gelu.json", {"barrier 'full' in the loop at gemm_kernel.cpp:500: verified"}},
+    {"gemm_bias_gelu.json", {"barrier 'full' in the loop at gemm_kernel.cpp:511: verified"}},
     // The residual R comes in by TMA through the map C, chunk by chunk, like C with beta != 0.
     {"gemm_bias_gelu_residual.json",
-     {"barrier 'full' in the loop at gemm_kernel.cpp:500: verified",
-      "barrier 'c_full' in the loop at gemm_kernel.cpp:459: verified"}},
+     {"barrier 'full' in the loop at gemm_kernel.cpp:511: verified",
+      "barrier 'c_full' in the loop at gemm_kernel.cpp:470: verified"}},
     // Split-K with beta 0: the epilogue that only the last CTA of a tile runs reads no C.
-    {"gemm_splitk.json", {"barrier 'full' in the loop at gemm_kernel.cpp:500: verified"}},
-    {"gemm_splitk_atomic.json", {"barrier 'full' in the loop at gemm_kernel.cpp:500: verified"}},
-    {"gemm_streamk.json", {"barrier 'full' in the loop at gemm_kernel.cpp:500: verified"}},
+    {"gemm_splitk.json", {"barrier 'full' in the loop at gemm_kernel.cpp:511: verified"}},
+    {"gemm_splitk_atomic.json", {"barrier 'full' in the loop at gemm_kernel.cpp:511: verified"}},
+    {"gemm_streamk.json", {"barrier 'full' in the loop at gemm_kernel.cpp:511: verified"}},
     // Three consumer warpgroups: the pipeline's barrier as with two.
-    {"gemm_tall.json", {"barrier 'full' in the loop at gemm_kernel.cpp:500: verified"}},
+    {"gemm_tall.json", {"barrier 'full' in the loop at gemm_kernel.cpp:511: verified"}},
     // Split-K in the cluster: each plane's shares land on the other's barrier by st.async.
     {"gemm_splitk_cluster.json",
-     {"barrier 'full' in the loop at gemm_kernel.cpp:500: verified",
-      "barrier 'split_full' in the loop at gemm_kernel.cpp:459: verified"}},
+     {"barrier 'full' in the loop at gemm_kernel.cpp:511: verified",
+      "barrier 'split_full' in the loop at gemm_kernel.cpp:470: verified"}},
     {"gemm_sm100.json", {"barrier 'tj_dyn_full' in the loop at gemm_sm100.cpp:87: verified", "barrier 'full' in the loop at gemm_sm100.cpp:88: verified"}},
     {"gemm_sm100_multicast.json", {"barrier 'tj_dyn_full' in the loop at gemm_sm100.cpp:87: verified", "barrier 'full' in the loop at gemm_sm100.cpp:88: verified"}},
     // The dynamic schedule's claim (16 bytes, one answer per unit) and the k-block pipeline.
     {"gemm_dynamic.json",
-     {"barrier 'tj_dyn_full' in the loop at gemm_kernel.cpp:499: verified",
-      "barrier 'full' in the loop at gemm_kernel.cpp:500: verified"}},
+     {"barrier 'tj_dyn_full' in the loop at gemm_kernel.cpp:510: verified",
+      "barrier 'full' in the loop at gemm_kernel.cpp:511: verified"}},
     // beta != 0: both barriers, C's per-chunk loads included.
     {"gemm_beta.json",
-     {"barrier 'full' in the loop at gemm_kernel.cpp:500: verified",
-      "barrier 'c_full' in the loop at gemm_kernel.cpp:459: verified"}},
+     {"barrier 'full' in the loop at gemm_kernel.cpp:511: verified",
+      "barrier 'c_full' in the loop at gemm_kernel.cpp:470: verified"}},
     // The one-thread copy: both loops' loads sit under `tile < ntiles` with their
     // arrive_expect_tx (unchecked before: the guard cannot be evaluated).
     {"tma_copy.json",
