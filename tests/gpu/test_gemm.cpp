@@ -607,7 +607,7 @@ TEST_CASE("gemm: tiles of 192 rows in three consumer warpgroups against cuBLAS [
   const tj::ir::Dim3 pair{2, 1, 1};
   for (const GemmCase& g : std::vector<GemmCase>{
            {3000, 3000, 3000, {}, pair, 1.0, 0.0, true, {{"bm", 192}, {"consumers", 3}, {"bn", 192}}},
-           {3000, 1000, 5000, {}, pair, 1.0, 0.0, true, {{"bm", 192}, {"consumers", 3}, {"bn", 128}}},
+           {4189, 1656, 4448, {}, pair, 1.0, 0.0, true, {{"bm", 192}, {"consumers", 3}, {"bn", 144}}},
        })
     check(g, 4444);
 }
@@ -627,7 +627,7 @@ TEST_CASE("gemm: clusters of 4 along M against cuBLAS [gpu]", "[gpu][gemm][quads
   for (size_t i = 0; i < cases.size(); ++i) check(cases[i], 1200 + i);
   const tj::ir::Dim3 pair{2, 1, 1};
   for (const GemmCase& g : std::vector<GemmCase>{
-           {7000, 3000, 2200, {}, pair, 1.0, 0.0, true, {{"bn", 256}, {"bm", 128}}, quad.str()},
+           {7564, 1000, 2328, {}, pair, 1.0, 0.0, true, {{"bn", 256}, {"bm", 128}}, quad.str()},
            {10000, 3000, 3000, {}, pair, 1.0, 0.0, true, {{"bn", 256}, {"bm", 128}}, quad.str()},
        })
     check(g, 4545);
