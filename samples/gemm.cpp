@@ -98,7 +98,8 @@ std::vector<ParamSpec> Gemm::params() const {
           {"prefetch", 0, 0, 16,
            "k-blocks ahead of each load the producer brings into L2 (tma_prefetch of the same boxes, before it waits for "
            "a free stage), so that more of the operands' DRAM reads are in flight than the stages hold; 0: none "
-           "(warp-specialized)"},
+           "(warp-specialized). Each prefetched box costs the TMA unit what its load does: on an H100, d 4 and 8 ran "
+           "1.2-2.9x slower than 0 on every shape tried (docs/gemm-perf-notes.md); never chosen by the default path"},
           {"pdl", 1, 0, 1,
            "1: programmatic dependent launch: a launch's CTAs start (barrier init, cluster sync) while the kernel before "
            "it in the stream finishes, and wait for it to complete before touching memory; 0: plain stream order"},
