@@ -4,42 +4,6 @@ namespace tj::ir {
 
 void internal_error(const std::string& what) { throw InternalError("tilejit internal error: " + what); }
 
-std::string_view kind_name(ExprKind k) {
-  switch (k) {
-#define TJ_EXPR(Name) \
-  case ExprKind::Name: return #Name;
-#include "dsl/ir/node_kinds.def"
-  }
-  return "?";
-}
-
-std::string_view kind_name(StmtKind k) {
-  switch (k) {
-#define TJ_STMT(Name) \
-  case StmtKind::Name: return #Name;
-#include "dsl/ir/node_kinds.def"
-  }
-  return "?";
-}
-
-std::string_view op_spelling(BinOp op) {
-  switch (op) {
-#define TJ_BINOP(Enum, spelling, kind) \
-  case BinOp::Enum: return spelling;
-#include "dsl/ir/ops.def"
-  }
-  return "?";
-}
-
-std::string_view op_spelling(UnOp op) {
-  switch (op) {
-#define TJ_UNOP(Enum, spelling, kind) \
-  case UnOp::Enum: return spelling;
-#include "dsl/ir/ops.def"
-  }
-  return "?";
-}
-
 namespace {
 enum class OpClass { A, I, C, L };
 OpClass op_class(BinOp op) {
@@ -76,51 +40,6 @@ void require_index(const Expr& e, const char* node) {
 }  // namespace
 
 bool is_comparison(BinOp op) { return op_class(op) == OpClass::C; }
-
-std::string_view sreg_name(SpecialRegKind r) {
-  switch (r) {
-#define TJ_SREG(Enum, name, ptx, cluster) \
-  case SpecialRegKind::Enum: return #name;
-#include "dsl/ir/special_regs.def"
-  }
-  return "?";
-}
-std::string_view sreg_ptx(SpecialRegKind r) {
-  switch (r) {
-#define TJ_SREG(Enum, name, ptx, cluster) \
-  case SpecialRegKind::Enum: return ptx;
-#include "dsl/ir/special_regs.def"
-  }
-  return "?";
-}
-bool sreg_needs_cluster(SpecialRegKind r) {
-  switch (r) {
-#define TJ_SREG(Enum, name, ptx, cluster) \
-  case SpecialRegKind::Enum: return cluster;
-#include "dsl/ir/special_regs.def"
-  }
-  return false;
-}
-
-std::string_view order_name(MemoryOrder m) {
-  switch (m) {
-    case MemoryOrder::Default: return "default";
-    case MemoryOrder::Relaxed: return "relaxed";
-    case MemoryOrder::Release: return "release";
-    case MemoryOrder::Acquire: return "acquire";
-    case MemoryOrder::AcqRel: return "acq_rel";
-  }
-  return "?";
-}
-
-std::string_view scope_name(MemoryScope s) {
-  switch (s) {
-    case MemoryScope::Cta: return "cta";
-    case MemoryScope::Cluster: return "cluster";
-    case MemoryScope::Gpu: return "gpu";
-  }
-  return "?";
-}
 
 Expr IntImm::make(Scalar s, int64_t value) {
   require(is_integer(s), "IntImm::make: not an integer type");
@@ -558,27 +477,6 @@ Stmt FragMap::make(std::string dst, Expr value, Loc loc) {
   return std::make_shared<FragMap>(std::move(dst), std::move(value), std::move(loc));
 }
 
-std::string_view fence_name(FenceKind f) {
-  switch (f) {
-    case FenceKind::MbarrierInit: return "fence_mbarrier_init";
-    case FenceKind::ProxyAsyncShared: return "fence_proxy_async";
-    case FenceKind::Tcgen05BeforeSync: return "tcgen05_fence_before_sync";
-    case FenceKind::Tcgen05AfterSync: return "tcgen05_fence_after_sync";
-    case FenceKind::GridDependencyWait: return "grid_dependency_wait";
-    case FenceKind::LaunchDependents: return "launch_dependents";
-  }
-  return "?";
-}
-
-std::string_view reduce_name(ReduceOp op) {
-  switch (op) {
-    case ReduceOp::Sum: return "sum";
-    case ReduceOp::Max: return "max";
-    case ReduceOp::Min: return "min";
-  }
-  return "?";
-}
-
 Stmt RowReduce::make(std::string dst, std::string src, ReduceOp op, bool accumulate, Loc loc) {
   require(!dst.empty() && !src.empty(), "RowReduce::make: empty fragment name");
   return std::make_shared<RowReduce>(std::move(dst), std::move(src), op, accumulate, std::move(loc));
@@ -591,17 +489,6 @@ Stmt RowStore::make(std::string frag, Expr ptr, Expr index, Expr valid, Loc loc)
   require_index(index, "RowStore");
   if (valid) require(valid->type.scalar == Scalar::Bool, "RowStore::make: valid must be a bool");
   return std::make_shared<RowStore>(std::move(frag), std::move(ptr), std::move(index), std::move(valid), std::move(loc));
-}
-
-const char* acc_partial_name(AccPartialOp op) {
-  switch (op) {
-    case AccPartialOp::Store: return "store_accumulator_partial";
-    case AccPartialOp::Add: return "add_accumulator_partial";
-    case AccPartialOp::Send: return "send_accumulator_partial";
-    case AccPartialOp::Reduce: return "reduce_accumulator_partial";
-    case AccPartialOp::Take: return "take_accumulator_partial";
-  }
-  return "accumulator_partial";
 }
 
 Stmt AccPartial::make(AccPartialOp op, std::string acc, Expr ptr, Expr slot, Loc loc, unsigned first_col, unsigned cols, Expr bar,
@@ -641,31 +528,6 @@ Stmt TmemOp::make(TmemAction action, unsigned cta_group, unsigned columns, Expr 
     require(!addr, "TmemOp::make: only dealloc takes an address");
   }
   return std::make_shared<TmemOp>(action, cta_group, columns, std::move(slot), std::move(slot_index), std::move(addr), std::move(loc));
-}
-
-std::string_view tmem_action_name(TmemAction a) {
-  switch (a) {
-    case TmemAction::Alloc: return "tmem_alloc";
-    case TmemAction::Relinquish: return "tmem_relinquish";
-    case TmemAction::Dealloc: return "tmem_dealloc";
-  }
-  return "?";
-}
-
-std::string_view schedule_name(ScheduleKind k) {
-  switch (k) {
-    case ScheduleKind::StaticPersistent: return "static_persistent";
-    case ScheduleKind::Dynamic: return "dynamic";
-  }
-  return "?";
-}
-
-std::string_view order_name(UnitOrder o) {
-  switch (o) {
-    case UnitOrder::Rasterized: return "rasterized";
-    case UnitOrder::LongestRowsFirst: return "longest rows first";
-  }
-  return "?";
 }
 
 Stmt ClcTryCancel::make(Expr response, Expr response_index, Expr bar, Expr bar_index, bool multicast, Loc loc) {
