@@ -18,11 +18,8 @@ std::vector<ir::Expr> exprs(const std::vector<i32>& coords) {
 }
 
 // One coordinate per dimension of the map, which TMA takes 1 to 5 of (the IR node
-// requires it: refused here with the user's line). The box's shared buffer gets the
-// 128-byte alignment TMA needs (its offset within the buffer is verify_bounds's to check).
-std::vector<ir::Expr> coords_for(const TensorMap& map, const std::vector<i32>& coords, const Slot& box, const SrcLoc& loc) {
-  // With a swizzle, 1024 bytes: the pattern repeats every 8 rows of 128 bytes from there.
-  KernelBuilder::active(loc).align_at_least(box.ptr, map.decl.swizzle == ir::Swizzle::None ? kTmaSharedAlign : 1024);
+// requires it: refused here with the user's line).
+std::vector<ir::Expr> checked_coords(const TensorMap& map, const std::vector<i32>& coords, const SrcLoc& loc) {
   const unsigned rank = map.decl.rank;
   if (rank < 1 || rank > 5)
     throw UserError(L(loc), "tensor map '" + map.decl.name + "' has rank " + std::to_string(rank) + "; TMA takes 1 to 5 dimensions",
@@ -32,6 +29,14 @@ std::vector<ir::Expr> coords_for(const TensorMap& map, const std::vector<i32>& c
                                 std::to_string(coords.size()) + " coordinates were given",
                     "give one coordinate per dimension, innermost first");
   return exprs(coords);
+}
+
+// The coordinates of a box into or out of shared memory: the box's shared buffer gets the
+// 128-byte alignment TMA needs (its offset within the buffer is verify_bounds's to check).
+std::vector<ir::Expr> coords_for(const TensorMap& map, const std::vector<i32>& coords, const Slot& box, const SrcLoc& loc) {
+  // With a swizzle, 1024 bytes: the pattern repeats every 8 rows of 128 bytes from there.
+  KernelBuilder::active(loc).align_at_least(box.ptr, map.decl.swizzle == ir::Swizzle::None ? kTmaSharedAlign : 1024);
+  return checked_coords(map, coords, loc);
 }
 
 }  // namespace
@@ -78,12 +83,7 @@ void tma_load_pair_multicast(const Slot& dst, const TensorMap& map, const std::v
 }
 
 void tma_prefetch(const TensorMap& map, const std::vector<i32>& coords, SrcLoc loc) {
-  const unsigned rank = map.decl.rank;
-  if (coords.size() != rank)
-    throw UserError(L(loc), "tensor map '" + map.decl.name + "' has rank " + std::to_string(rank) + " but " +
-                                std::to_string(coords.size()) + " coordinates were given to tma_prefetch",
-                    "give one coordinate per dimension, innermost first");
-  add(ir::TmaPrefetch::make(map.ref, exprs(coords), L(loc)), loc);
+  add(ir::TmaPrefetch::make(map.ref, checked_coords(map, coords, loc), L(loc)), loc);
 }
 
 void tma_store(const TensorMap& map, const std::vector<i32>& coords, const Slot& src, SrcLoc loc) {

@@ -62,7 +62,7 @@ TEST_CASE("tma_prefetch: one coordinate per dimension of the map", "[codegen][tm
     line = __LINE__ + 1;
     tma_prefetch(t, {i32(0)});
   });
-  CHECK(e == diag(line, "tensor map 't' has rank 2 but 1 coordinates were given to tma_prefetch",
+  CHECK(e == diag(line, "tensor map 't' has rank 2 but 1 coordinates were given",
                   "give one coordinate per dimension, innermost first"));
 }
 
