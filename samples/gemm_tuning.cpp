@@ -41,6 +41,8 @@ constexpr int64_t kAtomicSplits[] = {4, 8, 16};
 // fewer tiles than SMs on any current GPU (132 on the H200; the sweep measures
 // which split count wins, so the bound only keeps the sweep short for large problems).
 constexpr uint64_t kSplitMaxTiles = 160;
+// The small-M swapped candidate's widest tile: all of M in one MMA warpgroup's accumulator.
+constexpr int64_t kSmallMWholeCols = 256;
 // 128-row tiles of one MMA warpgroup (two 64-row accumulators, as cuBLAS runs 128 x 80 at
 // 1000x1280x16384): on the H200, same process against two warpgroups of the same tile,
 // 1.025-1.053x at 128 x 80 over K 8192-16384 and 1.04-1.05x at 128 x 128 in 2 splits, but
@@ -219,6 +221,23 @@ std::vector<Config> Gemm::device_tuning_candidates(const Config& c, const Device
         keys.push_back(key(*best));
         out.push_back(std::move(*best));
       }
+  // Small M: the swapped product with all of M in one tile's columns (M in 8-column steps),
+  // 64 of B's rows per tile for one MMA warpgroup, pairs along N sharing A's tile by multicast,
+  // unsplit and in the most splits whose clusters fit one wave (cuBLAS runs 64 x 136 so in 3
+  // splits at 134x2672x14648, where 128-row tiles over M leave half their rows empty).
+  const int64_t m = c.param("m"), kblocks = (c.param("k") + 63) / 64;
+  if (m <= kSmallMWholeCols) {
+    const int64_t bn = std::max<int64_t>(16, (m + 7) / 8 * 8), pairs = ((c.param("n") + 63) / 64 + 1) / 2;
+    const int64_t fit = device.clusters_that_fit(2).value_or(device.sm_count / 2);
+    for (int64_t splits : {int64_t(1), std::min(fit / pairs, kblocks / 4)}) {
+      if (splits < 1 || (splits > 1 && splits * pairs > fit)) continue;
+      std::optional<Config> k = tuned_config(*this, c, Tile{kGemmNarrowRows, bn}, kClusters[0], kGroups[0], 64, 0, splits, 0, 1, 1,
+                                             GemmSplitReduce::Auto, 1);
+      if (!k || std::find(keys.begin(), keys.end(), key(*k)) != keys.end()) continue;
+      keys.push_back(key(*k));
+      out.push_back(std::move(*k));
+    }
+  }
   return out;
 }
 

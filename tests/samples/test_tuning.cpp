@@ -547,6 +547,22 @@ TEST_CASE("gemm: tune on a device adds tiles sized to its waves, either way roun
   CHECK(has(added(R"("m": 1733, "n": 3304, "k": 1272)"), "bm=128 bn=176 cluster 2x1 group=8 swap"));
   // At most one per way round, row count and pair: eight.
   CHECK(added(R"("m": 4000, "n": 3000, "k": 4000)").size() <= 8);
+  // Small M: all of M in one swapped tile's columns, 64 of B's rows in pairs along N; at
+  // 134x2672x14648, 21 pairs, unsplit and in 3 splits (63 of the 66 clusters that fit).
+  auto small_m = [&](const std::string& problem) {
+    const Config spec = spec_config(problem);
+    const std::vector<Config> fixed = gemm().tuning_candidates(spec), all = gemm().device_tuning_candidates(spec, h200);
+    std::vector<std::string> out;
+    for (size_t i = fixed.size(); i < all.size(); ++i)
+      if (all[i].param("bm") == 64) out.push_back(label(all[i]) + " splits=" + std::to_string(all[i].param("splits")));
+    return out;
+  };
+  CHECK(small_m(R"("m": 134, "n": 2672, "k": 14648)") ==
+        std::vector<std::string>{"bm=64 bn=136 cluster 1x2 group=8 swap splits=1", "bm=64 bn=136 cluster 1x2 group=8 swap splits=3"});
+  // 173x7632x12704: 60 pairs of 176 columns fill the wave unsplit (one split fits).
+  CHECK(small_m(R"("m": 173, "n": 7632, "k": 12704)") == std::vector<std::string>{"bm=64 bn=176 cluster 1x2 group=8 swap splits=1"});
+  // M past 256 columns gets none.
+  CHECK(small_m(R"("m": 300, "n": 7632, "k": 12704)").empty());
   // Layout nn (B's panels of 64 columns) gets none; nor a device with no SMs known.
   CHECK(added(R"("m": 1979, "n": 888, "k": 13512, "layout": "nn")").empty());
   CHECK(gemm().device_tuning_candidates(spec_config(R"("m": 1979, "n": 888, "k": 13512)"), 0).size() ==
