@@ -36,6 +36,17 @@ int model_sms(const Sample::DeviceFacts& device, unsigned ctas) {
   const std::optional<int> fit = ctas > 2 ? device.clusters_that_fit(ctas) : std::nullopt;
   return fit && *fit > 0 ? std::min(device.sm_count, *fit * int(ctas)) : device.sm_count;
 }
+
+// Whether the spec leaves the tile's rows and warpgroups (bm, consumers, pingpong,
+// warp_specialized) and split_reduce to the defaults (bm 128 in 2 cooperative consumers) and asks
+// for a cluster of at most 2: where a tile rule of the default path may replace the tile.
+bool default_tile_shape(const Config& c) {
+  for (const char* p : {"params.bm", "params.consumers", "params.pingpong", "params.warp_specialized"})
+    if (c.named.count(p)) return false;
+  const GemmTiling t = gemm_tiling(c);
+  return t.bm == 128 && t.consumers == 2 && !t.pingpong && t.warp_specialized && c.cluster.count() <= 2 &&
+         GemmSplitReduce(c.param("split_reduce")) == GemmSplitReduce::Auto;
+}
 }  // namespace device_rules
 
 using namespace device_rules;
@@ -53,16 +64,6 @@ unsigned gemm_auto_bn(const GemmShape& s, const GemmTiling& t, int sm_count) {
 }
 
 namespace {
-// Whether the spec leaves the tile's rows and warpgroups (bm, consumers, pingpong,
-// warp_specialized) and split_reduce to the defaults (bm 128 in 2 cooperative consumers) and asks
-// for a cluster of at most 2: where a tile rule of the default path may replace the tile.
-bool default_tile_shape(const Config& c) {
-  for (const char* p : {"params.bm", "params.consumers", "params.pingpong", "params.warp_specialized"})
-    if (c.named.count(p)) return false;
-  const GemmTiling t = gemm_tiling(c);
-  return t.bm == 128 && t.consumers == 2 && !t.pingpong && t.warp_specialized && c.cluster.count() <= 2 &&
-         GemmSplitReduce(c.param("split_reduce")) == GemmSplitReduce::Auto;
-}
 
 // Where bn 0 takes the narrow tile (kGemmNarrowRows x kGemmNarrowCols, one MMA warpgroup,
 // 1x2 without multicast) for c, whose 256-column tiles would run split-K: the spec leaves the
@@ -371,39 +372,6 @@ void choose_width(const Gemm& gemm, const Config& c, const Sample::DeviceFacts& 
   choose_long_split(gemm, c, device, d, say);
   // Packing's pick stood: packing either way round may take its place (choose_packing_swapped).
   if (same_choice(packed, d.config)) unpacked = Unpacked{before, estimate};
-}
-
-// bn 0 where M is small and B long: the swapped product (D^T = B A^T, kGemmSmallMSwapFill) in pairs
-// whose two CTAs cover all of M between them and share B's 128 rows by multicast, so that B
-// leaves L2 once; where the spec leaves the swap, the tile's rows and warpgroups, pingpong and
-// split_reduce to the defaults, asks for a cluster of at most 2, the layout is tn with 2-byte
-// inputs with rows kGemmSmallMSwapPitch bytes apart, M is from kGemmSmallMSwapMinM and half of
-// it (in 16-column steps) at most kGemmSmallMSwapMaxCols (kGemmSmallMSwapUnalignedMaxCols where
-// the rows are not kGemmAlignedPitch apart), K is at least kGemmLongKblocks, and B's tiles of 128
-// rows fill at least kGemmSmallMSwapFill of one wave of pairs without a second. Whether it was
-// taken.
-bool choose_small_m_swap(const Gemm& gemm, const Config& c, const Sample::DeviceFacts& device, Sample::DeviceChoice& d,
-                         const Say& say) {
-  if (c.named.count("params.swap") || !default_tile_shape(c)) return false;
-  const GemmShape s = gemm_kernel_shape(c);
-  const GemmTiling t = gemm_tiling(c);
-  if (t.swap || s.layout != GemmLayout::TN || ir::scalar_bytes(s.in) != 2) return false;
-  const uint64_t half = ceil_div(ceil_div(uint64_t(s.m), 2), 16) * 16, pairs = ceil_div(uint64_t(s.n), 128);
-  const uint64_t clusters = uint64_t(std::max(0, device.clusters_that_fit(2).value_or(device.sm_count / 2)));
-  const uint64_t max_cols = rows_aligned(s) ? kGemmSmallMSwapMaxCols : kGemmSmallMSwapUnalignedMaxCols;
-  if (uint64_t(s.m) < kGemmSmallMSwapMinM || half > max_cols || !rows_aligned(s, kGemmSmallMSwapPitch) ||
-      ceil_div(uint64_t(s.k), t.bk) < kGemmLongKblocks || pairs > clusters || double(pairs) < kGemmSmallMSwapFill * double(clusters))
-    return false;
-  Config v = c;
-  v.params["swap"] = 1, v.params["bm"] = 128, v.params["bn"] = int64_t(half);
-  v.params["multicast"] = int64_t(GemmMulticast::On);
-  v.cluster = {2, 1, 1};
-  if (!gemm.check_config(v).empty()) return false;
-  d.config = v;
-  say("small M -> swap 1, bm 128, bn " + std::to_string(half) + ", cluster " + xy(c.cluster) + " -> 2x1 with multicast: D^T = B A^T in " +
-      std::to_string(pairs) + " pairs of 128 of B's rows by " + std::to_string(half) + " of A's (one wave of " + std::to_string(clusters) +
-      "), each pair covering all " + std::to_string(s.m) + " rows of A and reading its B tile once for both");
-  return true;
 }
 
 // bn 0 under the automatic schedule, after choose_width (kGemmWaveSwap): the swapped product

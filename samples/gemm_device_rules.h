@@ -1,4 +1,4 @@
-// Private to the GEMM's device choices (gemm_device.cpp, gemm_packing.cpp): the helpers
+// Private to the GEMM's device choices (gemm_device.cpp, gemm_packing.cpp, gemm_small_m.cpp): the helpers
 // the rules share and the rules that live in their own file. Not installed, not for users.
 #pragma once
 
@@ -24,6 +24,14 @@ bool rows_aligned(const GemmShape& s, uint64_t pitch = kGemmAlignedPitch);
 // The SMs the wave model counts for clusters of `ctas`: for more than 2, as many as the
 // device runs at once where it says (30 clusters of 4 on a 132-SM H200: 120); else all.
 int model_sms(const Sample::DeviceFacts& device, unsigned ctas);
+// Whether the spec leaves the tile's rows and warpgroups and split_reduce to the defaults and
+// asks for a cluster of at most 2: where a tile rule of the default path may replace the tile.
+bool default_tile_shape(const Config& c);
+
+// Small M, long K (gemm_small_m.cpp): the swapped product in pairs covering all of M; whether
+// it was taken, in place of choose_width.
+bool choose_small_m_swap(const Gemm& gemm, const Config& c, const Sample::DeviceFacts& device, Sample::DeviceChoice& d,
+                         const Say& say);
 
 // Whether the long split takes 128 columns that the wave model would run stream-K in less than
 // one wave over a long K, before packing (gemm_packing.cpp).
