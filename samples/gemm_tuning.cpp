@@ -184,7 +184,8 @@ std::vector<Config> Gemm::tuning_candidates(const Config& c) const {
 // each way round (tn: columns along N, or the swapped product's along M), 128 and 192 rows
 // and pairs either way, the width in 8-column steps (64-256; 192 at most for 192 rows) of the
 // least static time by the wave model, tile area over its rate per wave, among the widths
-// that cover the columns in each count of tiles. Measured, like every candidate.
+// that cover the columns in each count of tiles; then, for small M, all of M in each swapped
+// tile (below). Measured, like every candidate.
 std::vector<Config> Gemm::device_tuning_candidates(const Config& c, const DeviceFacts& device) const {
   std::vector<Config> out = tuning_candidates(c);
   if (c.param("layout") != 0 || device.sm_count <= 0) return out;
@@ -230,7 +231,7 @@ std::vector<Config> Gemm::device_tuning_candidates(const Config& c, const Device
     const int64_t bn = std::max<int64_t>(16, (m + 7) / 8 * 8), pairs = ((c.param("n") + 63) / 64 + 1) / 2;
     const int64_t fit = device.clusters_that_fit(2).value_or(device.sm_count / 2);
     for (int64_t splits : {int64_t(1), std::min(fit / pairs, kblocks / 4)}) {
-      if (splits < 1 || (splits > 1 && splits * pairs > fit)) continue;
+      if (splits < 1) continue;  // more pairs than fit at once: none split
       std::optional<Config> k = tuned_config(*this, c, Tile{kGemmNarrowRows, bn}, kClusters[0], kGroups[0], 64, 0, splits, 0, 1, 1,
                                              GemmSplitReduce::Auto, 1);
       if (!k || std::find(keys.begin(), keys.end(), key(*k)) != keys.end()) continue;
